@@ -1,0 +1,80 @@
+package sources
+
+import "time"
+
+// Options tune how inputs are read.
+type Options struct {
+	// Since and Until keep only records whose time falls in [Since, Until).
+	// A zero value leaves that side open. Configuration facts have no time and
+	// are always kept.
+	Since, Until time.Time
+	// TZ is the time zone of log times written without one (nginx error log,
+	// klog). Nil means UTC.
+	TZ *time.Location
+	// Workers bounds how many inputs are read at once; 0 means GOMAXPROCS.
+	Workers int
+	// MaxWarnings bounds the warnings kept per input; 0 means 5.
+	MaxWarnings int
+}
+
+func (o *Options) location() *time.Location {
+	if o == nil || o.TZ == nil {
+		return time.UTC
+	}
+	return o.TZ
+}
+
+// Line is the context of one text line handed to a lineAdapter.
+type Line struct {
+	Origin Origin
+	// Stamp is the time a wrapper put in front of the line (kubectl logs
+	// --timestamps, the CRI log prefix, a CloudWatch event timestamp); zero
+	// when the line came bare. Formats whose own times lack a year or zone use it.
+	Stamp time.Time
+}
+
+// lineAdapter reads a format whose records are single text lines. The
+// pipeline strips wrappers (CloudWatch export, Fluent Bit JSON, CRI and
+// kubectl timestamp prefixes) before a line reaches it.
+type lineAdapter interface {
+	Format() Format
+	// Match reports whether an unwrapped line looks like a record of this
+	// format. It is used on a sample of lines to detect a file's format and
+	// must be cheap and free of side effects.
+	Match(line []byte) bool
+	// Parse parses one unwrapped line and reports its records to out. It
+	// returns a non-nil error, whose text is the reason, when the line is
+	// malformed. Lines that are valid but carry no record return nil.
+	Parse(line []byte, ln *Line, out *Emitter) error
+}
+
+// jsonAdapter reads a format made of JSON values: gcloud arrays, API list
+// responses, Kubernetes Lists, single objects, or one object per line. The
+// pipeline splits the input into elements (the items of a List, the entries
+// of an API response, the values of an array) before they reach it; YAML is
+// converted to JSON first.
+type jsonAdapter interface {
+	Format() Format
+	// MatchJSON reports whether elem, the start of one JSON element (it may be
+	// cut short), looks like a record of this format. It must be cheap.
+	MatchJSON(elem []byte) bool
+	// ParseJSON parses one complete JSON element starting at origin o and
+	// reports its records to out. It returns a non-nil error, whose text is the
+	// reason, when the element is malformed. Elements that are valid but carry
+	// no record return nil.
+	ParseJSON(elem []byte, o Origin, out *Emitter) error
+}
+
+// lineAdapters and jsonAdapters list every format in the order detection
+// tries them. Each adapter file adds itself here.
+var (
+	lineAdapters []lineAdapter
+	jsonAdapters []jsonAdapter
+)
+
+// Formats lists the ids of every format readygap reads, for error messages
+// and help texts.
+func Formats() []Format {
+	return []Format{FormatGCPLogging, FormatALBAccess, FormatALBHealthCheck, FormatAWSLBC,
+		FormatIngressNginx, FormatK8sEvents, FormatK8sObjects}
+}

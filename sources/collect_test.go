@@ -1,0 +1,55 @@
+package sources
+
+import (
+	"bufio"
+	"bytes"
+	"testing"
+)
+
+// collector is a Handler that keeps copies of everything it is given.
+type collector struct {
+	requests  []*Request
+	lifecycle []Lifecycle
+	configs   []*Config
+}
+
+func (c *collector) Request(r *Request)     { c.requests = append(c.requests, r.Clone()) }
+func (c *collector) Lifecycle(l *Lifecycle) { c.lifecycle = append(c.lifecycle, *l) }
+func (c *collector) Config(x *Config)       { cp := *x; c.configs = append(c.configs, &cp) }
+
+// runLines feeds every line of text to a line adapter, as the pipeline would
+// for an unwrapped file named name, and returns what it emitted.
+func runLines(t testing.TB, a lineAdapter, name, text string) (*collector, *InputReport) {
+	t.Helper()
+	c := &collector{}
+	rep := &InputReport{Name: name, Format: a.Format()}
+	em := newEmitter(c, &Options{}, rep, newDedupSet())
+	sc := bufio.NewScanner(bytes.NewReader([]byte(text)))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		ln := &Line{Origin: Origin{File: name, Line: n}}
+		if err := a.Parse(line, ln, em); err != nil {
+			em.Skip(ln.Origin, err.Error())
+		}
+	}
+	return c, rep
+}
+
+// runJSON feeds one JSON element to a JSON adapter and returns what it emitted.
+func runJSON(t testing.TB, a jsonAdapter, name, elem string) (*collector, *InputReport) {
+	t.Helper()
+	c := &collector{}
+	rep := &InputReport{Name: name, Format: a.Format()}
+	em := newEmitter(c, &Options{}, rep, newDedupSet())
+	o := Origin{File: name, Line: 1}
+	if err := a.ParseJSON([]byte(elem), o, em); err != nil {
+		em.Skip(o, err.Error())
+	}
+	return c, rep
+}

@@ -1,0 +1,140 @@
+package sources
+
+import (
+	"fmt"
+	"hash/maphash"
+	"sync"
+	"time"
+)
+
+// Emitter is what an adapter reports to while it reads one input: records,
+// skipped lines and warnings. It applies the time window, keeps the input's
+// statistics and forwards records to the input's Handler.
+type Emitter struct {
+	h      Handler
+	opts   *Options
+	report *InputReport
+	dedup  *dedupSet
+}
+
+func newEmitter(h Handler, opts *Options, report *InputReport, dedup *dedupSet) *Emitter {
+	if opts == nil {
+		opts = &Options{}
+	}
+	return &Emitter{h: h, opts: opts, report: report, dedup: dedup}
+}
+
+// Location is the time zone for log times written without one.
+func (e *Emitter) Location() *time.Location { return e.opts.location() }
+
+// Request reports a request outcome.
+func (e *Emitter) Request(r *Request) {
+	if !e.keep(r.Time) {
+		return
+	}
+	e.h.Request(r)
+}
+
+// Lifecycle reports a lifecycle event.
+func (e *Emitter) Lifecycle(l *Lifecycle) {
+	if !e.keep(l.Time) {
+		return
+	}
+	e.h.Lifecycle(l)
+}
+
+// Config reports a configuration fact. Facts have no time and are never filtered.
+func (e *Emitter) Config(c *Config) {
+	e.report.Records++
+	e.h.Config(c)
+}
+
+// keep applies the time window and updates the statistics.
+func (e *Emitter) keep(t time.Time) bool {
+	if !e.opts.Since.IsZero() && t.Before(e.opts.Since) {
+		e.report.Filtered++
+		return false
+	}
+	if !e.opts.Until.IsZero() && !t.Before(e.opts.Until) {
+		e.report.Filtered++
+		return false
+	}
+	e.report.Records++
+	if !t.IsZero() {
+		if e.report.First.IsZero() || t.Before(e.report.First) {
+			e.report.First = t
+		}
+		if t.After(e.report.Last) {
+			e.report.Last = t
+		}
+	}
+	return true
+}
+
+// Skip counts a malformed line or element at o and keeps the first few reasons
+// as warnings.
+func (e *Emitter) Skip(o Origin, reason string) {
+	e.report.Skipped++
+	if len(e.report.skipSamples) < e.maxWarnings() {
+		e.report.skipSamples = append(e.report.skipSamples, fmt.Sprintf("%s: %s", o, reason))
+	}
+}
+
+// Warn records a warning about the input as a whole.
+func (e *Emitter) Warn(format string, args ...any) {
+	e.report.Warnings = append(e.report.Warnings, fmt.Sprintf(format, args...))
+}
+
+// Duplicate reports whether the entry identified by (logName, insertID) was
+// already seen in any input of this run. Cloud Logging sinks and overlapping
+// exports repeat entries; each must count once. An empty insertID is never a
+// duplicate.
+func (e *Emitter) Duplicate(logName, insertID string) bool {
+	if insertID == "" || e.dedup == nil {
+		return false
+	}
+	if e.dedup.seen(logName, insertID) {
+		e.report.Duplicates++
+		return true
+	}
+	return false
+}
+
+func (e *Emitter) maxWarnings() int {
+	if e.opts.MaxWarnings > 0 {
+		return e.opts.MaxWarnings
+	}
+	return 5
+}
+
+// dedupSet remembers 64-bit hashes of (logName, insertId) across inputs. Its
+// memory grows by about 16 bytes per entry that carries an insertId.
+type dedupSet struct {
+	seed   maphash.Seed
+	shards [64]struct {
+		sync.Mutex
+		m map[uint64]struct{}
+	}
+}
+
+func newDedupSet() *dedupSet { return &dedupSet{seed: maphash.MakeSeed()} }
+
+func (d *dedupSet) seen(logName, insertID string) bool {
+	var h maphash.Hash
+	h.SetSeed(d.seed)
+	h.WriteString(logName)
+	h.WriteByte(0)
+	h.WriteString(insertID)
+	k := h.Sum64()
+	s := &d.shards[k%uint64(len(d.shards))]
+	s.Lock()
+	defer s.Unlock()
+	if s.m == nil {
+		s.m = make(map[uint64]struct{})
+	}
+	if _, ok := s.m[k]; ok {
+		return true
+	}
+	s.m[k] = struct{}{}
+	return false
+}

@@ -1,0 +1,268 @@
+// Package sources reads load-balancer logs, proxy logs, Kubernetes events and
+// Kubernetes objects in the formats users already have on disk, and turns them
+// into one small normalized record model: request outcomes, backend lifecycle
+// events and configuration facts. Later stages (correlate, classify) use these
+// records without knowing any input format.
+package sources
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+)
+
+// Format is the stable identifier of an input format, as reported in the
+// `inputs` section of the JSON output.
+type Format string
+
+// The formats readygap reads. A CloudWatch Logs export, a Fluent Bit or
+// Container Insights wrapper and a `kubectl logs --timestamps` prefix report the
+// format of the lines they wrap.
+const (
+	FormatGCPLogging     Format = "gcp-logging"
+	FormatALBAccess      Format = "alb-access"
+	FormatALBHealthCheck Format = "alb-healthcheck"
+	FormatAWSLBC         Format = "aws-lbc"
+	FormatIngressNginx   Format = "ingress-nginx"
+	FormatK8sEvents      Format = "k8s-events"
+	FormatK8sObjects     Format = "k8s-objects"
+)
+
+// Origin says where a record came from: the input name and the 1-based line
+// on which the record (or the JSON element holding it) starts.
+type Origin struct {
+	File string
+	Line int
+}
+
+// String renders the origin as file:line.
+func (o Origin) String() string { return fmt.Sprintf("%s:%d", o.File, o.Line) }
+
+// Generator says who produced the status code the client saw.
+type Generator uint8
+
+// Generators of a client-visible status.
+const (
+	GeneratedUnknown Generator = iota
+	// GeneratedByLB means the load balancer or proxy produced the status itself
+	// (no backend, connect failure, backend closed, timeout...).
+	GeneratedByLB
+	// GeneratedByBackend means the backend application sent the status.
+	GeneratedByBackend
+)
+
+// String names the generator as used in JSON output.
+func (g Generator) String() string {
+	switch g {
+	case GeneratedByLB:
+		return "lb"
+	case GeneratedByBackend:
+		return "backend"
+	}
+	return "unknown"
+}
+
+// FailureKind classifies how a request (or one upstream attempt) went.
+type FailureKind uint8
+
+// Failure kinds, from the point of view of the load balancer or proxy.
+const (
+	// FailureNone: the backend answered with a non-5xx status, or the LB served it
+	// itself without error (redirect, fixed response, cache).
+	FailureNone FailureKind = iota
+	// FailureAppError: the backend itself answered with a 5xx.
+	FailureAppError
+	// FailureNoBackend: the LB had no usable backend to send the request to.
+	FailureNoBackend
+	// FailureRefused: the connection to the chosen backend was refused (RST on connect).
+	FailureRefused
+	// FailureUnreachable: the chosen backend's address did not exist any more
+	// (host unreachable / no route).
+	FailureUnreachable
+	// FailureClosed: the backend closed or reset the connection before a response.
+	FailureClosed
+	// FailureTimeout: connecting to or waiting for the backend timed out.
+	FailureTimeout
+	// FailureOther: any other LB-generated error (malformed response, TLS, internal).
+	FailureOther
+)
+
+var failureNames = [...]string{"ok", "app_error", "no_backend", "refused", "unreachable", "closed", "timeout", "other"}
+
+// String names the failure kind as used in JSON output.
+func (f FailureKind) String() string {
+	if int(f) < len(failureNames) {
+		return failureNames[f]
+	}
+	return "other"
+}
+
+// LBGenerated reports whether the kind is a failure the LB or proxy produced
+// (as opposed to success or an application error).
+func (f FailureKind) LBGenerated() bool { return f >= FailureNoBackend }
+
+// Attempt is one try of a proxy to reach a backend for a request.
+type Attempt struct {
+	Backend netip.AddrPort // the upstream address; zero when the attempt had no peer
+	Status  int            // the attempt's status (0 when none was recorded, "-")
+	Failure FailureKind
+}
+
+// Request is one request outcome as a load balancer or proxy logged it.
+//
+// Adapters reuse the value they pass to a Handler: a Handler that keeps a
+// Request must Clone it.
+type Request struct {
+	Time time.Time
+	// LB names the load balancer or proxy: the ALB id (app/name/id), the GCP
+	// backend service or URL map, the ingress-nginx upstream (ns-svc-port).
+	LB string
+	// Status is the status code the client saw; 0 when none was sent.
+	Status    int
+	Generator Generator
+	Failure   FailureKind
+	// Backend is the address the request was finally sent to; zero when no
+	// backend was chosen. Its port is 0 when the log does not give one.
+	Backend netip.AddrPort
+	// Attempts lists every upstream attempt in order when the proxy retries
+	// (ingress-nginx). It is empty when the log records a single target only.
+	Attempts []Attempt
+	Method   string
+	Path     string
+	// Detail is the LB's own wording of the outcome: GCP statusDetails or
+	// proxyStatus details, the nginx error text, the ALB error_reason.
+	Detail string
+	// AttemptOnly marks a proxy error-log line about one failed upstream
+	// attempt. It is evidence of a failure kind and backend, not a
+	// client-visible outcome, and must not be counted as a request.
+	AttemptOnly bool
+	Format      Format
+	Origin      Origin
+}
+
+// Clone returns a copy of r that does not share the Attempts slice.
+func (r *Request) Clone() *Request {
+	c := *r
+	if r.Attempts != nil {
+		c.Attempts = append([]Attempt(nil), r.Attempts...)
+	}
+	return &c
+}
+
+// LifecycleKind is what happened to a backend (or to the workload around it).
+type LifecycleKind uint8
+
+// Lifecycle kinds, roughly in the order a pod goes through them.
+const (
+	// LifecycleOther is an event readygap keeps for the timeline but does not interpret.
+	LifecycleOther LifecycleKind = iota
+	// PodCreated: a ReplicaSet created the pod (SuccessfulCreate) or the pod object was created.
+	PodCreated
+	// PodScheduled: the scheduler bound the pod to a node.
+	PodScheduled
+	// ContainerStarted: the kubelet started a container.
+	ContainerStarted
+	// ProbeFailed: a readiness, liveness or startup probe failed; Reason holds the probe type.
+	ProbeFailed
+	// PodReady: the pod's Ready condition became True.
+	PodReady
+	// PodNotReady: the pod's Ready condition became False.
+	PodNotReady
+	// ReadinessGate: a readiness-gate condition changed; Group is the condition
+	// type, Status its status, Reason its reason.
+	ReadinessGate
+	// NEGAttach: GKE attached endpoints to a NEG; Group is the NEG, Count the endpoints.
+	NEGAttach
+	// NEGDetach: GKE detached endpoints from a NEG.
+	NEGDetach
+	// NEGOperationFailed: a NEG attach or detach failed.
+	NEGOperationFailed
+	// TargetRegistering: the AWS LB Controller started registering a target.
+	TargetRegistering
+	// TargetRegistered: the registration call returned.
+	TargetRegistered
+	// TargetDeregistering: the AWS LB Controller started deregistering a target.
+	TargetDeregistering
+	// TargetDeregistered: the deregistration call returned.
+	TargetDeregistered
+	// HealthCheck: an LB health check result or state change; Status holds
+	// PASS/FAIL or HEALTHY/UNHEALTHY, Reason the reason code.
+	HealthCheck
+	// Killing: the kubelet began stopping a container (before preStop runs).
+	Killing
+	// PreStopFailed: the preStop hook failed.
+	PreStopFailed
+	// PodDeleted: the pod was deleted (SuccessfulDelete, deletionTimestamp).
+	PodDeleted
+	// ScaledUp: a Deployment scaled a ReplicaSet up; Group is the ReplicaSet,
+	// Count the new size, From the old size (-1 when unknown).
+	ScaledUp
+	// ScaledDown: a Deployment scaled a ReplicaSet down.
+	ScaledDown
+	// NoEndpoints: the proxy reported a Service without any ready endpoint.
+	NoEndpoints
+	// EventsLost: the source says events may be missing before this time.
+	EventsLost
+)
+
+var lifecycleNames = [...]string{
+	"other", "pod_created", "pod_scheduled", "container_started", "probe_failed",
+	"pod_ready", "pod_not_ready", "readiness_gate", "neg_attach", "neg_detach",
+	"neg_operation_failed", "target_registering", "target_registered",
+	"target_deregistering", "target_deregistered", "health_check", "killing",
+	"prestop_failed", "pod_deleted", "scaled_up", "scaled_down", "no_endpoints",
+	"events_lost",
+}
+
+// String names the lifecycle kind as used in JSON output.
+func (k LifecycleKind) String() string {
+	if int(k) < len(lifecycleNames) {
+		return lifecycleNames[k]
+	}
+	return "other"
+}
+
+// Lifecycle is one thing that happened to a backend, a pod or the workload
+// around it, as an event, a controller log line or an object's status said.
+//
+// Adapters reuse the value they pass to a Handler: a Handler that keeps a
+// Lifecycle must copy it.
+type Lifecycle struct {
+	Time time.Time
+	Kind LifecycleKind
+	// Namespace and Pod name the pod, when known.
+	Namespace string
+	Pod       string
+	// IP and Port name the backend address, when known.
+	IP   netip.Addr
+	Port int
+	Zone string
+	Node string
+	// Object is the involved object as Kind/name (Service/web, Deployment/web).
+	Object string
+	// Reason is the event reason, readiness-gate reason, probe type or health-check reason code.
+	Reason string
+	// Status is a condition status (True/False/"") or a health state (PASS, FAIL, HEALTHY, UNHEALTHY).
+	Status string
+	// Group names what the event is about beyond the pod: NEG name, target
+	// group ARN, readiness-gate condition type, ReplicaSet name.
+	Group string
+	// Count is the number of endpoints or targets, the replica count after
+	// scaling, or the event's occurrence count; 0 when not applicable.
+	Count int
+	// From is the replica count before scaling; -1 when unknown.
+	From int
+	// Source is the component that reported it (kubelet, neg-controller, ...).
+	Source  string
+	Message string
+	Format  Format
+	Origin  Origin
+}
+
+// Handler receives the records of one input. The pipeline calls a Handler from
+// one goroutine at a time; values passed in are reused after the call returns.
+type Handler interface {
+	Request(*Request)
+	Lifecycle(*Lifecycle)
+	Config(*Config)
+}
