@@ -1,6 +1,9 @@
 package sources
 
-import "time"
+import (
+	"io"
+	"time"
+)
 
 // Options tune how inputs are read.
 type Options struct {
@@ -15,6 +18,8 @@ type Options struct {
 	Workers int
 	// MaxWarnings bounds the warnings kept per input; 0 means 5.
 	MaxWarnings int
+	// Stdin is read for the input "-"; nil means os.Stdin.
+	Stdin io.Reader
 }
 
 func (o *Options) location() *time.Location {

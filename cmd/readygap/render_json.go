@@ -1,0 +1,13 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// renderJSON writes the report as the versioned JSON contract.
+func renderJSON(w io.Writer, rep *report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}

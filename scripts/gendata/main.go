@@ -1,0 +1,238 @@
+// Command gendata writes realistic synthetic inputs for readygap's ingest
+// benchmark: ALB access logs as gzip'd S3 objects, a gcloud logging JSON export
+// and ingress-nginx controller output, with a rollout's worth of LB-generated
+// 502/503s mixed into ordinary traffic. The output is deterministic for a seed.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	kgzip "github.com/klauspost/compress/gzip"
+)
+
+func main() {
+	out := flag.String("out", "benchdata", "folder to write into")
+	sizeMB := flag.Int("size-mb", 1024, "approximate total uncompressed size in MB")
+	seed := flag.Uint64("seed", 1, "random seed")
+	flag.Parse()
+	g := &generator{rnd: rand.New(rand.NewPCG(*seed, 42)), start: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)}
+	total := int64(*sizeMB) << 20
+	steps := []struct {
+		dir   string
+		share int64
+		write func(dir string, bytes int64) error
+	}{
+		{"alb", 50, g.writeALB},
+		{"gcp", 25, g.writeGCP},
+		{"nginx", 25, g.writeNginx},
+	}
+	for _, s := range steps {
+		dir := filepath.Join(*out, s.dir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			log.Fatal(err)
+		}
+		if err := s.write(dir, total*s.share/100); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+type generator struct {
+	rnd   *rand.Rand
+	start time.Time
+}
+
+// at spreads n records over one hour.
+func (g *generator) at(i, n int) time.Time {
+	return g.start.Add(time.Duration(int64(time.Hour) * int64(i) / int64(n)))
+}
+
+func (g *generator) podIP() string {
+	return fmt.Sprintf("10.0.%d.%d", 12+g.rnd.IntN(4), 2+g.rnd.IntN(250))
+}
+
+func (g *generator) clientIP() string {
+	return fmt.Sprintf("203.0.%d.%d", g.rnd.IntN(256), 1+g.rnd.IntN(254))
+}
+
+var paths = []string{"/api/items", "/api/items?page=2", "/api/orders", "/healthz", "/static/app.js", "/api/users/42/profile"}
+var agents = []string{
+	"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
+	"Mozilla/5.0 (X11; Linux x86_64; rv:131.0) Gecko/20100101 Firefox/131.0",
+	"curl/8.5.0",
+	"okhttp/4.12.0",
+}
+
+// failing reports whether record i of n falls in one of the rollout windows.
+func failing(i, n int) bool {
+	frac := float64(i) / float64(n)
+	return (frac > 0.30 && frac < 0.31) || (frac > 0.70 && frac < 0.705)
+}
+
+func (g *generator) writeALB(dir string, budget int64) error {
+	const perFile = 5 << 20
+	files := int(budget / perFile)
+	if files < 1 {
+		files = 1
+	}
+	linesPerFile := perFile / 640
+	n := files * linesPerFile
+	for f := 0; f < files; f++ {
+		end := g.at(f*linesPerFile, n).Truncate(5 * time.Minute).Add(5 * time.Minute)
+		name := fmt.Sprintf("111122223333_elasticloadbalancing_us-east-1_app.k8s-default-web-0123456789.1a2b3c4d5e6f7a8b_%s_10.0.1.%d_%08x.log.gz",
+			end.Format("20060102T1504Z"), 10+f%5, g.rnd.Uint32())
+		err := writeGzip(filepath.Join(dir, name), func(w io.Writer) {
+			for l := 0; l < linesPerFile; l++ {
+				i := f*linesPerFile + l
+				g.albLine(w, g.at(i, n), failing(i, n))
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *generator) albLine(w io.Writer, t time.Time, fail bool) {
+	target, times, elb, tgt, tlist, tslist := g.podIP()+":8080", fmt.Sprintf("0.000 0.%03d 0.000", g.rnd.IntN(200)), 200, "200", "", "200"
+	tlist = `"` + target + `"`
+	switch {
+	case fail && g.rnd.IntN(2) == 0:
+		target, times, elb, tgt, tlist, tslist = "-", "-1 -1 -1", 503, "-", `"-"`, "-"
+	case fail:
+		times, elb, tgt, tslist = "-1 -1 -1", 502, "-", "-"
+	}
+	p := paths[g.rnd.IntN(len(paths))]
+	fmt.Fprintf(w, `https %s app/k8s-default-web-0123456789/1a2b3c4d5e6f7a8b %s:%d %s %s %d %s %d %d "GET https://app.example.com:443%s HTTP/1.1" "%s" TLS_AES_128_GCM_SHA256 TLSv1.3 arn:aws:elasticloadbalancing:us-east-1:111122223333:targetgroup/k8s-default-web-a1b2c3d4e5/0123456789abcdef "Root=1-%08x-%024x" "app.example.com" "arn:aws:acm:us-east-1:111122223333:certificate/11111111-2222-3333-4444-555555555555" 1 %s "forward" "-" "-" %s "%s" "-" "-" TID_%032x "-" "-" "-" 10.0.1.25`+"\n",
+		t.Format("2006-01-02T15:04:05.000000Z"), g.clientIP(), 1024+g.rnd.IntN(60000), target, times, elb, tgt,
+		200+g.rnd.IntN(600), 300+g.rnd.IntN(5000), p, agents[g.rnd.IntN(len(agents))],
+		uint32(t.Unix()), g.rnd.Uint64(), t.Add(-12*time.Millisecond).Format("2006-01-02T15:04:05.000000Z"),
+		tlist, tslist, g.rnd.Uint64())
+}
+
+func (g *generator) writeGCP(dir string, budget int64) error {
+	n := int(budget / 1150)
+	return writePlain(filepath.Join(dir, "requests.json"), func(w io.Writer) {
+		io.WriteString(w, "[\n")
+		// gcloud prints newest first.
+		for i := n - 1; i >= 0; i-- {
+			g.gcpEntry(w, g.at(i, n), failing(i, n), i)
+			if i > 0 {
+				io.WriteString(w, ",\n")
+			}
+		}
+		io.WriteString(w, "\n]\n")
+	})
+}
+
+func (g *generator) gcpEntry(w io.Writer, t time.Time, fail bool, i int) {
+	status, details, server := 200, "response_sent_by_backend", `
+      "serverIp": "`+g.podIP()+`",`
+	if fail {
+		status, details, server = 502, "failed_to_pick_backend", ""
+	}
+	fmt.Fprintf(w, `  {
+    "httpRequest": {
+      "latency": "0.0%05ds",
+      "remoteIp": "%s",
+      "requestMethod": "GET",
+      "requestSize": "79",
+      "requestUrl": "https://shop.example.com%s",
+      "responseSize": "%d",%s
+      "status": %d,
+      "userAgent": "%s"
+    },
+    "insertId": "%014x",
+    "jsonPayload": {
+      "@type": "type.googleapis.com/google.cloud.loadbalancing.type.LoadBalancerLogEntry",
+      "backendTargetProjectNumber": "projects/123456789012",
+      "cacheDecision": [
+        "RESPONSE_HAS_CONTENT_TYPE",
+        "CACHE_MODE_USE_ORIGIN_HEADERS"
+      ],
+      "remoteIp": "%s",
+      "statusDetails": "%s"
+    },
+    "logName": "projects/my-project/logs/requests",
+    "receiveTimestamp": "%s",
+    "resource": {
+      "labels": {
+        "backend_service_name": "k8s1-1a2b3c4d-default-web-80-5e6f7a8b",
+        "forwarding_rule_name": "k8s2-fs-abcd1234-default-web-ingress-wxyz5678",
+        "project_id": "my-project",
+        "target_proxy_name": "k8s2-ts-abcd1234-default-web-ingress-wxyz5678",
+        "url_map_name": "k8s2-um-abcd1234-default-web-ingress-wxyz5678",
+        "zone": "global"
+      },
+      "type": "http_load_balancer"
+    },
+    "severity": "INFO",
+    "spanId": "%016x",
+    "timestamp": "%s",
+    "trace": "projects/my-project/traces/%032x"
+  }`, g.rnd.IntN(99999), g.clientIP(), paths[g.rnd.IntN(len(paths))], 300+g.rnd.IntN(5000), server, status,
+		agents[g.rnd.IntN(len(agents))], uint64(i)<<8|uint64(g.rnd.IntN(256)), g.clientIP(), details,
+		t.Add(600*time.Millisecond).Format(time.RFC3339Nano), g.rnd.Uint64(), t.Format("2006-01-02T15:04:05.000000Z"), g.rnd.Uint64())
+}
+
+func (g *generator) writeNginx(dir string, budget int64) error {
+	n := int(budget / 260)
+	return writePlain(filepath.Join(dir, "ingress-nginx-controller.log"), func(w io.Writer) {
+		for i := 0; i < n; i++ {
+			t := g.at(i, n)
+			up, status, upStatus, length := g.podIP()+":8080", 200, "200", 512+g.rnd.IntN(4000)
+			if failing(i, n) {
+				old := g.podIP() + ":8080"
+				if g.rnd.IntN(3) == 0 {
+					fmt.Fprintf(w, "%s [error] 31#31: *%d connect() failed (111: Connection refused) while connecting to upstream, client: %s, server: shop.example.com, request: \"GET /api/items HTTP/1.1\", upstream: \"http://%s/api/items\", host: \"shop.example.com\"\n",
+						t.Format("2006/01/02 15:04:05"), i, g.clientIP(), old)
+					up, upStatus = old+", "+up, "502, 200"
+				} else {
+					up, status, upStatus, length = old, 502, "502", 0
+				}
+			}
+			fmt.Fprintf(w, "%s - - [%s] \"GET %s HTTP/1.1\" %d %d \"-\" \"%s\" %d 0.%03d [shop-web-80] [] %s %d 0.%03d %s %032x\n",
+				g.clientIP(), t.Format("02/Jan/2006:15:04:05 -0700"), paths[g.rnd.IntN(len(paths))], status, length,
+				agents[g.rnd.IntN(len(agents))], 80+g.rnd.IntN(400), g.rnd.IntN(300), up, length, g.rnd.IntN(300), upStatus, g.rnd.Uint64())
+		}
+	})
+}
+
+func writeGzip(path string, fill func(io.Writer)) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	zw := kgzip.NewWriter(f)
+	bw := bufio.NewWriterSize(zw, 1<<20)
+	fill(bw)
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func writePlain(path string, fill func(io.Writer)) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	fill(bw)
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
+}

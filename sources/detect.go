@@ -1,0 +1,220 @@
+package sources
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// layout is how an input's records are laid out, which decides how the
+// pipeline cuts it before handing pieces to an adapter.
+type layout uint8
+
+const (
+	// layoutLines: text lines, possibly wrapped (Fluent Bit JSON, CRI or
+	// kubectl timestamp prefixes), each handed to one lineAdapter.
+	layoutLines layout = iota + 1
+	// layoutJSON: JSON values (arrays, envelopes, objects, NDJSON), each
+	// element handed to the first jsonAdapter that matches it.
+	layoutJSON
+	// layoutYAML: YAML documents, converted to JSON and then read as layoutJSON.
+	layoutYAML
+	// layoutCloudWatch: an `aws logs filter-log-events` JSON export whose
+	// events carry text lines.
+	layoutCloudWatch
+)
+
+// plan is what detection decided about one input.
+type plan struct {
+	layout layout
+	// line is the adapter for layoutLines and layoutCloudWatch.
+	line lineAdapter
+	// format is the detected format, reported until records say otherwise.
+	format Format
+}
+
+// sampleLines bounds how many lines detection looks at.
+const sampleLines = 50
+
+// errUnknownFormat is returned for an input in no format readygap reads.
+type errUnknownFormat struct{}
+
+func (errUnknownFormat) Error() string { return "not in a format readygap reads" }
+
+// formatsHelp lists the formats readygap reads, for messages about unknown inputs.
+func formatsHelp() string {
+	names := make([]string, 0, len(Formats()))
+	for _, f := range Formats() {
+		names = append(names, string(f))
+	}
+	return "readygap reads " + strings.Join(names, ", ") +
+		" (gzip'd or not; CloudWatch Logs exports, Fluent Bit JSON and kubectl/CRI timestamp prefixes are unwrapped)"
+}
+
+// detect decides how to read an input from its first bytes. complete says
+// whether head holds the whole input.
+func detect(head []byte, complete bool) (plan, error) {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	body := bytes.TrimLeft(head, " \t\r\n")
+	if len(body) == 0 {
+		return plan{}, errEmpty
+	}
+	switch {
+	case body[0] == '{' || body[0] == '[':
+		if looksLikeCloudWatchExport(body) {
+			if a := voteLines(cloudWatchSample(body)); a != nil {
+				return plan{layout: layoutCloudWatch, line: a, format: a.Format()}, nil
+			}
+			return plan{}, errUnknownFormat{}
+		}
+		if a := matchJSONSample(body); a != nil {
+			return plan{layout: layoutJSON, format: a.Format()}, nil
+		}
+	case looksLikeYAML(body):
+		if f, ok := yamlFormat(body); ok {
+			return plan{layout: layoutYAML, format: f}, nil
+		}
+	}
+	if a := voteLines(textSample(head, complete)); a != nil {
+		return plan{layout: layoutLines, line: a, format: a.Format()}, nil
+	}
+	return plan{}, errUnknownFormat{}
+}
+
+// errEmpty is returned for an input with nothing but white space.
+var errEmpty = fmt.Errorf("empty input")
+
+// matchJSONSample returns the JSON adapter of the first element of body, which
+// may be cut short.
+func matchJSONSample(body []byte) jsonAdapter {
+	s := newJSONSplitter(bytes.NewReader(body), 64<<10)
+	for i := 0; i < sampleLines; i++ {
+		elem, _, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			// The head may end inside the first element: match what there is.
+			elem = s.elem
+		}
+		if a := jsonAdapterFor(elem); a != nil {
+			return a
+		}
+		if err != nil && err != errNotJSON {
+			break
+		}
+	}
+	return nil
+}
+
+// jsonAdapterFor returns the first JSON adapter that matches elem.
+func jsonAdapterFor(elem []byte) jsonAdapter {
+	for _, a := range jsonAdapters {
+		if a.MatchJSON(elem) {
+			return a
+		}
+	}
+	return nil
+}
+
+// textSample returns the first lines of head, dropping a last line that may be
+// cut short unless head is the whole input.
+func textSample(head []byte, complete bool) [][]byte {
+	var lines [][]byte
+	for len(head) > 0 && len(lines) < sampleLines {
+		i := bytes.IndexByte(head, '\n')
+		if i < 0 {
+			if complete {
+				lines = append(lines, head)
+			}
+			break
+		}
+		lines = append(lines, head[:i])
+		head = head[i+1:]
+	}
+	return lines
+}
+
+// cloudWatchSample returns the messages of the first events of a CloudWatch export.
+func cloudWatchSample(body []byte) [][]byte {
+	s := newJSONSplitter(bytes.NewReader(body), 64<<10)
+	var lines [][]byte
+	for len(lines) < sampleLines {
+		elem, _, err := s.Next()
+		if err != nil {
+			break
+		}
+		msg, _, err := cloudWatchEvent(elem)
+		if err == nil {
+			lines = append(lines, bytes.Clone(msg))
+		}
+	}
+	return lines
+}
+
+// voteLines unwraps each sample line and returns the line adapter that matches
+// the most of them, or nil when none matches any.
+func voteLines(lines [][]byte) lineAdapter {
+	votes := make([]int, len(lineAdapters))
+	var scratch []byte
+	for _, l := range lines {
+		var inner []byte
+		inner, _, scratch = unwrapLine(l, scratch)
+		inner = bytes.TrimSpace(inner)
+		if len(inner) == 0 {
+			continue
+		}
+		for i, a := range lineAdapters {
+			if a.Match(inner) {
+				votes[i]++
+			}
+		}
+	}
+	best := -1
+	for i, v := range votes {
+		if v > 0 && (best < 0 || v > votes[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return lineAdapters[best]
+}
+
+// looksLikeYAML reports whether body starts like a Kubernetes YAML manifest.
+func looksLikeYAML(body []byte) bool {
+	for _, l := range textSample(body, true) {
+		t := bytes.TrimSpace(l)
+		if len(t) == 0 || t[0] == '#' {
+			continue
+		}
+		for _, p := range []string{"---", "apiVersion:", "kind:", "items:", "metadata:"} {
+			if bytes.HasPrefix(t, []byte(p)) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// yamlFormat guesses from the kinds a YAML head names whether it holds events
+// or other objects. Each element is still matched on its own when read.
+func yamlFormat(body []byte) (Format, bool) {
+	sawKind := false
+	for _, l := range textSample(body, true) {
+		t := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(l), []byte("- ")))
+		k, ok := bytes.CutPrefix(t, []byte("kind:"))
+		if !ok {
+			continue
+		}
+		sawKind = true
+		k = bytes.Trim(bytes.TrimSpace(k), `"'`)
+		if string(k) == "Event" || string(k) == "EventList" {
+			return FormatK8sEvents, true
+		}
+	}
+	return FormatK8sObjects, sawKind
+}
