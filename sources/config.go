@@ -1,8 +1,16 @@
 package sources
 
+import (
+	"net/netip"
+	"time"
+)
+
 // Config is one configuration fact read from a Kubernetes object: what the
 // rules need to know about probes, ports, rollout strategy, load-balancer
-// health checks and draining.
+// health checks and draining. Exactly the fact structs that apply to Kind are
+// set; the others are nil. Facts hold only what the object says: controller
+// and cloud defaults (health-check intervals, deregistration delay) are the
+// rules' business, except where a field notes a Kubernetes API default.
 type Config struct {
 	// Kind is the object kind (Pod, Deployment, ReplicaSet, Service, Ingress,
 	// BackendConfig, TargetGroupBinding, EndpointSlice, Namespace).
@@ -11,4 +19,352 @@ type Config struct {
 	Name      string
 	Format    Format
 	Origin    Origin
+	// Created is metadata.creationTimestamp (second resolution); zero when absent.
+	Created time.Time
+	// Labels are the object's labels; for a Namespace they hold
+	// LabelALBReadinessGateInject.
+	Labels map[string]string
+
+	// Workload is set for Deployments and ReplicaSets.
+	Workload *Workload
+	// PodSpec is set for Pods (their spec; a workload's template is in Workload.Template).
+	PodSpec *PodSpec
+	// Pod is set for Pods (their status and deletion facts).
+	Pod *PodStatus
+	// Service is set for Services.
+	Service *Service
+	// HealthCheck is set for a BackendConfig with spec.healthCheck or
+	// spec.connectionDraining, and for an Ingress or Service carrying ALB
+	// health-check or target-group annotations.
+	HealthCheck *LBHealthCheck
+	// Ingress is set for Ingresses.
+	Ingress *Ingress
+	// TargetGroupBinding is set for TargetGroupBindings.
+	TargetGroupBinding *TargetGroupBinding
+	// EndpointSlice is set for EndpointSlices.
+	EndpointSlice *EndpointSlice
 }
+
+// LabelALBReadinessGateInject is the Namespace label that makes the AWS Load
+// Balancer Controller inject target-health readiness gates into new pods
+// (value "enabled").
+const LabelALBReadinessGateInject = "elbv2.k8s.aws/pod-readiness-gate-inject"
+
+// ALBReadinessGateInjected reports whether c is a Namespace labelled for ALB
+// readiness-gate injection.
+func (c *Config) ALBReadinessGateInjected() bool {
+	return c.Kind == "Namespace" && c.Labels[LabelALBReadinessGateInject] == "enabled"
+}
+
+// Workload holds the rollout facts of a Deployment or ReplicaSet.
+type Workload struct {
+	// Replicas is spec.replicas; nil when unset (the API defaults it to 1).
+	Replicas *int
+	// MinReadySeconds is spec.minReadySeconds in seconds (0 when unset).
+	MinReadySeconds int
+	// Strategy is the Deployment strategy type (RollingUpdate, Recreate); "" when
+	// unset (RollingUpdate) and for ReplicaSets.
+	Strategy string
+	// MaxSurge and MaxUnavailable are as written ("25%", "1", "0"); "" when unset
+	// (both default to 25%).
+	MaxSurge, MaxUnavailable string
+	// Selector is spec.selector.matchLabels (matchExpressions are not kept).
+	Selector map[string]string
+	// Deployment is the owner Deployment of a ReplicaSet; "" otherwise.
+	Deployment string
+	// PodTemplateHash is a ReplicaSet's pod-template-hash label.
+	PodTemplateHash string
+	// Revision is the deployment.kubernetes.io/revision annotation.
+	Revision string
+	// TemplateLabels are the labels of the pod template.
+	TemplateLabels map[string]string
+	// Template holds the pod template's facts.
+	Template *PodSpec
+}
+
+// PodSpec holds the facts of a pod spec or pod template that decide when a
+// pod may receive traffic and how it stops.
+type PodSpec struct {
+	// Containers lists the regular containers, then restartable init (sidecar) containers.
+	Containers []Container
+	// ReadinessGates are the spec.readinessGates condition types.
+	ReadinessGates []string
+	// TerminationGracePeriodSec is spec.terminationGracePeriodSeconds in seconds,
+	// 30 when unset.
+	TerminationGracePeriodSec int
+	// TerminationGraceDefaulted is true when the spec did not set the grace period.
+	TerminationGraceDefaulted bool
+}
+
+// ResolvePort resolves a Service targetPort name to a container port number
+// as the EndpointSlice controller does: the first port with that name and
+// protocol ("" means TCP) among the regular containers, then the sidecars.
+// It returns 0 when no container declares it.
+func (s *PodSpec) ResolvePort(name, protocol string) int {
+	if protocol == "" {
+		protocol = "TCP"
+	}
+	for _, c := range s.Containers {
+		for _, p := range c.Ports {
+			proto := p.Protocol
+			if proto == "" {
+				proto = "TCP"
+			}
+			if p.Name == name && proto == protocol {
+				return p.Number
+			}
+		}
+	}
+	return 0
+}
+
+// Container holds one container's ports, probes and preStop hook.
+type Container struct {
+	Name string
+	// Sidecar is true for a restartable init container (restartPolicy Always).
+	Sidecar bool
+	Ports   []ContainerPort
+	// Readiness, Liveness and Startup are the probes; nil when not set.
+	Readiness, Liveness, Startup *Probe
+	// PreStop is the preStop hook; nil when not set.
+	PreStop *PreStop
+}
+
+// ContainerPort is one declared container port.
+type ContainerPort struct {
+	Name string
+	// Number is containerPort.
+	Number int
+	// Protocol is TCP, UDP or SCTP ("" when unset, meaning TCP).
+	Protocol string
+}
+
+// Probe is a readiness, liveness or startup probe.
+type Probe struct {
+	// Handler is httpGet, tcpSocket, grpc or exec.
+	Handler string
+	// Port is the probed port number, resolved from a named port of the same
+	// container as the kubelet does; 0 for exec or when a name does not resolve.
+	Port int
+	// PortName is the port as written when it was a name; "" for numbers.
+	PortName string
+	// Path and Scheme are the httpGet path and scheme.
+	Path, Scheme string
+	// Command is the exec command joined with spaces.
+	Command string
+	// InitialDelaySec, PeriodSec and TimeoutSec are in seconds; SuccessThreshold
+	// and FailureThreshold count probes. Unset values take the API defaults
+	// (0, 10, 1, 1, 3).
+	InitialDelaySec, PeriodSec, TimeoutSec int
+	SuccessThreshold, FailureThreshold     int
+}
+
+// PreStop is a container's preStop hook.
+type PreStop struct {
+	// Description renders the hook: "sleep 15", "exec: sh -c sleep 15",
+	// "httpGet :8080/shutdown", "tcpSocket :8080".
+	Description string
+	// SleepSec is how long the hook sleeps, in seconds, when it is a sleep
+	// action or an exec of `sleep N` (directly or as the first command of
+	// `sh -c`); nil otherwise.
+	SleepSec *int
+}
+
+// PodStatus holds a pod's identity, placement and status.
+type PodStatus struct {
+	// IP is status.podIP; invalid when the pod has none.
+	IP netip.Addr
+	// Node is spec.nodeName.
+	Node string
+	// Phase is status.phase (Pending, Running, Succeeded, Failed, Unknown).
+	Phase string
+	// ReplicaSet is the owner ReplicaSet; PodTemplateHash its pod-template-hash label.
+	ReplicaSet, PodTemplateHash string
+	// Started is status.startTime; zero when absent.
+	Started time.Time
+	// Deleted is metadata.deletionTimestamp: the time the kubelet may kill the
+	// pod, i.e. the start of termination plus the grace period; zero when the
+	// pod is not terminating.
+	Deleted time.Time
+	// DeletionGracePeriodSec is metadata.deletionGracePeriodSeconds in seconds; nil when unset.
+	DeletionGracePeriodSec *int
+	Conditions             []PodCondition
+	Containers             []ContainerStatus
+}
+
+// TerminationStarted is when termination began: Deleted minus the deletion
+// grace period (the spec's grace period when the object does not say). It is
+// zero when the pod is not terminating.
+func (p *PodStatus) TerminationStarted(spec *PodSpec) time.Time {
+	if p.Deleted.IsZero() {
+		return time.Time{}
+	}
+	grace := 30
+	switch {
+	case p.DeletionGracePeriodSec != nil:
+		grace = *p.DeletionGracePeriodSec
+	case spec != nil:
+		grace = spec.TerminationGracePeriodSec
+	}
+	return p.Deleted.Add(-time.Duration(grace) * time.Second)
+}
+
+// PodCondition is one entry of status.conditions. Readiness-gate conditions
+// keep their custom type; GKE's NEG gate has an empty Status while waiting.
+type PodCondition struct {
+	Type, Status, Reason, Message string
+	// LastTransition is lastTransitionTime (second resolution); zero when absent.
+	LastTransition time.Time
+}
+
+// ContainerStatus is one entry of status.containerStatuses (or of the init
+// container statuses for sidecars).
+type ContainerStatus struct {
+	Name         string
+	Ready        bool
+	RestartCount int
+	// StartedAt is state.running.startedAt; zero when the container is not running.
+	StartedAt time.Time
+}
+
+// Service holds the facts of a Service that map its ports to pods and to load balancers.
+type Service struct {
+	// Type is spec.type (ClusterIP, NodePort, LoadBalancer, ...).
+	Type     string
+	Selector map[string]string
+	Ports    []ServicePort
+	// PublishNotReadyAddresses forces endpoints ready.
+	PublishNotReadyAddresses bool
+	// NEG is the cloud.google.com/neg annotation as written (JSON); NEGIngress is
+	// true when it enables NEGs for Ingress ({"ingress": true}).
+	NEG        string
+	NEGIngress bool
+	// NEGs maps a service port (as a decimal string) to its NEG name, and
+	// NEGZones lists the zones, from the cloud.google.com/neg-status annotation.
+	NEGs     map[string]string
+	NEGZones []string
+	// BackendConfigs maps a service port name or number to a BackendConfig name,
+	// from the (beta.)cloud.google.com/backend-config annotation; the key
+	// "default" applies to every port.
+	BackendConfigs map[string]string
+	// Annotations keeps the annotations that matter to load balancing
+	// (cloud.google.com/*, service.kubernetes.io/*, service.beta.kubernetes.io/*,
+	// alb.ingress.kubernetes.io/*, networking.gke.io/*).
+	Annotations map[string]string
+}
+
+// ServicePort is one entry of a Service's spec.ports.
+type ServicePort struct {
+	Name, Protocol string
+	// Port is the Service port number.
+	Port int
+	// TargetPort is targetPort as written (a number or a container port name);
+	// "" when omitted.
+	TargetPort string
+	// TargetPortNumber is the target port when it is a number, or Port when
+	// omitted; 0 when it is a name (resolve it against the pods' container ports).
+	TargetPortNumber int
+	// NodePort is the node port; 0 when none.
+	NodePort int
+}
+
+// LBHealthCheck holds the load-balancer health-check and draining settings an
+// object states. Unset fields are nil or "": defaults are not filled in.
+type LBHealthCheck struct {
+	// Source says where the settings were written: "BackendConfig",
+	// "Ingress annotations" or "Service annotations".
+	Source string
+	// IntervalSec and TimeoutSec are in seconds; the thresholds count checks.
+	IntervalSec, TimeoutSec              *int
+	HealthyThreshold, UnhealthyThreshold *int
+	// Port is the health-check port as written (a number, "traffic-port" or a
+	// port name); PortNumber is it when numeric, 0 otherwise.
+	Port       string
+	PortNumber int
+	// Protocol is the health-check protocol or type (HTTP, HTTPS, HTTP2, TCP).
+	Protocol string
+	Path     string
+	// SuccessCodes is the ALB success-codes matcher as written.
+	SuccessCodes string
+	// DeregistrationDelaySec is the ALB target-group attribute
+	// deregistration_delay.timeout_seconds, in seconds.
+	DeregistrationDelaySec *int
+	// DrainingTimeoutSec is GKE connectionDraining.drainingTimeoutSec, in seconds.
+	DrainingTimeoutSec *int
+	// TargetType is the ALB target type (ip, instance).
+	TargetType string
+}
+
+// Ingress holds an Ingress's class, relevant annotations and backends.
+type Ingress struct {
+	// Class is spec.ingressClassName, or the kubernetes.io/ingress.class annotation.
+	Class string
+	// Annotations keeps alb.ingress.kubernetes.io/*, nginx.ingress.kubernetes.io/*,
+	// kubernetes.io/ingress.*, ingress.gcp.kubernetes.io/*, networking.gke.io/*
+	// and cloud.google.com/* annotations.
+	Annotations map[string]string
+	// Backends lists the default backend first, then each rule path's backend.
+	Backends []IngressBackend
+}
+
+// IngressBackend is one Service backend of an Ingress.
+type IngressBackend struct {
+	// Host and Path are the rule's host and path; "" for the default backend.
+	Host, Path string
+	// Service is the backend Service name.
+	Service string
+	// PortName and PortNumber are the Service port as written (one of them is set).
+	PortName   string
+	PortNumber int
+}
+
+// TargetGroupBinding holds an AWS Load Balancer Controller TargetGroupBinding.
+type TargetGroupBinding struct {
+	// Service and ServicePort name the bound Service port (as written: number or name).
+	Service, ServicePort string
+	// TargetGroupARN is spec.targetGroupARN; TargetGroupName is spec.targetGroupName.
+	TargetGroupARN, TargetGroupName string
+	// TargetType is ip or instance ("" when unset).
+	TargetType string
+	// ReadinessGate is the pod condition type the controller sets for targets
+	// of this binding: target-health.elbv2.k8s.aws/<binding name>.
+	ReadinessGate string
+}
+
+// EndpointSlice holds a discovery.k8s.io/v1 EndpointSlice.
+type EndpointSlice struct {
+	// Service is the kubernetes.io/service-name label.
+	Service string
+	// AddressType is IPv4, IPv6 or FQDN.
+	AddressType string
+	Ports       []EndpointPort
+	Endpoints   []Endpoint
+}
+
+// EndpointPort is one port of an EndpointSlice.
+type EndpointPort struct {
+	Name, Protocol string
+	// Port is the port number; 0 when unset (all ports).
+	Port int
+}
+
+// Endpoint is one endpoint of an EndpointSlice. Its conditions keep nil as
+// written; use IsReady, IsServing and IsTerminating for the API semantics.
+type Endpoint struct {
+	// Addresses are the endpoint's IP addresses (FQDN addresses are dropped).
+	Addresses                   []netip.Addr
+	Ready, Serving, Terminating *bool
+	// Pod is the targetRef name when it refers to a Pod.
+	Pod  string
+	Node string
+	Zone string
+}
+
+// IsReady applies the API semantics: nil means ready.
+func (e *Endpoint) IsReady() bool { return e.Ready == nil || *e.Ready }
+
+// IsServing applies the API semantics: nil means serving.
+func (e *Endpoint) IsServing() bool { return e.Serving == nil || *e.Serving }
+
+// IsTerminating applies the API semantics: nil means not terminating.
+func (e *Endpoint) IsTerminating() bool { return e.Terminating != nil && *e.Terminating }

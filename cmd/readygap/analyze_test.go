@@ -2,8 +2,8 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"compress/gzip"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
