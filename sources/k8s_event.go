@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -27,7 +28,7 @@ func emitKubeEvent(ev *corev1.Event, at time.Time, o Origin, format Format, out 
 		Time:      at.UTC(),
 		Kind:      LifecycleOther,
 		Namespace: ev.InvolvedObject.Namespace,
-		Object:    objectRef(ev.InvolvedObject.Kind, ev.InvolvedObject.Name),
+		Object:    kubeObjectRef(ev.InvolvedObject.Kind, ev.InvolvedObject.Name),
 		Reason:    ev.Reason,
 		Node:      kubeEventNode(ev),
 		Source:    ev.Source.Component,
@@ -106,8 +107,8 @@ func kubeEventNode(ev *corev1.Event) string {
 	return ""
 }
 
-// objectRef renders an object as Kind/name, or "" when it has no name.
-func objectRef(kind, name string) string {
+// kubeObjectRef renders an object as Kind/name, or "" when it has no name.
+func kubeObjectRef(kind, name string) string {
 	if name == "" {
 		return ""
 	}
@@ -249,13 +250,11 @@ func setNEG(l *Lifecycle, count, neg, zone string) bool {
 // gcpZone removes whitespace from a zone name. GCP zone names never hold any;
 // published copies of events wrap them ("us-central1-    a", ingress-gce#1463).
 func gcpZone(z string) string {
-	if strings.IndexFunc(z, isSpace) < 0 {
+	if strings.IndexFunc(z, unicode.IsSpace) < 0 {
 		return z
 	}
 	return strings.Join(strings.Fields(z), "")
 }
-
-func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
 
 // negKeyRe reads the NEG key (Key{"neg", zone: "z"} printed with %q, so the
 // inner quotes are \" in the message) that the readiness reflector's Ready
@@ -321,7 +320,7 @@ func interpretProbeFailure(l *Lifecycle, msg string) {
 // probe or connect error. A URL without a port yields the IP with port 0.
 func probeTarget(out string) (netip.AddrPort, bool) {
 	if _, u, ok := strings.Cut(out, "://"); ok {
-		host := u[:cutIndex(u, `/"?# `)]
+		host := u[:probeTokenEnd(u, `/"?# `)]
 		if ap, err := netip.ParseAddrPort(host); err == nil {
 			return ap, true
 		}
@@ -330,7 +329,7 @@ func probeTarget(out string) (netip.AddrPort, bool) {
 		}
 	}
 	if _, d, ok := strings.Cut(out, "dial tcp "); ok {
-		addr := strings.TrimSuffix(d[:cutIndex(d, " ")], ":")
+		addr := strings.TrimSuffix(d[:probeTokenEnd(d, " ")], ":")
 		if ap, err := netip.ParseAddrPort(addr); err == nil {
 			return ap, true
 		}
@@ -338,8 +337,8 @@ func probeTarget(out string) (netip.AddrPort, bool) {
 	return netip.AddrPort{}, false
 }
 
-// cutIndex is the index of the first byte of s that is in stops, or len(s).
-func cutIndex(s, stops string) int {
+// probeTokenEnd is the index of the first byte of s that is in stops, or len(s).
+func probeTokenEnd(s, stops string) int {
 	if i := strings.IndexAny(s, stops); i >= 0 {
 		return i
 	}
