@@ -443,7 +443,16 @@ func (in *inputReader) cloudWatch(a lineAdapter) error {
 			in.em.Skip(o, err.Error())
 			continue
 		}
-		scratch = in.parseLine(a, msg, o, stamp, scratch)
+		// One event may hold several lines (a multi-line record, a batch).
+		for len(msg) > 0 {
+			line := msg
+			if i := bytes.IndexByte(msg, '\n'); i >= 0 {
+				line, msg = msg[:i], msg[i+1:]
+			} else {
+				msg = nil
+			}
+			scratch = in.parseLine(a, line, o, stamp, scratch)
+		}
 	}
 }
 
