@@ -378,6 +378,9 @@ func (in *inputReader) yaml() error {
 			in.em.Skip(Origin{in.name, docStart}, "YAML: "+err.Error())
 			return nil
 		}
+		if string(js) == "null" { // a document of comments only
+			return nil
+		}
 		return in.json(bytes.NewReader(js), docStart-1)
 	}
 	for {

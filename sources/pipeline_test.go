@@ -1,0 +1,181 @@
+package sources
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// countingHandler counts records by kind; it is shared by every input of a
+// test run, so it locks.
+type countingHandler struct {
+	mu                          sync.Mutex
+	requests, lifecycle, config int
+}
+
+func (c *countingHandler) Request(*Request)     { c.mu.Lock(); c.requests++; c.mu.Unlock() }
+func (c *countingHandler) Lifecycle(*Lifecycle) { c.mu.Lock(); c.lifecycle++; c.mu.Unlock() }
+func (c *countingHandler) Config(*Config)       { c.mu.Lock(); c.config++; c.mu.Unlock() }
+
+func readPaths(t *testing.T, opts Options, paths ...string) (*Result, *countingHandler) {
+	t.Helper()
+	h := &countingHandler{}
+	res, err := Read(context.Background(), paths, opts, func(*InputReport) Handler { return h })
+	if err != nil {
+		t.Fatalf("Read(%v): %v", paths, err)
+	}
+	return res, h
+}
+
+func writeFile(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func gzipBytes(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(data)
+	zw.Close()
+	return b.Bytes()
+}
+
+// TestDetectFromContentNotName copies each bundled example under a
+// meaningless name and checks that its format is still recognised.
+func TestDetectFromContentNotName(t *testing.T) {
+	want := map[string]Format{
+		"gcp/gcloud-logging-read.json":     FormatGCPLogging,
+		"aws-load-balancer-controller.log": FormatAWSLBC,
+		"aws-lbc-cloudwatch-export.json":   FormatAWSLBC,
+		"ingress-nginx-controller.log":     FormatIngressNginx,
+		"events.json":                      FormatK8sEvents,
+		"objects.yaml":                     FormatK8sObjects,
+	}
+	dir := t.TempDir()
+	for src, f := range want {
+		data, err := os.ReadFile(filepath.Join("..", "fixtures", "formats", src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := writeFile(t, dir, "input-"+string(f)+filepath.Ext(src)+".dat", data)
+		res, _ := readPaths(t, Options{}, p)
+		if got := res.Inputs[0].Format; got != f {
+			t.Errorf("%s: detected %q, want %q", src, got, f)
+		}
+		if res.Inputs[0].Records == 0 || res.Inputs[0].Skipped != 0 {
+			t.Errorf("%s: %+v", src, res.Inputs[0])
+		}
+	}
+}
+
+func TestReadLongLinesAndBlankLines(t *testing.T) {
+	line := `http 2018-07-02T22:23:00.186641Z app/my-loadbalancer/50dc6c495c0c9188 192.168.131.39:2817 10.0.0.1:80 0.000 0.001 0.000 200 200 34 366 "GET http://www.example.com:80/ HTTP/1.1" "curl/7.46.0" - - arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/my-targets/73e2d6bc24d8a067 "Root=1-58337262-36d228ad5d99923122bbe354" "-" "-" 0 2018-07-02T22:22:48.364000Z "forward" "-" "-" "10.0.0.1:80" "200" "-" "-"`
+	long := strings.Replace(line, "curl/7.46.0", strings.Repeat("A", 2<<20), 1)
+	in := line + "\n\n" + long + "\n" + line + "\r\n"
+	p := writeFile(t, t.TempDir(), "x.log", []byte(in))
+	res, h := readPaths(t, Options{}, p)
+	rep := res.Inputs[0]
+	if rep.Records != 2 || rep.Skipped != 1 || h.requests != 2 {
+		t.Fatalf("report %+v, %d requests; want 2 records and the 2 MiB line skipped", rep, h.requests)
+	}
+	if got := strings.Join(res.Warnings, "\n"); !strings.Contains(got, "x.log:3: line longer than 1 MiB") {
+		t.Fatalf("warnings %q do not name line 3", got)
+	}
+}
+
+func TestReadTimeWindowAndALBPruning(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(ts string) string {
+		return `http ` + ts + ` app/my-loadbalancer/50dc6c495c0c9188 192.168.131.39:2817 10.0.0.1:80 0.000 0.001 0.000 200 200 34 366 "GET http://www.example.com:80/ HTTP/1.1" "curl/7.46.0" - - arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/my-targets/73e2d6bc24d8a067 "Root=1-58337262-36d228ad5d99923122bbe354" "-" "-" 0 2018-07-02T22:22:48.364000Z "forward" "-" "-" "10.0.0.1:80" "200" "-" "-"` + "\n"
+	}
+	name := func(end string) string {
+		return "123456789012_elasticloadbalancing_us-east-2_app.my-loadbalancer.50dc6c495c0c9188_" + end + "_172.160.001.192_20sg8hgm.log.gz"
+	}
+	writeFile(t, dir, name("20180702T2220Z"), gzipBytes(t, []byte(mk("2018-07-02T22:16:00.000001Z"))))
+	writeFile(t, dir, name("20180702T2225Z"), gzipBytes(t, []byte(mk("2018-07-02T22:21:00.000001Z")+mk("2018-07-02T22:24:59.999999Z"))))
+	writeFile(t, dir, name("20180702T2300Z"), gzipBytes(t, []byte(mk("2018-07-02T22:58:00.000001Z"))))
+	opts := Options{Since: time.Date(2018, 7, 2, 22, 23, 0, 0, time.UTC), Until: time.Date(2018, 7, 2, 22, 30, 0, 0, time.UTC)}
+	res, h := readPaths(t, opts, dir)
+	if res.Pruned != 2 || len(res.Inputs) != 1 {
+		t.Fatalf("pruned %d, read %d inputs; want the 22:20 and 23:00 objects pruned", res.Pruned, len(res.Inputs))
+	}
+	if rep := res.Inputs[0]; rep.Records != 1 || rep.Filtered != 1 || h.requests != 1 {
+		t.Fatalf("report %+v: want 1 record kept and 1 filtered", rep)
+	}
+}
+
+func TestReadDeduplicatesAcrossInputs(t *testing.T) {
+	src := filepath.Join("..", "fixtures", "formats", "gcp", "gcloud-logging-read.json")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.json", data)
+	b := writeFile(t, dir, "b.json", data)
+	res, h := readPaths(t, Options{Workers: 1}, a, b)
+	if res.Inputs[0].Records != 4 || res.Inputs[1].Records != 0 || res.Inputs[1].Duplicates != 4 || h.requests+h.lifecycle != 4 {
+		t.Fatalf("inputs %+v %+v: the second copy must be all duplicates", *res.Inputs[0], *res.Inputs[1])
+	}
+}
+
+func TestReadMixedKubernetesList(t *testing.T) {
+	list := `{"apiVersion":"v1","kind":"List","items":[
+{"apiVersion":"v1","kind":"Event","metadata":{"name":"web.1","namespace":"shop"},"involvedObject":{"kind":"Pod","name":"web-1","namespace":"shop"},"reason":"Killing","message":"Stopping container web","lastTimestamp":"2026-03-10T12:00:01Z","source":{"component":"kubelet"}},
+{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"shop"},"spec":{"ports":[{"port":80,"targetPort":8080}]}},
+{"apiVersion":"v1","kind":"Service","metadata":{"name":"api","namespace":"shop"},"spec":{"ports":[{"port":80,"targetPort":8080}]}}
+]}`
+	p := writeFile(t, t.TempDir(), "mixed.json", []byte(list))
+	res, h := readPaths(t, Options{}, p)
+	if h.lifecycle != 1 || h.config != 2 || res.Inputs[0].Format != FormatK8sObjects {
+		t.Fatalf("lifecycle %d, config %d, format %s: want 1, 2 and k8s-objects (the majority)", h.lifecycle, h.config, res.Inputs[0].Format)
+	}
+}
+
+func TestReadYAMLDocuments(t *testing.T) {
+	docs := "# exported\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  ports:\n  - port: 80\n    targetPort: http\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels:\n    elbv2.k8s.aws/pod-readiness-gate-inject: enabled\n---\n: : not yaml [\n"
+	p := writeFile(t, t.TempDir(), "objs.yaml", []byte(docs))
+	res, h := readPaths(t, Options{}, p)
+	if h.config != 2 || res.Inputs[0].Skipped != 1 {
+		t.Fatalf("config %d, report %+v: want 2 objects and the broken document skipped", h.config, *res.Inputs[0])
+	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, "objs.yaml:20: YAML") {
+		t.Fatalf("warnings %q do not point at the broken document's line", w)
+	}
+}
+
+func TestReadStdinAndErrors(t *testing.T) {
+	nginx := `10.0.0.1 - - [02/Jan/2024:03:04:05 +0000] "GET /x HTTP/1.1" 200 5 "-" "curl" 80 0.001 [shop-web-80] [] 10.244.0.5:8080 5 0.001 200 0c2f3e4a5b6c7d8e9f0a1b2c3d4e5f60` + "\n"
+	h := &countingHandler{}
+	res, err := Read(context.Background(), []string{"-"}, Options{Stdin: strings.NewReader(nginx)}, func(*InputReport) Handler { return h })
+	if err != nil || res.Inputs[0].Name != stdinName || h.requests != 1 {
+		t.Fatalf("stdin: %v %+v", err, res)
+	}
+	if _, err := Read(context.Background(), []string{"/does/not/exist"}, Options{}, func(*InputReport) Handler { return h }); err == nil {
+		t.Fatal("a missing path must be an error")
+	}
+	empty := writeFile(t, t.TempDir(), "empty.log", nil)
+	if _, err := Read(context.Background(), []string{empty}, Options{}, func(*InputReport) Handler { return h }); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Fatalf("an empty only input: err = %v", err)
+	}
+}
+
+func TestReadCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Read(ctx, []string{filepath.Join("..", "fixtures", "formats")}, Options{}, func(*InputReport) Handler { return &countingHandler{} })
+	if err == nil {
+		t.Fatal("a cancelled read must report the cancellation")
+	}
+}
