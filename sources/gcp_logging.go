@@ -1,0 +1,732 @@
+package sources
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fastjson"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// gcpLogging reads Cloud Logging LogEntry JSON (gcloud logging read
+// --format=json, entries:list API responses, sink exports) and picks out the
+// three kinds of entries readygap uses: Application Load Balancer request
+// logs, GKE Kubernetes events written by the event exporter, and health-check
+// transition logs. Every other LogEntry is valid input without a record.
+type gcpLogging struct{}
+
+func init() { jsonAdapters = append(jsonAdapters, gcpLogging{}) }
+
+// Format returns FormatGCPLogging.
+func (gcpLogging) Format() Format { return FormatGCPLogging }
+
+var (
+	gcpKeyLogName = []byte(`"logName"`)
+	gcpKeyInsert  = []byte(`"insertId"`)
+	// gcpEnvelopeKeys are the LogEntry keys that, next to logName, mark an element as a LogEntry.
+	gcpEnvelopeKeys = [][]byte{gcpKeyInsert, []byte(`"timestamp"`), []byte(`"receiveTimestamp"`), []byte(`"resource"`)}
+	// gcpPayloadKeys are the LogEntry keys that sort before logName. gcloud
+	// prints keys in alphabetical order, so a head cut inside a large
+	// jsonPayload (a Kubernetes event with managedFields) may hold insertId
+	// and a payload key but not yet logName.
+	gcpPayloadKeys = [][]byte{[]byte(`"httpRequest"`), []byte(`"jsonPayload"`), []byte(`"protoPayload"`), []byte(`"textPayload"`)}
+)
+
+// MatchJSON reports whether elem, possibly cut short, looks like a LogEntry:
+// logName together with another envelope key, or (for heads cut before
+// logName) insertId together with a payload key.
+func (gcpLogging) MatchJSON(elem []byte) bool {
+	if bytes.Contains(elem, gcpKeyLogName) {
+		return gcpContainsAny(elem, gcpEnvelopeKeys)
+	}
+	return bytes.Contains(elem, gcpKeyInsert) && gcpContainsAny(elem, gcpPayloadKeys)
+}
+
+func gcpContainsAny(b []byte, needles [][]byte) bool {
+	for _, n := range needles {
+		if bytes.Contains(b, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// Reasons for rejecting an element.
+var (
+	errGCPInvalidJSON      = errors.New("invalid JSON")
+	errGCPNotLogEntry      = errors.New("not a Cloud Logging entry")
+	errGCPNoTime           = errors.New("LogEntry without a valid timestamp or receiveTimestamp")
+	errGCPBadStatus        = errors.New("httpRequest.status is not an HTTP status number")
+	errGCPBadServerIP      = errors.New("httpRequest.serverIp is not an IP address")
+	errGCPBadTargetIP      = errors.New("healthCheckProbeResult.targetIp is not an IP address")
+	errGCPBadTargetPort    = errors.New("healthCheckProbeResult.targetPort is not a port number")
+	errGCPBadKubeEvent     = errors.New("jsonPayload of a logs/events entry is not a Kubernetes Event")
+	errGCPRequestNotObject = errors.New("httpRequest is not an object")
+)
+
+// gcpEntryKind is what a LogEntry is to readygap, decided by logName and resource.type.
+type gcpEntryKind uint8
+
+const (
+	gcpOtherEntry gcpEntryKind = iota
+	gcpRequestEntry
+	gcpEventEntry
+	gcpHealthCheckEntry
+)
+
+const (
+	gcpEventsLogSuffix      = "/logs/events"
+	gcpHealthCheckLogSuffix = "/logs/compute.googleapis.com%2Fhealthchecks"
+	// gcpExporterRestartText is the textPayload the GKE event exporter writes when it (re)starts watching.
+	gcpExporterRestartText = "Event exporter started watching. Some events may have been lost up to this point."
+	// gcpEventsLostWarning starts the per-input warning about an exporter restart.
+	gcpEventsLostWarning = "Kubernetes events may be missing before "
+)
+
+// gcpClassifyEntry dispatches on logName and resource.type (reference §8.2).
+// Request logs are recognised by resource.type alone (plus an httpRequest):
+// the three LB resource types only carry request logs, whatever the log ID.
+// Events need both the events log and a Kubernetes resource type, because
+// an application may well write its own log named "events".
+func gcpClassifyEntry(logName, resourceType []byte, hasHTTPRequest bool) gcpEntryKind {
+	switch {
+	case bytes.HasSuffix(logName, []byte(gcpHealthCheckLogSuffix)):
+		return gcpHealthCheckEntry
+	case bytes.HasSuffix(logName, []byte(gcpEventsLogSuffix)):
+		switch string(resourceType) {
+		case "k8s_cluster", "k8s_pod", "k8s_node", "gke_cluster":
+			return gcpEventEntry
+		}
+	case hasHTTPRequest:
+		switch string(resourceType) {
+		case "http_load_balancer", "http_external_regional_lb_rule", "internal_http_lb_rule":
+			return gcpRequestEntry
+		}
+	}
+	return gcpOtherEntry
+}
+
+// gcpState is the per-call working memory: fastjson parsers are not safe
+// for concurrent use and adapters are shared by inputs read in parallel, so
+// each call borrows one from gcpStates.
+type gcpState struct {
+	p       fastjson.Parser
+	strings gcpInterner
+	req     Request
+}
+
+var gcpStates = sync.Pool{New: func() any { return &gcpState{} }}
+
+// ParseJSON parses one LogEntry and reports its request, event or health
+// check record. Entries repeated by overlapping exports (same logName and
+// insertId) are counted as duplicates and give no record.
+func (gcpLogging) ParseJSON(elem []byte, o Origin, out *Emitter) error {
+	st := gcpStates.Get().(*gcpState)
+	defer gcpStates.Put(st)
+	v, err := st.p.ParseBytes(elem)
+	if err != nil {
+		return errGCPInvalidJSON
+	}
+	entry, err := v.Object()
+	if err != nil {
+		return errGCPNotLogEntry
+	}
+	logName := gcpString(entry.Get("logName"))
+	if len(logName) == 0 {
+		return errGCPNotLogEntry
+	}
+	resource := v.GetObject("resource")
+	var resourceType []byte
+	if resource != nil {
+		resourceType = gcpString(resource.Get("type"))
+	}
+	httpRequest := entry.Get("httpRequest")
+	switch gcpClassifyEntry(logName, resourceType, httpRequest != nil) {
+	case gcpRequestEntry:
+		return st.parseRequest(entry, httpRequest, resource, st.strings.get(logName), o, out)
+	case gcpEventEntry:
+		return parseGCPEvent(entry, string(logName), o, out)
+	case gcpHealthCheckEntry:
+		return parseGCPHealthCheck(entry, resource, string(logName), o, out)
+	}
+	return nil
+}
+
+// gcpDuplicate reports whether an entry with the same logName and insertId
+// was seen before in this run.
+func gcpDuplicate(entry *fastjson.Object, logName string, out *Emitter) bool {
+	insertID := gcpString(entry.Get("insertId"))
+	return len(insertID) > 0 && out.Duplicate(logName, string(insertID))
+}
+
+// parseRequest reports one load balancer request log entry.
+func (st *gcpState) parseRequest(entry *fastjson.Object, hr *fastjson.Value, resource *fastjson.Object, logName string, o Origin, out *Emitter) error {
+	if hr.Type() != fastjson.TypeObject {
+		return errGCPRequestNotObject
+	}
+	at, err := gcpEntryTime(entry)
+	if err != nil {
+		return err
+	}
+	status, err := gcpStatus(hr.Get("status"))
+	if err != nil {
+		return err
+	}
+	serverIP := gcpString(hr.Get("serverIp"))
+	backend, ok := gcpParseServerIP(serverIP)
+	if !ok {
+		return errGCPBadServerIP
+	}
+	if gcpDuplicate(entry, logName, out) {
+		return nil
+	}
+	detail := st.strings.get(gcpRequestDetail(entry.Get("jsonPayload")))
+	gen, failure := gcpOutcome(detail, status, detail != "")
+	method := gcpString(hr.Get("requestMethod"))
+	url := gcpString(hr.Get("requestUrl"))
+	st.req = Request{
+		Time:      at,
+		LB:        st.strings.get(gcpLBName(resource)),
+		Status:    status,
+		Generator: gen,
+		Failure:   failure,
+		Backend:   backend,
+		Method:    st.strings.get(method),
+		Path:      st.strings.get(gcpURLPath(url)),
+		Detail:    detail,
+		Format:    FormatGCPLogging,
+		Origin:    o,
+	}
+	out.Request(&st.req)
+	return nil
+}
+
+// gcpStatus reads httpRequest.status, a JSON number; absent or null means no status was sent.
+func gcpStatus(v *fastjson.Value) (int, error) {
+	if v == nil || v.Type() == fastjson.TypeNull {
+		return 0, nil
+	}
+	n, err := v.Int()
+	if err != nil || n < 0 || n > 999 {
+		return 0, errGCPBadStatus
+	}
+	return n, nil
+}
+
+// gcpLBName names the load balancer of a request: the backend service
+// (global: backend_service_name, regional and internal: backend_target_name),
+// or the URL map when the backend service label is empty.
+func gcpLBName(resource *fastjson.Object) []byte {
+	if resource == nil {
+		return nil
+	}
+	labels := resource.Get("labels")
+	for _, key := range [...]string{"backend_service_name", "backend_target_name", "url_map_name"} {
+		if s := gcpString(labels.Get(key)); len(s) > 0 {
+			return s
+		}
+	}
+	return nil
+}
+
+// gcpRequestDetail returns the LB's wording of the outcome:
+// jsonPayload.statusDetails (global and classic ALB) or else the details
+// (failing that, the error) parameter of jsonPayload.proxyStatus (Envoy-based
+// regional and internal ALB). It is empty when the entry has neither.
+func gcpRequestDetail(payload *fastjson.Value) []byte {
+	if payload == nil {
+		return nil
+	}
+	if s := gcpString(payload.Get("statusDetails")); len(s) > 0 {
+		return s
+	}
+	ps := gcpString(payload.Get("proxyStatus"))
+	if len(ps) == 0 {
+		return nil
+	}
+	if d := gcpProxyStatusParam(ps, "details"); len(d) > 0 {
+		return d
+	}
+	return gcpProxyStatusParam(ps, "error")
+}
+
+// gcpProxyStatusParam returns the value of parameter name in a Proxy-Status
+// member such as `error="destination_unavailable"; details="failed_to_pick_backend"`,
+// without its quotes. Quoted values may contain ';'.
+func gcpProxyStatusParam(ps []byte, name string) []byte {
+	for len(ps) > 0 {
+		ps = bytes.TrimLeft(ps, " \t")
+		eq := bytes.IndexAny(ps, "=;")
+		if eq < 0 {
+			return nil
+		}
+		key := bytes.TrimRight(ps[:eq], " \t")
+		if ps[eq] == ';' {
+			ps = ps[eq+1:]
+			continue
+		}
+		value, rest := gcpProxyStatusValue(ps[eq+1:])
+		if string(key) == name {
+			return value
+		}
+		ps = rest
+	}
+	return nil
+}
+
+// gcpProxyStatusValue splits a parameter value (token or quoted string) from
+// the rest of the member, which starts after the next ';'.
+func gcpProxyStatusValue(s []byte) (value, rest []byte) {
+	s = bytes.TrimLeft(s, " \t")
+	if len(s) > 0 && s[0] == '"' {
+		end := bytes.IndexByte(s[1:], '"')
+		if end < 0 {
+			return s[1:], nil
+		}
+		value, s = s[1:1+end], s[2+end:]
+	} else {
+		end := bytes.IndexByte(s, ';')
+		if end < 0 {
+			return bytes.TrimRight(s, " \t"), nil
+		}
+		value, s = bytes.TrimRight(s[:end], " \t"), s[end:]
+	}
+	if i := bytes.IndexByte(s, ';'); i >= 0 {
+		return value, s[i+1:]
+	}
+	return value, nil
+}
+
+// gcpOutcome says who produced the status and how the request failed, from
+// the statusDetails (or proxyStatus) value. hasDetail is false when the entry
+// carried neither, as in some real 404 entries: then only the status speaks.
+func gcpOutcome(detail string, status int, hasDetail bool) (Generator, FailureKind) {
+	if !hasDetail {
+		if status >= 500 {
+			return GeneratedUnknown, FailureOther
+		}
+		return GeneratedUnknown, FailureNone
+	}
+	switch detail {
+	case "response_sent_by_backend", "response_from_cache", "response_from_cache_validated", "byte_range_caching":
+		if status >= 500 {
+			return GeneratedByBackend, FailureAppError
+		}
+		return GeneratedByBackend, FailureNone
+	// Proxy-Status error tokens (RFC 9209) cover Envoy entries whose
+	// proxyStatus has no details parameter.
+	case "failed_to_pick_backend", "destination_unavailable":
+		return GeneratedByLB, FailureNoBackend
+	case "failed_to_connect_to_backend", "connection_refused":
+		return GeneratedByLB, FailureRefused
+	case "backend_connection_closed_before_data_sent_to_client",
+		"backend_connection_closed_after_partial_response_sent",
+		"backend_connection_closed", "connection_terminated":
+		return GeneratedByLB, FailureClosed
+	case "backend_timeout", "connection_timeout", "http_response_timeout":
+		return GeneratedByLB, FailureTimeout
+	case "destination_ip_unroutable":
+		return GeneratedByLB, FailureUnreachable
+	case "client_disconnected_after_partial_response":
+		// The status was set by the backend; the client then went away.
+		return GeneratedByBackend, FailureNone
+	}
+	if strings.HasPrefix(detail, "client_") {
+		// The client gave up (disconnected, timed out, bad certificate): the
+		// LB wrote the status (often 0 or 408), but no backend failed and no
+		// rollout is to blame, so it is not a failure readygap counts.
+		return GeneratedByLB, FailureNone
+	}
+	if status >= 500 {
+		return GeneratedByLB, FailureOther
+	}
+	return GeneratedByLB, FailureNone
+}
+
+// gcpURLPath returns the path and query of an absolute requestUrl
+// (scheme://host/path?query), without any fragment; an empty path is "/". A
+// value without a scheme is taken to be a path already.
+func gcpURLPath(url []byte) []byte {
+	absolute := false
+	if i := bytes.Index(url, []byte("://")); i >= 0 {
+		rest := url[i+3:]
+		j := bytes.IndexAny(rest, "/?#")
+		if j < 0 {
+			j = len(rest)
+		}
+		url, absolute = rest[j:], true
+	}
+	if i := bytes.IndexByte(url, '#'); i >= 0 {
+		url = url[:i]
+	}
+	if absolute && (len(url) == 0 || url[0] == '?') {
+		return append([]byte("/"), url...)
+	}
+	return url
+}
+
+// gcpParseServerIP parses httpRequest.serverIp: an IP address with or
+// without a port ("10.0.0.1", "10.0.0.1:80", "FE80::0202:B3FF:FE1E:8329",
+// "[2001:db8::1]:443"). An empty value means no backend was chosen.
+func gcpParseServerIP(s []byte) (netip.AddrPort, bool) {
+	if len(s) == 0 {
+		return netip.AddrPort{}, true
+	}
+	if ap, ok := gcpParseIPv4Port(s); ok {
+		return ap, true
+	}
+	str := string(s)
+	if a, err := netip.ParseAddr(str); err == nil {
+		return netip.AddrPortFrom(a, 0), true
+	}
+	ap, err := netip.ParseAddrPort(str)
+	return ap, err == nil
+}
+
+// gcpParseIPv4Port parses the common case, a dotted IPv4 address with an
+// optional :port, without allocating.
+func gcpParseIPv4Port(s []byte) (netip.AddrPort, bool) {
+	var ip [4]byte
+	for i := range ip {
+		n, digits := 0, 0
+		for digits < len(s) && s[digits] >= '0' && s[digits] <= '9' {
+			n = n*10 + int(s[digits]-'0')
+			digits++
+			if digits > 3 || n > 255 {
+				return netip.AddrPort{}, false
+			}
+		}
+		if digits == 0 || (digits > 1 && s[0] == '0') {
+			return netip.AddrPort{}, false
+		}
+		ip[i] = byte(n)
+		s = s[digits:]
+		if i < 3 {
+			if len(s) == 0 || s[0] != '.' {
+				return netip.AddrPort{}, false
+			}
+			s = s[1:]
+		}
+	}
+	addr := netip.AddrFrom4(ip)
+	if len(s) == 0 {
+		return netip.AddrPortFrom(addr, 0), true
+	}
+	if s[0] != ':' || len(s) < 2 || len(s) > 6 {
+		return netip.AddrPort{}, false
+	}
+	port := 0
+	for _, c := range s[1:] {
+		if c < '0' || c > '9' {
+			return netip.AddrPort{}, false
+		}
+		port = port*10 + int(c-'0')
+	}
+	if port > 65535 {
+		return netip.AddrPort{}, false
+	}
+	return netip.AddrPortFrom(addr, uint16(port)), true
+}
+
+// parseGCPEvent reports a Kubernetes event exported by GKE (jsonPayload is
+// the core/v1 Event minus count and firstTimestamp), or the exporter's
+// restart marker.
+func parseGCPEvent(entry *fastjson.Object, logName string, o Origin, out *Emitter) error {
+	payload := entry.Get("jsonPayload")
+	if payload == nil {
+		text := gcpString(entry.Get("textPayload"))
+		if string(bytes.TrimSpace(text)) != gcpExporterRestartText {
+			return nil
+		}
+		return reportGCPEventsLost(entry, logName, o, out)
+	}
+	if payload.Type() != fastjson.TypeObject {
+		return errGCPBadKubeEvent
+	}
+	at, err := gcpEntryTime(entry)
+	if err != nil {
+		return err
+	}
+	var ev corev1.Event
+	if err := json.Unmarshal(payload.MarshalTo(nil), &ev); err != nil {
+		return errGCPBadKubeEvent
+	}
+	if ev.Reason == "" && ev.InvolvedObject.Kind == "" {
+		// Some other JSON the exporter did not write: no event to report.
+		return nil
+	}
+	if gcpDuplicate(entry, logName, out) {
+		return nil
+	}
+	// The exporter writes one entry per occurrence and drops count.
+	if ev.Count == 0 {
+		ev.Count = 1
+	}
+	emitKubeEvent(&ev, at, o, FormatGCPLogging, out)
+	return nil
+}
+
+// reportGCPEventsLost reports the event exporter's restart marker as an
+// EventsLost record and warns, once per input, that the timeline may lack
+// events from before it.
+func reportGCPEventsLost(entry *fastjson.Object, logName string, o Origin, out *Emitter) error {
+	at, err := gcpEntryTime(entry)
+	if err != nil {
+		return err
+	}
+	if gcpDuplicate(entry, logName, out) {
+		return nil
+	}
+	out.Lifecycle(&Lifecycle{
+		Time:    at,
+		Kind:    EventsLost,
+		From:    -1,
+		Source:  "event-exporter",
+		Message: gcpExporterRestartText,
+		Format:  FormatGCPLogging,
+		Origin:  o,
+	})
+	for _, w := range out.report.Warnings {
+		if strings.HasPrefix(w, gcpEventsLostWarning) {
+			return nil
+		}
+	}
+	out.Warn("%s%s: the GKE event exporter restarted (%s)", gcpEventsLostWarning, at.Format(time.RFC3339Nano), o)
+	return nil
+}
+
+// parseGCPHealthCheck reports one health-check transition log entry. Its
+// time is the entry timestamp, not probeCompletionTimestamp, so that it sorts
+// with the other Cloud Logging records by the same clock (the probe
+// completes a fraction of a second earlier).
+func parseGCPHealthCheck(entry *fastjson.Object, resource *fastjson.Object, logName string, o Origin, out *Emitter) error {
+	probe := entry.Get("jsonPayload").Get("healthCheckProbeResult")
+	if probe == nil || probe.Type() != fastjson.TypeObject {
+		return nil
+	}
+	at, err := gcpEntryTime(entry)
+	if err != nil {
+		return err
+	}
+	ip, err := gcpProbeTarget(probe)
+	if err != nil {
+		return err
+	}
+	port, err := gcpTargetPort(probe.Get("targetPort"))
+	if err != nil {
+		return err
+	}
+	if gcpDuplicate(entry, logName, out) {
+		return nil
+	}
+	var labels *fastjson.Value
+	if resource != nil {
+		labels = resource.Get("labels")
+	}
+	out.Lifecycle(&Lifecycle{
+		Time:    at,
+		Kind:    HealthCheck,
+		IP:      ip,
+		Port:    port,
+		Zone:    gcpFirstLabel(labels, "zone", "location"),
+		Status:  gcpStringField(probe, "healthState"),
+		Reason:  gcpStringField(probe, "detailedHealthState"),
+		Message: gcpStringField(probe, "probeResultText"),
+		Group:   gcpFirstLabel(labels, "network_endpoint_group_id", "instance_group_name", "instance_group_id"),
+		From:    -1,
+		Source:  "gcp-healthcheck",
+		Format:  FormatGCPLogging,
+		Origin:  o,
+	})
+	return nil
+}
+
+// gcpProbeTarget returns the probed address: targetIp, or ipAddress when
+// targetIp is absent (the two may differ; targetIp is the endpoint).
+func gcpProbeTarget(probe *fastjson.Value) (netip.Addr, error) {
+	s := gcpString(probe.Get("targetIp"))
+	if len(s) == 0 {
+		s = gcpString(probe.Get("ipAddress"))
+	}
+	if len(s) == 0 {
+		return netip.Addr{}, nil
+	}
+	ip, err := netip.ParseAddr(string(s))
+	if err != nil {
+		return netip.Addr{}, errGCPBadTargetIP
+	}
+	return ip, nil
+}
+
+// gcpTargetPort reads healthCheckProbeResult.targetPort; absent means unknown (0).
+func gcpTargetPort(v *fastjson.Value) (int, error) {
+	if v == nil || v.Type() == fastjson.TypeNull {
+		return 0, nil
+	}
+	n, err := v.Int()
+	if err != nil || n < 0 || n > 65535 {
+		return 0, errGCPBadTargetPort
+	}
+	return n, nil
+}
+
+// gcpFirstLabel returns the first non-empty resource label among keys.
+func gcpFirstLabel(labels *fastjson.Value, keys ...string) string {
+	for _, k := range keys {
+		if s := gcpStringField(labels, k); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// gcpStringField returns a copy of the string field key of v, or "".
+func gcpStringField(v *fastjson.Value, key string) string {
+	s := gcpString(v.Get(key))
+	return string(s)
+}
+
+// gcpString returns the bytes of a JSON string value, or nil when v is
+// absent or not a string. The bytes belong to the parser and are valid until
+// its next Parse.
+func gcpString(v *fastjson.Value) []byte {
+	if v == nil || v.Type() != fastjson.TypeString {
+		return nil
+	}
+	b, _ := v.StringBytes()
+	return b
+}
+
+// gcpEntryTime returns the entry's timestamp, or its receiveTimestamp when
+// timestamp is absent (the field is optional), in UTC.
+func gcpEntryTime(entry *fastjson.Object) (time.Time, error) {
+	for _, key := range [...]string{"timestamp", "receiveTimestamp"} {
+		v := entry.Get(key)
+		if v == nil {
+			continue
+		}
+		t, ok := gcpParseTime(gcpString(v))
+		if !ok {
+			return time.Time{}, errGCPNoTime
+		}
+		return t, nil
+	}
+	return time.Time{}, errGCPNoTime
+}
+
+// gcpParseTime parses an RFC 3339 time with any number of fractional digits
+// (nanoseconds are kept, further digits dropped) and a Z or ±hh:mm offset,
+// returning it in UTC. It does not allocate.
+func gcpParseTime(s []byte) (time.Time, bool) {
+	if len(s) < len("2006-01-02T15:04:05Z") || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	year, ok1 := gcpDigits(s[0:4])
+	month, ok2 := gcpDigits(s[5:7])
+	day, ok3 := gcpDigits(s[8:10])
+	hour, ok4 := gcpDigits(s[11:13])
+	minute, ok5 := gcpDigits(s[14:16])
+	sec, ok6 := gcpDigits(s[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 ||
+		day > gcpDaysIn(year, month) || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	s = s[19:]
+	nsec := 0
+	if s[0] == '.' {
+		digits := 1
+		for scale := 100_000_000; digits < len(s) && s[digits] >= '0' && s[digits] <= '9'; digits++ {
+			nsec += int(s[digits]-'0') * scale
+			scale /= 10
+		}
+		if digits == 1 {
+			return time.Time{}, false
+		}
+		s = s[digits:]
+	}
+	offset, ok := gcpZoneOffset(s)
+	if !ok {
+		return time.Time{}, false
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+	return t.Add(-offset), true
+}
+
+// gcpZoneOffset parses the zone of an RFC 3339 time: "Z" or ±hh:mm.
+func gcpZoneOffset(s []byte) (time.Duration, bool) {
+	if len(s) == 1 && s[0] == 'Z' {
+		return 0, true
+	}
+	if len(s) != 6 || (s[0] != '+' && s[0] != '-') || s[3] != ':' {
+		return 0, false
+	}
+	h, ok1 := gcpDigits(s[1:3])
+	m, ok2 := gcpDigits(s[4:6])
+	if !ok1 || !ok2 || h > 23 || m > 59 {
+		return 0, false
+	}
+	d := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute
+	if s[0] == '-' {
+		d = -d
+	}
+	return d, true
+}
+
+// gcpDigits parses a fixed-width run of decimal digits.
+func gcpDigits(s []byte) (int, bool) {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// gcpDaysIn returns the number of days in month of year.
+func gcpDaysIn(year, month int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// gcpInternLimit bounds the strings one gcpInterner keeps.
+const gcpInternLimit = 4096
+
+// gcpInterner turns parser-owned bytes into strings, sharing one copy of
+// values that repeat from entry to entry (LB names, methods, status details,
+// paths) so that a long log costs one allocation per distinct value instead
+// of one per request. It stops remembering new values once full.
+type gcpInterner struct {
+	m map[string]string
+}
+
+func (in *gcpInterner) get(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if s, ok := in.m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if in.m == nil {
+		in.m = make(map[string]string)
+	}
+	if len(in.m) < gcpInternLimit {
+		in.m[s] = s
+	}
+	return s
+}

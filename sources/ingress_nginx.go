@@ -1,0 +1,670 @@
+package sources
+
+import (
+	"bytes"
+	"errors"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ingressNginx reads what `kubectl logs` prints for an ingress-nginx
+// controller pod: nginx access lines in the default `upstreaminfo` format
+// (and its pre-0.26 variants), nginx error-log lines and the controller's own
+// klog lines, all interleaved in one stream. Parse tells the three apart by
+// the shape of the line; the access lines are in this file, the others in
+// nginx_error.go and klog.go.
+type ingressNginx struct{}
+
+func init() { lineAdapters = append(lineAdapters, ingressNginx{}) }
+
+// Format returns FormatIngressNginx.
+func (ingressNginx) Format() Format { return FormatIngressNginx }
+
+// Match reports whether line is an ingress-nginx access line, an nginx
+// error-log line or a klog line.
+func (ingressNginx) Match(line []byte) bool {
+	line = nginxUnwrap(line)
+	switch {
+	case klogShaped(line):
+		_, _, err := klogSplitHeader(line)
+		return err == nil
+	case nginxErrorShaped(line):
+		_, _, err := nginxErrorSplit(line)
+		return err == nil
+	}
+	var f nginxAccessFields
+	return nginxScanAccess(line, &f) == nil
+}
+
+// Parse reports the record of one line: a Request for an access line or an
+// upstream error, a Lifecycle for the klog lines that matter. Other valid
+// lines carry no record.
+func (ingressNginx) Parse(line []byte, ln *Line, out *Emitter) error {
+	line = nginxUnwrap(line)
+	switch {
+	case klogShaped(line):
+		return klogParse(line, ln, out)
+	case nginxErrorShaped(line):
+		return nginxErrorParse(line, ln, out)
+	}
+	return nginxAccessParse(line, ln, out)
+}
+
+// nginxUnwrap drops a CRLF file's carriage return and a log viewer's stamp.
+func nginxUnwrap(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return nginxTrimViewerStamp(line)
+}
+
+// nginxTrimViewerStamp drops the `2023-08-11 21:29:08\t` or
+// `2024-03-21 07:57:56.690\t` prefix (no zone) that log viewers put in front
+// of each line when it is copied out of them (issues #10301, #11145). No
+// line of the three ingress-nginx kinds starts with `dddd-`, so the check is
+// cheap and safe.
+func nginxTrimViewerStamp(line []byte) []byte {
+	if len(line) < 20 || line[4] != '-' || line[7] != '-' || line[10] != ' ' || line[13] != ':' {
+		return line
+	}
+	for i := 0; i < len(line) && i < 40; i++ {
+		switch c := line[i]; {
+		case c == '\t':
+			return line[i+1:]
+		case (c < '0' || c > '9') && c != '-' && c != ':' && c != '.' && c != ' ':
+			return line
+		}
+	}
+	return line
+}
+
+// Reasons for skipping an access line.
+var (
+	errNginxNoClient   = errors.New("not an ingress-nginx line: no `client - ` prefix")
+	errNginxNoTime     = errors.New("ingress-nginx access line without a [time_local] field")
+	errNginxNoRequest  = errors.New("ingress-nginx access line without a quoted request line")
+	errNginxStatus     = errors.New("ingress-nginx access line with a bad status")
+	errNginxQuoted     = errors.New("ingress-nginx access line with a bad referer or user-agent field")
+	errNginxNumbers    = errors.New("ingress-nginx access line with a bad request_length or request_time")
+	errNginxUpstreams  = errors.New("ingress-nginx access line without the four upstream fields (wrapped or cut line?)")
+	errNginxUpStatus   = errors.New("ingress-nginx access line with a bad upstream_status list")
+	errNginxUpName     = errors.New("ingress-nginx access line with an unterminated [proxy_upstream_name]")
+	errNginxTimeLayout = errors.New("ingress-nginx access line with a bad [time_local]")
+)
+
+// nginxAccessFields are the parts of an access line readygap uses, as slices
+// of the line.
+type nginxAccessFields struct {
+	time    time.Time
+	request []byte // the request line between the quotes
+	status  int
+	// upstream is [$proxy_upstream_name]; hasUpstream is false for the
+	// pre-2018 formats that do not log it.
+	upstream    []byte
+	hasUpstream bool
+	// The four upstream lists: $upstream_addr, $upstream_response_length,
+	// $upstream_response_time (unused) and $upstream_status.
+	addrs, lengths, statuses []byte
+}
+
+// nginxAccessRecord is a Request with room for a few attempts. A value on
+// the stack would escape (the Emitter hands it to a Handler interface), so
+// records are recycled through nginxAccessPool instead: an access line then
+// costs one allocation, its strings. Handlers keep nothing after the call
+// (they Clone), and the pool is safe for concurrent inputs.
+type nginxAccessRecord struct {
+	req      Request
+	attempts [4]Attempt
+}
+
+// nginxAccessPool recycles nginxAccessRecords across lines and inputs.
+var nginxAccessPool = sync.Pool{New: func() any { return new(nginxAccessRecord) }}
+
+// nginxAccessParse parses one access line and reports its Request.
+func nginxAccessParse(line []byte, ln *Line, out *Emitter) error {
+	var f nginxAccessFields
+	if err := nginxScanAccess(line, &f); err != nil {
+		return err
+	}
+	rec := nginxAccessPool.Get().(*nginxAccessRecord)
+	defer nginxAccessPool.Put(rec)
+	r := &rec.req
+	*r = Request{Time: f.time, Status: f.status, Format: FormatIngressNginx, Origin: ln.Origin}
+	r.Method, r.Path, r.LB = nginxRequestStrings(f.request, f.upstream)
+	r.Attempts = nginxAttempts(rec.attempts[:0], f.addrs, f.lengths, f.statuses)
+	nginxClassifyAccess(r, f.hasUpstream && len(f.upstream) == 0)
+	out.Request(r)
+	return nil
+}
+
+// nginxScanAccess splits an access line in any of these formats:
+//
+//	current (0.26+): $remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] $upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id
+//	0.25:            the same with `- [$the_real_ip] - $remote_user` after $remote_addr
+//	up to 0.24:      the 0.25 format without [$proxy_alternative_upstream_name]
+//	before 2018-04:  the 0.24 format without $req_id
+//	2016 contrib:    no [$proxy_upstream_name] at all
+func nginxScanAccess(line []byte, f *nginxAccessFields) error {
+	sp := bytes.IndexByte(line, ' ')
+	if sp <= 0 || line[0] == '"' || len(line) < sp+3 || line[sp+1] != '-' || line[sp+2] != ' ' {
+		return errNginxNoClient
+	}
+	rest, err := nginxScanTime(line[sp+3:], f)
+	if err != nil {
+		return err
+	}
+	if rest, err = nginxScanRequest(rest, f); err != nil {
+		return err
+	}
+	if rest, err = nginxScanClientFields(rest); err != nil {
+		return err
+	}
+	return nginxScanUpstreams(rest, f)
+}
+
+// nginxScanTime finds `[$time_local] ` after the remote user (which may be
+// preceded by the old `[$the_real_ip] - `) and returns what follows it.
+func nginxScanTime(b []byte, f *nginxAccessFields) ([]byte, error) {
+	const width = len("[02/Jan/2024:03:04:05 +0000]")
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '[')
+		if j < 0 {
+			return nil, errNginxNoTime
+		}
+		i += j
+		if (i == 0 || b[i-1] == ' ') && len(b) >= i+width && b[i+width-1] == ']' && b[i+3] == '/' {
+			t, ok := nginxParseTimeLocal(b[i+1 : i+width-1])
+			if !ok {
+				return nil, errNginxTimeLayout
+			}
+			f.time = t
+			return b[i+width:], nil
+		}
+		i++
+	}
+}
+
+// nginxParseTimeLocal parses `02/Jan/2024:03:04:05 +0000` and returns it in UTC.
+func nginxParseTimeLocal(b []byte) (time.Time, bool) {
+	if len(b) != 26 || b[2] != '/' || b[6] != '/' || b[11] != ':' || b[14] != ':' || b[17] != ':' ||
+		b[20] != ' ' || (b[21] != '+' && b[21] != '-') {
+		return time.Time{}, false
+	}
+	day, ok1 := nginxTwoDigits(b[0], b[1])
+	month := nginxMonth(b[3:6])
+	century, ok2 := nginxTwoDigits(b[7], b[8])
+	yy, ok3 := nginxTwoDigits(b[9], b[10])
+	hour, ok4 := nginxTwoDigits(b[12], b[13])
+	minute, ok5 := nginxTwoDigits(b[15], b[16])
+	sec, ok6 := nginxTwoDigits(b[18], b[19])
+	offH, ok7 := nginxTwoDigits(b[22], b[23])
+	offM, ok8 := nginxTwoDigits(b[24], b[25])
+	year := century*100 + yy
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8) || month == 0 || year < 1970 ||
+		!nginxValidClock(day, hour, minute, sec) || offM > 59 {
+		return time.Time{}, false
+	}
+	offset := offH*3600 + offM*60
+	if b[21] == '-' {
+		offset = -offset
+	}
+	secs := nginxDaysSinceEpoch(year, int(month), day)*86400 + int64(hour*3600+minute*60+sec-offset)
+	return time.Unix(secs, 0).UTC(), true
+}
+
+// nginxDaysSinceEpoch counts the days from 1970-01-01 to a date of 1970 or
+// later (Howard Hinnant's days_from_civil). It
+// is what time.Date computes, without its normalisation and zone lookup
+// that cost a third of an access line's parse.
+func nginxDaysSinceEpoch(year, month, day int) int64 {
+	if month <= 2 {
+		year--
+	}
+	era := year / 400
+	yoe := year - era*400
+	doy := (153*((month+9)%12)+2)/5 + day - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era*146097+doe) - 719468
+}
+
+// nginxValidClock checks the ranges of a day of month and a time of day.
+func nginxValidClock(day, hour, minute, sec int) bool {
+	return day >= 1 && day <= 31 && hour <= 23 && minute <= 59 && sec <= 60
+}
+
+// nginxMonth returns the month of an English abbreviation, 0 if unknown.
+// It switches on the three bytes as one number: a string switch costs a
+// memory comparison per case.
+func nginxMonth(b []byte) time.Month {
+	if len(b) != 3 {
+		return 0
+	}
+	switch uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) {
+	case 'J'<<16 | 'a'<<8 | 'n':
+		return time.January
+	case 'F'<<16 | 'e'<<8 | 'b':
+		return time.February
+	case 'M'<<16 | 'a'<<8 | 'r':
+		return time.March
+	case 'A'<<16 | 'p'<<8 | 'r':
+		return time.April
+	case 'M'<<16 | 'a'<<8 | 'y':
+		return time.May
+	case 'J'<<16 | 'u'<<8 | 'n':
+		return time.June
+	case 'J'<<16 | 'u'<<8 | 'l':
+		return time.July
+	case 'A'<<16 | 'u'<<8 | 'g':
+		return time.August
+	case 'S'<<16 | 'e'<<8 | 'p':
+		return time.September
+	case 'O'<<16 | 'c'<<8 | 't':
+		return time.October
+	case 'N'<<16 | 'o'<<8 | 'v':
+		return time.November
+	case 'D'<<16 | 'e'<<8 | 'c':
+		return time.December
+	}
+	return 0
+}
+
+// nginxScanRequest reads ` "$request" $status $body_bytes_sent `. nginx
+// escapes `"` inside the request as \x22, so the next quote closes it.
+func nginxScanRequest(b []byte, f *nginxAccessFields) ([]byte, error) {
+	if len(b) < 2 || b[0] != ' ' || b[1] != '"' {
+		return nil, errNginxNoRequest
+	}
+	end := bytes.IndexByte(b[2:], '"')
+	if end < 0 {
+		return nil, errNginxNoRequest
+	}
+	f.request = b[2 : 2+end]
+	b = b[2+end+1:]
+	if len(b) < 5 || b[0] != ' ' || b[4] != ' ' {
+		return nil, errNginxStatus
+	}
+	status, ok := nginxDigits(b[1:4])
+	if !ok || status < 100 {
+		return nil, errNginxStatus
+	}
+	f.status = status
+	bytesSent, rest := nginxCutSpace(b[5:])
+	if _, ok := nginxDigits(bytesSent); !ok {
+		return nil, errNginxStatus
+	}
+	return rest, nil
+}
+
+// nginxScanClientFields skips `"$http_referer" "$http_user_agent"
+// $request_length $request_time ` and returns what follows.
+func nginxScanClientFields(b []byte) ([]byte, error) {
+	for range 2 {
+		if len(b) < 2 || b[0] != '"' {
+			return nil, errNginxQuoted
+		}
+		end := bytes.IndexByte(b[1:], '"')
+		if end < 0 || len(b) < end+3 || b[end+2] != ' ' {
+			return nil, errNginxQuoted
+		}
+		b = b[end+3:]
+	}
+	length, b := nginxCutSpace(b)
+	reqTime, b := nginxCutSpace(b)
+	if _, ok := nginxDigits(length); !ok || !nginxIsDecimal(reqTime) || len(b) == 0 {
+		return nil, errNginxNumbers
+	}
+	return b, nil
+}
+
+// nginxScanUpstreams reads the tail of the line: `[name] [alt] ` (either or
+// both may be missing in old formats), the four upstream lists and $req_id.
+// The formats with the alternative-upstream field always end in $req_id;
+// requiring it, and lists that do not end in a comma, turns the first half
+// of a line wrapped inside the lists (issue #7673) into an error rather than
+// a record with attempts missing.
+func nginxScanUpstreams(b []byte, f *nginxAccessFields) error {
+	name, b, hasName, err := nginxCutBracketed(b)
+	if err != nil {
+		return err
+	}
+	hasAlt := false
+	if hasName {
+		f.upstream, f.hasUpstream = name, true
+		if _, b, hasAlt, err = nginxCutBracketed(b); err != nil {
+			return err
+		}
+	}
+	var lists [4][]byte
+	for i := range lists {
+		lists[i], b = nginxCutUpstreamField(b)
+		if len(lists[i]) == 0 || lists[i][len(lists[i])-1] == ',' {
+			return errNginxUpstreams
+		}
+	}
+	if hasAlt && (len(b) == 0 || b[0] == ' ') {
+		return errNginxUpstreams
+	}
+	if !nginxValidStatusList(lists[3]) {
+		return errNginxUpStatus
+	}
+	f.addrs, f.lengths, f.statuses = lists[0], lists[1], lists[3]
+	return nil
+}
+
+// nginxCutBracketed cuts a `[name] ` field off b. A `[` that opens an IPv6
+// upstream address (`[fd00::1]:8080`) is not a name: ok is false then.
+func nginxCutBracketed(b []byte) (name, rest []byte, ok bool, err error) {
+	if len(b) == 0 || b[0] != '[' {
+		return nil, b, false, nil
+	}
+	end := bytes.IndexByte(b, ']')
+	if end < 0 {
+		return nil, nil, false, errNginxUpName
+	}
+	switch {
+	case end+1 == len(b):
+		return b[1:end], nil, true, nil
+	case b[end+1] == ' ':
+		return b[1:end], b[end+2:], true, nil
+	}
+	return nil, b, false, nil
+}
+
+// nginxCutUpstreamField cuts the first field of the upstream lists off b.
+// The lists hold spaces only right after a comma (`a, b`) and around the
+// colon nginx writes between internal-redirect groups (`a : b`). Fields are
+// short: a plain loop beats bytes.IndexByte here.
+func nginxCutUpstreamField(b []byte) (field, rest []byte) {
+	for i := 0; i < len(b); i++ {
+		if b[i] != ' ' {
+			continue
+		}
+		switch {
+		case i > 0 && b[i-1] == ',':
+		case i+2 < len(b) && b[i+1] == ':' && b[i+2] == ' ':
+			i += 2
+		default:
+			return b[:i], b[i+1:]
+		}
+	}
+	return b, nil
+}
+
+// nginxValidStatusList reports whether b is a list of status codes and `-`.
+func nginxValidStatusList(b []byte) bool {
+	l := nginxList(b)
+	for {
+		e, ok := l.next()
+		if !ok {
+			return true
+		}
+		if nginxIsDash(e) {
+			continue
+		}
+		if n, ok := nginxDigits(e); !ok || n < 100 || n > 999 {
+			return false
+		}
+	}
+}
+
+// nginxList iterates the entries of an nginx upstream list variable, which
+// separates attempts with ", " and internal-redirect groups with " : ".
+type nginxList []byte
+
+// next returns the next entry; ok is false when the list is exhausted.
+func (l *nginxList) next() (entry []byte, ok bool) {
+	b := *l
+	if len(b) == 0 {
+		return nil, false
+	}
+	for i := 0; i+1 < len(b); i++ {
+		switch c := b[i]; {
+		case c == ',' && b[i+1] == ' ':
+			*l = b[i+2:]
+			return b[:i], true
+		case c == ' ' && b[i+1] == ':' && i+2 < len(b) && b[i+2] == ' ':
+			*l = b[i+3:]
+			return b[:i], true
+		}
+	}
+	*l = nil
+	return b, true
+}
+
+// nginxAttempts zips the upstream lists into attempts, appended to dst. The
+// address list decides the number of attempts; a missing length or status
+// counts as `-`.
+func nginxAttempts(dst []Attempt, addrs, lengths, statuses []byte) []Attempt {
+	if nginxIsDash(addrs) {
+		return dst
+	}
+	al, ll, sl := nginxList(addrs), nginxList(lengths), nginxList(statuses)
+	for {
+		addr, ok := al.next()
+		if !ok {
+			return dst
+		}
+		length, _ := ll.next()
+		status, _ := sl.next()
+		a := Attempt{Backend: nginxAddrPort(addr), Status: nginxStatus(status)}
+		a.Failure = nginxAttemptFailure(a.Status, length)
+		dst = append(dst, a)
+	}
+}
+
+// nginxAttemptFailure classifies one attempt. nginx records 502 for every
+// attempt that got no usable response (connect error, reset, premature
+// close, bad header) and 504 for a timeout, with a response length of 0; the
+// error log names the precise kind. A 5xx with a body came from the app.
+func nginxAttemptFailure(status int, length []byte) FailureKind {
+	switch {
+	case status < 500:
+		return FailureNone
+	case nginxEmptyLength(length) && status == 502:
+		return FailureOther
+	case nginxEmptyLength(length) && status == 504:
+		return FailureTimeout
+	}
+	return FailureAppError
+}
+
+// nginxEmptyLength reports whether an $upstream_response_length entry says
+// no response was read: 0, `-` or missing.
+func nginxEmptyLength(b []byte) bool {
+	n, ok := nginxDigits(b)
+	return !ok || n == 0
+}
+
+// nginxClassifyAccess sets Generator, Failure and Backend of an access-line
+// Request from its status and attempts. rejected says the line has an
+// empty `[]` upstream name: the request was refused before routing.
+func nginxClassifyAccess(r *Request, rejected bool) {
+	r.Generator, r.Failure = GeneratedByLB, FailureNone
+	if len(r.Attempts) == 0 {
+		switch {
+		case r.Status == 503 && !rejected:
+			// The Lua balancer has no endpoint for the upstream and answers
+			// 503 in the rewrite phase without contacting anyone.
+			r.Failure = FailureNoBackend
+		case r.Status >= 500:
+			r.Failure = FailureOther
+		}
+		return
+	}
+	last := r.Attempts[len(r.Attempts)-1]
+	r.Backend = last.Backend
+	switch {
+	case r.Status < 500:
+		if nginxAnyAnswered(r.Attempts) {
+			r.Generator = GeneratedByBackend
+		}
+	case r.Status == 503 && last.Backend == nginxDefaultServer:
+		// Controllers before the Lua balancer (0.9 era) sent requests for
+		// a Service without endpoints to the internal default server.
+		r.Failure = FailureNoBackend
+	case last.Status == r.Status && last.Failure == FailureAppError:
+		r.Generator, r.Failure = GeneratedByBackend, FailureAppError
+	case last.Failure.LBGenerated():
+		r.Failure = last.Failure
+	default:
+		r.Failure = FailureOther
+	}
+}
+
+// nginxDefaultServer is the controller's internal default server. Today it
+// answers 404 for unmatched hosts; before the Lua balancer it answered 503
+// for Services without endpoints.
+var nginxDefaultServer = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), 8181)
+
+// nginxAnyAnswered reports whether an upstream sent a response to any attempt.
+func nginxAnyAnswered(attempts []Attempt) bool {
+	for _, a := range attempts {
+		if a.Status > 0 && !a.Failure.LBGenerated() {
+			return true
+		}
+	}
+	return false
+}
+
+// nginxRequestStrings returns the method and path of a request line and the
+// upstream name, all cut from one allocated string.
+func nginxRequestStrings(request, upstream []byte) (method, path, lb string) {
+	var sb strings.Builder
+	sb.Grow(len(request) + len(upstream))
+	sb.Write(request)
+	sb.Write(upstream)
+	s := sb.String()
+	req, lb := s[:len(request)], s[len(request):]
+	method, path = nginxSplitRequestLine(req)
+	return method, path, lb
+}
+
+// nginxSplitRequestLine splits `GET /x HTTP/1.1` into method and URI. A
+// request line without a protocol (HTTP/0.9) has the URI last; one without a
+// space is all method. Garbage methods are kept as they are.
+func nginxSplitRequestLine(req string) (method, path string) {
+	sp := strings.IndexByte(req, ' ')
+	if sp < 0 {
+		return req, ""
+	}
+	method, path = req[:sp], req[sp+1:]
+	if last := strings.LastIndexByte(path, ' '); last >= 0 && strings.HasPrefix(path[last+1:], "HTTP/") {
+		path = path[:last]
+	}
+	return method, path
+}
+
+// nginxAddrPort parses an upstream address: `ip:port` or `[ipv6]:port`.
+// Unix sockets, host names and invalid addresses give the zero AddrPort.
+func nginxAddrPort(b []byte) netip.AddrPort {
+	if len(b) == 0 {
+		return netip.AddrPort{}
+	}
+	if b[0] == '[' {
+		ap, err := netip.ParseAddrPort(string(b))
+		if err != nil {
+			return netip.AddrPort{}
+		}
+		return ap
+	}
+	return nginxIPv4Port(b)
+}
+
+// nginxIPv4Port parses `a.b.c.d:port` without allocating.
+func nginxIPv4Port(b []byte) netip.AddrPort {
+	var ip [4]byte
+	i := 0
+	for k := range ip {
+		n, digits := 0, 0
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9' && digits < 3; i++ {
+			n = n*10 + int(b[i]-'0')
+			digits++
+		}
+		want := byte('.')
+		if k == 3 {
+			want = ':'
+		}
+		if digits == 0 || n > 255 || i >= len(b) || b[i] != want {
+			return netip.AddrPort{}
+		}
+		ip[k] = byte(n)
+		i++
+	}
+	port, ok := nginxDigits(b[i:])
+	if !ok || port > 65535 {
+		return netip.AddrPort{}
+	}
+	return netip.AddrPortFrom(netip.AddrFrom4(ip), uint16(port))
+}
+
+// nginxStatus parses a status entry; `-` and anything else invalid give 0.
+func nginxStatus(b []byte) int {
+	n, ok := nginxDigits(b)
+	if !ok || n > 999 {
+		return 0
+	}
+	return n
+}
+
+// nginxCutSpace cuts b at its first space. It is used on short numeric
+// fields, where a plain loop beats bytes.IndexByte.
+func nginxCutSpace(b []byte) (before, after []byte) {
+	for i, c := range b {
+		if c == ' ' {
+			return b[:i], b[i+1:]
+		}
+	}
+	return b, nil
+}
+
+// nginxDigits parses a short unsigned decimal number made of digits only.
+func nginxDigits(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// nginxTwoDigits parses two decimal digits.
+func nginxTwoDigits(hi, lo byte) (int, bool) {
+	h, l := hi-'0', lo-'0'
+	return int(h)*10 + int(l), h <= 9 && l <= 9
+}
+
+// nginxFixedDigits parses a fixed-width number field of a time stamp and
+// clears *ok when it is not all digits.
+func nginxFixedDigits(b []byte, ok *bool) int {
+	n, good := nginxDigits(b)
+	if !good {
+		*ok = false
+	}
+	return n
+}
+
+// nginxIsDecimal reports whether b is a number like `0.004` or `-`.
+func nginxIsDecimal(b []byte) bool {
+	if nginxIsDash(b) {
+		return true
+	}
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if (c < '0' || c > '9') && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// nginxIsDash reports whether b is nginx's `-` for a missing value.
+func nginxIsDash(b []byte) bool { return len(b) == 1 && b[0] == '-' }

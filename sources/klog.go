@@ -1,0 +1,169 @@
+package sources
+
+import (
+	"bytes"
+	"errors"
+	"time"
+)
+
+// This file reads the ingress-nginx controller's own klog lines:
+//
+//	W0102 03:04:08.123456       7 controller.go:1241] Service "shop/web" does not have any active Endpoint.
+//
+// The header is `Lmmdd hh:mm:ss.uuuuuu pid file:line] `, in the process's
+// local time, with no year and no zone.
+
+// Reasons for skipping a klog line.
+var (
+	errKlogTime   = errors.New("klog line with a bad time")
+	errKlogHeader = errors.New("klog line without `pid file:line] `")
+)
+
+// klogShaped reports whether line starts like a klog header (`W0102 `).
+func klogShaped(line []byte) bool {
+	if len(line) < 6 || line[5] != ' ' {
+		return false
+	}
+	switch line[0] {
+	case 'I', 'W', 'E', 'F':
+	default:
+		return false
+	}
+	_, ok := nginxDigits(line[1:5])
+	return ok
+}
+
+// klogClock is the time of a klog header, without a year.
+type klogClock struct {
+	month, day, hour, minute, sec, micro int
+}
+
+// klogSplitHeader checks the header and returns its time and the message.
+func klogSplitHeader(line []byte) (c klogClock, msg []byte, err error) {
+	const stamp = len("I0102 03:04:05.123456")
+	if len(line) < stamp+1 || line[8] != ':' || line[11] != ':' || line[14] != '.' {
+		return c, nil, errKlogTime
+	}
+	ok := true
+	c.month = nginxFixedDigits(line[1:3], &ok)
+	c.day = nginxFixedDigits(line[3:5], &ok)
+	c.hour = nginxFixedDigits(line[6:8], &ok)
+	c.minute = nginxFixedDigits(line[9:11], &ok)
+	c.sec = nginxFixedDigits(line[12:14], &ok)
+	c.micro = nginxFixedDigits(line[15:21], &ok)
+	if !ok || c.month < 1 || c.month > 12 || !nginxValidClock(c.day, c.hour, c.minute, c.sec) {
+		return c, nil, errKlogTime
+	}
+	msg, err = klogSkipPidFile(line[stamp:])
+	return c, msg, err
+}
+
+// klogSkipPidFile skips ` <pid padded to 7> file:line] ` and returns the message.
+func klogSkipPidFile(b []byte) ([]byte, error) {
+	rest := bytes.TrimLeft(b, " ")
+	if len(rest) == len(b) {
+		return nil, errKlogHeader
+	}
+	pid, rest := nginxCutSpace(rest)
+	if _, ok := nginxDigits(pid); !ok {
+		return nil, errKlogHeader
+	}
+	end := bytes.IndexByte(rest, ']')
+	if end < 0 {
+		return nil, errKlogHeader
+	}
+	colon := bytes.LastIndexByte(rest[:end], ':')
+	if colon <= 0 {
+		return nil, errKlogHeader
+	}
+	if _, ok := nginxDigits(rest[colon+1 : end]); !ok {
+		return nil, errKlogHeader
+	}
+	return bytes.TrimPrefix(rest[end+1:], []byte(" ")), nil
+}
+
+// Messages of the controller that readygap keeps.
+var (
+	klogServicePrefix = []byte(`Service "`)
+	klogNoEndpoint    = []byte(`" does not have any active Endpoint`)
+	klogSIGTERM       = []byte(`Received SIGTERM, shutting down`)
+)
+
+// klogParse parses one klog line and reports a Lifecycle for a Service
+// without endpoints or for the controller shutting down.
+func klogParse(line []byte, ln *Line, out *Emitter) error {
+	c, msg, err := klogSplitHeader(line)
+	if err != nil {
+		return err
+	}
+	l := Lifecycle{From: -1, Source: "ingress-nginx", Format: FormatIngressNginx, Origin: ln.Origin}
+	switch {
+	case klogServiceWithoutEndpoints(msg, &l):
+		l.Kind = NoEndpoints
+	case klogIsShutdown(msg):
+		l.Kind, l.Reason = LifecycleOther, "ControllerShutdown"
+	default:
+		return nil
+	}
+	l.Time = klogTime(c, ln.Stamp, out.Location())
+	l.Message = string(msg)
+	out.Lifecycle(&l)
+	return nil
+}
+
+// klogServiceWithoutEndpoints recognises the three forms of
+// `Service %q does not have any active Endpoint` (with a period, without
+// one, and `for %v port %v` for TCP/UDP services) and sets l's namespace
+// and object from the quoted `ns/name`.
+func klogServiceWithoutEndpoints(msg []byte, l *Lifecycle) bool {
+	rest, ok := bytes.CutPrefix(msg, klogServicePrefix)
+	if !ok {
+		return false
+	}
+	end := bytes.Index(rest, klogNoEndpoint)
+	if end <= 0 {
+		return false
+	}
+	ns, name, found := bytes.Cut(rest[:end], []byte("/"))
+	if !found {
+		ns, name = nil, rest[:end]
+	}
+	l.Namespace, l.Object = string(ns), "Service/"+string(name)
+	return true
+}
+
+// klogIsShutdown recognises "Received SIGTERM, shutting down", plain (Infof)
+// or quoted (InfoS).
+func klogIsShutdown(msg []byte) bool {
+	return bytes.HasPrefix(bytes.TrimPrefix(msg, []byte(`"`)), klogSIGTERM)
+}
+
+// klogTime dates a klog clock. klog writes no year: it comes from stamp,
+// the time a wrapper (kubectl --timestamps, the CRI prefix) put in front of
+// the line, taking the neighbouring year when the clock is more than half a
+// year away from it (a line written on 31 December and stamped on 1
+// January). Without a stamp the adapter keeps no state to learn the year
+// from other lines (adapters are shared by concurrent inputs), so it is the
+// current year, or the year before when that would put the line more than a
+// day in the future. The clock is local time of the controller, read in loc.
+func klogTime(c klogClock, stamp time.Time, loc *time.Location) time.Time {
+	ref := stamp
+	if ref.IsZero() {
+		ref = time.Now()
+	}
+	ref = ref.In(loc)
+	at := func(year int) time.Time {
+		return time.Date(year, time.Month(c.month), c.day, c.hour, c.minute, c.sec, c.micro*1000, loc)
+	}
+	t := at(ref.Year())
+	const halfYear = 183 * 24 * time.Hour
+	switch {
+	case stamp.IsZero() && t.Sub(ref) > 24*time.Hour:
+		return at(ref.Year() - 1)
+	case !stamp.IsZero() && t.Sub(ref) > halfYear:
+		return at(ref.Year() - 1)
+	case !stamp.IsZero() && ref.Sub(t) > halfYear:
+		return at(ref.Year() + 1)
+	}
+	return t
+}

@@ -1,0 +1,253 @@
+package sources
+
+import (
+	"bytes"
+	"errors"
+	"time"
+)
+
+// This file reads the nginx error-log lines of ingress-nginx output:
+//
+//	2024/01/02 03:04:06 [error] 31#31: *1234 connect() failed (111: Connection refused) while connecting to upstream, client: 203.0.113.10, server: shop.example.com, request: "GET /api/items HTTP/1.1", upstream: "http://10.244.1.17:8080/api/items", host: "shop.example.com"
+//
+// A line about a failed upstream attempt becomes a Request with AttemptOnly
+// set; every other error-log line is valid but carries no record.
+
+// Reasons for skipping an error-log line.
+var (
+	errNginxErrorTime   = errors.New("nginx error-log line with a bad time")
+	errNginxErrorLevel  = errors.New("nginx error-log line without a [level]")
+	errNginxErrorPrefix = errors.New("nginx error-log line without a pid#tid: prefix")
+)
+
+// nginxErrorShaped reports whether line starts like an nginx error-log line
+// (`2024/`), which no access or klog line does.
+func nginxErrorShaped(line []byte) bool {
+	return len(line) > 5 && line[4] == '/' &&
+		line[0] >= '0' && line[0] <= '9' && line[1] >= '0' && line[1] <= '9' &&
+		line[2] >= '0' && line[2] <= '9' && line[3] >= '0' && line[3] <= '9'
+}
+
+// nginxErrorHeader is the fixed part of an error-log line.
+type nginxErrorHeader struct {
+	year, month, day, hour, minute, sec int
+	level                               []byte
+}
+
+// nginxErrorSplit checks `YYYY/MM/DD hh:mm:ss [level] pid#tid: ` and returns
+// it with the rest of the line: `*conn message, client: ...` or a message.
+func nginxErrorSplit(line []byte) (h nginxErrorHeader, rest []byte, err error) {
+	const stamp = len("2024/01/02 03:04:05")
+	if len(line) < stamp+3 || line[7] != '/' || line[10] != ' ' || line[13] != ':' || line[16] != ':' {
+		return h, nil, errNginxErrorTime
+	}
+	ok := true
+	h.year = nginxFixedDigits(line[0:4], &ok)
+	h.month = nginxFixedDigits(line[5:7], &ok)
+	h.day = nginxFixedDigits(line[8:10], &ok)
+	h.hour = nginxFixedDigits(line[11:13], &ok)
+	h.minute = nginxFixedDigits(line[14:16], &ok)
+	h.sec = nginxFixedDigits(line[17:19], &ok)
+	if !ok || h.year < 1970 || h.month < 1 || h.month > 12 || !nginxValidClock(h.day, h.hour, h.minute, h.sec) {
+		return h, nil, errNginxErrorTime
+	}
+	rest = line[stamp:]
+	if len(rest) < 3 || rest[0] != ' ' || rest[1] != '[' {
+		return h, nil, errNginxErrorLevel
+	}
+	end := bytes.IndexByte(rest, ']')
+	if end < 0 {
+		return h, nil, errNginxErrorLevel
+	}
+	h.level, rest = rest[2:end], rest[end+1:]
+	if !nginxKnownLevel(h.level) {
+		return h, nil, errNginxErrorLevel
+	}
+	rest, err = nginxSkipPidTid(rest)
+	return h, rest, err
+}
+
+// nginxSkipPidTid skips ` pid#tid: `.
+func nginxSkipPidTid(b []byte) ([]byte, error) {
+	if len(b) == 0 || b[0] != ' ' {
+		return nil, errNginxErrorPrefix
+	}
+	colon := bytes.Index(b, []byte(": "))
+	if colon < 0 {
+		return nil, errNginxErrorPrefix
+	}
+	pid, tid, ok := bytes.Cut(b[1:colon], []byte("#"))
+	if _, okPid := nginxDigits(pid); !ok || !okPid {
+		return nil, errNginxErrorPrefix
+	}
+	if _, okTid := nginxDigits(tid); !okTid {
+		return nil, errNginxErrorPrefix
+	}
+	return b[colon+2:], nil
+}
+
+// nginxKnownLevel reports whether b is one of nginx's log levels.
+func nginxKnownLevel(b []byte) bool {
+	switch string(b) {
+	case "emerg", "alert", "crit", "error", "warn", "notice", "info", "debug":
+		return true
+	}
+	return false
+}
+
+// nginxFailureLevel reports whether a level is one nginx uses for failed
+// upstream attempts (warn and below are informational: "an upstream
+// response is buffered", "upstream server temporarily disabled").
+func nginxFailureLevel(b []byte) bool {
+	switch string(b) {
+	case "emerg", "alert", "crit", "error":
+		return true
+	}
+	return false
+}
+
+// nginxErrorParse parses one error-log line and reports a Request for a
+// failed upstream attempt.
+func nginxErrorParse(line []byte, ln *Line, out *Emitter) error {
+	h, rest, err := nginxErrorSplit(line)
+	if err != nil {
+		return err
+	}
+	if !nginxFailureLevel(h.level) {
+		return nil
+	}
+	msg, ctx := nginxErrorMessage(rest)
+	upstream, hasUpstream := nginxErrorField(ctx, `, upstream: "`)
+	if !nginxUpstreamFailure(msg, hasUpstream) {
+		return nil
+	}
+	request, _ := nginxErrorField(ctx, `, request: "`)
+	r := Request{
+		Time: time.Date(h.year, time.Month(h.month), h.day, h.hour, h.minute, h.sec, 0, out.Location()),
+		// The proxy saw the failure; it is not a client-visible status.
+		Generator:   GeneratedByLB,
+		Failure:     nginxErrorFailure(msg),
+		Backend:     nginxAddrPort(nginxUpstreamPeer(upstream)),
+		Detail:      string(msg),
+		AttemptOnly: true,
+		Format:      FormatIngressNginx,
+		Origin:      ln.Origin,
+	}
+	r.Method, r.Path = nginxSplitRequestLine(string(request))
+	out.Request(&r)
+	return nil
+}
+
+// nginxErrorMessage drops the `*connection ` number and splits the message
+// from its `, client: ...` context.
+func nginxErrorMessage(b []byte) (msg, ctx []byte) {
+	if len(b) > 1 && b[0] == '*' {
+		if sp := bytes.IndexByte(b, ' '); sp > 1 {
+			if _, ok := nginxDigits(b[1:sp]); ok {
+				b = b[sp+1:]
+			}
+		}
+	}
+	if i := bytes.Index(b, []byte(", client: ")); i >= 0 {
+		return b[:i], b[i:]
+	}
+	return b, nil
+}
+
+// nginxErrorField returns the quoted value of a context field such as
+// `, upstream: "`. A value whose closing quote is missing (a cut or
+// hand-edited line) runs to the end of the line.
+func nginxErrorField(ctx []byte, key string) ([]byte, bool) {
+	i := bytes.Index(ctx, []byte(key))
+	if i < 0 {
+		return nil, false
+	}
+	v := ctx[i+len(key):]
+	if end := bytes.IndexByte(v, '"'); end >= 0 {
+		v = v[:end]
+	}
+	return v, true
+}
+
+// nginxUpstreamFailure reports whether an error message is about a failed
+// upstream attempt: one nginx logged with an upstream, or "no live
+// upstreams". Client aborts and Lua messages are not.
+func nginxUpstreamFailure(msg []byte, hasUpstream bool) bool {
+	switch {
+	case bytes.HasPrefix(msg, []byte("no live upstreams")):
+		return true
+	case bytes.HasPrefix(msg, []byte("client ")), bytes.HasPrefix(msg, []byte("[lua]")):
+		return false
+	}
+	return hasUpstream
+}
+
+// errno values (Linux) that name the failure of an upstream attempt.
+const (
+	errnoEPIPE        = 32
+	errnoENETUNREACH  = 101
+	errnoECONNRESET   = 104
+	errnoETIMEDOUT    = 110
+	errnoECONNREFUSED = 111
+	errnoEHOSTDOWN    = 112
+	errnoEHOSTUNREACH = 113
+)
+
+// nginxErrorFailure classifies a failed-attempt message. The errno number
+// decides, never its text, which differs between musl and glibc.
+func nginxErrorFailure(msg []byte) FailureKind {
+	switch {
+	case bytes.HasPrefix(msg, []byte("no live upstreams")):
+		return FailureNoBackend
+	case bytes.HasPrefix(msg, []byte("upstream prematurely closed connection")):
+		return FailureClosed
+	}
+	errno, ok := nginxErrno(msg)
+	if !ok {
+		if bytes.HasPrefix(msg, []byte("upstream timed out")) {
+			return FailureTimeout
+		}
+		return FailureOther
+	}
+	switch errno {
+	case errnoECONNREFUSED:
+		return FailureRefused
+	case errnoEHOSTUNREACH, errnoEHOSTDOWN, errnoENETUNREACH:
+		return FailureUnreachable
+	case errnoECONNRESET, errnoEPIPE:
+		return FailureClosed
+	case errnoETIMEDOUT:
+		return FailureTimeout
+	}
+	return FailureOther
+}
+
+// nginxErrno finds the ` (NNN: text)` errno suffix of a message.
+func nginxErrno(msg []byte) (int, bool) {
+	for i := 0; ; {
+		j := bytes.IndexByte(msg[i:], '(')
+		if j < 0 {
+			return 0, false
+		}
+		i += j + 1
+		colon := bytes.IndexByte(msg[i:], ':')
+		if colon > 0 && colon <= 4 {
+			if n, ok := nginxDigits(msg[i : i+colon]); ok {
+				return n, true
+			}
+		}
+	}
+}
+
+// nginxUpstreamPeer returns the peer of an `upstream:` value:
+// `http://10.244.1.17:8080/api/items` gives `10.244.1.17:8080`; `grpc://`
+// and `https://` work alike.
+func nginxUpstreamPeer(v []byte) []byte {
+	if i := bytes.Index(v, []byte("://")); i >= 0 {
+		v = v[i+3:]
+	}
+	if i := bytes.IndexByte(v, '/'); i >= 0 {
+		v = v[:i]
+	}
+	return v
+}
