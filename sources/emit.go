@@ -15,6 +15,7 @@ type Emitter struct {
 	opts   *Options
 	report *InputReport
 	dedup  *dedupSet
+	warned map[string]bool
 }
 
 func newEmitter(h Handler, opts *Options, report *InputReport, dedup *dedupSet) *Emitter {
@@ -83,6 +84,19 @@ func (e *Emitter) Skip(o Origin, reason string) {
 // Warn records a warning about the input as a whole.
 func (e *Emitter) Warn(format string, args ...any) {
 	e.report.Warnings = append(e.report.Warnings, fmt.Sprintf(format, args...))
+}
+
+// WarnOnce records a warning about the input unless one with the same key
+// was already recorded for it.
+func (e *Emitter) WarnOnce(key, format string, args ...any) {
+	if e.warned[key] {
+		return
+	}
+	if e.warned == nil {
+		e.warned = make(map[string]bool)
+	}
+	e.warned[key] = true
+	e.Warn(format, args...)
 }
 
 // Duplicate reports whether the entry identified by (logName, insertID) was

@@ -491,12 +491,7 @@ func reportGCPEventsLost(entry *fastjson.Object, logName string, o Origin, out *
 		Format:  FormatGCPLogging,
 		Origin:  o,
 	})
-	for _, w := range out.report.Warnings {
-		if strings.HasPrefix(w, gcpEventsLostWarning) {
-			return nil
-		}
-	}
-	out.Warn("%s%s: the GKE event exporter restarted (%s)", gcpEventsLostWarning, at.Format(time.RFC3339Nano), o)
+	out.WarnOnce(gcpEventsLostWarning, "%s%s: the GKE event exporter restarted (%s)", gcpEventsLostWarning, at.Format(time.RFC3339Nano), o)
 	return nil
 }
 
