@@ -1,0 +1,64 @@
+package sources
+
+import (
+	"strings"
+	"time"
+)
+
+// albLogInterval is how much time one ALB log object covers: ELB publishes a
+// file per load balancer node every 5 minutes, named by the interval's end.
+const albLogInterval = 5 * time.Minute
+
+// albObjectMayOverlap reports whether the ALB log object called name may
+// hold records in [since, until): it is false only when the name says the
+// object's interval ends before since or starts after until. A zero since or
+// until leaves that side open; a name that is not an ALB object name may
+// always overlap.
+func albObjectMayOverlap(name string, since, until time.Time) bool {
+	end, ok := albObjectEnd(name)
+	if !ok {
+		return true
+	}
+	if !since.IsZero() && end.Before(since) {
+		return false
+	}
+	return until.IsZero() || !end.Add(-albLogInterval).After(until)
+}
+
+// albObjectEnd reads the end of the logging interval from the name of an ALB
+// log object as ELB writes it to S3:
+//
+//	<acct>_elasticloadbalancing_<region>_app.<lb-id>_<end-time>_<ip>_<random>.log.gz
+//
+// optionally prefixed by health_check_log_ or conn_log_ (or with a dot
+// instead of the underscore) and by directories. end-time is YYYYMMDDTHHMMZ
+// in UTC; the object holds requests from albLogInterval before it up to it.
+// ok is false when name is not such an object name.
+func albObjectEnd(name string) (end time.Time, ok bool) {
+	base := name[strings.LastIndexAny(name, `/\`)+1:]
+	parts := strings.Split(base, "_")
+	for i, p := range parts {
+		// <acct>_elasticloadbalancing_<region>_<lb-id>_<end-time>_...
+		if p == "elasticloadbalancing" && i > 0 && i+3 < len(parts) {
+			return albParseEndTime(parts[i+3])
+		}
+	}
+	return time.Time{}, false
+}
+
+// albParseEndTime parses an S3 object end time such as 20140215T2340Z.
+func albParseEndTime(s string) (time.Time, bool) {
+	if len(s) != len("20140215T2340Z") || s[8] != 'T' || s[13] != 'Z' {
+		return time.Time{}, false
+	}
+	b := []byte(s)
+	year, ok1 := albDigits(b[0:4])
+	month, ok2 := albDigits(b[4:6])
+	day, ok3 := albDigits(b[6:8])
+	hour, ok4 := albDigits(b[9:11])
+	minute, ok5 := albDigits(b[11:13])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) || !albValidDate(year, month, day) || hour > 23 || minute > 59 {
+		return time.Time{}, false
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, 0, 0, time.UTC), true
+}
