@@ -9,9 +9,15 @@ import (
 // file per load balancer node every 5 minutes, named by the interval's end.
 const albLogInterval = 5 * time.Minute
 
+// albDeliverySlack widens an object's interval on both sides: which of a
+// request's times files it is not documented, and entries near the interval
+// edges may land in the neighbouring object.
+const albDeliverySlack = 2 * time.Minute
+
 // albObjectMayOverlap reports whether the ALB log object called name may
 // hold records in [since, until): it is false only when the name says the
-// object's interval ends before since or starts after until. A zero since or
+// object's interval (widened by albDeliverySlack) ends before since or starts
+// at or after until. A zero since or
 // until leaves that side open; a name that is not an ALB object name may
 // always overlap.
 func albObjectMayOverlap(name string, since, until time.Time) bool {
@@ -19,10 +25,10 @@ func albObjectMayOverlap(name string, since, until time.Time) bool {
 	if !ok {
 		return true
 	}
-	if !since.IsZero() && end.Before(since) {
+	if !since.IsZero() && end.Add(albDeliverySlack).Before(since) {
 		return false
 	}
-	return until.IsZero() || !end.Add(-albLogInterval).After(until)
+	return until.IsZero() || end.Add(-albLogInterval-albDeliverySlack).Before(until)
 }
 
 // albObjectEnd reads the end of the logging interval from the name of an ALB

@@ -25,11 +25,6 @@ const (
 	readBufferSize = 1 << 20
 	// headSize is how much of an input detection looks at.
 	headSize = 256 << 10
-	// albSlack widens the time window when ALB objects are pruned by the end
-	// time in their name, for entries written a little after their interval.
-	albSlack = 2 * time.Minute
-	// albInterval is how long one ALB log file covers.
-	albInterval = 5 * time.Minute
 	// stdinName names standard input in reports.
 	stdinName = "<stdin>"
 )
@@ -177,9 +172,7 @@ func pruneALBObjects(files []string, opts *Options, res *Result) []string {
 	}
 	kept := files[:0:0]
 	for _, f := range files {
-		end, ok := albObjectEnd(filepath.Base(f))
-		if ok && ((!opts.Since.IsZero() && end.Add(albSlack).Before(opts.Since)) ||
-			(!opts.Until.IsZero() && !end.Add(-albInterval-albSlack).Before(opts.Until))) {
+		if !albObjectMayOverlap(f, opts.Since, opts.Until) {
 			res.Pruned++
 			continue
 		}
