@@ -77,7 +77,7 @@ func (e *Emitter) keep(t time.Time) bool {
 func (e *Emitter) Skip(o Origin, reason string) {
 	e.report.Skipped++
 	if len(e.report.skipSamples) < e.maxWarnings() {
-		e.report.skipSamples = append(e.report.skipSamples, fmt.Sprintf("%s: %s", o, reason))
+		e.report.skipSamples = append(e.report.skipSamples, skipSample{origin: o, reason: reason})
 	}
 }
 

@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -311,36 +312,60 @@ func isEnvelopeKey(quoted []byte) bool {
 // the rest. With oneLine set, a line break inside the value is an error.
 func (s *jsonSplitter) copyValue(dst *[]byte, oneLine bool) error {
 	depth := 0
-	inString, escaped := false, false
+	inString := false
+	// backslashes counts the backslashes that end the string text scanned so
+	// far, so that an escape split across two reads is still seen.
+	backslashes := 0
 	startLine := s.line
+	if c, ok := s.peek(); ok && !startsValue(c) {
+		return fmt.Errorf("unexpected %q where a JSON value belongs", c)
+	}
 	for s.fill() {
 		chunk := s.buf[s.pos:s.end]
 		i := 0
 		done := false
 	scan:
-		for ; i < len(chunk); i++ {
-			c := chunk[i]
+		for i < len(chunk) {
 			if inString {
-				switch {
-				case escaped:
-					escaped = false
-				case c == '\\':
-					escaped = true
-				case c == '"':
-					inString = false
-					if depth == 0 {
-						i++
-						done = true
-						break scan
-					}
-				case c == '\n':
-					s.pos += i
-					*dst = append(*dst, chunk[:i]...)
+				// Jump to the next quote; the bytes before it are string text.
+				q := bytes.IndexByte(chunk[i:], '"')
+				text := chunk[i:]
+				if q >= 0 {
+					text = chunk[i : i+q]
+				}
+				if nl := bytes.IndexByte(text, '\n'); nl >= 0 {
+					s.pos += i + nl
+					*dst = append(*dst, chunk[:i+nl]...)
 					return errors.New("line break inside a JSON string")
+				}
+				backslashes = trailingBackslashes(text, backslashes)
+				if q < 0 {
+					i = len(chunk)
+					break
+				}
+				i += q + 1
+				if backslashes%2 == 1 { // an escaped quote
+					backslashes = 0
+					continue
+				}
+				backslashes = 0
+				inString = false
+				if depth == 0 {
+					done = true
+					break scan
 				}
 				continue
 			}
-			switch c {
+			if depth > 0 {
+				// Inside a container only quotes, brackets and line breaks matter.
+				for i < len(chunk) && !containerSpecial[chunk[i]] {
+					i++
+				}
+				if i == len(chunk) {
+					break
+				}
+			}
+			switch c := chunk[i]; c {
 			case '"':
 				inString = true
 			case '{', '[':
@@ -373,6 +398,7 @@ func (s *jsonSplitter) copyValue(dst *[]byte, oneLine bool) error {
 				}
 				s.line++
 			}
+			i++
 		}
 		*dst = append(*dst, chunk[:i]...)
 		s.pos += i
@@ -387,4 +413,38 @@ func (s *jsonSplitter) copyValue(dst *[]byte, oneLine bool) error {
 		return nil // a scalar at the very end of input
 	}
 	return io.ErrUnexpectedEOF
+}
+
+// containerSpecial marks the bytes that matter while scanning inside an
+// object or array outside strings.
+var containerSpecial = func() (t [256]bool) {
+	for _, c := range []byte("\"{}[]\n") {
+		t[c] = true
+	}
+	return t
+}()
+
+// startsValue reports whether c can begin a JSON value.
+func startsValue(c byte) bool {
+	switch {
+	case c == '"' || c == '{' || c == '[' || c == '-':
+	case c >= '0' && c <= '9':
+	case c >= 'a' && c <= 'z': // true, false, null (and garbage the adapter rejects)
+	default:
+		return false
+	}
+	return true
+}
+
+// trailingBackslashes counts the backslashes at the end of text; when text
+// is nothing but backslashes, those carried from before it count too.
+func trailingBackslashes(text []byte, carried int) int {
+	n := 0
+	for n < len(text) && text[len(text)-1-n] == '\\' {
+		n++
+	}
+	if n == len(text) {
+		return carried + n
+	}
+	return n
 }

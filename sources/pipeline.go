@@ -43,9 +43,11 @@ type Result struct {
 }
 
 // Read reads every input named in paths (files, directories walked
-// recursively, "-" for standard input) and reports each input's records to
-// the Handler newHandler returns for it. Inputs are read in parallel; one
-// Handler is only ever called from one goroutine. An input in no known format
+// recursively, "-" for standard input) and reports its records to Handlers.
+// Inputs are read in parallel, and each input is parsed by several workers:
+// newHandler is called once per worker with the input's report, and each
+// Handler it returns is only ever called from that worker's goroutine.
+// Records therefore arrive in no particular order. An input in no known format
 // is a warning, not an error; Read fails only when a path cannot be found or
 // when no input at all is in a known format.
 func Read(ctx context.Context, paths []string, opts Options, newHandler func(*InputReport) Handler) (*Result, error) {
@@ -116,7 +118,7 @@ func (r *InputReport) allWarnings() []string {
 	for _, w := range r.Warnings {
 		out = append(out, r.Name+": "+w)
 	}
-	out = append(out, r.skipSamples...)
+	out = append(out, r.SkipSamples()...)
 	if more := r.Skipped - len(r.skipSamples); more > 0 {
 		out = append(out, fmt.Sprintf("%s: %d more lines skipped", r.Name, more))
 	}
@@ -218,24 +220,20 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		return nil, err
 	}
 	rep := &InputReport{Name: display, Format: p.format}
-	counter := &formatCounter{Handler: newHandler(rep)}
-	em := newEmitter(counter, opts, rep, dedup)
-	in := &inputReader{ctx: ctx, name: display, br: br, em: em}
+	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, rep: rep, newHandler: newHandler}
 	switch p.layout {
 	case layoutLines:
-		err = in.lines(p.line)
+		err = in.parallel(in.produceLines, in.lineConsumer(p.line))
 	case layoutJSON:
-		err = in.json(br, 0)
+		err = in.parallel(in.produceJSON, in.consumeJSON)
 	case layoutYAML:
-		err = in.yaml()
+		err = in.parallel(in.produceYAML, in.consumeJSON)
 	case layoutCloudWatch:
-		err = in.cloudWatch(p.line)
+		err = in.parallel(in.produceJSON, in.cloudWatchConsumer(p.line))
 	}
+	in.merge()
 	if err != nil && ctx.Err() == nil {
 		rep.Warnings = append(rep.Warnings, readWarning(err))
-	}
-	if f := counter.dominant(); f != "" {
-		rep.Format = f
 	}
 	return rep, ctx.Err()
 }
@@ -248,59 +246,187 @@ func readWarning(err error) string {
 	return fmt.Sprintf("read stopped early: %v", err)
 }
 
-// inputReader cuts one input into lines or elements for its adapters.
-type inputReader struct {
-	ctx  context.Context
-	name string
-	br   *bufio.Reader
-	em   *Emitter
+// batchBytes is the size one batch of lines or elements grows to before it
+// is handed to a parsing worker.
+const batchBytes = 1 << 20
+
+// batch is a run of consecutive lines or JSON elements of one input, copied
+// out of the read buffer so that a worker can parse it while the next one is read.
+type batch struct {
+	buf   []byte
+	items []batchItem
 }
 
-// lines hands every line, unwrapped, to a.
-func (in *inputReader) lines(a lineAdapter) error {
-	var scratch []byte
+// batchItem is one line or element of a batch.
+type batchItem struct {
+	start, end int
+	line       int
+	// skip, when set, is the reason the reader already rejected the item.
+	skip string
+}
+
+func (b *batch) add(data []byte, line int) {
+	b.items = append(b.items, batchItem{start: len(b.buf), end: len(b.buf) + len(data), line: line})
+	b.buf = append(b.buf, data...)
+}
+
+func (b *batch) addSkip(line int, reason string) {
+	b.items = append(b.items, batchItem{line: line, skip: reason})
+}
+
+var batchPool = sync.Pool{New: func() any { return &batch{buf: make([]byte, 0, batchBytes+64<<10)} }}
+
+// part is one parsing worker's share of an input: its own Handler, Emitter
+// and statistics, merged into the input's report at the end.
+type part struct {
+	em      *Emitter
+	rep     InputReport
+	counter *formatCounter
+	scratch []byte
+}
+
+// inputReader cuts one input into batches of lines or elements and parses
+// them on several workers.
+type inputReader struct {
+	ctx        context.Context
+	name       string
+	br         *bufio.Reader
+	opts       *Options
+	dedup      *dedupSet
+	rep        *InputReport
+	newHandler func(*InputReport) Handler
+	parts      []*part
+}
+
+func (in *inputReader) newPart() *part {
+	p := &part{rep: InputReport{Name: in.name, Format: in.rep.Format}}
+	p.counter = &formatCounter{Handler: in.newHandler(in.rep)}
+	p.em = newEmitter(p.counter, in.opts, &p.rep, in.dedup)
+	in.parts = append(in.parts, p)
+	return p
+}
+
+// parallel runs produce, which hands batches to send, and parses the batches
+// on as many workers as there are cores. It returns the producer's error.
+func (in *inputReader) parallel(produce func(send func(*batch)) error, consume func(*part, *batch)) error {
+	workers := runtime.GOMAXPROCS(0)
+	ch := make(chan *batch, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		p := in.newPart()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range ch {
+				consume(p, b)
+				b.buf, b.items = b.buf[:0], b.items[:0]
+				batchPool.Put(b)
+			}
+		}()
+	}
+	err := produce(func(b *batch) { ch <- b })
+	close(ch)
+	wg.Wait()
+	return err
+}
+
+// merge adds the workers' statistics into the input's report.
+func (in *inputReader) merge() {
+	var skips []skipSample
+	for _, p := range in.parts {
+		r := &p.rep
+		in.rep.Records += r.Records
+		in.rep.Skipped += r.Skipped
+		in.rep.Filtered += r.Filtered
+		in.rep.Duplicates += r.Duplicates
+		if !r.First.IsZero() && (in.rep.First.IsZero() || r.First.Before(in.rep.First)) {
+			in.rep.First = r.First
+		}
+		if r.Last.After(in.rep.Last) {
+			in.rep.Last = r.Last
+		}
+		in.rep.Warnings = append(in.rep.Warnings, r.Warnings...)
+		skips = append(skips, r.skipSamples...)
+	}
+	sort.SliceStable(skips, func(i, j int) bool { return skips[i].origin.Line < skips[j].origin.Line })
+	if max := in.parts[0].em.maxWarnings(); len(skips) > max {
+		skips = skips[:max]
+	}
+	in.rep.skipSamples = skips
+	counts := map[Format]int{}
+	for _, p := range in.parts {
+		for f, n := range p.counter.counts {
+			counts[f] += n
+		}
+	}
+	if f := dominant(counts); f != "" {
+		in.rep.Format = f
+	}
+}
+
+// produceLines cuts the input into batches of whole lines.
+func (in *inputReader) produceLines(send func(*batch)) error {
+	b := batchPool.Get().(*batch)
 	lineNo := 0
 	for {
 		line, err := in.br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			lineNo++
-			in.em.Skip(Origin{in.name, lineNo}, fmt.Sprintf("line longer than %d MiB", readBufferSize>>20))
-			if err = in.discardLine(); err != nil {
-				return endOfInput(err)
-			}
-			continue
+			b.addSkip(lineNo, fmt.Sprintf("line longer than %d MiB", readBufferSize>>20))
+			err = in.discardLine()
+			line = nil
 		}
 		if len(line) > 0 {
 			lineNo++
-			if lineNo&4095 == 0 && in.ctx.Err() != nil {
+			b.add(line, lineNo)
+		}
+		if len(b.buf) >= batchBytes || (err != nil && len(b.items) > 0) {
+			if in.ctx.Err() != nil {
 				return in.ctx.Err()
 			}
-			scratch = in.parseLine(a, line, Origin{in.name, lineNo}, time.Time{}, scratch)
+			send(b)
+			b = batchPool.Get().(*batch)
 		}
 		if err != nil {
+			batchPool.Put(b)
 			return endOfInput(err)
 		}
 	}
 }
 
+// lineConsumer parses a batch of lines with a.
+func (in *inputReader) lineConsumer(a lineAdapter) func(*part, *batch) {
+	return func(p *part, b *batch) {
+		for _, it := range b.items {
+			o := Origin{in.name, it.line}
+			if it.skip != "" {
+				p.em.Skip(o, it.skip)
+				continue
+			}
+			p.parseLine(a, b.buf[it.start:it.end], o, time.Time{})
+		}
+	}
+}
+
 // parseLine unwraps one raw line and hands it to a.
-func (in *inputReader) parseLine(a lineAdapter, raw []byte, o Origin, stamp time.Time, scratch []byte) []byte {
+func (p *part) parseLine(a lineAdapter, raw []byte, o Origin, stamp time.Time) {
 	raw = bytes.TrimRight(raw, "\r\n")
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return scratch
+		return
 	}
-	inner, innerStamp, scratch := unwrapLine(raw, scratch)
+	var inner []byte
+	var innerStamp time.Time
+	inner, innerStamp, p.scratch = unwrapLine(raw, p.scratch)
 	if len(bytes.TrimSpace(inner)) == 0 {
-		return scratch
+		return
 	}
 	if !innerStamp.IsZero() {
 		stamp = innerStamp
 	}
 	ln := Line{Origin: o, Stamp: stamp}
-	if err := a.Parse(inner, &ln, in.em); err != nil {
-		in.em.Skip(o, err.Error())
+	if err := a.Parse(inner, &ln, p.em); err != nil {
+		p.em.Skip(o, err.Error())
 	}
-	return scratch
 }
 
 // discardLine drops the rest of an over-long line.
@@ -321,60 +447,117 @@ func endOfInput(err error) error {
 	return err
 }
 
-// json hands every JSON element of r to the adapter that matches it. Elements
-// are reported at their own line plus lineOffset.
-func (in *inputReader) json(r io.Reader, lineOffset int) error {
+// produceJSON cuts the input into batches of JSON elements.
+func (in *inputReader) produceJSON(send func(*batch)) error {
+	return in.splitJSON(in.br, 0, send)
+}
+
+// splitJSON cuts r into batches of JSON elements, reporting each at its own
+// line plus lineOffset.
+func (in *inputReader) splitJSON(r io.Reader, lineOffset int, send func(*batch)) error {
 	s := newJSONSplitter(r, 256<<10)
-	var last jsonAdapter
-	for n := 0; ; n++ {
+	b := batchPool.Get().(*batch)
+	flush := func() {
+		if len(b.items) > 0 {
+			send(b)
+			b = batchPool.Get().(*batch)
+		}
+	}
+	defer func() { flush(); batchPool.Put(b) }()
+	for {
 		elem, line, err := s.Next()
 		if err == io.EOF {
 			return s.ReadErr()
-		}
-		o := Origin{in.name, line + lineOffset}
-		if n&1023 == 0 && in.ctx.Err() != nil {
-			return in.ctx.Err()
 		}
 		if err != nil {
 			if s.ReadErr() != nil {
 				return s.ReadErr()
 			}
-			in.em.Skip(o, err.Error())
+			b.addSkip(line+lineOffset, err.Error())
 			continue
 		}
-		if last == nil || !last.MatchJSON(elem) {
-			last = jsonAdapterFor(elem)
-		}
-		if last == nil {
-			in.em.Skip(o, "JSON element in no known format")
-			continue
-		}
-		if err := last.ParseJSON(elem, o, in.em); err != nil {
-			in.em.Skip(o, err.Error())
+		b.add(elem, line+lineOffset)
+		if len(b.buf) >= batchBytes {
+			if in.ctx.Err() != nil {
+				return in.ctx.Err()
+			}
+			flush()
 		}
 	}
 }
 
-// yaml converts each YAML document to JSON and reads its elements. Elements
-// are reported at the line their document starts on.
-func (in *inputReader) yaml() error {
+// consumeJSON hands each element of a batch to the JSON adapter that matches it.
+func (in *inputReader) consumeJSON(p *part, b *batch) {
+	var last jsonAdapter
+	for _, it := range b.items {
+		o := Origin{in.name, it.line}
+		if it.skip != "" {
+			p.em.Skip(o, it.skip)
+			continue
+		}
+		elem := b.buf[it.start:it.end]
+		if last == nil || !last.MatchJSON(elem) {
+			last = jsonAdapterFor(elem)
+		}
+		if last == nil {
+			p.em.Skip(o, "JSON element in no known format")
+			continue
+		}
+		if err := last.ParseJSON(elem, o, p.em); err != nil {
+			p.em.Skip(o, err.Error())
+		}
+	}
+}
+
+// cloudWatchConsumer reads the events of a CloudWatch Logs export as lines for a.
+func (in *inputReader) cloudWatchConsumer(a lineAdapter) func(*part, *batch) {
+	return func(p *part, b *batch) {
+		for _, it := range b.items {
+			o := Origin{in.name, it.line}
+			if it.skip != "" {
+				p.em.Skip(o, it.skip)
+				continue
+			}
+			msg, stamp, err := cloudWatchEvent(b.buf[it.start:it.end])
+			if err != nil {
+				p.em.Skip(o, err.Error())
+				continue
+			}
+			// One event may hold several lines (a multi-line record, a batch).
+			for len(msg) > 0 {
+				line := msg
+				if i := bytes.IndexByte(msg, '\n'); i >= 0 {
+					line, msg = msg[:i], msg[i+1:]
+				} else {
+					msg = nil
+				}
+				p.parseLine(a, line, o, stamp)
+			}
+		}
+	}
+}
+
+// produceYAML converts each YAML document to JSON and cuts it into batches
+// of elements, reported at the line their document starts on.
+func (in *inputReader) produceYAML(send func(*batch)) error {
 	var doc bytes.Buffer
 	lineNo, docStart := 0, 1
 	flush := func() error {
+		defer doc.Reset()
 		if len(bytes.TrimSpace(doc.Bytes())) == 0 {
-			doc.Reset()
 			return nil
 		}
 		js, err := yaml.YAMLToJSON(doc.Bytes())
-		doc.Reset()
 		if err != nil {
-			in.em.Skip(Origin{in.name, docStart}, "YAML: "+err.Error())
+			b := batchPool.Get().(*batch)
+			b.addSkip(docStart, "YAML: "+err.Error())
+			send(b)
 			return nil
 		}
 		if string(js) == "null" { // a document of comments only
 			return nil
 		}
-		return in.json(bytes.NewReader(js), docStart-1)
+		return in.splitJSON(bytes.NewReader(js), docStart-1, send)
 	}
 	for {
 		line, err := in.br.ReadSlice('\n')
@@ -384,15 +567,18 @@ func (in *inputReader) yaml() error {
 		}
 		if len(line) > 0 {
 			lineNo++
-			if bytes.HasPrefix(line, []byte("---")) && len(bytes.TrimSpace(line[3:])) == 0 {
+			switch {
+			case bytes.HasPrefix(line, []byte("---")) && len(bytes.TrimSpace(line[3:])) == 0:
 				if ferr := flush(); ferr != nil {
 					return ferr
 				}
 				docStart = lineNo + 1
-			} else if doc.Len()+len(line) > maxElementBytes {
-				in.em.Skip(Origin{in.name, docStart}, fmt.Sprintf("YAML document larger than %d MiB", maxElementBytes>>20))
+			case doc.Len()+len(line) > maxElementBytes:
+				b := batchPool.Get().(*batch)
+				b.addSkip(docStart, fmt.Sprintf("YAML document larger than %d MiB", maxElementBytes>>20))
+				send(b)
 				doc.Reset()
-			} else {
+			default:
 				doc.Write(line)
 			}
 		}
@@ -417,41 +603,6 @@ func mustReadLine(br *bufio.Reader) []byte {
 	}
 }
 
-// cloudWatch reads the events of a CloudWatch Logs export as lines for a.
-func (in *inputReader) cloudWatch(a lineAdapter) error {
-	s := newJSONSplitter(in.br, 256<<10)
-	var scratch []byte
-	for {
-		elem, line, err := s.Next()
-		if err == io.EOF {
-			return s.ReadErr()
-		}
-		o := Origin{in.name, line}
-		if err != nil {
-			if s.ReadErr() != nil {
-				return s.ReadErr()
-			}
-			in.em.Skip(o, err.Error())
-			continue
-		}
-		msg, stamp, err := cloudWatchEvent(elem)
-		if err != nil {
-			in.em.Skip(o, err.Error())
-			continue
-		}
-		// One event may hold several lines (a multi-line record, a batch).
-		for len(msg) > 0 {
-			line := msg
-			if i := bytes.IndexByte(msg, '\n'); i >= 0 {
-				line, msg = msg[:i], msg[i+1:]
-			} else {
-				msg = nil
-			}
-			scratch = in.parseLine(a, line, o, stamp, scratch)
-		}
-	}
-}
-
 // formatCounter forwards records and counts them by format, so that an input
 // mixing formats (a List of events and pods) reports the one it holds most of.
 type formatCounter struct {
@@ -471,10 +622,10 @@ func (c *formatCounter) Lifecycle(l *Lifecycle) { c.count(l.Format); c.Handler.L
 func (c *formatCounter) Config(x *Config)       { c.count(x.Format); c.Handler.Config(x) }
 
 // dominant returns the format with the most records, or "" when there were none.
-func (c *formatCounter) dominant() Format {
+func dominant(counts map[Format]int) Format {
 	var best Format
-	for f, n := range c.counts {
-		if f != "" && (best == "" || n > c.counts[best] || (n == c.counts[best] && f < best)) {
+	for f, n := range counts {
+		if f != "" && (best == "" || n > counts[best] || (n == counts[best] && f < best)) {
 			best = f
 		}
 	}

@@ -1,6 +1,9 @@
 package sources
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // InputReport describes one input after reading: what format it was in, how
 // many records it gave and what could not be read.
@@ -20,8 +23,20 @@ type InputReport struct {
 	// Warnings about the input as a whole (truncated gzip, lost events...).
 	Warnings []string
 
-	skipSamples []string
+	skipSamples []skipSample
+}
+
+// skipSample is one skipped line or element kept for the warnings.
+type skipSample struct {
+	origin Origin
+	reason string
 }
 
 // SkipSamples returns the first few skipped lines as "file:line: reason".
-func (r *InputReport) SkipSamples() []string { return r.skipSamples }
+func (r *InputReport) SkipSamples() []string {
+	out := make([]string, len(r.skipSamples))
+	for i, s := range r.skipSamples {
+		out[i] = fmt.Sprintf("%s: %s", s.origin, s.reason)
+	}
+	return out
+}
