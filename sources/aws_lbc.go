@@ -121,10 +121,7 @@ func lbcTime(ts json.RawMessage, stamp time.Time) (time.Time, bool) {
 			return time.Time{}, false
 		}
 	}
-	if t.Nanosecond() == 0 && !stamp.Before(t) && stamp.Sub(t) < time.Second {
-		t = stamp.UTC()
-	}
-	t = t.Truncate(time.Microsecond)
+	t = refineWithStamp(t, stamp).Truncate(time.Microsecond)
 	return t, !t.IsZero()
 }
 

@@ -131,7 +131,7 @@ func nginxAccessParse(line []byte, ln *Line, out *Emitter) error {
 	rec := nginxAccessPool.Get().(*nginxAccessRecord)
 	defer nginxAccessPool.Put(rec)
 	r := &rec.req
-	*r = Request{Time: f.time, Status: f.status, Format: FormatIngressNginx, Origin: ln.Origin}
+	*r = Request{Time: refineWithStamp(f.time, ln.Stamp), Status: f.status, Format: FormatIngressNginx, Origin: ln.Origin}
 	r.Method, r.Path, r.LB = nginxRequestStrings(f.request, f.upstream)
 	r.Attempts = nginxAttempts(rec.attempts[:0], f.addrs, f.lengths, f.statuses)
 	nginxClassifyAccess(r, f.hasUpstream && len(f.upstream) == 0)

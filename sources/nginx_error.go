@@ -123,7 +123,7 @@ func nginxErrorParse(line []byte, ln *Line, out *Emitter) error {
 	}
 	request, _ := nginxErrorField(ctx, `, request: "`)
 	r := Request{
-		Time: time.Date(h.year, time.Month(h.month), h.day, h.hour, h.minute, h.sec, 0, out.Location()),
+		Time: refineWithStamp(time.Date(h.year, time.Month(h.month), h.day, h.hour, h.minute, h.sec, 0, out.Location()), ln.Stamp),
 		// The proxy saw the failure; it is not a client-visible status.
 		Generator:   GeneratedByLB,
 		Failure:     nginxErrorFailure(msg),

@@ -378,3 +378,14 @@ func wrapNumber(b []byte) int {
 	}
 	return n
 }
+
+// refineWithStamp sharpens a log time written to the second (nginx, the
+// AWS Load Balancer Controller since v2.5) with the wrapper's stamp
+// (kubectl --timestamps, CRI, CloudWatch) when the stamp falls inside that
+// second; otherwise it returns t unchanged.
+func refineWithStamp(t, stamp time.Time) time.Time {
+	if t.Nanosecond() == 0 && !stamp.Before(t) && stamp.Sub(t) < time.Second {
+		return stamp.UTC()
+	}
+	return t
+}

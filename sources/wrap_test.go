@@ -229,3 +229,30 @@ func FuzzUnwrapLine(f *testing.F) {
 		}
 	})
 }
+
+func TestRefineWithStamp(t *testing.T) {
+	sec := time.Date(2026, 3, 10, 12, 0, 2, 0, time.UTC)
+	stamp := time.Date(2026, 3, 10, 12, 0, 2, 117300221, time.UTC)
+	if got := refineWithStamp(sec, stamp); !got.Equal(stamp) {
+		t.Errorf("stamp inside the second: got %v, want %v", got, stamp)
+	}
+	for _, s := range []time.Time{{}, stamp.Add(time.Second), sec.Add(-time.Millisecond)} {
+		if got := refineWithStamp(sec, s); !got.Equal(sec) {
+			t.Errorf("stamp %v outside the second: got %v, want %v", s, got, sec)
+		}
+	}
+	precise := sec.Add(5 * time.Millisecond)
+	if got := refineWithStamp(precise, stamp); !got.Equal(precise) {
+		t.Errorf("a time with its own fraction must be kept: got %v", got)
+	}
+	// An access line read through kubectl --timestamps takes the stamp's precision.
+	em := newEmitter(&collector{}, &Options{}, &InputReport{}, nil)
+	col := em.h.(*collector)
+	line := `203.0.113.10 - - [10/Mar/2026:12:00:02 +0000] "GET /api/items HTTP/1.1" 200 512 "-" "curl/8.5.0" 87 0.005 [shop-web-80] [] 10.244.1.17:8080, 10.244.2.31:8080 0, 512 0.000, 0.004 502, 200 1d2f3e4a5b6c7d8e9f0a1b2c3d4e5f61`
+	if err := (ingressNginx{}).Parse([]byte(line), &Line{Origin: Origin{"x", 1}, Stamp: stamp}, em); err != nil {
+		t.Fatal(err)
+	}
+	if len(col.requests) != 1 || !col.requests[0].Time.Equal(stamp) {
+		t.Fatalf("access line time = %v, want the stamp %v", col.requests, stamp)
+	}
+}
