@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
+	"github.com/readygap/readygap/classify"
+	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/sources"
 	"github.com/spf13/cobra"
 )
@@ -16,6 +19,8 @@ type analyzeOptions struct {
 	Since  string
 	Until  string
 	TZ     string
+	// ExitCode makes a found incident exit with code 3.
+	ExitCode bool
 
 	In     io.Reader
 	Out    io.Writer
@@ -29,7 +34,7 @@ func newAnalyzeCmd(runF func(*analyzeOptions) error) *cobra.Command {
 	opts := &analyzeOptions{Output: outputText, Now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "analyze PATH...",
-		Short: "Read exported LB logs, Kubernetes events and objects and report on them",
+		Short: "Explain LB 502/503s during a rollout from exported logs, events and objects",
 		Long: `Read exported files — gcloud logging JSON, ALB access and health-check logs
 (.log or .log.gz, as delivered to S3), AWS Load Balancer Controller logs,
 ingress-nginx controller output, kubectl events and objects (JSON or YAML) —
@@ -63,6 +68,7 @@ the format they wrap.`,
 	cmd.Flags().VarP(&opts.Output, "output", "o", "output format: text, json or markdown")
 	cmd.Flags().StringVar(&opts.Since, "since", "", "keep records at or after this time (RFC 3339, \"2006-01-02 15:04:05\", or a duration back from now such as 30m)")
 	cmd.Flags().StringVar(&opts.Until, "until", "", "keep records before this time (same forms as --since)")
+	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit with code 3 when an incident is found (for scripts and CI)")
 	cmd.Flags().StringVar(&opts.TZ, "tz", "UTC", "time zone of log times written without one (nginx error log, klog), e.g. Europe/Berlin or Local")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputFormatNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("tz", cobra.FixedCompletions([]string{"UTC", "Local"}, cobra.ShellCompDirectiveNoFileComp))
@@ -96,17 +102,25 @@ func analyzeRun(cmd *cobra.Command, opts *analyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := sources.Read(cmd.Context(), opts.Paths, ropts, func(*sources.InputReport) sources.Handler { return discard{} })
+	var mu sync.Mutex
+	var collectors []*correlate.Collector
+	res, err := sources.Read(cmd.Context(), opts.Paths, ropts, func(*sources.InputReport) sources.Handler {
+		c := correlate.NewCollector()
+		mu.Lock()
+		collectors = append(collectors, c)
+		mu.Unlock()
+		return c
+	})
 	if err != nil {
 		return err
 	}
-	rep := newReport(res)
-	return render(opts.Out, opts.Output, rep)
+	analysis := correlate.Analyze(correlate.Merge(collectors...), correlate.Options{})
+	rep := newReport(res, classify.Classify(analysis))
+	if err := render(opts.Out, opts.Output, rep); err != nil {
+		return err
+	}
+	if opts.ExitCode && len(rep.Incidents) > 0 {
+		return &codedError{code: exitIncident, err: fmt.Errorf("%s found", plural(len(rep.Incidents), "incident"))}
+	}
+	return nil
 }
-
-// discard is a Handler that drops records; the inputs report needs only the counts.
-type discard struct{}
-
-func (discard) Request(*sources.Request)     {}
-func (discard) Lifecycle(*sources.Lifecycle) {}
-func (discard) Config(*sources.Config)       {}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"sort"
 	"time"
 
+	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -12,9 +15,10 @@ const schemaVersion = "readygap/v1"
 // report is what every renderer draws from; its JSON form is the contract
 // documented in the README.
 type report struct {
-	Schema   string        `json:"schema"`
-	Inputs   []reportInput `json:"inputs"`
-	Warnings []string      `json:"warnings"`
+	Schema    string           `json:"schema"`
+	Inputs    []reportInput    `json:"inputs"`
+	Warnings  []string         `json:"warnings"`
+	Incidents []reportIncident `json:"incidents"`
 	// PrunedObjects counts ALB log objects skipped by the end time in their name.
 	PrunedObjects int `json:"pruned_objects,omitempty"`
 }
@@ -31,9 +35,62 @@ type reportInput struct {
 	Last       string `json:"last,omitempty"`
 }
 
-// newReport builds the report of a read.
-func newReport(res *sources.Result) *report {
-	rep := &report{Schema: schemaVersion, Inputs: []reportInput{}, Warnings: []string{}, PrunedObjects: res.Pruned}
+// reportIncident is one window of LB-generated failures with its verdict.
+type reportIncident struct {
+	Start           string  `json:"start"`
+	End             string  `json:"end"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	Cause           string  `json:"cause"`
+	Variant         string  `json:"variant,omitempty"`
+	Confidence      string  `json:"confidence"`
+	// FailedRequests counts client-visible 5xx the LB or proxy generated.
+	FailedRequests int `json:"failed_requests"`
+	// HiddenFailures counts requests a proxy retry rescued after a failed attempt.
+	HiddenFailures int                 `json:"hidden_failures"`
+	StatusCounts   map[string]int      `json:"status_counts"`
+	Summary        string              `json:"summary"`
+	Backends       []reportBackend     `json:"backends"`
+	Evidence       []reportEvidence    `json:"evidence"`
+	Remediation    []reportRemediation `json:"remediation"`
+	Timeline       []reportMoment      `json:"timeline"`
+	Notes          []string            `json:"notes,omitempty"`
+}
+
+// reportBackend names a backend involved in an incident.
+type reportBackend struct {
+	IP       string `json:"ip,omitempty"`
+	Pod      string `json:"pod,omitempty"`
+	Role     string `json:"role"`
+	Failures int    `json:"failures"`
+	Why      string `json:"why,omitempty"`
+}
+
+// reportEvidence is one record that supports a verdict.
+type reportEvidence struct {
+	Time   string `json:"time,omitempty"`
+	Source string `json:"source,omitempty"`
+	Text   string `json:"text"`
+}
+
+// reportRemediation is one manifest change that prevents the incident.
+type reportRemediation struct {
+	Title string `json:"title"`
+	Why   string `json:"why"`
+	Patch string `json:"patch"`
+}
+
+// reportMoment is one line of an incident's timeline.
+type reportMoment struct {
+	Time   string `json:"time"`
+	What   string `json:"what"`
+	Who    string `json:"who,omitempty"`
+	Zone   string `json:"zone,omitempty"`
+	Source string `json:"source,omitempty"`
+}
+
+// newReport builds the report of a read and its verdicts.
+func newReport(res *sources.Result, verdicts []*classify.Verdict) *report {
+	rep := &report{Schema: schemaVersion, Inputs: []reportInput{}, Warnings: []string{}, Incidents: []reportIncident{}, PrunedObjects: res.Pruned}
 	for _, in := range res.Inputs {
 		rep.Inputs = append(rep.Inputs, reportInput{
 			Name: in.Name, Format: string(in.Format), Records: in.Records, Skipped: in.Skipped,
@@ -42,7 +99,47 @@ func newReport(res *sources.Result) *report {
 		})
 	}
 	rep.Warnings = append(rep.Warnings, res.Warnings...)
+	for _, v := range verdicts {
+		rep.Incidents = append(rep.Incidents, newIncident(v))
+	}
 	return rep
+}
+
+func newIncident(v *classify.Verdict) reportIncident {
+	w := v.Window
+	in := reportIncident{
+		Start: formatTime(w.Start), End: formatTime(w.End), DurationSeconds: w.Duration().Seconds(),
+		Cause: v.Cause, Variant: v.Variant, Confidence: string(v.Confidence),
+		FailedRequests: w.Failed, HiddenFailures: w.Hidden, StatusCounts: map[string]int{},
+		Summary: v.Summary, Backends: []reportBackend{}, Evidence: []reportEvidence{}, Remediation: []reportRemediation{},
+		Timeline: []reportMoment{}, Notes: v.Notes,
+	}
+	for code, n := range w.StatusCounts {
+		in.StatusCounts[fmt.Sprint(code)] = n
+	}
+	sort.SliceStable(v.Backends, func(i, j int) bool {
+		if v.Backends[i].Role != v.Backends[j].Role {
+			return v.Backends[i].Role > v.Backends[j].Role
+		}
+		return v.Backends[i].Failures > v.Backends[j].Failures
+	})
+	for _, b := range v.Backends {
+		rb := reportBackend{Pod: b.Pod, Role: b.Role.String(), Failures: b.Failures, Why: b.Why}
+		if b.IP.IsValid() {
+			rb.IP = b.IP.String()
+		}
+		in.Backends = append(in.Backends, rb)
+	}
+	for _, e := range v.Evidence {
+		in.Evidence = append(in.Evidence, reportEvidence{Time: formatTime(e.Time), Source: e.Source, Text: e.Text})
+	}
+	for _, f := range v.Remediation {
+		in.Remediation = append(in.Remediation, reportRemediation{Title: f.Title, Why: f.Why, Patch: f.Patch})
+	}
+	for _, m := range v.Timeline {
+		in.Timeline = append(in.Timeline, reportMoment{Time: formatTime(m.Time), What: m.What, Who: m.Who, Zone: m.Zone, Source: m.Source})
+	}
+	return in
 }
 
 // formatTime renders a record time as UTC RFC 3339 with the precision the
@@ -52,4 +149,12 @@ func formatTime(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// plural renders n with a noun in singular or plural.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -1,0 +1,180 @@
+package classify
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/sources"
+)
+
+// wrongProbePort explains windows in which new pods were Ready before their
+// serving port listened: the readiness probe checks another port (an admin
+// port, a sidecar) that opens first. The LB logs alone show refused
+// connections to new pod IPs only, each for a while after the pod joined;
+// the pod spec makes it certain when the probed port differs from the port
+// the traffic went to.
+type wrongProbePort struct{}
+
+// Cause implements Rule.
+func (wrongProbePort) Cause() string { return CauseWrongProbePort }
+
+// Evaluate implements Rule.
+func (wrongProbePort) Evaluate(a *correlate.Analysis, w *correlate.Window) *Finding {
+	refused := w.Kinds[sources.FailureRefused]
+	if refused < 2 || w.Share(sources.FailureRefused) < 0.5 {
+		return nil
+	}
+	roles, refs := roleCounts(a, w, sources.FailureRefused)
+	newShare := share(roles[correlate.RoleNew], refused)
+	if share(roles[correlate.RoleOld], refused) > 0.2 || newShare < 0.5 {
+		return nil
+	}
+	f := &Finding{Cause: CauseWrongProbePort, Backends: refs}
+	newIPs := map[netip.Addr]bool{}
+	for _, r := range refs {
+		if r.Role == correlate.RoleNew {
+			newIPs[r.IP] = true
+		}
+	}
+	f.Evidence = failureEvidence(w, namesIP(newIPs))
+
+	corroborated := 0
+	servingPort := mostUsedPort(w, newIPs)
+	probe, container := readinessProbe(a, w, newIPs)
+	if probe != nil && probe.Port != 0 && servingPort != 0 && probe.Port != servingPort {
+		corroborated += 2
+		f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("container %s: readinessProbe %s on port %d, but the traffic goes to port %d", container, probe.Handler, probe.Port, servingPort)})
+	}
+	listen := startToListen(a, w, newIPs)
+	for ip := range newIPs {
+		if b := a.BackendOf(ip, w.Start); b != nil && !b.At(correlate.Ready).IsZero() {
+			corroborated++
+			m := b.Moments[correlate.Ready]
+			f.Evidence = append(f.Evidence, Evidence{Time: m.Time, Source: m.Origin.String(), Text: fmt.Sprintf("%s %s: Ready, yet connections to it were refused", b.Pod, ip)})
+			break
+		}
+	}
+
+	f.Score = 0.45 + 0.3*newShare + 0.05*float64(min(corroborated, 3))
+	switch {
+	case corroborated >= 2:
+		f.Confidence = High
+	case newShare >= 0.8 && len(newIPs) >= 1:
+		f.Confidence = Medium
+	default:
+		f.Confidence = Low
+	}
+	portText := "the serving port"
+	if servingPort != 0 {
+		portText = fmt.Sprintf("port %d", servingPort)
+	}
+	probeText := ""
+	if probe != nil && probe.Port != 0 && probe.Port != servingPort {
+		probeText = fmt.Sprintf(" — their readiness probe checks port %d instead", probe.Port)
+	}
+	f.Summary = fmt.Sprintf("New pods were Ready before anything listened on %s%s, so connections to %s were refused for up to %s after each joined (%s; %s failed, %d more were saved by retries).",
+		portText, probeText, plural(len(newIPs), "new pod IP"), seconds(listen), span(w), plural(w.Failed, "request"), w.Hidden)
+	f.Remediation = wrongProbePortFixes(findWorkload(a, w), probe, container, servingPort, listen)
+	return f
+}
+
+// mostUsedPort is the backend port the failed requests to ips were sent to most.
+func mostUsedPort(w *correlate.Window, ips map[netip.Addr]bool) int {
+	counts := map[int]int{}
+	for ip := range ips {
+		if f := w.ByIP[ip]; f != nil {
+			for p, n := range f.Ports {
+				counts[p] += n
+			}
+		}
+	}
+	best := 0
+	for p, n := range counts {
+		if best == 0 || n > counts[best] || (n == counts[best] && p < best) {
+			best = p
+		}
+	}
+	return best
+}
+
+// readinessProbe finds the readiness probe of the new pods: from their own
+// spec, else from the Deployment's template.
+func readinessProbe(a *correlate.Analysis, w *correlate.Window, ips map[netip.Addr]bool) (*sources.Probe, string) {
+	specs := []*sources.PodSpec{}
+	for ip := range ips {
+		if b := a.BackendOf(ip, w.Start); b != nil && b.Spec != nil {
+			specs = append(specs, b.Spec)
+		}
+	}
+	if wl := findWorkload(a, w); wl.Template != nil {
+		specs = append(specs, wl.Template)
+	}
+	for _, s := range specs {
+		for _, c := range s.Containers {
+			if c.Readiness != nil && !c.Sidecar {
+				return c.Readiness, c.Name
+			}
+		}
+	}
+	return nil, ""
+}
+
+// startToListen estimates how long new pods took from joining the load
+// balancer (Ready, else their first failure) to accepting connections.
+func startToListen(a *correlate.Analysis, w *correlate.Window, ips map[netip.Addr]bool) time.Duration {
+	var longest time.Duration
+	for ip := range ips {
+		f := w.ByIP[ip]
+		if f == nil {
+			continue
+		}
+		from := f.First
+		if b := a.BackendOf(ip, w.Start); b != nil {
+			if r := b.At(correlate.Ready); !r.IsZero() && r.Before(from) {
+				from = r
+			}
+		}
+		if d := f.Last.Sub(from); d > longest {
+			longest = d
+		}
+	}
+	return longest
+}
+
+// wrongProbePortFixes points the probe at the serving port and adds a
+// startupProbe sized from the measured start-to-listen time.
+func wrongProbePortFixes(wl workload, probe *sources.Probe, container string, servingPort int, listen time.Duration) []Fix {
+	container = orDefault(container, "<container>")
+	port := "<serving port name>"
+	if servingPort != 0 {
+		port = fmt.Sprint(servingPort)
+	}
+	budget := ceilSeconds(listen) + 10
+	probeBlock := fmt.Sprintf("tcpSocket:\n  port: %s\n", port)
+	if probe != nil && probe.Handler == "httpGet" {
+		probeBlock = fmt.Sprintf("httpGet:\n  path: %s\n  port: %s\n", orDefault(probe.Path, "/"), port)
+	}
+	was := "the readiness probe"
+	if probe != nil && probe.Port != 0 {
+		was = fmt.Sprintf("the readiness probe (now %s on port %d)", probe.Handler, probe.Port)
+	}
+	return []Fix{
+		{
+			Title: "Probe the port that serves the traffic",
+			Why:   fmt.Sprintf("Point %s at port %s, the port the load balancer sends requests to (name it, e.g. `http`, so probe and Service cannot drift apart).", was, port),
+			Patch: deploymentPatch(wl, fmt.Sprintf("template:\n  spec:\n    containers:\n    - name: %s\n      readinessProbe:\n%s        periodSeconds: 5\n        failureThreshold: 3\n", container, indent(probeBlock, "        "))),
+		},
+		{
+			Title: fmt.Sprintf("Give slow starts a startupProbe of %d s", budget),
+			Why:   fmt.Sprintf("New pods took up to %s to listen after joining; the startupProbe holds readiness and liveness back until the serving port answers, with %d s to spare.", seconds(listen), budget-ceilSeconds(listen)),
+			Patch: deploymentPatch(wl, fmt.Sprintf("template:\n  spec:\n    containers:\n    - name: %s\n      startupProbe:\n%s        periodSeconds: 2\n        failureThreshold: %d\n", container, indent(probeBlock, "        "), (budget+1)/2)),
+		},
+		{
+			Title: "Roll out one pod at a time and let each settle",
+			Why:   "With maxUnavailable 0 and minReadySeconds the old pods keep serving while a new pod proves itself.",
+			Patch: deploymentPatch(wl, fmt.Sprintf("minReadySeconds: %d\nstrategy:\n  rollingUpdate:\n    maxUnavailable: 0\n    maxSurge: 1\n", max(ceilSeconds(listen)+5, 10))),
+		},
+	}
+}

@@ -1,0 +1,227 @@
+// Package correlate joins the records of every input into what the rules
+// need: an outcome series per second, who each backend IP was over time, one
+// lifecycle timeline per pod, and the windows in which the load balancer or
+// proxy itself produced errors.
+package correlate
+
+import (
+	"net/netip"
+	"sort"
+	"time"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// Counts are the request outcomes of one second.
+type Counts struct {
+	// Total counts client-visible requests.
+	Total int
+	// OK counts requests answered without a 5xx.
+	OK int
+	// AppErrors counts 5xx the backend application sent itself.
+	AppErrors int
+	// LBFailed counts client-visible failures the LB or proxy generated, by kind.
+	LBFailed [sources.FailureOther + 1]int
+	// Hidden counts requests whose earlier upstream attempts failed but whose
+	// retry hid that from the client.
+	Hidden int
+}
+
+// Failed is the number of client-visible LB-generated failures.
+func (c *Counts) Failed() int {
+	n := 0
+	for _, v := range c.LBFailed {
+		n += v
+	}
+	return n
+}
+
+// Traffic is what the request logs say about one backend IP.
+type Traffic struct {
+	// FirstServed and LastServed bound the responses the backend itself sent.
+	FirstServed, LastServed time.Time
+	// Served counts responses the backend sent; Failed counts LB-generated
+	// failures (client-visible or hidden attempts) on requests sent to it.
+	Served, Failed int
+}
+
+// Collector gathers the records of one input. It implements sources.Handler
+// and keeps only what analysis needs: every LB-generated failure (a small
+// share of traffic), per-second counts and per-backend totals for the rest,
+// and all lifecycle events and configuration facts.
+type Collector struct {
+	failures  []*sources.Request
+	seconds   map[int64]*Counts
+	traffic   map[netip.Addr]*Traffic
+	lifecycle []sources.Lifecycle
+	configs   []*sources.Config
+	formats   map[sources.Format]int
+}
+
+// NewCollector returns an empty Collector.
+func NewCollector() *Collector {
+	return &Collector{
+		seconds: make(map[int64]*Counts),
+		traffic: make(map[netip.Addr]*Traffic),
+		formats: make(map[sources.Format]int),
+	}
+}
+
+// Request implements sources.Handler.
+func (c *Collector) Request(r *sources.Request) {
+	c.formats[r.Format]++
+	if r.AttemptOnly {
+		if r.Failure.LBGenerated() {
+			c.failures = append(c.failures, r.Clone())
+		}
+		return
+	}
+	n := c.second(r.Time)
+	n.Total++
+	hidden := false
+	for i, a := range r.Attempts {
+		last := i == len(r.Attempts)-1
+		if a.Failure.LBGenerated() && a.Backend.IsValid() {
+			c.backend(a.Backend.Addr()).Failed++
+		}
+		if !last && a.Failure.LBGenerated() && !r.Failure.LBGenerated() {
+			hidden = true
+		}
+	}
+	switch {
+	case r.Failure.LBGenerated():
+		n.LBFailed[r.Failure]++
+		if len(r.Attempts) == 0 && r.Backend.IsValid() {
+			c.backend(r.Backend.Addr()).Failed++
+		}
+		c.failures = append(c.failures, r.Clone())
+	case r.Failure == sources.FailureAppError:
+		n.AppErrors++
+	default:
+		n.OK++
+	}
+	if hidden {
+		n.Hidden++
+		if !r.Failure.LBGenerated() {
+			c.failures = append(c.failures, r.Clone())
+		}
+	}
+	if r.Generator == sources.GeneratedByBackend && r.Backend.IsValid() {
+		t := c.backend(r.Backend.Addr())
+		t.Served++
+		if t.FirstServed.IsZero() || r.Time.Before(t.FirstServed) {
+			t.FirstServed = r.Time
+		}
+		if r.Time.After(t.LastServed) {
+			t.LastServed = r.Time
+		}
+	}
+}
+
+// Lifecycle implements sources.Handler.
+func (c *Collector) Lifecycle(l *sources.Lifecycle) {
+	c.formats[l.Format]++
+	c.lifecycle = append(c.lifecycle, *l)
+}
+
+// Config implements sources.Handler.
+func (c *Collector) Config(x *sources.Config) {
+	c.formats[x.Format]++
+	cp := *x
+	c.configs = append(c.configs, &cp)
+}
+
+func (c *Collector) second(t time.Time) *Counts {
+	s := t.Unix()
+	n := c.seconds[s]
+	if n == nil {
+		n = &Counts{}
+		c.seconds[s] = n
+	}
+	return n
+}
+
+func (c *Collector) backend(ip netip.Addr) *Traffic {
+	t := c.traffic[ip]
+	if t == nil {
+		t = &Traffic{}
+		c.traffic[ip] = t
+	}
+	return t
+}
+
+// Dataset is the merged material of every input, each list in time order.
+type Dataset struct {
+	// Failures are the LB-generated failures: client-visible ones, requests
+	// whose failed attempts a retry hid, and proxy error-log lines.
+	Failures []*sources.Request
+	// Seconds maps a Unix second to its outcome counts.
+	Seconds map[int64]*Counts
+	// Traffic maps a backend IP to what the request logs say about it.
+	Traffic   map[netip.Addr]*Traffic
+	Lifecycle []sources.Lifecycle
+	Configs   []*sources.Config
+	// Formats counts records by input format.
+	Formats map[sources.Format]int
+}
+
+// Merge combines the collectors of every input into one Dataset.
+func Merge(cs ...*Collector) *Dataset {
+	d := &Dataset{Seconds: map[int64]*Counts{}, Traffic: map[netip.Addr]*Traffic{}, Formats: map[sources.Format]int{}}
+	for _, c := range cs {
+		d.Failures = append(d.Failures, c.failures...)
+		d.Lifecycle = append(d.Lifecycle, c.lifecycle...)
+		d.Configs = append(d.Configs, c.configs...)
+		for f, n := range c.formats {
+			d.Formats[f] += n
+		}
+		for s, n := range c.seconds {
+			m := d.Seconds[s]
+			if m == nil {
+				m = &Counts{}
+				d.Seconds[s] = m
+			}
+			m.Total += n.Total
+			m.OK += n.OK
+			m.AppErrors += n.AppErrors
+			m.Hidden += n.Hidden
+			for k, v := range n.LBFailed {
+				m.LBFailed[k] += v
+			}
+		}
+		for ip, t := range c.traffic {
+			m := d.Traffic[ip]
+			if m == nil {
+				cp := *t
+				d.Traffic[ip] = &cp
+				continue
+			}
+			m.Served += t.Served
+			m.Failed += t.Failed
+			if !t.FirstServed.IsZero() && (m.FirstServed.IsZero() || t.FirstServed.Before(m.FirstServed)) {
+				m.FirstServed = t.FirstServed
+			}
+			if t.LastServed.After(m.LastServed) {
+				m.LastServed = t.LastServed
+			}
+		}
+	}
+	sort.SliceStable(d.Failures, func(i, j int) bool { return d.Failures[i].Time.Before(d.Failures[j].Time) })
+	sort.SliceStable(d.Lifecycle, func(i, j int) bool { return d.Lifecycle[i].Time.Before(d.Lifecycle[j].Time) })
+	return d
+}
+
+// HasKubernetes reports whether any input carried Kubernetes events or objects.
+func (d *Dataset) HasKubernetes() bool {
+	return d.Formats[sources.FormatK8sEvents] > 0 || d.Formats[sources.FormatK8sObjects] > 0 || len(d.Configs) > 0 ||
+		d.kubeEventsInGCP()
+}
+
+func (d *Dataset) kubeEventsInGCP() bool {
+	for i := range d.Lifecycle {
+		if d.Lifecycle[i].Format == sources.FormatGCPLogging && d.Lifecycle[i].Kind != sources.HealthCheck {
+			return true
+		}
+	}
+	return false
+}

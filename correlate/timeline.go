@@ -1,0 +1,185 @@
+package correlate
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// Entry is one line of an incident's timeline.
+type Entry struct {
+	Time time.Time
+	// What happened, in a few words.
+	What string
+	// Who it happened to: a pod, an IP, a Service or the load balancer.
+	Who  string
+	Zone string
+	// Source is the file:line of the record that says so; empty for counts
+	// derived from many records.
+	Source string
+}
+
+// maxTimelineEvents bounds the lifecycle entries of one timeline.
+const maxTimelineEvents = 40
+
+// Timeline lists the key moments around window w: rollout steps, what
+// Kubernetes and the load balancer did to the involved backends, and where
+// the failures began and ended.
+func (a *Analysis) Timeline(w *Window, involved []*Backend) []Entry {
+	var out []Entry
+	keep := map[*sources.Lifecycle]bool{}
+	for _, b := range involved {
+		for _, l := range b.Events {
+			keep[l] = true
+		}
+	}
+	from, to := w.Start.Add(-3*time.Minute), w.End.Add(time.Minute)
+	seenHealthy := map[string]bool{}
+	for _, l := range a.EventsBetween(from, to) {
+		switch l.Kind {
+		case sources.ScaledUp, sources.ScaledDown, sources.NEGAttach, sources.NEGDetach, sources.NEGOperationFailed,
+			sources.NoEndpoints, sources.EventsLost:
+		case sources.HealthCheck:
+			key := l.IP.String() + l.Status
+			if !keep[l] || seenHealthy[key] {
+				continue
+			}
+			seenHealthy[key] = true
+		case sources.LifecycleOther, sources.ProbeFailed:
+			if !keep[l] || l.Kind == sources.LifecycleOther {
+				continue
+			}
+		default:
+			if !keep[l] {
+				continue
+			}
+		}
+		out = append(out, Entry{Time: l.Time, What: DescribeEvent(l), Who: who(l), Zone: l.Zone, Source: l.Origin.String()})
+		if len(out) == maxTimelineEvents {
+			break
+		}
+	}
+	out = append(out, a.trafficMarks(w)...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out
+}
+
+// trafficMarks marks the last success before the window, the first and last
+// failure, and the first clean second after it.
+func (a *Analysis) trafficMarks(w *Window) []Entry {
+	var out []Entry
+	var first, last *sources.Request
+	for _, r := range w.Signals {
+		if !r.AttemptOnly && r.Failure.LBGenerated() {
+			if first == nil {
+				first = r
+			}
+			last = r
+		}
+	}
+	if sig := w.Signals[0]; first == nil || sig.Time.Before(first.Time) {
+		out = append(out, Entry{Time: sig.Time, What: "first failed upstream attempt: " + DescribeRequest(sig), Who: "proxy", Source: sig.Origin.String()})
+	}
+	if first != nil {
+		out = append(out,
+			Entry{Time: first.Time, What: "first failed request: " + DescribeRequest(first), Who: "load balancer", Source: first.Origin.String()},
+			Entry{Time: last.Time, What: fmt.Sprintf("last failed request (%d in the window)", w.Failed), Who: "load balancer", Source: last.Origin.String()})
+	}
+	if sig := w.Signals[len(w.Signals)-1]; last == nil || sig.Time.After(last.Time) {
+		out = append(out, Entry{Time: sig.Time, What: "last failed upstream attempt: " + DescribeRequest(sig), Who: "proxy", Source: sig.Origin.String()})
+	}
+	var before, after int64 = -1, -1
+	for s, n := range a.Seconds {
+		if n.OK > 0 && s < w.SignalStart.Unix() && s > before {
+			before = s
+		}
+		if n.OK > 0 && n.Failed() == 0 && n.Hidden == 0 && s > w.SignalEnd.Unix() && (after < 0 || s < after) {
+			after = s
+		}
+	}
+	if before >= 0 {
+		out = append(out, Entry{Time: time.Unix(before, 0).UTC(), What: "last successful second before the failures", Who: "load balancer"})
+	}
+	if after >= 0 {
+		out = append(out, Entry{Time: time.Unix(after, 0).UTC(), What: "requests succeed again", Who: "load balancer"})
+	}
+	return out
+}
+
+// DescribeEvent words a lifecycle record for a timeline or an evidence line.
+func DescribeEvent(l *sources.Lifecycle) string {
+	switch l.Kind {
+	case sources.ScaledUp, sources.ScaledDown:
+		verb := "scaled up"
+		if l.Kind == sources.ScaledDown {
+			verb = "scaled down"
+		}
+		if l.From >= 0 {
+			return fmt.Sprintf("%s %s from %d to %d", verb, l.Group, l.From, l.Count)
+		}
+		return fmt.Sprintf("%s %s to %d", verb, l.Group, l.Count)
+	case sources.NEGAttach, sources.NEGDetach:
+		return fmt.Sprintf("NEG %s %d endpoint(s) in %s", map[bool]string{true: "attach", false: "detach"}[l.Kind == sources.NEGAttach], l.Count, l.Zone)
+	case sources.ReadinessGate:
+		return fmt.Sprintf("readiness gate %s (%s)", orText(l.Status, "not ready"), orText(l.Reason, l.Group))
+	case sources.ProbeFailed:
+		return fmt.Sprintf("%s probe failed", l.Reason)
+	case sources.HealthCheck:
+		if l.Reason != "" && l.Status != "PASS" && l.Status != "HEALTHY" {
+			return fmt.Sprintf("LB health check %s (%s)", l.Status, l.Reason)
+		}
+		return "LB health check " + l.Status
+	case sources.TargetRegistering, sources.TargetRegistered, sources.TargetDeregistering, sources.TargetDeregistered:
+		return l.Message
+	case sources.NoEndpoints:
+		return "proxy: Service has no active endpoint"
+	case sources.EventsLost:
+		return "events may have been lost before this"
+	case sources.Killing:
+		return "Killing: " + l.Message
+	case sources.PodReady:
+		return "pod Ready"
+	case sources.PodNotReady:
+		return "pod not Ready"
+	case sources.PodCreated:
+		return "pod created"
+	case sources.PodScheduled:
+		return "scheduled to " + l.Node
+	case sources.ContainerStarted:
+		return "container started"
+	case sources.PodDeleted:
+		return "pod deleted (termination begins)"
+	}
+	return orText(l.Reason, l.Kind.String())
+}
+
+// who names the subject of a lifecycle record.
+func who(l *sources.Lifecycle) string {
+	switch {
+	case l.Pod != "" && l.IP.IsValid():
+		return l.Pod + " " + l.IP.String()
+	case l.Pod != "":
+		return l.Pod
+	case l.IP.IsValid():
+		return l.IP.String()
+	}
+	return l.Object
+}
+
+// requestSummary words one failed request for a human.
+func DescribeRequest(r *sources.Request) string {
+	s := ""
+	if r.Status != 0 {
+		s = fmt.Sprintf("%d ", r.Status)
+	}
+	s += r.Failure.String()
+	if r.Backend.IsValid() {
+		s += " from " + r.Backend.String()
+	}
+	if r.Detail != "" && len(r.Detail) < 80 {
+		s += " (" + r.Detail + ")"
+	}
+	return s
+}
