@@ -23,6 +23,7 @@ termination race.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(newAnalyzeCmd(nil))
+	root.AddCommand(newTriageCmd(nil))
 	root.AddCommand(newExitCodesTopic())
 	return root
 }

@@ -1,0 +1,433 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
+	"github.com/readygap/readygap/sources"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// aroundSpan is how far --around reaches on either side of its time.
+const aroundSpan = 15 * time.Minute
+
+// defaultSince is the window's start when neither --since nor --around is given.
+const defaultSince = "30m"
+
+// triageOptions holds what `readygap triage` needs: parsed flags and streams.
+type triageOptions struct {
+	Project, URLMap, BackendService, Cluster, LoggingEndpoint string
+
+	ALBLogs, Account, Region, Profile string
+	LogGroups                         []string
+	FilterPattern                     string
+	Workers                           int
+
+	Kubeconfig, Context, Namespace string
+
+	Since, Until, Around string
+	Save                 string
+	DryRun, Quiet        bool
+	ExitCode             bool
+	Output               outputFormat
+
+	In       io.Reader
+	Out      io.Writer
+	ErrOut   io.Writer
+	Now      func() time.Time
+	Terminal bool
+}
+
+// liveSource is one configured live source.
+type liveSource interface {
+	Plan(sources.Window) []string
+	Fetch(context.Context, sources.Window, string, sources.Progress) (sources.FetchReport, error)
+}
+
+// newTriageCmd wires the triage command's flags. runF, when not nil,
+// replaces triageRun so tests can check the parsed options.
+func newTriageCmd(runF func(*triageOptions) error) *cobra.Command {
+	opts := &triageOptions{Output: outputText, Now: time.Now}
+	cmd := &cobra.Command{
+		Use:   "triage",
+		Short: "Fetch the incident window live from Cloud Logging, S3, CloudWatch Logs and the cluster, then analyze it",
+		Long: `Fetch exactly the data the analysis needs, straight from where it lives, and
+print the verdict of analyze. Each source runs when its flags are given:
+
+  Cloud Logging    --project [--url-map] [--backend-service] [--cluster]
+  S3 ALB logs      --alb-logs s3://bucket/prefix [--account] [--region]
+  CloudWatch Logs  --log-group (repeatable) [--filter-pattern]
+  Kubernetes       a kubeconfig (--kubeconfig, KUBECONFIG or ~/.kube/config)
+
+Credentials come from the standard chains only (AWS profiles, environment and
+instance roles; Google application default credentials; the kubeconfig) and
+need read access only. Endpoints are overridable the standard way:
+AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_CLOUDWATCH_LOGS,
+--logging-endpoint, any kubeconfig.
+
+What was fetched is written as a bundle in the formats analyze reads;
+--save DIR keeps it (Kubernetes events expire after an hour) and
+"readygap analyze DIR" gives the same report later.`,
+		Example: `  # GKE: the last 30 minutes of one load balancer and the cluster's events
+  readygap triage --project shop-prod --url-map k8s2-um-web --cluster prod-1 -n shop
+
+  # EKS: ALB logs from S3 and the controller's logs around a rollout, kept for the postmortem
+  readygap triage --alb-logs s3://alb-logs/prod --region us-east-1 \
+    --log-group /aws/containerinsights/prod/application \
+    --filter-pattern '{ $.kubernetes.container_name = "aws-load-balancer-controller" }' \
+    --around 2024-05-01T12:00:00Z --save ./incident-0501
+
+  # what would be asked, without asking
+  readygap triage --project shop-prod --since 1h --dry-run`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.In = cmd.InOrStdin()
+			opts.Out = cmd.OutOrStdout()
+			opts.ErrOut = cmd.ErrOrStderr()
+			if f, ok := opts.ErrOut.(*os.File); ok {
+				opts.Terminal = term.IsTerminal(int(f.Fd()))
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return triageRun(cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Project, "project", "", "Google Cloud project whose Cloud Logging is read")
+	f.StringVar(&opts.URLMap, "url-map", "", "only request logs of this URL map (load balancer)")
+	f.StringVar(&opts.BackendService, "backend-service", "", "only request logs of this backend service")
+	f.StringVar(&opts.Cluster, "cluster", "", "only Kubernetes events of this GKE cluster (Cloud Logging)")
+	f.StringVar(&opts.LoggingEndpoint, "logging-endpoint", "", "Cloud Logging API host:port (plaintext gRPC without credentials on localhost)")
+	f.StringVar(&opts.ALBLogs, "alb-logs", "", "where the ALB writes its access logs: s3://bucket/prefix (the part before AWSLogs/)")
+	f.StringVar(&opts.Account, "account", "", "AWS account id in the ALB log keys (default: found by listing AWSLogs/)")
+	f.StringVar(&opts.Region, "region", "", "AWS region of the load balancer and of the API calls (default: the profile's)")
+	f.StringVar(&opts.Profile, "profile", "", "AWS shared config profile")
+	f.StringArrayVar(&opts.LogGroups, "log-group", nil, "CloudWatch log group to read (repeatable): the AWS Load Balancer Controller's, ingress-nginx's, a Container Insights application group")
+	f.StringVar(&opts.FilterPattern, "filter-pattern", "", "CloudWatch Logs filter pattern for --log-group")
+	f.IntVar(&opts.Workers, "parallel", sources.DefaultS3Workers, "S3 objects downloaded at once")
+	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: KUBECONFIG or ~/.kube/config)")
+	f.StringVar(&opts.Context, "context", "", "kubeconfig context (default: the current one)")
+	f.StringVarP(&opts.Namespace, "namespace", "n", "", "namespace of the workload (default: the context's)")
+	f.StringVar(&opts.Since, "since", "", "start of the window: RFC 3339, \"2006-01-02 15:04:05\" (UTC) or a duration back from now (default 30m)")
+	f.StringVar(&opts.Until, "until", "", "end of the window (same forms as --since; default now)")
+	f.StringVar(&opts.Around, "around", "", "a time to look at: the window is 15 minutes either side of it")
+	f.StringVar(&opts.Save, "save", "", "keep the fetched bundle in this directory (new or empty)")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "print the queries, filters and listings that would be made, and exit")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on standard error")
+	f.VarP(&opts.Output, "output", "o", "output format: text, json or markdown")
+	f.BoolVar(&opts.ExitCode, "exit-code", false, "exit with code 3 when the analysis finds an incident")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputFormatNames(), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// window turns --since, --until and --around into the fetch window.
+func (o *triageOptions) window() (sources.Window, error) {
+	now := o.Now().UTC()
+	if o.Around != "" {
+		if o.Since != "" || o.Until != "" {
+			return sources.Window{}, usageError(errors.New("--around cannot be combined with --since or --until"))
+		}
+		t, err := parseTimeFlag(o.Around, now, time.UTC)
+		if err != nil {
+			return sources.Window{}, usageError(fmt.Errorf("--around: %w", err))
+		}
+		return sources.Window{Since: t.Add(-aroundSpan), Until: t.Add(aroundSpan)}, nil
+	}
+	if o.Since == "" {
+		o.Since = defaultSince
+	}
+	since, err := parseTimeFlag(o.Since, now, time.UTC)
+	if err != nil {
+		return sources.Window{}, usageError(fmt.Errorf("--since: %w", err))
+	}
+	until, err := parseTimeFlag(o.Until, now, time.UTC)
+	if err != nil {
+		return sources.Window{}, usageError(fmt.Errorf("--until: %w", err))
+	}
+	if until.IsZero() {
+		until = now
+	}
+	if since.IsZero() || !since.Before(until) {
+		return sources.Window{}, usageError(fmt.Errorf("--since %s is not before --until %s", since.Format(time.RFC3339), until.Format(time.RFC3339)))
+	}
+	return sources.Window{Since: since, Until: until}, nil
+}
+
+// liveSources builds the configured sources and says on stderr which are skipped.
+func (o *triageOptions) liveSources(ctx context.Context) (map[string]liveSource, []error) {
+	srcs := map[string]liveSource{}
+	var errs []error
+	skip := func(name, why string) { fmt.Fprintf(o.ErrOut, "%s: skipped (%s)\n", name, why) }
+	if o.Project != "" {
+		srcs[sources.SourceGCPLogging] = &sources.GCPLogging{Project: o.Project, URLMap: o.URLMap, BackendService: o.BackendService,
+			Cluster: o.Cluster, Namespace: o.Namespace, Endpoint: o.LoggingEndpoint}
+	} else {
+		skip(sources.SourceGCPLogging, "no --project")
+	}
+	if o.ALBLogs != "" || len(o.LogGroups) > 0 {
+		cfg, err := o.awsConfig(ctx)
+		if err != nil {
+			errs = append(errs, err)
+		} else if o.ALBLogs != "" {
+			bucket, prefix, _ := sources.ParseS3URL(o.ALBLogs)
+			srcs[sources.SourceS3ALB] = &sources.ALBLogs{Client: sources.NewS3Client(cfg), Bucket: bucket, Prefix: prefix,
+				Account: o.Account, Region: o.Region, Workers: o.Workers}
+		}
+		if err == nil && len(o.LogGroups) > 0 {
+			srcs[sources.SourceCloudWatch] = &sources.CloudWatchLogs{Client: cloudwatchlogs.NewFromConfig(cfg),
+				LogGroups: o.LogGroups, FilterPattern: o.FilterPattern}
+		}
+	}
+	if o.ALBLogs == "" {
+		skip(sources.SourceS3ALB, "no --alb-logs")
+	}
+	if len(o.LogGroups) == 0 {
+		skip(sources.SourceCloudWatch, "no --log-group")
+	}
+	k := &sources.Kubernetes{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace}
+	switch err := k.Resolve(); {
+	case errors.Is(err, sources.ErrKubeNotConfigured):
+		skip(sources.SourceKubernetes, "no kubeconfig")
+	case err != nil:
+		errs = append(errs, err)
+	default:
+		srcs[sources.SourceKubernetes] = k
+	}
+	return srcs, errs
+}
+
+// awsConfig loads the AWS configuration from the standard chain.
+func (o *triageOptions) awsConfig(ctx context.Context) (aws.Config, error) {
+	var lo []func(*config.LoadOptions) error
+	if o.Region != "" {
+		lo = append(lo, config.WithRegion(o.Region))
+	}
+	if o.Profile != "" {
+		lo = append(lo, config.WithSharedConfigProfile(o.Profile))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, lo...)
+	if err != nil {
+		return cfg, &sources.FetchError{Source: "aws", Msg: "configuration: " + err.Error(), Err: err}
+	}
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	return cfg, nil
+}
+
+// triageRun fetches every configured source into a bundle and analyzes it.
+func triageRun(cmd *cobra.Command, o *triageOptions) error {
+	w, err := o.window()
+	if err != nil {
+		return err
+	}
+	if o.ALBLogs != "" {
+		if _, _, err := sources.ParseS3URL(o.ALBLogs); err != nil {
+			return usageError(fmt.Errorf("--alb-logs: %w", err))
+		}
+	}
+	ctx := cmd.Context()
+	srcs, errs := o.liveSources(ctx)
+	names := sortedKeys(srcs)
+	total := len(srcs) + len(errs)
+	if o.DryRun {
+		fmt.Fprintf(o.Out, "window: %s\n", w)
+		for _, name := range names {
+			for _, q := range srcs[name].Plan(w) {
+				fmt.Fprintf(o.Out, "%s: %s\n", name, q)
+			}
+		}
+		return reportErrors(o.ErrOut, errs, total)
+	}
+	if len(srcs) == 0 {
+		reportErrors(o.ErrOut, errs, total)
+		return usageError(errors.New("no source configured: give --project, --alb-logs, --log-group or a kubeconfig"))
+	}
+	dir, cleanup, err := bundleDir(o.Save)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	man := &sources.Manifest{Created: o.Now().UTC(), Since: w.Since, Until: w.Until}
+	prog := newProgressLine(o.ErrOut, o.Terminal, o.Quiet)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, name := range names {
+		wg.Go(func() {
+			rep, err := srcs[name].Fetch(ctx, w, dir, prog.update)
+			prog.done(name, rep, err)
+			mu.Lock()
+			defer mu.Unlock()
+			man.Sources = append(man.Sources, rep)
+			if err != nil {
+				errs = append(errs, err)
+			}
+		})
+	}
+	wg.Wait()
+	prog.finish()
+	for _, e := range errs {
+		man.Errors = append(man.Errors, e.Error())
+	}
+	if err := sources.WriteManifest(dir, man); err != nil {
+		return err
+	}
+	failed := reportErrors(o.ErrOut, errs, total)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if !fetchedAny(man.Sources) {
+		if failed != nil {
+			return failed
+		}
+		return fmt.Errorf("no data in %s from any source", w)
+	}
+	if err := analyzeRun(cmd, &analyzeOptions{Paths: []string{dir}, Output: o.Output, TZ: "UTC", ExitCode: o.ExitCode,
+		In: o.In, Out: o.Out, ErrOut: o.ErrOut, Now: o.Now}); err != nil {
+		return err
+	}
+	return failed
+}
+
+// fetchedAny reports whether any source wrote a file.
+func fetchedAny(reps []sources.FetchReport) bool {
+	for _, r := range reps {
+		if len(r.Files) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// reportErrors prints one line per source error and returns an error that
+// says how many of total sources failed, or nil.
+func reportErrors(w io.Writer, errs []error, total int) error {
+	n := 0
+	for _, e := range errs {
+		for _, line := range strings.Split(e.Error(), "\n") {
+			fmt.Fprintf(w, "error: %s\n", line)
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d source error(s) out of %d sources (see above)", n, total)
+}
+
+// bundleDir returns the directory to fetch into: save (created, and
+// refused unless empty) or a temporary one that cleanup removes.
+func bundleDir(save string) (dir string, cleanup func(), err error) {
+	if save == "" {
+		dir, err := os.MkdirTemp("", "readygap-triage-")
+		return dir, func() { os.RemoveAll(dir) }, err
+	}
+	if err := os.MkdirAll(save, 0o755); err != nil {
+		return "", nil, err
+	}
+	if ents, err := os.ReadDir(save); err != nil || len(ents) > 0 {
+		return "", nil, usageError(fmt.Errorf("--save %s: the directory is not empty; give a new one", save))
+	}
+	return save, func() {}, nil
+}
+
+// sortedKeys returns the names of the sources in a stable order.
+func sortedKeys(m map[string]liveSource) []string {
+	var out []string
+	for _, name := range []string{sources.SourceGCPLogging, sources.SourceS3ALB, sources.SourceCloudWatch, sources.SourceKubernetes} {
+		if m[name] != nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// progressLine shows the running totals of every source on standard error:
+// one line redrawn in place on a terminal, a line per finished source
+// otherwise, nothing when quiet.
+type progressLine struct {
+	mu       sync.Mutex
+	w        io.Writer
+	terminal bool
+	quiet    bool
+	totals   map[string][2]int64
+	last     time.Time
+}
+
+func newProgressLine(w io.Writer, terminal, quiet bool) *progressLine {
+	return &progressLine{w: w, terminal: terminal, quiet: quiet, totals: map[string][2]int64{}}
+}
+
+// update records a source's totals and redraws the terminal line at most
+// ten times a second.
+func (p *progressLine) update(source string, records int, bytes int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.totals[source] = [2]int64{int64(records), bytes}
+	if p.quiet || !p.terminal || time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	var parts []string
+	for _, name := range []string{sources.SourceGCPLogging, sources.SourceS3ALB, sources.SourceCloudWatch, sources.SourceKubernetes} {
+		if t, ok := p.totals[name]; ok {
+			parts = append(parts, fmt.Sprintf("%s %d (%s)", name, t[0], humanBytes(t[1])))
+		}
+	}
+	fmt.Fprintf(p.w, "\r\x1b[Kfetching: %s", strings.Join(parts, " · "))
+}
+
+// done prints what a source fetched; a failed source's error is printed
+// later with the others.
+func (p *progressLine) done(source string, rep sources.FetchReport, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.quiet {
+		return
+	}
+	if p.terminal {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+	if err != nil && len(rep.Files) == 0 {
+		return
+	}
+	unit := "records"
+	if source == sources.SourceS3ALB {
+		unit = "objects"
+	}
+	fmt.Fprintf(p.w, "%s: %d %s, %s in %d files\n", source, rep.Records, unit, humanBytes(rep.Bytes), len(rep.Files))
+	for _, n := range rep.Notes {
+		fmt.Fprintf(p.w, "%s: %s\n", source, n)
+	}
+}
+
+// finish clears the terminal line.
+func (p *progressLine) finish() {
+	if !p.quiet && p.terminal {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
+
+// humanBytes renders a byte count in KB, MB or GB.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,331 @@
+// Package livefake runs in-process servers on loopback that speak the real
+// protocols of the services readygap triage reads: S3 (gofakes3), the Cloud
+// Logging ListLogEntries gRPC API, CloudWatch Logs' JSON 1.1 FilterLogEvents
+// and the Kubernetes list API. Tests point the real SDK clients at them and
+// read back what the clients asked for.
+package livefake
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/logging/apiv2/loggingpb"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Log records the requests a fake served, one line each, for assertions.
+type Log struct {
+	mu   sync.Mutex
+	reqs []string
+}
+
+// add records one request.
+func (l *Log) add(s string) {
+	l.mu.Lock()
+	l.reqs = append(l.reqs, s)
+	l.mu.Unlock()
+}
+
+// Requests returns the recorded requests in order.
+func (l *Log) Requests() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.reqs...)
+}
+
+// S3 is a gofakes3 server on plain HTTP.
+type S3 struct {
+	Log
+	URL     string
+	backend *s3mem.Backend
+}
+
+// NewS3 starts an S3 server holding bucket; it stops when t ends.
+func NewS3(t testing.TB, bucket string) *S3 {
+	b := s3mem.New()
+	if err := b.CreateBucket(bucket); err != nil {
+		t.Fatal(err)
+	}
+	s := &S3{backend: b}
+	h := gofakes3.New(b, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.add(r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery + " auth=" + r.Header.Get("Authorization"))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	s.URL = ts.URL
+	return s
+}
+
+// Put stores an object.
+func (s *S3) Put(t testing.TB, bucket, key string, body []byte) {
+	if _, err := s.backend.PutObject(bucket, key, map[string]string{}, bytes.NewReader(body), int64(len(body)), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Gets returns the keys of the objects fetched with GetObject.
+func (s *S3) Gets(bucket string) []string {
+	var out []string
+	for _, r := range s.Requests() {
+		path, _, _ := strings.Cut(strings.TrimPrefix(r, "GET /"+bucket+"/"), "?")
+		if strings.HasPrefix(r, "GET /"+bucket+"/") && path != "" {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
+// Logging is a Cloud Logging LoggingServiceV2 server with ListLogEntries.
+type Logging struct {
+	loggingpb.UnimplementedLoggingServiceV2Server
+	Log
+	// Addr is host:port of the server.
+	Addr string
+	// Entries are served in pages of PageSize.
+	Entries  []*loggingpb.LogEntry
+	PageSize int
+	// FailCode is the error of the first FailCount calls (a rate limit).
+	FailCode  codes.Code
+	FailCount int
+
+	mu    sync.Mutex
+	calls int
+}
+
+// NewLogging starts a Cloud Logging gRPC server; it stops when t ends.
+func NewLogging(t testing.TB) *Logging {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &Logging{Addr: lis.Addr().String(), PageSize: 2}
+	srv := grpc.NewServer()
+	loggingpb.RegisterLoggingServiceV2Server(srv, l)
+	go srv.Serve(lis)
+	t.Cleanup(srv.Stop)
+	return l
+}
+
+// ListLogEntries serves Entries page by page; the page token is the offset.
+func (l *Logging) ListLogEntries(ctx context.Context, req *loggingpb.ListLogEntriesRequest) (*loggingpb.ListLogEntriesResponse, error) {
+	l.add(fmt.Sprintf("resources=%s order=%q pageSize=%d token=%q filter=%s", strings.Join(req.ResourceNames, ","), req.OrderBy, req.PageSize, req.PageToken, req.Filter))
+	l.mu.Lock()
+	l.calls++
+	fail := l.calls <= l.FailCount
+	l.mu.Unlock()
+	if fail {
+		return nil, status.Error(l.FailCode, "Quota exceeded for quota metric 'Read requests'")
+	}
+	off, _ := strconv.Atoi(req.PageToken)
+	end := min(off+l.PageSize, len(l.Entries))
+	resp := &loggingpb.ListLogEntriesResponse{Entries: l.Entries[off:end]}
+	if end < len(l.Entries) {
+		resp.NextPageToken = strconv.Itoa(end)
+	}
+	return resp, nil
+}
+
+// CloudWatchEvent is one log event the CloudWatch fake serves.
+type CloudWatchEvent struct {
+	Stream    string
+	Timestamp int64
+	Message   string
+}
+
+// CloudWatch is a CloudWatch Logs server speaking JSON 1.1 FilterLogEvents.
+type CloudWatch struct {
+	Log
+	URL string
+	// Groups maps a log group name to its events; any other group is a
+	// ResourceNotFoundException.
+	Groups map[string][]CloudWatchEvent
+	// PageSize events per page; an empty page carrying a nextToken comes
+	// before the last page.
+	PageSize int
+	// DenyGroups answers AccessDeniedException for these groups.
+	DenyGroups map[string]bool
+}
+
+// NewCloudWatch starts a CloudWatch Logs server; it stops when t ends.
+func NewCloudWatch(t testing.TB) *CloudWatch {
+	c := &CloudWatch{Groups: map[string][]CloudWatchEvent{}, PageSize: 2, DenyGroups: map[string]bool{}}
+	ts := httptest.NewServer(http.HandlerFunc(c.serve))
+	t.Cleanup(ts.Close)
+	c.URL = ts.URL
+	return c
+}
+
+// serve answers one FilterLogEvents call.
+func (c *CloudWatch) serve(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		LogGroupName  string `json:"logGroupName"`
+		FilterPattern string `json:"filterPattern"`
+		StartTime     int64  `json:"startTime"`
+		EndTime       int64  `json:"endTime"`
+		NextToken     string `json:"nextToken"`
+	}
+	json.NewDecoder(r.Body).Decode(&in)
+	c.add(fmt.Sprintf("%s %s group=%s pattern=%q start=%d end=%d token=%q auth=%s", r.Header.Get("X-Amz-Target"),
+		r.Header.Get("Content-Type"), in.LogGroupName, in.FilterPattern, in.StartTime, in.EndTime, in.NextToken, r.Header.Get("Authorization")))
+	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+	if r.Header.Get("X-Amz-Target") != "Logs_20140328.FilterLogEvents" {
+		w.WriteHeader(400)
+		fmt.Fprint(w, `{"__type":"UnknownOperationException"}`)
+		return
+	}
+	if c.DenyGroups[in.LogGroupName] {
+		w.WriteHeader(400)
+		fmt.Fprintf(w, `{"__type":"AccessDeniedException","message":"User: arn:aws:iam::111122223333:user/x is not authorized to perform: logs:FilterLogEvents"}`)
+		return
+	}
+	all, ok := c.Groups[in.LogGroupName]
+	if !ok {
+		w.WriteHeader(400)
+		fmt.Fprint(w, `{"__type":"com.amazonaws.logs#ResourceNotFoundException","message":"The specified log group does not exist."}`)
+		return
+	}
+	var evs []map[string]any
+	for i, e := range all {
+		if e.Timestamp >= in.StartTime && e.Timestamp <= in.EndTime {
+			evs = append(evs, map[string]any{"eventId": strconv.Itoa(i), "logStreamName": e.Stream, "timestamp": e.Timestamp,
+				"ingestionTime": e.Timestamp + 500, "message": e.Message})
+		}
+	}
+	// Pages: tokens "p<offset>"; "e<offset>" is an empty page before offset.
+	off, next := 0, ""
+	if strings.HasPrefix(in.NextToken, "p") || strings.HasPrefix(in.NextToken, "e") {
+		off, _ = strconv.Atoi(in.NextToken[1:])
+	}
+	page := []map[string]any{}
+	switch {
+	case strings.HasPrefix(in.NextToken, "e"):
+		next = "p" + strconv.Itoa(off)
+	default:
+		end := min(off+c.PageSize, len(evs))
+		page = evs[off:end]
+		if end < len(evs) {
+			next = "p" + strconv.Itoa(end)
+			if end+c.PageSize >= len(evs) {
+				next = "e" + strconv.Itoa(end)
+			}
+		}
+	}
+	out := map[string]any{"events": page, "searchedLogStreams": []any{}}
+	if next != "" {
+		out["nextToken"] = next
+	}
+	json.NewEncoder(w).Encode(out)
+}
+
+// Kube is a Kubernetes API server answering list and get calls from a map
+// of URL paths to JSON bodies; other paths are 404, paths in Forbidden 403.
+type Kube struct {
+	Log
+	URL string
+	// Paths maps a URL path (/api/v1/namespaces/shop/pods) to the JSON body.
+	Paths     map[string]string
+	Forbidden map[string]bool
+}
+
+// NewKube starts a Kubernetes API server; it stops when t ends.
+func NewKube(t testing.TB) *Kube {
+	k := &Kube{Paths: map[string]string{}, Forbidden: map[string]bool{}}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k.add(r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery + " auth=" + r.Header.Get("Authorization"))
+		w.Header().Set("Content-Type", "application/json")
+		if k.Forbidden[r.URL.Path] {
+			w.WriteHeader(403)
+			fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden","reason":"Forbidden","code":403}`)
+			return
+		}
+		body, ok := k.Paths[r.URL.Path]
+		if !ok {
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}`)
+			return
+		}
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(ts.Close)
+	k.URL = ts.URL
+	return k
+}
+
+// List sets the list body served at path: a kind List of items (JSON
+// objects without apiVersion/kind, as the API server sends them).
+func (k *Kube) List(path, apiVersion, kind string, items ...string) {
+	k.Paths[path] = fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"resourceVersion":"1"},"items":[%s]}`, apiVersion, kind, strings.Join(items, ","))
+}
+
+// Kubeconfig writes a kubeconfig for the server with a bearer token into
+// dir and returns its path.
+func (k *Kube) Kubeconfig(t testing.TB, dir, token string) string {
+	p := filepath.Join(dir, "kubeconfig")
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: fake
+  cluster: {server: %q}
+users:
+- name: fake
+  user: {token: %q}
+contexts:
+- name: fake
+  context: {cluster: fake, user: fake, namespace: shop}
+current-context: fake
+`, k.URL, token)
+	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// ALBKey returns the S3 key of an ALB access log object as ELB names it,
+// in the date folder of delivered; prefix is what precedes AWSLogs/.
+func ALBKey(prefix, kind, acct, region string, delivered, end time.Time, node string) string {
+	name := fmt.Sprintf("%s%s_elasticloadbalancing_%s_app.k8s-shop-web-0123456789.1a2b3c4d5e6f7a8b_%s_%s_%s.log.gz",
+		kind, acct, region, end.UTC().Format("20060102T1504Z"), node, "2k8f9x1a")
+	if prefix != "" {
+		prefix += "/"
+	}
+	return fmt.Sprintf("%sAWSLogs/%s/elasticloadbalancing/%s/%s/%s", prefix, acct, region, delivered.UTC().Format("2006/01/02"), name)
+}
+
+// ALBLine returns one ALB access log line at t: status 200 from target, or
+// an LB-generated 503 when target is "".
+func ALBLine(t time.Time, target string) string {
+	ts := t.UTC().Format("2006-01-02T15:04:05.000000Z")
+	if target == "" {
+		return fmt.Sprintf(`https %s app/k8s-shop-web-0123456789/1a2b3c4d5e6f7a8b 203.0.113.10:51234 - -1 -1 -1 503 - 512 162 "GET https://shop.example.com:443/api/items HTTP/1.1" "curl/8.5.0" TLS_AES_128_GCM_SHA256 TLSv1.3 arn:aws:elasticloadbalancing:us-east-1:111122223333:targetgroup/k8s-shop-web-a1b2c3d4e5/0123456789abcdef "Root=1-65edf9b1-0123456789abcdef01234567" "shop.example.com" "arn:aws:acm:us-east-1:111122223333:certificate/11111111-2222-3333-4444-555555555555" 0 %s "forward" "-" "-" "-" "-" "-" "-" TID_0123456789abcdef0123456789abcdef`, ts, ts)
+	}
+	return fmt.Sprintf(`https %s app/k8s-shop-web-0123456789/1a2b3c4d5e6f7a8b 203.0.113.10:51234 %s 0.000 0.012 0.000 200 200 512 1024 "GET https://shop.example.com:443/api/items HTTP/1.1" "curl/8.5.0" TLS_AES_128_GCM_SHA256 TLSv1.3 arn:aws:elasticloadbalancing:us-east-1:111122223333:targetgroup/k8s-shop-web-a1b2c3d4e5/0123456789abcdef "Root=1-65edf9b1-0123456789abcdef01234567" "shop.example.com" "arn:aws:acm:us-east-1:111122223333:certificate/11111111-2222-3333-4444-555555555555" 1 %s "forward" "-" "-" "%s" "200" "-" "-" TID_0123456789abcdef0123456789abcdef`, ts, target, ts, target)
+}
+
+// Gzip compresses lines, one per line.
+func Gzip(lines ...string) []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	for _, l := range lines {
+		zw.Write([]byte(l + "\n"))
+	}
+	zw.Close()
+	return b.Bytes()
+}
