@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// Entries quoted in /work/shared/reference/gcp.md, verbatim unless noted.
+// Entries quoted in the project reference notes on GCP logs (gcp.md), verbatim unless noted.
 
 // gcpRef14 is §1.4: global ALB 502 failed_to_pick_backend (constructed).
 const gcpRef14 = `{
