@@ -65,7 +65,7 @@ the format they wrap.`,
 			return analyzeRun(cmd, opts)
 		},
 	}
-	cmd.Flags().VarP(&opts.Output, "output", "o", "output format: text, json or markdown")
+	cmd.Flags().VarP(&opts.Output, "output", "o", "output format: text, json, markdown or html")
 	cmd.Flags().StringVar(&opts.Since, "since", "", "keep records at or after this time (RFC 3339, \"2006-01-02 15:04:05\", or a duration back from now such as 30m)")
 	cmd.Flags().StringVar(&opts.Until, "until", "", "keep records before this time (same forms as --since)")
 	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit with code 3 when an incident is found (for scripts and CI)")
@@ -115,7 +115,7 @@ func analyzeRun(cmd *cobra.Command, opts *analyzeOptions) error {
 		return err
 	}
 	analysis := correlate.Analyze(correlate.Merge(collectors...), correlate.Options{})
-	rep := newReport(res, classify.Classify(analysis))
+	rep := newReport(res, analysis, classify.Classify(analysis))
 	if err := render(opts.Out, opts.Output, rep); err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func TestNewCmdAnalyze(t *testing.T) {
 			Paths: []string{"dir", "-"}, Output: outputJSON, Since: "2024-05-01T11:55:00Z", Until: "30m", TZ: "UTC"}},
 		{name: "markdown alias", args: "--output md x", want: analyzeOptions{Paths: []string{"x"}, Output: outputMarkdown, TZ: "UTC"}},
 		{name: "tz", args: "--tz Europe/Berlin x", want: analyzeOptions{Paths: []string{"x"}, Output: outputText, TZ: "Europe/Berlin"}},
-		{name: "bad output", args: "-o yaml x", wantCode: exitUsage, wantErr: "must be one of text, json, markdown"},
+		{name: "bad output", args: "-o yaml x", wantCode: exitUsage, wantErr: "must be one of text, json, markdown, html"},
 		{name: "no paths", args: "", wantCode: exitError, wantErr: "requires at least 1 arg"},
 	}
 	for _, tt := range tests {

@@ -14,10 +14,11 @@ const (
 	outputText     outputFormat = "text"
 	outputJSON     outputFormat = "json"
 	outputMarkdown outputFormat = "markdown"
+	outputHTML     outputFormat = "html"
 )
 
 func outputFormatNames() []string {
-	return []string{string(outputText), string(outputJSON), string(outputMarkdown)}
+	return []string{string(outputText), string(outputJSON), string(outputMarkdown), string(outputHTML)}
 }
 
 // String implements pflag.Value.
@@ -26,7 +27,7 @@ func (f *outputFormat) String() string { return string(*f) }
 // Set implements pflag.Value.
 func (f *outputFormat) Set(v string) error {
 	switch outputFormat(strings.ToLower(v)) {
-	case outputText, outputJSON, outputMarkdown:
+	case outputText, outputJSON, outputMarkdown, outputHTML:
 		*f = outputFormat(strings.ToLower(v))
 		return nil
 	case "md":
@@ -46,6 +47,8 @@ func render(w io.Writer, f outputFormat, rep *report) error {
 		return renderJSON(w, rep)
 	case outputMarkdown:
 		return renderMarkdown(w, rep)
+	case outputHTML:
+		return renderHTML(w, rep)
 	}
 	return renderText(w, rep)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/classify"
+	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -19,6 +20,10 @@ type report struct {
 	Inputs    []reportInput    `json:"inputs"`
 	Warnings  []string         `json:"warnings"`
 	Incidents []reportIncident `json:"incidents"`
+	// Lanes is every backend's life on the shared time axis.
+	Lanes []reportLane `json:"lanes"`
+	// Series is the per-second outcome series on the same axis.
+	Series *reportSeries `json:"series,omitempty"`
 	// PrunedObjects counts ALB log objects skipped by the end time in their name.
 	PrunedObjects int `json:"pruned_objects,omitempty"`
 }
@@ -88,9 +93,45 @@ type reportMoment struct {
 	Source string `json:"source,omitempty"`
 }
 
+// reportLane is one backend's life: milestones as RFC 3339 times by name
+// (created, scheduled, started, ready, lb_attached, lb_healthy, terminating,
+// lb_detached, deleted), when it served traffic, and its events.
+type reportLane struct {
+	Name        string            `json:"name"`
+	IP          string            `json:"ip,omitempty"`
+	ReplicaSet  string            `json:"replica_set,omitempty"`
+	Zone        string            `json:"zone,omitempty"`
+	Role        string            `json:"role"`
+	Milestones  map[string]string `json:"milestones"`
+	FirstServed string            `json:"first_served,omitempty"`
+	LastServed  string            `json:"last_served,omitempty"`
+	Markers     []reportMarker    `json:"markers"`
+}
+
+// reportMarker is one event on a lane.
+type reportMarker struct {
+	Time   string `json:"time"`
+	Kind   string `json:"kind"`
+	Text   string `json:"text"`
+	Source string `json:"source,omitempty"`
+}
+
+// reportSeries is the per-second outcome series: Values[i] holds the counts
+// of second Start+i, one per column.
+type reportSeries struct {
+	Start       string   `json:"start"`
+	StepSeconds int      `json:"step_seconds"`
+	Columns     []string `json:"columns"`
+	Values      [][]int  `json:"values"`
+}
+
+// seriesColumns names the series columns: client-visible outcomes by kind,
+// then requests whose failed attempts a retry hid.
+var seriesColumns = []string{"ok", "app_5xx", "no_backend", "refused", "unreachable", "closed", "timeout", "other", "hidden"}
+
 // newReport builds the report of a read and its verdicts.
-func newReport(res *sources.Result, verdicts []*classify.Verdict) *report {
-	rep := &report{Schema: schemaVersion, Inputs: []reportInput{}, Warnings: []string{}, Incidents: []reportIncident{}, PrunedObjects: res.Pruned}
+func newReport(res *sources.Result, a *correlate.Analysis, verdicts []*classify.Verdict) *report {
+	rep := &report{Schema: schemaVersion, Inputs: []reportInput{}, Warnings: []string{}, Incidents: []reportIncident{}, Lanes: []reportLane{}, PrunedObjects: res.Pruned}
 	for _, in := range res.Inputs {
 		rep.Inputs = append(rep.Inputs, reportInput{
 			Name: in.Name, Format: string(in.Format), Records: in.Records, Skipped: in.Skipped,
@@ -102,7 +143,41 @@ func newReport(res *sources.Result, verdicts []*classify.Verdict) *report {
 	for _, v := range verdicts {
 		rep.Incidents = append(rep.Incidents, newIncident(v))
 	}
+	for _, l := range a.Lanes() {
+		rep.Lanes = append(rep.Lanes, newLane(l))
+	}
+	rep.Series = newSeries(a.Series())
 	return rep
+}
+
+func newLane(l *correlate.Lane) reportLane {
+	rl := reportLane{Name: l.Name, ReplicaSet: l.ReplicaSet, Zone: l.Zone, Role: l.Role.String(), Milestones: map[string]string{},
+		FirstServed: formatTime(l.FirstServed), LastServed: formatTime(l.LastServed), Markers: []reportMarker{}}
+	if l.IP.IsValid() {
+		rl.IP = l.IP.String()
+	}
+	for m := correlate.Created; m <= correlate.Deleted; m++ {
+		if t := l.Milestone(m); !t.IsZero() {
+			rl.Milestones[m.String()] = formatTime(t)
+		}
+	}
+	for _, mk := range l.Markers {
+		rl.Markers = append(rl.Markers, reportMarker{Time: formatTime(mk.Time), Kind: mk.Kind.String(), Text: mk.Text, Source: mk.Source})
+	}
+	return rl
+}
+
+func newSeries(points []correlate.Point) *reportSeries {
+	if len(points) == 0 {
+		return nil
+	}
+	s := &reportSeries{Start: formatTime(points[0].Time), StepSeconds: 1, Columns: seriesColumns}
+	for _, p := range points {
+		f := p.LBFailed
+		s.Values = append(s.Values, []int{p.OK, p.AppErrors, f[sources.FailureNoBackend], f[sources.FailureRefused],
+			f[sources.FailureUnreachable], f[sources.FailureClosed], f[sources.FailureTimeout], f[sources.FailureOther], p.Hidden})
+	}
+	return s
 }
 
 func newIncident(v *classify.Verdict) reportIncident {
