@@ -3,6 +3,7 @@ package correlate
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/readygap/readygap/sources"
@@ -22,7 +23,7 @@ type Entry struct {
 }
 
 // maxTimelineEvents bounds the lifecycle entries of one timeline.
-const maxTimelineEvents = 40
+const maxTimelineEvents = 30
 
 // Timeline lists the key moments around window w: rollout steps, what
 // Kubernetes and the load balancer did to the involved backends, and where
@@ -35,27 +36,28 @@ func (a *Analysis) Timeline(w *Window, involved []*Backend) []Entry {
 			keep[l] = true
 		}
 	}
-	from, to := w.Start.Add(-3*time.Minute), w.End.Add(time.Minute)
-	seenHealthy := map[string]bool{}
+	from, to := w.SignalStart.Add(-3*time.Minute), w.SignalEnd.Add(time.Minute)
+	// once keeps the first of the records that say the same thing about the
+	// same subject: an event and a pod object both report Ready, a health
+	// check passes every interval.
+	once := map[string]time.Time{}
 	for _, l := range a.EventsBetween(from, to) {
 		switch l.Kind {
 		case sources.ScaledUp, sources.ScaledDown, sources.NEGAttach, sources.NEGDetach, sources.NEGOperationFailed,
 			sources.NoEndpoints, sources.EventsLost:
-		case sources.HealthCheck:
-			key := l.IP.String() + l.Status
-			if !keep[l] || seenHealthy[key] {
-				continue
-			}
-			seenHealthy[key] = true
-		case sources.LifecycleOther, sources.ProbeFailed:
-			if !keep[l] || l.Kind == sources.LifecycleOther {
-				continue
-			}
-		default:
+		case sources.PodReady, sources.PodNotReady, sources.ReadinessGate, sources.Killing, sources.PodDeleted,
+			sources.TargetRegistering, sources.TargetDeregistering, sources.HealthCheck, sources.ProbeFailed, sources.PreStopFailed:
 			if !keep[l] {
 				continue
 			}
+		default:
+			continue // creation, scheduling and container starts belong to the lanes, not the key moments
 		}
+		key := fmt.Sprint(l.Kind, who(l), l.Status, l.Reason)
+		if prev, ok := once[key]; ok && (l.Kind == sources.HealthCheck || l.Kind == sources.ProbeFailed || l.Time.Sub(prev) < 2*time.Second) {
+			continue
+		}
+		once[key] = l.Time
 		out = append(out, Entry{Time: l.Time, What: DescribeEvent(l), Who: who(l), Zone: l.Zone, Source: l.Origin.String()})
 		if len(out) == maxTimelineEvents {
 			break
@@ -155,11 +157,10 @@ func DescribeEvent(l *sources.Lifecycle) string {
 	return orText(l.Reason, l.Kind.String())
 }
 
-// who names the subject of a lifecycle record.
+// who names the subject of a lifecycle record: the pod, else the IP, else
+// the object.
 func who(l *sources.Lifecycle) string {
 	switch {
-	case l.Pod != "" && l.IP.IsValid():
-		return l.Pod + " " + l.IP.String()
 	case l.Pod != "":
 		return l.Pod
 	case l.IP.IsValid():
@@ -168,18 +169,69 @@ func who(l *sources.Lifecycle) string {
 	return l.Object
 }
 
-// requestSummary words one failed request for a human.
+// DescribeRequest words one failed request for a timeline or an evidence
+// line: what was asked, what the client got, and which backends failed.
 func DescribeRequest(r *sources.Request) string {
-	s := ""
-	if r.Status != 0 {
-		s = fmt.Sprintf("%d ", r.Status)
+	var b strings.Builder
+	if r.Method != "" || r.Path != "" {
+		fmt.Fprintf(&b, "%s %s ", r.Method, r.Path)
 	}
-	s += r.Failure.String()
-	if r.Backend.IsValid() {
-		s += " from " + r.Backend.String()
+	if r.AttemptOnly {
+		fmt.Fprintf(&b, "attempt to %s failed: %s", r.Backend, failureText(r.Failure))
+		if r.Detail != "" {
+			fmt.Fprintf(&b, " (%s)", truncate(r.Detail, 90))
+		}
+		return b.String()
 	}
-	if r.Detail != "" && len(r.Detail) < 80 {
-		s += " (" + r.Detail + ")"
+	fmt.Fprintf(&b, "→ %d", r.Status)
+	if r.Failure != sources.FailureNone {
+		b.WriteString(" " + failureText(r.Failure))
 	}
-	return s
+	var failed []string
+	for _, a := range r.Attempts {
+		if a.Failure.LBGenerated() {
+			failed = append(failed, fmt.Sprintf("%s (%d)", a.Backend, a.Status))
+		}
+	}
+	switch {
+	case len(failed) > 0 && !r.Failure.LBGenerated():
+		fmt.Fprintf(&b, " after failed attempts to %s", strings.Join(failed, ", "))
+	case len(failed) > 0:
+		fmt.Fprintf(&b, " from %s", strings.Join(failed, ", "))
+	case r.Backend.IsValid():
+		fmt.Fprintf(&b, " from %s", r.Backend)
+	}
+	if r.Detail != "" {
+		fmt.Fprintf(&b, " (%s)", truncate(r.Detail, 90))
+	}
+	return b.String()
+}
+
+// failureText words a failure kind.
+func failureText(k sources.FailureKind) string {
+	switch k {
+	case sources.FailureNoBackend:
+		return "no backend"
+	case sources.FailureRefused:
+		return "connection refused"
+	case sources.FailureUnreachable:
+		return "backend unreachable"
+	case sources.FailureClosed:
+		return "connection closed or reset"
+	case sources.FailureTimeout:
+		return "timeout"
+	case sources.FailureAppError:
+		return "application error"
+	case sources.FailureOther:
+		return "proxy error"
+	}
+	return "ok"
+}
+
+// truncate shortens s to n bytes with an ellipsis.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
