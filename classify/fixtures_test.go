@@ -129,6 +129,3 @@ func TestFixesUseObservedSettings(t *testing.T) {
 		}
 	}
 }
-
-
-
