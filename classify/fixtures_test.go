@@ -129,3 +129,14 @@ func TestFixesUseObservedSettings(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAnalyzeLargestFixture reads, correlates and classifies the
+// largest fixture (30 minutes at 200 requests per second behind an ALB).
+func BenchmarkAnalyzeLargestFixture(b *testing.B) {
+	dir := filepath.Join("..", "fixtures", "eks-alb-large")
+	for b.Loop() {
+		if _, vs := analyzeDir(b, dir); len(vs) == 0 {
+			b.Fatal("no incident")
+		}
+	}
+}

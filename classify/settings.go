@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -72,8 +73,13 @@ func findWorkload(a *correlate.Analysis, w *correlate.Window) workload {
 			return wl
 		}
 	}
-	for name, ns := range scaled {
-		return workload{Namespace: ns, Name: name}
+	names := make([]string, 0, len(scaled))
+	for name := range scaled {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	if len(names) > 0 {
+		return workload{Namespace: scaled[names[0]], Name: names[0]}
 	}
 	return workload{Name: "<deployment>"}
 }

@@ -45,7 +45,7 @@ func (terminationRace) Evaluate(a *correlate.Analysis, w *correlate.Window) *Fin
 	f.Evidence = failureEvidence(w, namesIP(oldIPs))
 
 	corroborated := 0
-	lag, stopEvidence := stopLag(a, w, oldIPs)
+	lag, stopEvidence := stopLag(a, w, refs)
 	if stopEvidence != nil {
 		corroborated++
 		f.Evidence = append(f.Evidence, *stopEvidence)
@@ -55,7 +55,7 @@ func (terminationRace) Evaluate(a *correlate.Analysis, w *correlate.Window) *Fin
 		f.Evidence = append(f.Evidence, eventEvidence(l, "the load balancer was told to stop sending to it"))
 	}
 	wl := findWorkload(a, w)
-	preStop, grace, specKnown := shutdownSettings(a, w, oldIPs, wl)
+	preStop, grace, specKnown := shutdownSettings(a, w, refs, wl)
 	if specKnown && preStop == 0 {
 		corroborated++
 		f.Evidence = append(f.Evidence, Evidence{Text: "the old pods have no preStop hook: the app got SIGTERM the moment the pod began terminating"})
@@ -79,10 +79,14 @@ func (terminationRace) Evaluate(a *correlate.Analysis, w *correlate.Window) *Fin
 // stopLag measures how long the load balancer kept sending to old pods after
 // they began terminating (the Killing event or deletion), or, without
 // events, how long the failures to old pods lasted.
-func stopLag(a *correlate.Analysis, w *correlate.Window, ips map[netip.Addr]bool) (time.Duration, *Evidence) {
+func stopLag(a *correlate.Analysis, w *correlate.Window, refs []BackendRef) (time.Duration, *Evidence) {
 	var lag time.Duration
 	var ev *Evidence
-	for ip := range ips {
+	for _, r := range refs {
+		if r.Role != correlate.RoleOld {
+			continue
+		}
+		ip := r.IP
 		f := w.ByIP[ip]
 		if f == nil {
 			continue
@@ -105,10 +109,10 @@ func stopLag(a *correlate.Analysis, w *correlate.Window, ips map[netip.Addr]bool
 
 // shutdownSettings reads the old pods' preStop sleep and grace period.
 // specKnown is false when no spec was read.
-func shutdownSettings(a *correlate.Analysis, w *correlate.Window, ips map[netip.Addr]bool, wl workload) (preStop, grace int, specKnown bool) {
+func shutdownSettings(a *correlate.Analysis, w *correlate.Window, refs []BackendRef, wl workload) (preStop, grace int, specKnown bool) {
 	var spec *sources.PodSpec
-	for ip := range ips {
-		if b := a.BackendOf(ip, w.Start); b != nil && b.Spec != nil {
+	for _, r := range refs {
+		if b := a.BackendOf(r.IP, w.Start); r.Role == correlate.RoleOld && b != nil && b.Spec != nil {
 			spec = b.Spec
 			break
 		}

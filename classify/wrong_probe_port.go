@@ -42,13 +42,17 @@ func (wrongProbePort) Evaluate(a *correlate.Analysis, w *correlate.Window) *Find
 
 	corroborated := 0
 	servingPort := mostUsedPort(w, newIPs)
-	probe, container := readinessProbe(a, w, newIPs)
+	probe, container := readinessProbe(a, w, refs)
 	if probe != nil && probe.Port != 0 && servingPort != 0 && probe.Port != servingPort {
 		corroborated += 2
 		f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("container %s: readinessProbe %s on port %d, but the traffic goes to port %d", container, probe.Handler, probe.Port, servingPort)})
 	}
 	listen := startToListen(a, w, newIPs)
-	for ip := range newIPs {
+	for _, r := range refs {
+		if r.Role != correlate.RoleNew {
+			continue
+		}
+		ip := r.IP
 		if b := a.BackendOf(ip, w.Start); b != nil && !b.At(correlate.Ready).IsZero() {
 			corroborated++
 			m := b.Moments[correlate.Ready]
@@ -101,10 +105,10 @@ func mostUsedPort(w *correlate.Window, ips map[netip.Addr]bool) int {
 
 // readinessProbe finds the readiness probe of the new pods: from their own
 // spec, else from the Deployment's template.
-func readinessProbe(a *correlate.Analysis, w *correlate.Window, ips map[netip.Addr]bool) (*sources.Probe, string) {
+func readinessProbe(a *correlate.Analysis, w *correlate.Window, refs []BackendRef) (*sources.Probe, string) {
 	specs := []*sources.PodSpec{}
-	for ip := range ips {
-		if b := a.BackendOf(ip, w.Start); b != nil && b.Spec != nil {
+	for _, r := range refs {
+		if b := a.BackendOf(r.IP, w.Start); r.Role == correlate.RoleNew && b != nil && b.Spec != nil {
 			specs = append(specs, b.Spec)
 		}
 	}

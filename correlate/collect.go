@@ -206,9 +206,31 @@ func Merge(cs ...*Collector) *Dataset {
 			}
 		}
 	}
-	sort.SliceStable(d.Failures, func(i, j int) bool { return d.Failures[i].Time.Before(d.Failures[j].Time) })
-	sort.SliceStable(d.Lifecycle, func(i, j int) bool { return d.Lifecycle[i].Time.Before(d.Lifecycle[j].Time) })
+	// Inputs are parsed in parallel: order equal times by where they came from
+	// so that every run reports the same evidence. Records of one element come
+	// from one collector in emission order, which the stable sort keeps.
+	sort.SliceStable(d.Failures, func(i, j int) bool {
+		return earlier(d.Failures[i].Time, d.Failures[i].Origin, d.Failures[j].Time, d.Failures[j].Origin)
+	})
+	sort.SliceStable(d.Lifecycle, func(i, j int) bool {
+		return earlier(d.Lifecycle[i].Time, d.Lifecycle[i].Origin, d.Lifecycle[j].Time, d.Lifecycle[j].Origin)
+	})
+	sort.SliceStable(d.Configs, func(i, j int) bool {
+		a, b := d.Configs[i].Origin, d.Configs[j].Origin
+		return a.File < b.File || (a.File == b.File && a.Line < b.Line)
+	})
 	return d
+}
+
+// earlier orders records by time, then by file and line.
+func earlier(ta time.Time, oa sources.Origin, tb time.Time, ob sources.Origin) bool {
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	if oa.File != ob.File {
+		return oa.File < ob.File
+	}
+	return oa.Line < ob.Line
 }
 
 // HasKubernetes reports whether any input carried Kubernetes events or objects.

@@ -74,7 +74,12 @@ func buildIdentities(d *Dataset) *Identities {
 		id.byIP[l.IP] = append(id.byIP[l.IP], l)
 	}
 	for _, ls := range id.byIP {
-		sort.Slice(ls, func(i, j int) bool { return ls[i].From.Before(ls[j].From) })
+		sort.Slice(ls, func(i, j int) bool {
+			if !ls[i].From.Equal(ls[j].From) {
+				return ls[i].From.Before(ls[j].From)
+			}
+			return ls[i].Namespace+"/"+ls[i].Pod < ls[j].Namespace+"/"+ls[j].Pod
+		})
 	}
 	return id
 }

@@ -78,8 +78,8 @@ func WriteManifest(dir string, m *Manifest) error {
 	return os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
 }
 
-// Progress receives the running totals of one source while it fetches. It
-// may be called from several goroutines at once.
+// Progress receives the running totals of one source while it fetches.
+// Calls are never concurrent, but may come from different goroutines.
 type Progress func(source string, records int, bytes int64)
 
 // FetchError is an error a user can act on, worded as one line that names

@@ -253,7 +253,9 @@ func (a *ALBLogs) download(ctx context.Context, keys []string, dir string, progr
 				files[i] = rel
 				bytes := total.Add(n)
 				if progress != nil {
+					mu.Lock() // one progress call at a time
 					progress(SourceS3ALB, int(done.Add(1)), bytes)
+					mu.Unlock()
 				}
 			}
 		})

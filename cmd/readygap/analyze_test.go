@@ -228,3 +228,38 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestAnalyzeSeedGolden compares the JSON report of each seed incident with
+// testdata/<fixture>.golden.json (go test -update rewrites them).
+func TestAnalyzeSeedGolden(t *testing.T) {
+	for _, name := range []string{"gke-neg-zone-move", "eks-alb-no-gate", "nginx-wrong-probe-port", "eks-alb-termination-race", "nginx-probe-fixed"} {
+		t.Run(name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, "", "analyze", "-o", "json", filepath.Join("..", "..", "fixtures", name))
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden := filepath.Join("testdata", name+".golden.json")
+			if *update {
+				must(t, os.WriteFile(golden, []byte(out), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			must(t, err)
+			if out != string(want) {
+				t.Fatalf("JSON differs from %s (run go test -update after checking the diff)", golden)
+			}
+		})
+	}
+}
+
+func TestAnalyzeExitCode(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures")
+	if _, _, code := runCLI(t, "", "analyze", "--exit-code", "-o", "json", filepath.Join(dir, "gke-neg-zone-move")); code != exitIncident {
+		t.Errorf("an incident with --exit-code: exit %d, want %d", code, exitIncident)
+	}
+	if _, _, code := runCLI(t, "", "analyze", "--exit-code", "-o", "json", filepath.Join(dir, "gke-neg-zone-move-fixed")); code != exitOK {
+		t.Errorf("the control with --exit-code: exit %d, want 0", code)
+	}
+	if _, _, code := runCLI(t, "", "analyze", "-o", "json", filepath.Join(dir, "gke-neg-zone-move")); code != exitOK {
+		t.Errorf("an incident without --exit-code: exit %d, want 0", code)
+	}
+}
