@@ -48,6 +48,9 @@ func renderText(w io.Writer, rep *report) error {
 	for i, in := range rep.Incidents {
 		writeIncidentText(&b, i+1, len(rep.Incidents), in, dir)
 	}
+	if lanes := renderLanesText(buildLaneView(rep)); lanes != "" {
+		b.WriteString(lanes + "\n")
+	}
 	writeInputsText(&b, rep, dir)
 	_, err := lipgloss.Fprint(w, b.String())
 	return err
