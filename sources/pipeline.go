@@ -255,6 +255,8 @@ const batchBytes = 1 << 20
 type batch struct {
 	buf   []byte
 	items []batchItem
+	// firstLine is the number of the first line in buf, for blocks of lines.
+	firstLine int
 }
 
 // batchItem is one line or element of a batch.
@@ -319,7 +321,7 @@ func (in *inputReader) parallel(produce func(send func(*batch)) error, consume f
 			defer wg.Done()
 			for b := range ch {
 				consume(p, b)
-				b.buf, b.items = b.buf[:0], b.items[:0]
+				b.buf, b.items, b.firstLine = b.buf[:0], b.items[:0], 0
 				batchPool.Put(b)
 			}
 		}()
@@ -364,46 +366,71 @@ func (in *inputReader) merge() {
 	}
 }
 
-// produceLines cuts the input into batches of whole lines.
+// produceLines cuts the input into blocks of whole lines, read straight
+// into each batch's buffer; the workers find the line breaks. A line longer
+// than a block is skipped.
 func (in *inputReader) produceLines(send func(*batch)) error {
-	b := batchPool.Get().(*batch)
-	lineNo := 0
+	line := 1
+	var carry []byte // the start of a line cut by the previous block
 	for {
-		line, err := in.br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			lineNo++
-			b.addSkip(lineNo, fmt.Sprintf("line longer than %d MiB", readBufferSize>>20))
-			err = in.discardLine()
-			line = nil
+		if err := in.ctx.Err(); err != nil {
+			return err
 		}
-		if len(line) > 0 {
-			lineNo++
-			b.add(line, lineNo)
+		b := batchPool.Get().(*batch)
+		buf := append(b.buf[:0], carry...)[:cap(b.buf)]
+		filled := len(carry)
+		var err error
+		for filled < len(buf) && err == nil {
+			var n int
+			n, err = in.br.Read(buf[filled:])
+			filled += n
 		}
-		if len(b.buf) >= batchBytes || (err != nil && len(b.items) > 0) {
-			if in.ctx.Err() != nil {
-				return in.ctx.Err()
+		data := buf[:filled]
+		carry = carry[:0]
+		if err == nil {
+			cut := bytes.LastIndexByte(data, '\n')
+			if cut < 0 { // one line fills the whole block
+				b.buf = data[:0]
+				b.addSkip(line, fmt.Sprintf("line longer than %d MiB", readBufferSize>>20))
+				send(b)
+				line++
+				if err = in.discardLine(); err != nil {
+					return endOfInput(err)
+				}
+				continue
 			}
+			carry = append(carry, data[cut+1:]...)
+			data = data[:cut+1]
+		}
+		b.buf, b.firstLine = data, line
+		line += bytes.Count(data, []byte{'\n'})
+		if len(data) > 0 {
 			send(b)
-			b = batchPool.Get().(*batch)
+		} else {
+			batchPool.Put(b)
 		}
 		if err != nil {
-			batchPool.Put(b)
 			return endOfInput(err)
 		}
 	}
 }
 
-// lineConsumer parses a batch of lines with a.
+// lineConsumer parses a block of lines with a.
 func (in *inputReader) lineConsumer(a lineAdapter) func(*part, *batch) {
 	return func(p *part, b *batch) {
 		for _, it := range b.items {
-			o := Origin{in.name, it.line}
-			if it.skip != "" {
-				p.em.Skip(o, it.skip)
-				continue
+			p.em.Skip(Origin{in.name, it.line}, it.skip)
+		}
+		data, line := b.buf, b.firstLine
+		for len(data) > 0 {
+			raw := data
+			if i := bytes.IndexByte(data, '\n'); i >= 0 {
+				raw, data = data[:i], data[i+1:]
+			} else {
+				data = nil
 			}
-			p.parseLine(a, b.buf[it.start:it.end], o, time.Time{})
+			p.parseLine(a, raw, Origin{in.name, line}, time.Time{})
+			line++
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 )
@@ -261,5 +262,36 @@ func TestAnalyzeExitCode(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "", "analyze", "-o", "json", filepath.Join(dir, "gke-neg-zone-move")); code != exitOK {
 		t.Errorf("an incident without --exit-code: exit %d, want 0", code)
+	}
+}
+
+// TestTextLaneViewFitsAndMarkdownDrawsGantt checks the drawn rollout: the
+// text lanes fit 100 columns and show the failures, and the Markdown section
+// carries a Mermaid gantt chart with a critical bar for them.
+func TestTextLaneViewFitsAndMarkdownDrawsGantt(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "nginx-wrong-probe-port")
+	out, _, code := runCLI(t, "", "analyze", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	lanes := out[strings.Index(out, "Lanes "):]
+	lanes = lanes[:strings.Index(lanes, "\nInputs")]
+	rows := 0
+	for _, line := range strings.Split(lanes, "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("lane line of %d columns: %q", n, line)
+		}
+		if strings.Contains(line, "│") {
+			rows++
+		}
+	}
+	if rows < 5 || !strings.Contains(lanes, "!!!") || !strings.Contains(lanes, "▒") {
+		t.Errorf("lane view lacks lanes, Ready stretches or failures:\n%s", lanes)
+	}
+	md, _, _ := runCLI(t, "", "analyze", "-o", "markdown", dir)
+	for _, want := range []string{"### Incident 1 of 1: wrong readiness-probe port (high confidence)", "```mermaid\ngantt\n", "5xx :crit, ", "section web-d6d2r8xqqf-", "```yaml\n"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
 	}
 }

@@ -84,7 +84,7 @@ func writeIncidentText(b *strings.Builder, n, of int, in reportIncident, dir str
 		}
 		t.Row(append(row, ellipsize(sanitize(strings.TrimPrefix(m.Source, dir)), 24))...)
 	}
-	b.WriteString(t.String() + "\n\n")
+	b.WriteString(trimLines(t.String()) + "\n\n")
 
 	b.WriteString(headingStyle.Render("Evidence") + "\n")
 	for _, e := range in.Evidence {
@@ -146,7 +146,7 @@ func writeInputsText(b *strings.Builder, rep *report, dir string) {
 		t.Row(ellipsize(sanitize(strings.TrimPrefix(in.Name, dir)), maxNameWidth), in.Format,
 			strconv.Itoa(in.Records), strconv.Itoa(in.Skipped), shortTime(in.First), shortTime(in.Last))
 	}
-	b.WriteString(t.String() + "\n")
+	b.WriteString(trimLines(t.String()) + "\n")
 	if rep.PrunedObjects > 0 {
 		b.WriteString(dimStyle.Render(fmt.Sprintf("%d ALB log objects outside the time window were not read.", rep.PrunedObjects)) + "\n")
 	}
@@ -174,6 +174,15 @@ func plainTable(headers ...string) *table.Table {
 			}
 			return s
 		})
+}
+
+// trimLines drops the padding a table leaves at the end of its lines.
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // appErrors counts the 5xx the application sent itself, from the series.
