@@ -65,8 +65,9 @@ type jsonAdapter interface {
 	MatchJSON(elem []byte) bool
 	// ParseJSON parses one complete JSON element starting at origin o and
 	// reports its records to out. It returns a non-nil error, whose text is the
-	// reason, when the element is malformed. Elements that are valid but carry
-	// no record return nil.
+	// reason, when the element is malformed or in another format (the pipeline
+	// then tries the other adapters). Elements of its format that carry no
+	// record return nil.
 	ParseJSON(elem []byte, o Origin, out *Emitter) error
 }
 

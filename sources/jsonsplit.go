@@ -333,10 +333,15 @@ func (s *jsonSplitter) copyValue(dst *[]byte, oneLine bool) error {
 				if q >= 0 {
 					text = chunk[i : i+q]
 				}
-				if nl := bytes.IndexByte(text, '\n'); nl >= 0 {
-					s.pos += i + nl
-					*dst = append(*dst, chunk[:i+nl]...)
-					return errors.New("line break inside a JSON string")
+				// A raw line break cannot be inside a JSON string. In NDJSON it
+				// means the line was cut; elsewhere the adapter's parser rejects
+				// the element, so only NDJSON pays for looking.
+				if oneLine {
+					if nl := bytes.IndexByte(text, '\n'); nl >= 0 {
+						s.pos += i + nl
+						*dst = append(*dst, chunk[:i+nl]...)
+						return errors.New("line break inside a JSON string")
+					}
 				}
 				backslashes = trailingBackslashes(text, backslashes)
 				if q < 0 {

@@ -48,9 +48,15 @@ func (k8sObjects) ParseJSON(elem []byte, o Origin, out *Emitter) error {
 	if err := json.Unmarshal(elem, &tm); err != nil {
 		return errors.New("invalid JSON object")
 	}
+	switch {
+	case tm.Kind == "" || tm.APIVersion == "":
+		return errors.New("not a Kubernetes object: no apiVersion or kind")
+	case tm.Kind == "Event":
+		return errors.New("an Event, not an object") // the k8s-events adapter reads it
+	}
 	decode := objectDecoders[objectKey{group(tm.APIVersion), tm.Kind}]
 	if decode == nil {
-		return nil
+		return nil // a kind the rules do not need
 	}
 	c := Config{Kind: tm.Kind, Format: FormatK8sObjects, Origin: o}
 	if err := decode(elem, &c, out); err != nil {

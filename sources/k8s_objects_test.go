@@ -533,9 +533,10 @@ func TestK8sObjectsIgnoredAndMalformed(t *testing.T) {
 		reason     string
 	}{
 		{"ConfigMap", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{}}`, 0, ""},
-		{"Event", `{"apiVersion":"v1","kind":"Event","metadata":{"name":"e"},"reason":"Killing"}`, 0, ""},
+		// Foreign elements are rejected so that the pipeline hands them to their own adapter.
+		{"Event", `{"apiVersion":"v1","kind":"Event","metadata":{"name":"e"},"reason":"Killing"}`, 1, "an Event, not an object"},
 		{"Deployment of another group", `{"apiVersion":"extensions.example.com/v1","kind":"Deployment","metadata":{"name":"d"}}`, 0, ""},
-		{"no kind", `{"metadata":{"name":"x"}}`, 0, ""},
+		{"no kind", `{"metadata":{"name":"x"}}`, 1, "not a Kubernetes object"},
 		{"not JSON", `{"apiVersion":"v1","kind":"Pod",`, 1, "invalid JSON object"},
 		{"array", `[1,2]`, 1, "invalid JSON object"},
 		{"spec of the wrong type", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":"x"}`, 1, "Pod: cannot unmarshal"},

@@ -513,6 +513,9 @@ func (in *inputReader) splitJSON(r io.Reader, lineOffset int, send func(*batch))
 	}
 }
 
+// errNoAdapter is the reason for skipping a JSON element no adapter matches.
+var errNoAdapter = errors.New("JSON element in no known format")
+
 // consumeJSON hands each element of a batch to the JSON adapter that matches it.
 func (in *inputReader) consumeJSON(p *part, b *batch) {
 	var last jsonAdapter
@@ -523,14 +526,20 @@ func (in *inputReader) consumeJSON(p *part, b *batch) {
 			continue
 		}
 		elem := b.buf[it.start:it.end]
-		if last == nil || !last.MatchJSON(elem) {
-			last = jsonAdapterFor(elem)
+		// Elements of one input are almost always of one format: try the
+		// adapter of the previous element first and look for another only
+		// when it rejects this one.
+		err := errNoAdapter
+		if last != nil {
+			err = last.ParseJSON(elem, o, p.em)
 		}
-		if last == nil {
-			p.em.Skip(o, "JSON element in no known format")
-			continue
+		if err != nil {
+			if other := jsonAdapterFor(elem); other != nil && other != last {
+				last = other
+				err = other.ParseJSON(elem, o, p.em)
+			}
 		}
-		if err := last.ParseJSON(elem, o, p.em); err != nil {
+		if err != nil {
 			p.em.Skip(o, err.Error())
 		}
 	}

@@ -131,14 +131,15 @@ func TestReadDeduplicatesAcrossInputs(t *testing.T) {
 }
 
 func TestReadMixedKubernetesList(t *testing.T) {
+	// Objects first, then an event: each element must reach its own adapter.
 	list := `{"apiVersion":"v1","kind":"List","items":[
-{"apiVersion":"v1","kind":"Event","metadata":{"name":"web.1","namespace":"shop"},"involvedObject":{"kind":"Pod","name":"web-1","namespace":"shop"},"reason":"Killing","message":"Stopping container web","lastTimestamp":"2026-03-10T12:00:01Z","source":{"component":"kubelet"}},
 {"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"shop"},"spec":{"ports":[{"port":80,"targetPort":8080}]}},
+{"apiVersion":"v1","kind":"Event","metadata":{"name":"web.1","namespace":"shop"},"involvedObject":{"kind":"Pod","name":"web-1","namespace":"shop"},"reason":"Killing","message":"Stopping container web","lastTimestamp":"2026-03-10T12:00:01Z","source":{"component":"kubelet"}},
 {"apiVersion":"v1","kind":"Service","metadata":{"name":"api","namespace":"shop"},"spec":{"ports":[{"port":80,"targetPort":8080}]}}
 ]}`
 	p := writeFile(t, t.TempDir(), "mixed.json", []byte(list))
 	res, h := readPaths(t, Options{}, p)
-	if h.lifecycle != 1 || h.config != 2 || res.Inputs[0].Format != FormatK8sObjects {
+	if h.lifecycle != 1 || h.config != 2 || res.Inputs[0].Format != FormatK8sObjects || res.Inputs[0].Skipped != 0 {
 		t.Fatalf("lifecycle %d, config %d, format %s: want 1, 2 and k8s-objects (the majority)", h.lifecycle, h.config, res.Inputs[0].Format)
 	}
 }
