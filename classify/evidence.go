@@ -21,23 +21,13 @@ func requestEvidence(r *sources.Request) Evidence {
 // eventEvidence quotes one lifecycle record.
 func eventEvidence(l *sources.Lifecycle, note string) Evidence {
 	text := correlate.DescribeEvent(l)
-	if who := eventSubject(l); who != "" {
+	if who := correlate.Subject(l); who != "" {
 		text = who + ": " + text
 	}
 	if note != "" {
 		text += " — " + note
 	}
 	return Evidence{Time: l.Time, Source: l.Origin.String(), Text: text}
-}
-
-func eventSubject(l *sources.Lifecycle) string {
-	switch {
-	case l.Pod != "":
-		return l.Pod
-	case l.IP.IsValid():
-		return l.IP.String()
-	}
-	return l.Object
 }
 
 // failureEvidence quotes the first and last failures of the window and, when

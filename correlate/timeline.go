@@ -53,12 +53,12 @@ func (a *Analysis) Timeline(w *Window, involved []*Backend) []Entry {
 		default:
 			continue // creation, scheduling and container starts belong to the lanes, not the key moments
 		}
-		key := fmt.Sprint(l.Kind, who(l), l.Status, l.Reason)
+		key := fmt.Sprint(l.Kind, Subject(l), l.Status, l.Reason)
 		if prev, ok := once[key]; ok && (l.Kind == sources.HealthCheck || l.Kind == sources.ProbeFailed || l.Time.Sub(prev) < 2*time.Second) {
 			continue
 		}
 		once[key] = l.Time
-		out = append(out, Entry{Time: l.Time, What: DescribeEvent(l), Who: who(l), Zone: l.Zone, Source: l.Origin.String()})
+		out = append(out, Entry{Time: l.Time, What: DescribeEvent(l), Who: Subject(l), Zone: l.Zone, Source: l.Origin.String()})
 		if len(out) == maxTimelineEvents {
 			break
 		}
@@ -157,9 +157,9 @@ func DescribeEvent(l *sources.Lifecycle) string {
 	return orText(l.Reason, l.Kind.String())
 }
 
-// who names the subject of a lifecycle record: the pod, else the IP, else
-// the object.
-func who(l *sources.Lifecycle) string {
+// Subject names what a lifecycle record is about: the pod, else the IP,
+// else the object.
+func Subject(l *sources.Lifecycle) string {
 	switch {
 	case l.Pod != "":
 		return l.Pod
