@@ -165,8 +165,22 @@ func notes(a *correlate.Analysis, w *correlate.Window) []string {
 	for _, l := range a.EventsBetween(w.Start.Add(-time.Hour), w.End, sources.EventsLost) {
 		out = append(out, fmt.Sprintf("The event exporter restarted at %s (%s): events before it may be missing.", correlate.Clock(l.Time), l.Origin))
 	}
+	if rate := logSampleRate(a); rate > 0 && rate < 1 && platformOf(w) == platformGKE {
+		out = append(out, fmt.Sprintf("The load balancer logs %.0f %% of requests (BackendConfig logging.sampleRate %g): the %d failed requests logged stand for about %d.",
+			rate*100, rate, w.Failed, int(float64(w.Failed)/rate+0.5)))
+	}
 	if w.Hidden > 0 {
 		out = append(out, fmt.Sprintf("%s failed on a first attempt but succeeded on a retry; they are not in the failed-request count.", plural(w.Hidden, "request")))
 	}
 	return out
+}
+
+// logSampleRate is the request-log sample rate a BackendConfig states; 0 when none does.
+func logSampleRate(a *correlate.Analysis) float64 {
+	for _, c := range a.Configs {
+		if c.HealthCheck != nil && c.HealthCheck.LogSampleRate != nil {
+			return *c.HealthCheck.LogSampleRate
+		}
+	}
+	return 0
 }

@@ -25,8 +25,9 @@ import (
 //	err 31s nginx refused backend=10.0.2.7:8080          (a proxy error-log line)
 //	event 28s killing pod=web-old-abcde [ns=] [ip=] [reason=] [status=] [group=] [count=] [from=] [zone=] [object=]
 //	pod web-new-abcde ip=10.0.2.7 [ns=] [rs=] [created=5s] [deleted=60s] [probe=tcpSocket:9090] [port=http:8080]
+//	backendconfig web-hc [interval=5] [healthy=1] [samplerate=0.1]
 //	expect incidents 1
-//	expect incident cause=registration_lag [start=30s] [end=49.9s] [failed=200] [hidden=0] [confidence=medium] [variant=...]
+//	expect incident cause=registration_lag [start=30s] [end=49.9s] [failed=200] [hidden=0] [confidence=medium] [variant=...] [note=WORD]
 //
 // start and end match within one second.
 type scenario struct {
@@ -138,6 +139,8 @@ func (s *scenario) directive(words []string) error {
 		return s.event(words[1:])
 	case "pod":
 		return s.pod(words[1:])
+	case "backendconfig":
+		return s.backendConfig(words[1:])
 	case "expect":
 		s.expects = append(s.expects, strings.Join(words[1:], " "))
 		return nil
@@ -284,6 +287,29 @@ func (s *scenario) pod(words []string) error {
 	return nil
 }
 
+func (s *scenario) backendConfig(words []string) error {
+	kv := keyValues(words[1:])
+	hc := &sources.LBHealthCheck{Source: "BackendConfig"}
+	for k, dst := range map[string]**int{"interval": &hc.IntervalSec, "healthy": &hc.HealthyThreshold} {
+		if v := kv[k]; v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return err
+			}
+			*dst = &n
+		}
+	}
+	if v := kv["samplerate"]; v != "" {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return err
+		}
+		hc.LogSampleRate = &r
+	}
+	s.records.Config(&sources.Config{Kind: "BackendConfig", Name: words[0], Format: sources.FormatK8sObjects, HealthCheck: hc})
+	return nil
+}
+
 // check compares the verdicts with the expectations.
 func (s *scenario) check(t *testing.T, verdicts []*Verdict) {
 	t.Helper()
@@ -349,6 +375,10 @@ func (s *scenario) checkIncident(t *testing.T, n int, v *Verdict, kv map[string]
 			}
 			if d := got.Sub(at); d < -time.Second || d > time.Second {
 				fail("%s %s, want %s ±1 s", key, got.Sub(s.base), want)
+			}
+		case "note":
+			if !strings.Contains(strings.Join(v.Notes, " "), want) {
+				fail("notes %q lack %q", v.Notes, want)
 			}
 		default:
 			t.Fatalf("unknown incident field %q", key)

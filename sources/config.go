@@ -293,6 +293,9 @@ type LBHealthCheck struct {
 	DrainingTimeoutSec *int
 	// TargetType is the ALB target type (ip, instance).
 	TargetType string
+	// LogSampleRate is the share of requests the load balancer logs
+	// (BackendConfig spec.logging.sampleRate, 0 to 1); nil when not stated.
+	LogSampleRate *float64
 }
 
 // Ingress holds an Ingress's class, relevant annotations and backends.

@@ -738,6 +738,10 @@ type backendConfig struct {
 			Port               *int64  `json:"port"`
 			RequestPath        *string `json:"requestPath"`
 		} `json:"healthCheck"`
+		Logging *struct {
+			Enable     *bool    `json:"enable"`
+			SampleRate *float64 `json:"sampleRate"`
+		} `json:"logging"`
 		ConnectionDraining *struct {
 			DrainingTimeoutSec int64 `json:"drainingTimeoutSec"`
 		} `json:"connectionDraining"`
@@ -771,7 +775,10 @@ func decodeBackendConfig(elem []byte, c *Config, out *Emitter) error {
 		n := int(d.DrainingTimeoutSec)
 		hc.DrainingTimeoutSec = &n
 	}
-	if bc.Spec.HealthCheck != nil || bc.Spec.ConnectionDraining != nil {
+	if l := bc.Spec.Logging; l != nil && l.SampleRate != nil && *l.SampleRate >= 0 && *l.SampleRate <= 1 {
+		hc.LogSampleRate = l.SampleRate
+	}
+	if bc.Spec.HealthCheck != nil || bc.Spec.ConnectionDraining != nil || hc.LogSampleRate != nil {
 		c.HealthCheck = hc
 	}
 	out.Config(c)

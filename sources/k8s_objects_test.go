@@ -442,6 +442,9 @@ func TestK8sObjectsBackendConfig(t *testing.T) {
 		{"partial health check", `{"apiVersion":"cloud.google.com/v1","kind":"BackendConfig",
 		  "metadata":{"name":"bc"},"spec":{"healthCheck":{"requestPath":"/ready"},"timeoutSec":40}}`,
 			&LBHealthCheck{Source: "BackendConfig", Path: "/ready"}},
+		{"request-log sampling", `{"apiVersion":"cloud.google.com/v1","kind":"BackendConfig",
+		  "metadata":{"name":"bc"},"spec":{"logging":{"enable":true,"sampleRate":0.25}}}`,
+			&LBHealthCheck{Source: "BackendConfig", LogSampleRate: floatp(0.25)}},
 		{"no health settings", `{"apiVersion":"cloud.google.com/v1","kind":"BackendConfig",
 		  "metadata":{"name":"bc"},"spec":{"cdn":{"enabled":true}}}`, nil},
 	}
@@ -454,6 +457,8 @@ func TestK8sObjectsBackendConfig(t *testing.T) {
 		})
 	}
 }
+
+func floatp(f float64) *float64 { return &f }
 
 func TestK8sObjectsTargetGroupBinding(t *testing.T) {
 	const arn = "arn:aws:elasticloadbalancing:us-west-2:123456789012:targetgroup/k8s-default-myapp-a1b2c3d4e5/0123456789abcdef"
