@@ -56,6 +56,10 @@ type Collector struct {
 	lifecycle []sources.Lifecycle
 	configs   []*sources.Config
 	formats   map[sources.Format]int
+	// lastSecond and lastCounts cache the second of the previous request:
+	// logs mostly arrive in time order.
+	lastSecond int64
+	lastCounts *Counts
 }
 
 // NewCollector returns an empty Collector.
@@ -133,11 +137,15 @@ func (c *Collector) Config(x *sources.Config) {
 
 func (c *Collector) second(t time.Time) *Counts {
 	s := t.Unix()
+	if c.lastCounts != nil && s == c.lastSecond {
+		return c.lastCounts
+	}
 	n := c.seconds[s]
 	if n == nil {
 		n = &Counts{}
 		c.seconds[s] = n
 	}
+	c.lastSecond, c.lastCounts = s, n
 	return n
 }
 
