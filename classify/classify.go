@@ -83,6 +83,22 @@ type Verdict struct {
 	Notes []string
 }
 
+// grade scores a finding from how much of the window fits the mechanism
+// (fit, 0 to 1) and how many independent records corroborate it, and sets
+// its confidence: high with two corroborations, medium with one or when the
+// signature alone is clear (fit at least clearFit), low otherwise.
+func (f *Finding) grade(fit float64, corroborated int, clearFit float64) {
+	f.Score = 0.45 + 0.3*fit + 0.05*float64(min(corroborated, 4))
+	switch {
+	case corroborated >= 2:
+		f.Confidence = High
+	case corroborated == 1 || fit >= clearFit:
+		f.Confidence = Medium
+	default:
+		f.Confidence = Low
+	}
+}
+
 // Rule explains windows caused by one mechanism.
 type Rule interface {
 	// Cause is the cause the rule names.

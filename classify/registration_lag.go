@@ -100,15 +100,7 @@ func (registrationLag) Evaluate(a *correlate.Analysis, w *correlate.Window) *Fin
 	}
 
 	noBackendShare := share(noBackend, w.Failed)
-	f.Score = 0.45 + 0.3*noBackendShare + 0.05*float64(min(corroborated, 4))
-	switch {
-	case corroborated >= 2:
-		f.Confidence = High
-	case corroborated == 1 || noBackendShare >= 0.9:
-		f.Confidence = Medium
-	default:
-		f.Confidence = Low
-	}
+	f.grade(noBackendShare, corroborated, 0.9)
 	hc := healthCheckOf(a, platform)
 	wl := findWorkload(a, w)
 	f.Summary = registrationLagSummary(w, platform, f.Variant, hc)

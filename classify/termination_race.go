@@ -61,15 +61,7 @@ func (terminationRace) Evaluate(a *correlate.Analysis, w *correlate.Window) *Fin
 		f.Evidence = append(f.Evidence, Evidence{Text: "the old pods have no preStop hook: the app got SIGTERM the moment the pod began terminating"})
 	}
 
-	f.Score = 0.45 + 0.3*oldShare + 0.05*float64(min(corroborated, 3))
-	switch {
-	case corroborated >= 2:
-		f.Confidence = High
-	case corroborated == 1 || oldShare >= 0.9:
-		f.Confidence = Medium
-	default:
-		f.Confidence = Low
-	}
+	f.grade(oldShare, corroborated, 0.9)
 	f.Summary = fmt.Sprintf("Old pods stopped accepting connections as they began terminating, but the load balancer kept sending them requests for up to %s (%s; %s failed with %s on %s).",
 		seconds(lag), span(w), plural(w.Failed, "request"), statusList(w.StatusCounts), plural(len(oldIPs), "old pod IP"))
 	f.Remediation = terminationFixes(wl, lag, preStop, grace, platformOf(w))

@@ -61,15 +61,7 @@ func (wrongProbePort) Evaluate(a *correlate.Analysis, w *correlate.Window) *Find
 		}
 	}
 
-	f.Score = 0.45 + 0.3*newShare + 0.05*float64(min(corroborated, 3))
-	switch {
-	case corroborated >= 2:
-		f.Confidence = High
-	case newShare >= 0.8 && len(newIPs) >= 1:
-		f.Confidence = Medium
-	default:
-		f.Confidence = Low
-	}
+	f.grade(newShare, corroborated, 0.8)
 	portText := "the serving port"
 	if servingPort != 0 {
 		portText = fmt.Sprintf("port %d", servingPort)
