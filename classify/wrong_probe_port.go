@@ -42,7 +42,7 @@ func (wrongProbePort) Evaluate(a *correlate.Analysis, w *correlate.Window) *Find
 
 	corroborated := 0
 	servingPort := mostUsedPort(w, newIPs)
-	probe, container := readinessProbe(a, w, refs)
+	probe, container, portName := readinessProbe(a, w, refs, servingPort)
 	if probe != nil && probe.Port != 0 && servingPort != 0 && probe.Port != servingPort {
 		corroborated += 2
 		f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("container %s: readinessProbe %s on port %d, but the traffic goes to port %d", container, probe.Handler, probe.Port, servingPort)})
@@ -72,7 +72,7 @@ func (wrongProbePort) Evaluate(a *correlate.Analysis, w *correlate.Window) *Find
 	}
 	f.Summary = fmt.Sprintf("New pods were Ready before anything listened on %s%s, so connections to %s were refused for up to %s after each joined (%s; %s failed, %d more were saved by retries).",
 		portText, probeText, plural(len(newIPs), "new pod IP"), seconds(listen), span(w), plural(w.Failed, "request"), w.Hidden)
-	f.Remediation = wrongProbePortFixes(findWorkload(a, w), probe, container, servingPort, listen)
+	f.Remediation = wrongProbePortFixes(findWorkload(a, w), probe, container, servingPort, portName, listen)
 	return f
 }
 
@@ -95,9 +95,10 @@ func mostUsedPort(w *correlate.Window, ips map[netip.Addr]bool) int {
 	return best
 }
 
-// readinessProbe finds the readiness probe of the new pods: from their own
-// spec, else from the Deployment's template.
-func readinessProbe(a *correlate.Analysis, w *correlate.Window, refs []BackendRef) (*sources.Probe, string) {
+// readinessProbe finds the readiness probe of the new pods, from their own
+// spec or else the Deployment's template, with its container and the name
+// that container gives the serving port ("" when unnamed).
+func readinessProbe(a *correlate.Analysis, w *correlate.Window, refs []BackendRef, servingPort int) (probe *sources.Probe, container, servingName string) {
 	specs := []*sources.PodSpec{}
 	for _, r := range refs {
 		if b := a.BackendOf(r.IP, w.Start); r.Role == correlate.RoleNew && b != nil && b.Spec != nil {
@@ -109,12 +110,18 @@ func readinessProbe(a *correlate.Analysis, w *correlate.Window, refs []BackendRe
 	}
 	for _, s := range specs {
 		for _, c := range s.Containers {
-			if c.Readiness != nil && !c.Sidecar {
-				return c.Readiness, c.Name
+			if c.Readiness == nil || c.Sidecar {
+				continue
 			}
+			for _, p := range c.Ports {
+				if p.Number == servingPort && p.Name != "" {
+					servingName = p.Name
+				}
+			}
+			return c.Readiness, c.Name, servingName
 		}
 	}
-	return nil, ""
+	return nil, "", ""
 }
 
 // startToListen estimates how long new pods took from joining the load
@@ -141,10 +148,13 @@ func startToListen(a *correlate.Analysis, w *correlate.Window, ips map[netip.Add
 
 // wrongProbePortFixes points the probe at the serving port and adds a
 // startupProbe sized from the measured start-to-listen time.
-func wrongProbePortFixes(wl workload, probe *sources.Probe, container string, servingPort int, listen time.Duration) []Fix {
+func wrongProbePortFixes(wl workload, probe *sources.Probe, container string, servingPort int, servingName string, listen time.Duration) []Fix {
 	container = orDefault(container, "<container>")
 	port := "<serving port name>"
-	if servingPort != 0 {
+	switch {
+	case servingName != "":
+		port = servingName
+	case servingPort != 0:
 		port = fmt.Sprint(servingPort)
 	}
 	budget := ceilSeconds(listen) + 10
@@ -159,7 +169,7 @@ func wrongProbePortFixes(wl workload, probe *sources.Probe, container string, se
 	return []Fix{
 		{
 			Title: "Probe the port that serves the traffic",
-			Why:   fmt.Sprintf("Point %s at port %s, the port the load balancer sends requests to (name it, e.g. `http`, so probe and Service cannot drift apart).", was, port),
+			Why:   probeWhy(was, port, servingPort, servingName),
 			Patch: deploymentPatch(wl, fmt.Sprintf("template:\n  spec:\n    containers:\n    - name: %s\n      readinessProbe:\n%s        periodSeconds: 5\n        failureThreshold: 3\n", container, indent(probeBlock, "        "))),
 		},
 		{
@@ -173,4 +183,13 @@ func wrongProbePortFixes(wl workload, probe *sources.Probe, container string, se
 			Patch: deploymentPatch(wl, fmt.Sprintf("minReadySeconds: %d\nstrategy:\n  rollingUpdate:\n    maxUnavailable: 0\n    maxSurge: 1\n", max(ceilSeconds(listen)+5, 10))),
 		},
 	}
+}
+
+// probeWhy explains the probe fix, naming the port by name when the
+// container gives it one so that probe and Service cannot drift apart.
+func probeWhy(was, port string, servingPort int, servingName string) string {
+	if servingName != "" {
+		return fmt.Sprintf("Point %s at the serving port by its name, %q (%d), the port the load balancer sends requests to; a named port keeps probe and Service from drifting apart.", was, servingName, servingPort)
+	}
+	return fmt.Sprintf("Point %s at port %s, the port the load balancer sends requests to (better: name the container port, e.g. `http`, and probe it by name).", was, port)
 }
