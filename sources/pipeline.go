@@ -476,12 +476,12 @@ func endOfInput(err error) error {
 
 // produceJSON cuts the input into batches of JSON elements.
 func (in *inputReader) produceJSON(send func(*batch)) error {
-	return in.splitJSON(in.br, 0, send)
+	return in.splitJSON(in.br, func(_, line int) int { return line }, send)
 }
 
-// splitJSON cuts r into batches of JSON elements, reporting each at its own
-// line plus lineOffset.
-func (in *inputReader) splitJSON(r io.Reader, lineOffset int, send func(*batch)) error {
+// splitJSON cuts r into batches of JSON elements. lineOf gives the line to
+// report for the n-th element (or error) that starts on line of r.
+func (in *inputReader) splitJSON(r io.Reader, lineOf func(n, line int) int, send func(*batch)) error {
 	s := newJSONSplitter(r, 256<<10)
 	b := batchPool.Get().(*batch)
 	flush := func() {
@@ -491,7 +491,7 @@ func (in *inputReader) splitJSON(r io.Reader, lineOffset int, send func(*batch))
 		}
 	}
 	defer func() { flush(); batchPool.Put(b) }()
-	for {
+	for n := 0; ; n++ {
 		elem, line, err := s.Next()
 		if err == io.EOF {
 			return s.ReadErr()
@@ -500,10 +500,10 @@ func (in *inputReader) splitJSON(r io.Reader, lineOffset int, send func(*batch))
 			if s.ReadErr() != nil {
 				return s.ReadErr()
 			}
-			b.addSkip(line+lineOffset, err.Error())
+			b.addSkip(lineOf(n, line), err.Error())
 			continue
 		}
-		b.add(elem, line+lineOffset)
+		b.add(elem, lineOf(n, line))
 		if len(b.buf) >= batchBytes {
 			if in.ctx.Err() != nil {
 				return in.ctx.Err()
@@ -574,7 +574,8 @@ func (in *inputReader) cloudWatchConsumer(a lineAdapter) func(*part, *batch) {
 }
 
 // produceYAML converts each YAML document to JSON and cuts it into batches
-// of elements, reported at the line their document starts on.
+// of elements, each reported at the line its List item (or its document)
+// starts on.
 func (in *inputReader) produceYAML(send func(*batch)) error {
 	var doc bytes.Buffer
 	lineNo, docStart := 0, 1
@@ -593,7 +594,13 @@ func (in *inputReader) produceYAML(send func(*batch)) error {
 		if string(js) == "null" { // a document of comments only
 			return nil
 		}
-		return in.splitJSON(bytes.NewReader(js), docStart-1, send)
+		items, start := yamlItemLines(doc.Bytes()), docStart
+		return in.splitJSON(bytes.NewReader(js), func(n, _ int) int {
+			if n < len(items) {
+				return start + items[n]
+			}
+			return start
+		}, send)
 	}
 	for {
 		line, err := in.br.ReadSlice('\n')
@@ -625,6 +632,32 @@ func (in *inputReader) produceYAML(send func(*batch)) error {
 			return endOfInput(err)
 		}
 	}
+}
+
+// yamlItemLines returns, for a YAML List document, the 0-based line on which
+// each entry of its top-level items sequence starts; nil for other documents.
+func yamlItemLines(doc []byte) []int {
+	var lines []int
+	inItems, indent := false, -1
+	for i, line := range bytes.Split(doc, []byte("\n")) {
+		trimmed := bytes.TrimLeft(line, " ")
+		depth := len(line) - len(trimmed)
+		switch {
+		case depth == 0 && bytes.HasPrefix(line, []byte("items:")):
+			inItems, indent = true, -1
+		case !inItems || len(trimmed) == 0 || trimmed[0] == '#':
+		case bytes.HasPrefix(trimmed, []byte("- ")) || bytes.Equal(bytes.TrimSpace(trimmed), []byte("-")):
+			if indent < 0 {
+				indent = depth
+			}
+			if depth == indent {
+				lines = append(lines, i)
+			}
+		case depth == 0:
+			inItems = false
+		}
+	}
+	return lines
 }
 
 // mustReadLine returns the rest of a line longer than the read buffer.

@@ -6,6 +6,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -178,5 +180,32 @@ func TestReadCancelled(t *testing.T) {
 	_, err := Read(ctx, []string{filepath.Join("..", "fixtures", "formats")}, Options{}, func(*InputReport) Handler { return &countingHandler{} })
 	if err == nil {
 		t.Fatal("a cancelled read must report the cancellation")
+	}
+}
+
+// originHandler records the origin of every configuration fact.
+type originHandler struct {
+	mu      sync.Mutex
+	origins []string
+}
+
+func (h *originHandler) Request(*Request)     {}
+func (h *originHandler) Lifecycle(*Lifecycle) {}
+func (h *originHandler) Config(c *Config) {
+	h.mu.Lock()
+	h.origins = append(h.origins, c.Kind+"@"+strconv.Itoa(c.Origin.Line))
+	h.mu.Unlock()
+}
+
+func TestReadYAMLListItemsKeepTheirLines(t *testing.T) {
+	list := "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata:\n    name: web\n  spec:\n    ports:\n    - port: 80\n# a comment\n- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: shop\nkind: List\nmetadata:\n  resourceVersion: \"\"\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: other\n"
+	p := writeFile(t, t.TempDir(), "list.yaml", []byte(list))
+	h := &originHandler{}
+	if _, err := Read(context.Background(), []string{p}, Options{}, func(*InputReport) Handler { return h }); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(h.origins)
+	if got := strings.Join(h.origins, " "); got != "Namespace@11 Namespace@19 Service@3" {
+		t.Fatalf("origins %s, want each item at its own line", got)
 	}
 }
