@@ -92,7 +92,7 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 			if errors.As(errs[i], new(errUnknownFormat)) {
 				unknown++
 			}
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v", files[i], errs[i]))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v", displayName(files[i]), errs[i]))
 			continue
 		}
 		known++
@@ -103,13 +103,21 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 	case len(files) == 0:
 		return res, errors.New("no input files found")
 	case known == 0 && len(files) == 1:
-		return res, fmt.Errorf("%s: %w; %s", files[0], errs[0], formatsHelp())
+		return res, fmt.Errorf("%s: %w; %s", displayName(files[0]), errs[0], formatsHelp())
 	case known == 0:
 		return res, fmt.Errorf("none of the %d inputs is in a format readygap reads; %s", len(files), formatsHelp())
 	case unknown > 0:
 		res.Warnings = append(res.Warnings, formatsHelp())
 	}
 	return res, nil
+}
+
+// displayName names an input in reports: its path, or <stdin> for "-".
+func displayName(name string) string {
+	if name == "-" {
+		return stdinName
+	}
+	return name
 }
 
 // allWarnings returns the input's warnings and skip samples, each naming the input.
@@ -186,9 +194,8 @@ func pruneALBObjects(files []string, opts *Options, res *Result) []string {
 // readInput reads one input from start to end.
 func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet, newHandler func(*InputReport) Handler) (*InputReport, error) {
 	var r io.Reader
-	display := name
+	display := displayName(name)
 	if name == "-" {
-		display = stdinName
 		r = opts.Stdin
 		if r == nil {
 			r = os.Stdin
