@@ -6,6 +6,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"syscall"
 
@@ -22,7 +24,8 @@ const (
 
 func main() {
 	root := newRootCmd(os.Stdin, os.Stdout, os.Stderr)
-	err := fang.Execute(context.Background(), root, fang.WithNotifySignal(os.Interrupt, syscall.SIGTERM))
+	err := fang.Execute(context.Background(), root,
+		fang.WithNotifySignal(os.Interrupt, syscall.SIGTERM), fang.WithErrorHandler(printError))
 	os.Exit(exitCode(err))
 }
 
@@ -36,6 +39,18 @@ func exitCode(err error) int {
 		return ce.code
 	}
 	return exitError
+}
+
+// printError writes a command's error for a person: file names keep their
+// case, control characters in them are made visible, and a mistake in the
+// command line points at --help.
+func printError(w io.Writer, styles fang.Styles, err error) {
+	fmt.Fprintln(w, styles.ErrorHeader.String())
+	fmt.Fprintln(w, styles.ErrorText.UnsetTransform().Render(sanitize(err.Error())+"."))
+	if exitCode(err) == exitUsage {
+		fmt.Fprintln(w, styles.ErrorText.UnsetTransform().Render("Try --help for usage."))
+	}
+	fmt.Fprintln(w)
 }
 
 // codedError is an error that asks for a specific exit code.
