@@ -37,7 +37,7 @@ func (r Role) String() string {
 type Analysis struct {
 	*Dataset
 	Identities *Identities
-	// Backends maps Backend.Key to every backend seen.
+	// Backends maps namespace/pod (or the IP of a bare IP) to every backend seen.
 	Backends map[string]*Backend
 	// Windows are the candidate incidents, in time order.
 	Windows []*Window

@@ -66,17 +66,6 @@ type Backend struct {
 	Events []*sources.Lifecycle
 }
 
-// Key identifies the backend: namespace/pod, or the IP for a bare IP.
-func (b *Backend) Key() string {
-	if b.Pod != "" {
-		return b.Namespace + "/" + b.Pod
-	}
-	if len(b.IPs) > 0 {
-		return b.IPs[0].String()
-	}
-	return ""
-}
-
 // At returns when milestone m was reached; zero when unknown.
 func (b *Backend) At(m Milestone) time.Time {
 	if b.Moments[m] == nil {

@@ -130,3 +130,12 @@ func TestRoleFromScalingEvents(t *testing.T) {
 		t.Errorf("series %+v", s)
 	}
 }
+
+// leaseCount is the number of leases known.
+func (id *Identities) leaseCount() int {
+	n := 0
+	for _, ls := range id.byIP {
+		n += len(ls)
+	}
+	return n
+}

@@ -118,12 +118,3 @@ func (id *Identities) IPsOf(ns, pod string) []netip.Addr {
 	sort.Slice(ips, func(i, j int) bool { return ips[i].Less(ips[j]) })
 	return ips
 }
-
-// leaseCount is the number of leases known, for tests.
-func (id *Identities) leaseCount() int {
-	n := 0
-	for _, ls := range id.byIP {
-		n += len(ls)
-	}
-	return n
-}
