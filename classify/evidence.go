@@ -86,6 +86,17 @@ func namesIP(ips map[netip.Addr]bool) func(*sources.Request) bool {
 	}
 }
 
+// ipsWithRole returns the IPs of the backends with the given role.
+func ipsWithRole(refs []BackendRef, role correlate.Role) map[netip.Addr]bool {
+	ips := map[netip.Addr]bool{}
+	for _, r := range refs {
+		if r.Role == role {
+			ips[r.IP] = true
+		}
+	}
+	return ips
+}
+
 // roleCounts splits the window's failure signals that name a backend by the
 // role of that backend, and lists the backends.
 func roleCounts(a *correlate.Analysis, w *correlate.Window, kinds ...sources.FailureKind) (map[correlate.Role]int, []BackendRef) {

@@ -2,7 +2,6 @@ package classify
 
 import (
 	"fmt"
-	"net/netip"
 	"time"
 
 	"github.com/readygap/readygap/correlate"
@@ -36,12 +35,7 @@ func (terminationRace) Evaluate(a *correlate.Analysis, w *correlate.Window) *Fin
 		return nil
 	}
 	f := &Finding{Cause: CauseTerminationRace, Backends: refs}
-	oldIPs := map[netip.Addr]bool{}
-	for _, r := range refs {
-		if r.Role == correlate.RoleOld {
-			oldIPs[r.IP] = true
-		}
-	}
+	oldIPs := ipsWithRole(refs, correlate.RoleOld)
 	f.Evidence = failureEvidence(w, namesIP(oldIPs))
 
 	corroborated := 0

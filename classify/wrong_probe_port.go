@@ -32,12 +32,7 @@ func (wrongProbePort) Evaluate(a *correlate.Analysis, w *correlate.Window) *Find
 		return nil
 	}
 	f := &Finding{Cause: CauseWrongProbePort, Backends: refs}
-	newIPs := map[netip.Addr]bool{}
-	for _, r := range refs {
-		if r.Role == correlate.RoleNew {
-			newIPs[r.IP] = true
-		}
-	}
+	newIPs := ipsWithRole(refs, correlate.RoleNew)
 	f.Evidence = failureEvidence(w, namesIP(newIPs))
 
 	corroborated := 0
