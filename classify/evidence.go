@@ -30,8 +30,8 @@ func eventEvidence(l *sources.Lifecycle, note string) Evidence {
 	return Evidence{Time: l.Time, Source: l.Origin.String(), Text: text}
 }
 
-// failureEvidence quotes the first and last failures of the window and, when
-// given, the first ones naming each of ips.
+// failureEvidence quotes a few failure signals of the window, spread from
+// the first to the last of those keep accepts (all when keep is nil).
 func failureEvidence(w *correlate.Window, keep func(*sources.Request) bool) []Evidence {
 	var picked []*sources.Request
 	for _, r := range w.Signals {
@@ -56,8 +56,8 @@ func failureEvidence(w *correlate.Window, keep func(*sources.Request) bool) []Ev
 	return out
 }
 
-// signalBackend returns the backend a failure signal names, and whether it
-// names one: for a retried request the failed attempts' backends count.
+// signalBackends returns the backends a failure signal names: for a retried
+// request, those of its failed attempts.
 func signalBackends(r *sources.Request) []netip.AddrPort {
 	if len(r.Attempts) == 0 {
 		if r.Backend.IsValid() {
