@@ -5,42 +5,42 @@ import (
 	"time"
 )
 
-// albLogInterval is how much time one ALB log object covers: ELB publishes a
+// ALBLogInterval is how much time one ALB log object covers: ELB publishes a
 // file per load balancer node every 5 minutes, named by the interval's end.
-const albLogInterval = 5 * time.Minute
+const ALBLogInterval = 5 * time.Minute
 
-// albDeliverySlack widens an object's interval on both sides: which of a
+// ALBDeliverySlack widens an object's interval on both sides: which of a
 // request's times files it is not documented, and entries near the interval
 // edges may land in the neighbouring object.
-const albDeliverySlack = 2 * time.Minute
+const ALBDeliverySlack = 2 * time.Minute
 
-// albObjectMayOverlap reports whether the ALB log object called name may
+// ALBObjectMayOverlap reports whether the ALB log object called name may
 // hold records in [since, until): it is false only when the name says the
-// object's interval (widened by albDeliverySlack) ends before since or starts
+// object's interval (widened by ALBDeliverySlack) ends before since or starts
 // at or after until. A zero since or
 // until leaves that side open; a name that is not an ALB object name may
 // always overlap.
-func albObjectMayOverlap(name string, since, until time.Time) bool {
-	end, ok := albObjectEnd(name)
+func ALBObjectMayOverlap(name string, since, until time.Time) bool {
+	end, ok := ALBObjectEnd(name)
 	if !ok {
 		return true
 	}
-	if !since.IsZero() && end.Add(albDeliverySlack).Before(since) {
+	if !since.IsZero() && end.Add(ALBDeliverySlack).Before(since) {
 		return false
 	}
-	return until.IsZero() || end.Add(-albLogInterval-albDeliverySlack).Before(until)
+	return until.IsZero() || end.Add(-ALBLogInterval-ALBDeliverySlack).Before(until)
 }
 
-// albObjectEnd reads the end of the logging interval from the name of an ALB
+// ALBObjectEnd reads the end of the logging interval from the name of an ALB
 // log object as ELB writes it to S3:
 //
 //	<acct>_elasticloadbalancing_<region>_app.<lb-id>_<end-time>_<ip>_<random>.log.gz
 //
 // optionally prefixed by health_check_log_ or conn_log_ (or with a dot
 // instead of the underscore) and by directories. end-time is YYYYMMDDTHHMMZ
-// in UTC; the object holds requests from albLogInterval before it up to it.
+// in UTC; the object holds requests from ALBLogInterval before it up to it.
 // ok is false when name is not such an object name.
-func albObjectEnd(name string) (end time.Time, ok bool) {
+func ALBObjectEnd(name string) (end time.Time, ok bool) {
 	base := name[strings.LastIndexAny(name, `/\`)+1:]
 	parts := strings.Split(base, "_")
 	for i, p := range parts {

@@ -33,9 +33,9 @@ func TestALBObjectEnd(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := albObjectEnd(tc.key)
+			got, ok := ALBObjectEnd(tc.key)
 			if ok != !tc.want.IsZero() || !got.Equal(tc.want) {
-				t.Errorf("albObjectEnd = %v, %v; want %v, %v", got, ok, tc.want, !tc.want.IsZero())
+				t.Errorf("ALBObjectEnd = %v, %v; want %v, %v", got, ok, tc.want, !tc.want.IsZero())
 			}
 		})
 	}
@@ -61,8 +61,8 @@ func TestALBObjectMayOverlap(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := albObjectMayOverlap(tc.key, tc.since, tc.until); got != tc.want {
-				t.Errorf("albObjectMayOverlap = %v, want %v", got, tc.want)
+			if got := ALBObjectMayOverlap(tc.key, tc.since, tc.until); got != tc.want {
+				t.Errorf("ALBObjectMayOverlap = %v, want %v", got, tc.want)
 			}
 		})
 	}

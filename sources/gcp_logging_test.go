@@ -17,87 +17,15 @@ import (
 // Entries quoted in the project reference notes on GCP logs (gcp.md), verbatim unless noted.
 
 // gcpRef14 is §1.4: global ALB 502 failed_to_pick_backend (constructed).
-const gcpRef14 = `{
-  "httpRequest": {
-    "latency": "0.001034s",
-    "remoteIp": "203.0.113.17",
-    "requestMethod": "GET",
-    "requestSize": "79",
-    "requestUrl": "https://shop.example.com/api/items?page=2",
-    "responseSize": "332",
-    "status": 502,
-    "userAgent": "curl/8.5.0"
-  },
-  "insertId": "1x2k9abf3c4d5e",
-  "jsonPayload": {
-    "@type": "type.googleapis.com/google.cloud.loadbalancing.type.LoadBalancerLogEntry",
-    "backendTargetProjectNumber": "projects/123456789012",
-    "remoteIp": "203.0.113.17",
-    "statusDetails": "failed_to_pick_backend"
-  },
-  "logName": "projects/my-project/logs/requests",
-  "receiveTimestamp": "2024-05-01T12:00:07.812345678Z",
-  "resource": {
-    "labels": {
-      "backend_service_name": "k8s1-1a2b3c4d-default-web-80-5e6f7a8b",
-      "forwarding_rule_name": "k8s2-fs-abcd1234-default-web-ingress-wxyz5678",
-      "project_id": "my-project",
-      "target_proxy_name": "k8s2-ts-abcd1234-default-web-ingress-wxyz5678",
-      "url_map_name": "k8s2-um-abcd1234-default-web-ingress-wxyz5678",
-      "zone": "global"
-    },
-    "type": "http_load_balancer"
-  },
-  "severity": "WARNING",
-  "spanId": "a1b2c3d4e5f60718",
-  "timestamp": "2024-05-01T12:00:07.123456Z",
-  "trace": "projects/my-project/traces/0123456789abcdef0123456789abcdef"
-}`
+var gcpRef14 = referenceDoc("gcp/ref14-502-failed-to-pick-backend.json")
 
 // gcpRef15 is §1.5: global ALB 200 response_sent_by_backend (constructed).
-const gcpRef15 = `{
-  "httpRequest": {
-    "latency": "0.012417s",
-    "remoteIp": "203.0.113.17",
-    "requestMethod": "GET",
-    "requestSize": "79",
-    "requestUrl": "https://shop.example.com/api/items?page=2",
-    "responseSize": "1750",
-    "serverIp": "10.52.1.23",
-    "status": 200,
-    "userAgent": "curl/8.5.0"
-  },
-  "insertId": "1x2k9abf3c4d5f",
-  "jsonPayload": {
-    "@type": "type.googleapis.com/google.cloud.loadbalancing.type.LoadBalancerLogEntry",
-    "backendTargetProjectNumber": "projects/123456789012",
-    "cacheDecision": ["RESPONSE_HAS_CONTENT_TYPE", "CACHE_MODE_USE_ORIGIN_HEADERS"],
-    "remoteIp": "203.0.113.17",
-    "statusDetails": "response_sent_by_backend"
-  },
-  "logName": "projects/my-project/logs/requests",
-  "receiveTimestamp": "2024-05-01T12:00:06.998877665Z",
-  "resource": {
-    "labels": {
-      "backend_service_name": "k8s1-1a2b3c4d-default-web-80-5e6f7a8b",
-      "forwarding_rule_name": "k8s2-fs-abcd1234-default-web-ingress-wxyz5678",
-      "project_id": "my-project",
-      "target_proxy_name": "k8s2-ts-abcd1234-default-web-ingress-wxyz5678",
-      "url_map_name": "k8s2-um-abcd1234-default-web-ingress-wxyz5678",
-      "zone": "global"
-    },
-    "type": "http_load_balancer"
-  },
-  "severity": "INFO",
-  "spanId": "b1b2c3d4e5f60719",
-  "timestamp": "2024-05-01T12:00:06.401233Z",
-  "trace": "projects/my-project/traces/1123456789abcdef0123456789abcdef"
-}`
+var gcpRef15 = referenceDoc("gcp/ref15-200-by-backend.json")
 
 // gcpRef16 is §1.6: the real regional 503 with failed_to_pick_backend in
 // proxyStatus (the reference abbreviates the attack URL with "…", which is
 // still valid JSON inside the string).
-const gcpRef16 = `{"httpRequest": {"latency": "0.001115s", "protocol": "HTTP/1.1", "remoteIp": "1.2.3.4:49194", "requestMethod": "GET", "requestSize": "201", "requestUrl": "http://5.6.7.8:80/cgi-bin/luci/;stok=/locale?form=country&…", "responseSize": "155", "status": 503, "userAgent": "Go-http-client/1.1"}, "insertId": "1t7m3mbf14kc7c", "jsonPayload": {"@type": "type.googleapis.com/google.cloud.loadbalancing.type.LoadBalancerLogEntry", "backendTargetProjectNumber": "projects/111111111111", "enforcedSecurityPolicy": {"configuredAction": "THROTTLE", "name": "policy-name", "outcome": "ACCEPT", "priority": 2147483646, "rateLimitAction": {"key": "1.2.3.4", "outcome": "RATE_LIMIT_THRESHOLD_CONFORM"}}, "proxyStatus": "error=\"destination_unavailable\"; details=\"failed_to_pick_backend\""}, "logName": "projects/integration-gcloadbalancing/logs/loadbalancing.googleapis.com%2Fexternal_regional_requests", "receiveTimestamp": "2024-08-26T15:30:31.15568806Z", "resource": {"labels": {"backend_name": "", "backend_scope": "UNKNOWN", "backend_scope_type": "UNKNOWN", "backend_target_name": "backend-name", "backend_target_type": "BACKEND_SERVICE", "backend_type": "UNKNOWN", "forwarding_rule_name": "forwarding_rule-name", "matched_url_path_rule": "UNMATCHED", "network_name": "default", "project_id": "integration-gcloadbalancing", "region": "europe-west9", "target_proxy_name": "proxy-name", "url_map_name": "url_map-name"}, "type": "http_external_regional_lb_rule"}, "severity": "WARNING", "timestamp": "2024-08-26T15:30:27.62577Z"}`
+var gcpRef16 = referenceDoc("gcp/ref16-regional-503.json")
 
 // gcpRef78 is §7.8: the real 2026 gcloud transcript, a JSON array of one entry
 // without statusDetails.
@@ -187,9 +115,9 @@ const gcpRef52 = `{
 // gcpRef53Pulling and gcpRef53Endpoints are the two real §5.3 entries. The
 // reference elides "managedFields": [ … ]; the elided items are removed here
 // ("managedFields": []) so that the entries are valid JSON. Nothing else changed.
-const gcpRef53Pulling = `{"insertId": "17ahw8eg29q74y6", "jsonPayload": {"reportingComponent": "", "reason": "Pulling", "eventTime": null, "reportingInstance": "", "kind": "Event", "message": "Pulling image \"gke.gcr.io/prometheus-to-sd:v0.11.3-gke.0\"", "apiVersion": "v1", "type": "Normal", "source": {"host": "gke-cluster-1-default-pool-476246ab-wnl7", "component": "kubelet"}, "metadata": {"resourceVersion": "954", "creationTimestamp": "2022-06-01T14:05:30Z", "namespace": "kube-system", "managedFields": [], "uid": "658b3d26-ed26-4d32-a5b4-3bb87bdefa99", "name": "kube-dns-56494768b7-544n6.16f48435f72a4bd9"}, "involvedObject": {"resourceVersion": "6551", "namespace": "kube-system", "fieldPath": "spec.containers{prometheus-to-sd}", "apiVersion": "v1", "name": "kube-dns-56494768b7-544n6", "uid": "52017f74-5157-4788-a62e-b83c4eac4acf", "kind": "Pod"}}, "resource": {"type": "k8s_pod", "labels": {"location": "europe-west1-c", "namespace_name": "kube-system", "cluster_name": "cluster-1", "pod_name": "kube-dns-56494768b7-544n6", "project_id": "hazel-aria-348413"}}, "timestamp": "2022-06-01T14:05:30Z", "severity": "INFO", "logName": "projects/hazel-aria-348413/logs/events", "receiveTimestamp": "2022-06-01T14:05:39.683992581Z"}`
+var gcpRef53Pulling = referenceDoc("gcp/ref53-event-pulling.json")
 
-const gcpRef53Endpoints = `{"insertId": "17ahw8eg29q74yc", "jsonPayload": {"eventTime": null, "reportingInstance": "", "type": "Warning", "reportingComponent": "", "metadata": {"resourceVersion": "960", "name": "kube-dns.16f484369d214dae", "namespace": "kube-system", "uid": "828b8cd3-1eec-4093-95fb-907ebeab0efa", "creationTimestamp": "2022-06-01T14:05:33Z", "managedFields": []}, "apiVersion": "v1", "kind": "Event", "message": "Failed to update endpoint kube-system/kube-dns: Operation cannot be fulfilled on endpoints \"kube-dns\": the object has been modified; please apply your changes to the latest version and try again", "source": {"component": "endpoint-controller"}, "involvedObject": {"apiVersion": "v1", "uid": "75cc3b54-2a5f-42fa-8dd9-1669695113cd", "kind": "Endpoints", "namespace": "kube-system", "resourceVersion": "7416", "name": "kube-dns"}, "reason": "FailedToUpdateEndpoint"}, "resource": {"type": "k8s_cluster", "labels": {"cluster_name": "cluster-1", "location": "europe-west1-c", "project_id": "hazel-aria-348413"}}, "timestamp": "2022-06-01T14:05:33Z", "severity": "WARNING", "logName": "projects/hazel-aria-348413/logs/events", "receiveTimestamp": "2022-06-01T14:05:39.683992581Z"}`
+var gcpRef53Endpoints = referenceDoc("gcp/ref53-event-endpoints.json")
 
 // gcpRef62Real is the real §6.2 instance-group health-check entry (gcpdiag).
 const gcpRef62Real = `{
@@ -259,7 +187,7 @@ const gcpRef62NEG = `{
 // gcpExporterRestart is the §5 exporter restart marker as an entry. The
 // reference quotes only its textPayload and severity; the envelope around
 // them is constructed from the §5.2 shape.
-const gcpExporterRestart = `{"insertId": "restart-1", "logName": "projects/my-project/logs/events", "resource": {"labels": {"cluster_name": "prod-1", "location": "us-central1", "project_id": "my-project"}, "type": "k8s_cluster"}, "severity": "WARNING", "textPayload": "Event exporter started watching. Some events may have been lost up to this point.", "timestamp": "2024-05-01T11:58:00.5Z"}`
+var gcpExporterRestart = referenceDoc("gcp/exporter-restart.json")
 
 // gcpElem is one JSON element of a test input and the line it starts on.
 type gcpElem struct {
@@ -1092,4 +1020,14 @@ func BenchmarkGCPLoggingParse(b *testing.B) {
 			b.Fatalf("%d records, want %d", h.n, len(entries))
 		}
 	}
+}
+
+// referenceDoc reads a reference document kept under testdata/reference, shared
+// with the live fetchers' tests.
+func referenceDoc(name string) string {
+	b, err := os.ReadFile(filepath.Join("testdata", "reference", name))
+	if err != nil {
+		panic(err)
+	}
+	return strings.TrimRight(string(b), "\n")
 }

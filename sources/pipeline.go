@@ -182,7 +182,7 @@ func pruneALBObjects(files []string, opts *Options, res *Result) []string {
 	}
 	kept := files[:0:0]
 	for _, f := range files {
-		if !albObjectMayOverlap(f, opts.Since, opts.Until) {
+		if !ALBObjectMayOverlap(f, opts.Since, opts.Until) {
 			res.Pruned++
 			continue
 		}

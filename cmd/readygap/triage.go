@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
-	"github.com/readygap/readygap/sources"
+	"github.com/readygap/readygap/sources/live"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -50,8 +50,8 @@ type triageOptions struct {
 
 // liveSource is one configured live source.
 type liveSource interface {
-	Plan(sources.Window) []string
-	Fetch(context.Context, sources.Window, string, sources.Progress) (sources.FetchReport, error)
+	Plan(live.Window) []string
+	Fetch(context.Context, live.Window, string, live.Progress) (live.FetchReport, error)
 }
 
 // newTriageCmd wires the triage command's flags. runF, when not nil,
@@ -115,7 +115,7 @@ What was fetched is written as a bundle in the formats analyze reads;
 	f.StringVar(&opts.Profile, "profile", "", "AWS shared config profile")
 	f.StringArrayVar(&opts.LogGroups, "log-group", nil, "CloudWatch log group to read (repeatable): the AWS Load Balancer Controller's, ingress-nginx's, a Container Insights application group")
 	f.StringVar(&opts.FilterPattern, "filter-pattern", "", "CloudWatch Logs filter pattern for --log-group")
-	f.IntVar(&opts.Workers, "parallel", sources.DefaultS3Workers, "S3 objects downloaded at once")
+	f.IntVar(&opts.Workers, "parallel", live.DefaultS3Workers, "S3 objects downloaded at once")
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: KUBECONFIG or ~/.kube/config)")
 	f.StringVar(&opts.Context, "context", "", "kubeconfig context (default: the current one)")
 	f.StringVarP(&opts.Namespace, "namespace", "n", "", "namespace of the workload (default: the context's)")
@@ -132,36 +132,36 @@ What was fetched is written as a bundle in the formats analyze reads;
 }
 
 // window turns --since, --until and --around into the fetch window.
-func (o *triageOptions) window() (sources.Window, error) {
+func (o *triageOptions) window() (live.Window, error) {
 	now := o.Now().UTC()
 	if o.Around != "" {
 		if o.Since != "" || o.Until != "" {
-			return sources.Window{}, usageError(errors.New("--around cannot be combined with --since or --until"))
+			return live.Window{}, usageError(errors.New("--around cannot be combined with --since or --until"))
 		}
 		t, err := parseTimeFlag(o.Around, now, time.UTC)
 		if err != nil {
-			return sources.Window{}, usageError(fmt.Errorf("--around: %w", err))
+			return live.Window{}, usageError(fmt.Errorf("--around: %w", err))
 		}
-		return sources.Window{Since: t.Add(-aroundSpan), Until: t.Add(aroundSpan)}, nil
+		return live.Window{Since: t.Add(-aroundSpan), Until: t.Add(aroundSpan)}, nil
 	}
 	if o.Since == "" {
 		o.Since = defaultSince
 	}
 	since, err := parseTimeFlag(o.Since, now, time.UTC)
 	if err != nil {
-		return sources.Window{}, usageError(fmt.Errorf("--since: %w", err))
+		return live.Window{}, usageError(fmt.Errorf("--since: %w", err))
 	}
 	until, err := parseTimeFlag(o.Until, now, time.UTC)
 	if err != nil {
-		return sources.Window{}, usageError(fmt.Errorf("--until: %w", err))
+		return live.Window{}, usageError(fmt.Errorf("--until: %w", err))
 	}
 	if until.IsZero() {
 		until = now
 	}
 	if since.IsZero() || !since.Before(until) {
-		return sources.Window{}, usageError(fmt.Errorf("--since %s is not before --until %s", since.Format(time.RFC3339), until.Format(time.RFC3339)))
+		return live.Window{}, usageError(fmt.Errorf("--since %s is not before --until %s", since.Format(time.RFC3339), until.Format(time.RFC3339)))
 	}
-	return sources.Window{Since: since, Until: until}, nil
+	return live.Window{Since: since, Until: until}, nil
 }
 
 // liveSources builds the configured sources and says on stderr which are skipped.
@@ -170,39 +170,39 @@ func (o *triageOptions) liveSources(ctx context.Context) (map[string]liveSource,
 	var errs []error
 	skip := func(name, why string) { fmt.Fprintf(o.ErrOut, "%s: skipped (%s)\n", name, why) }
 	if o.Project != "" {
-		srcs[sources.SourceGCPLogging] = &sources.GCPLogging{Project: o.Project, URLMap: o.URLMap, BackendService: o.BackendService,
+		srcs[live.SourceGCPLogging] = &live.GCPLogging{Project: o.Project, URLMap: o.URLMap, BackendService: o.BackendService,
 			Cluster: o.Cluster, Namespace: o.Namespace, Endpoint: o.LoggingEndpoint}
 	} else {
-		skip(sources.SourceGCPLogging, "no --project")
+		skip(live.SourceGCPLogging, "no --project")
 	}
 	if o.ALBLogs != "" || len(o.LogGroups) > 0 {
 		cfg, err := o.awsConfig(ctx)
 		if err != nil {
 			errs = append(errs, err)
 		} else if o.ALBLogs != "" {
-			bucket, prefix, _ := sources.ParseS3URL(o.ALBLogs)
-			srcs[sources.SourceS3ALB] = &sources.ALBLogs{Client: sources.NewS3Client(cfg), Bucket: bucket, Prefix: prefix,
+			bucket, prefix, _ := live.ParseS3URL(o.ALBLogs)
+			srcs[live.SourceS3ALB] = &live.ALBLogs{Client: live.NewS3Client(cfg), Bucket: bucket, Prefix: prefix,
 				Account: o.Account, Region: o.Region, Workers: o.Workers}
 		}
 		if err == nil && len(o.LogGroups) > 0 {
-			srcs[sources.SourceCloudWatch] = &sources.CloudWatchLogs{Client: cloudwatchlogs.NewFromConfig(cfg),
+			srcs[live.SourceCloudWatch] = &live.CloudWatchLogs{Client: cloudwatchlogs.NewFromConfig(cfg),
 				LogGroups: o.LogGroups, FilterPattern: o.FilterPattern}
 		}
 	}
 	if o.ALBLogs == "" {
-		skip(sources.SourceS3ALB, "no --alb-logs")
+		skip(live.SourceS3ALB, "no --alb-logs")
 	}
 	if len(o.LogGroups) == 0 {
-		skip(sources.SourceCloudWatch, "no --log-group")
+		skip(live.SourceCloudWatch, "no --log-group")
 	}
-	k := &sources.Kubernetes{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace}
+	k := &live.Kubernetes{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace}
 	switch err := k.Resolve(); {
-	case errors.Is(err, sources.ErrKubeNotConfigured):
-		skip(sources.SourceKubernetes, "no kubeconfig")
+	case errors.Is(err, live.ErrKubeNotConfigured):
+		skip(live.SourceKubernetes, "no kubeconfig")
 	case err != nil:
 		errs = append(errs, err)
 	default:
-		srcs[sources.SourceKubernetes] = k
+		srcs[live.SourceKubernetes] = k
 	}
 	return srcs, errs
 }
@@ -218,7 +218,7 @@ func (o *triageOptions) awsConfig(ctx context.Context) (aws.Config, error) {
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, lo...)
 	if err != nil {
-		return cfg, &sources.FetchError{Source: "aws", Msg: "configuration: " + err.Error(), Err: err}
+		return cfg, &live.FetchError{Source: "aws", Msg: "configuration: " + err.Error(), Err: err}
 	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
@@ -233,7 +233,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 		return err
 	}
 	if o.ALBLogs != "" {
-		if _, _, err := sources.ParseS3URL(o.ALBLogs); err != nil {
+		if _, _, err := live.ParseS3URL(o.ALBLogs); err != nil {
 			return usageError(fmt.Errorf("--alb-logs: %w", err))
 		}
 	}
@@ -259,7 +259,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 		return err
 	}
 	defer cleanup()
-	man := &sources.Manifest{Created: o.Now().UTC(), Since: w.Since, Until: w.Until}
+	man := &live.Manifest{Created: o.Now().UTC(), Since: w.Since, Until: w.Until}
 	prog := newProgressLine(o.ErrOut, o.Terminal, o.Quiet)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -280,7 +280,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 	for _, e := range errs {
 		man.Errors = append(man.Errors, e.Error())
 	}
-	if err := sources.WriteManifest(dir, man); err != nil {
+	if err := live.WriteManifest(dir, man); err != nil {
 		return err
 	}
 	failed := reportErrors(o.ErrOut, errs, total)
@@ -301,7 +301,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 }
 
 // fetchedAny reports whether any source wrote a file.
-func fetchedAny(reps []sources.FetchReport) bool {
+func fetchedAny(reps []live.FetchReport) bool {
 	for _, r := range reps {
 		if len(r.Files) > 0 {
 			return true
@@ -345,7 +345,7 @@ func bundleDir(save string) (dir string, cleanup func(), err error) {
 // sortedKeys returns the names of the sources in a stable order.
 func sortedKeys(m map[string]liveSource) []string {
 	var out []string
-	for _, name := range []string{sources.SourceGCPLogging, sources.SourceS3ALB, sources.SourceCloudWatch, sources.SourceKubernetes} {
+	for _, name := range []string{live.SourceGCPLogging, live.SourceS3ALB, live.SourceCloudWatch, live.SourceKubernetes} {
 		if m[name] != nil {
 			out = append(out, name)
 		}
@@ -380,7 +380,7 @@ func (p *progressLine) update(source string, records int, bytes int64) {
 	}
 	p.last = time.Now()
 	var parts []string
-	for _, name := range []string{sources.SourceGCPLogging, sources.SourceS3ALB, sources.SourceCloudWatch, sources.SourceKubernetes} {
+	for _, name := range []string{live.SourceGCPLogging, live.SourceS3ALB, live.SourceCloudWatch, live.SourceKubernetes} {
 		if t, ok := p.totals[name]; ok {
 			parts = append(parts, fmt.Sprintf("%s %d (%s)", name, t[0], humanBytes(t[1])))
 		}
@@ -390,7 +390,7 @@ func (p *progressLine) update(source string, records int, bytes int64) {
 
 // done prints what a source fetched; a failed source's error is printed
 // later with the others.
-func (p *progressLine) done(source string, rep sources.FetchReport, err error) {
+func (p *progressLine) done(source string, rep live.FetchReport, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.quiet {
@@ -403,7 +403,7 @@ func (p *progressLine) done(source string, rep sources.FetchReport, err error) {
 		return
 	}
 	unit := "records"
-	if source == sources.SourceS3ALB {
+	if source == live.SourceS3ALB {
 		unit = "objects"
 	}
 	fmt.Fprintf(p.w, "%s: %d %s, %s in %d files\n", source, rep.Records, unit, humanBytes(rep.Bytes), len(rep.Files))

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/logging/apiv2/loggingpb"
-	"github.com/readygap/readygap/sources"
-	"github.com/readygap/readygap/sources/livefake"
+	"github.com/readygap/readygap/sources/live"
+	"github.com/readygap/readygap/sources/live/livetest"
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
@@ -30,10 +30,10 @@ const (
 
 // triageFakes are the four fake services of one test.
 type triageFakes struct {
-	s3         *livefake.S3
-	logging    *livefake.Logging
-	cloudwatch *livefake.CloudWatch
-	kube       *livefake.Kube
+	s3         *livetest.S3
+	logging    *livetest.Logging
+	cloudwatch *livetest.CloudWatch
+	kube       *livetest.Kube
 	kubeconfig string
 	wantKeys   []string
 }
@@ -62,7 +62,7 @@ func isolateAWS(t *testing.T, s3URL, logsURL string) {
 // startTriageFakes starts the four servers with a small rollout in the
 // window of 2024-05-01 23:40 to 2024-05-02 00:10.
 func startTriageFakes(t *testing.T) *triageFakes {
-	f := &triageFakes{s3: livefake.NewS3(t, "alb-logs"), logging: livefake.NewLogging(t), cloudwatch: livefake.NewCloudWatch(t), kube: livefake.NewKube(t)}
+	f := &triageFakes{s3: livetest.NewS3(t, "alb-logs"), logging: livetest.NewLogging(t), cloudwatch: livetest.NewCloudWatch(t), kube: livetest.NewKube(t)}
 	at := func(d, h, m int) time.Time { return time.Date(2024, 5, d, h, m, 0, 0, time.UTC) }
 	for _, o := range []struct {
 		delivered, end time.Time
@@ -74,11 +74,11 @@ func startTriageFakes(t *testing.T) *triageFakes {
 		{at(2, 12, 0), at(2, 0, 5), true},
 		{at(2, 12, 0), at(2, 0, 25), false},
 	} {
-		key := livefake.ALBKey("prod", "", "111122223333", "us-east-1", o.delivered, o.end, "10.0.1.25")
-		f.s3.Put(t, "alb-logs", key, livefake.Gzip(
-			livefake.ALBLine(o.end.Add(-4*time.Minute), "10.0.12.34:8080"),
-			livefake.ALBLine(o.end.Add(-3*time.Minute), ""),
-			livefake.ALBLine(o.end.Add(-time.Minute), "10.0.12.35:8080")))
+		key := livetest.ALBKey("prod", "", "111122223333", "us-east-1", o.delivered, o.end, "10.0.1.25")
+		f.s3.Put(t, "alb-logs", key, livetest.Gzip(
+			livetest.ALBLine(o.end.Add(-4*time.Minute), "10.0.12.34:8080"),
+			livetest.ALBLine(o.end.Add(-3*time.Minute), ""),
+			livetest.ALBLine(o.end.Add(-time.Minute), "10.0.12.35:8080")))
 		if o.want {
 			f.wantKeys = append(f.wantKeys, key)
 		}
@@ -95,7 +95,7 @@ func startTriageFakes(t *testing.T) *triageFakes {
 		f.logging.Entries = append(f.logging.Entries, e)
 	}
 	ms := at(1, 23, 50).UnixMilli()
-	f.cloudwatch.Groups["/aws/eks/prod/lbc"] = []livefake.CloudWatchEvent{
+	f.cloudwatch.Groups["/aws/eks/prod/lbc"] = []livetest.CloudWatchEvent{
 		{Stream: "s", Timestamp: ms, Message: `{"level":"info","ts":"2024-05-01T23:50:00Z","msg":"registering targets","arn":"arn:aws:elasticloadbalancing:us-east-1:111122223333:targetgroup/k8s-shop-web-a1b2c3d4e5/0123456789abcdef","targets":[{"Id":"10.0.12.35","Port":8080}]}`},
 		{Stream: "s", Timestamp: ms + 400, Message: `{"level":"info","ts":"2024-05-01T23:50:00.4Z","msg":"registered targets","arn":"arn:aws:elasticloadbalancing:us-east-1:111122223333:targetgroup/k8s-shop-web-a1b2c3d4e5/0123456789abcdef"}`},
 		{Stream: "s", Timestamp: ms + 60000, Message: `{"level":"info","ts":"2024-05-01T23:51:00Z","msg":"deRegistering targets","arn":"arn:aws:elasticloadbalancing:us-east-1:111122223333:targetgroup/k8s-shop-web-a1b2c3d4e5/0123456789abcdef","targets":[{"Id":"10.0.12.34","Port":8080}]}`},
@@ -154,7 +154,7 @@ func TestTriageMatchesAnalyzeOfTheBundle(t *testing.T) {
 	if !slices.Equal(got, f.wantKeys) {
 		t.Fatalf("fetched keys\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(f.wantKeys, "\n"))
 	}
-	man, err := os.ReadFile(filepath.Join(dir, sources.ManifestName))
+	man, err := os.ReadFile(filepath.Join(dir, live.ManifestName))
 	if err != nil || !strings.Contains(string(man), `"since": "2024-05-01T23:40:00Z"`) || !strings.Contains(string(man), `"source": "s3-alb"`) {
 		t.Fatalf("manifest: %v\n%s", err, man)
 	}
@@ -232,7 +232,7 @@ func TestTriageBig(t *testing.T) {
 		t.Skip("set READYGAP_BIG_TRIAGE=1 to run")
 	}
 	const objects, linesPer = 200, 5000
-	s3 := livefake.NewS3(t, "alb-logs")
+	s3 := livetest.NewS3(t, "alb-logs")
 	isolateAWS(t, s3.URL, "http://127.0.0.1:1")
 	start := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	var wg sync.WaitGroup
@@ -254,12 +254,12 @@ func TestTriageBig(t *testing.T) {
 				if rng.IntN(100) < 3 {
 					target = ""
 				}
-				line := livefake.ALBLine(ts, target)
+				line := livetest.ALBLine(ts, target)
 				line = strings.Replace(line, "0123456789abcdef01234567", fmt.Sprintf("%024x", rng.Uint64()), 1)
 				zw.Write([]byte(line + "\n"))
 			}
 			zw.Close()
-			s3.Put(t, "alb-logs", livefake.ALBKey("", "", "111122223333", "us-east-1", end, end, fmt.Sprintf("10.0.1.%d", i)), b.Bytes())
+			s3.Put(t, "alb-logs", livetest.ALBKey("", "", "111122223333", "us-east-1", end, end, fmt.Sprintf("10.0.1.%d", i)), b.Bytes())
 			mu.Lock()
 			stored += int64(b.Len())
 			mu.Unlock()
@@ -280,5 +280,5 @@ func TestTriageBig(t *testing.T) {
 	if !strings.Contains(out, fmt.Sprintf(`"records": %d`, linesPer)) {
 		t.Fatalf("objects not fully read:\n%.2000s", out)
 	}
-	t.Logf("triage of %d lines in %d objects: %v wall (%d download workers, %d parse workers)", objects*linesPer, objects, wall, sources.DefaultS3Workers, runtime.GOMAXPROCS(0))
+	t.Logf("triage of %d lines in %d objects: %v wall (%d download workers, %d parse workers)", objects*linesPer, objects, wall, live.DefaultS3Workers, runtime.GOMAXPROCS(0))
 }

@@ -1,4 +1,10 @@
-package sources
+// Package live fetches an incident window straight from where the data lives
+// — Cloud Logging, S3 (ALB access logs), CloudWatch Logs and the Kubernetes
+// API — and writes it into a bundle directory in the formats users export
+// (`gcloud logging read --format=json`, the ALB objects as stored, `aws logs
+// filter-log-events --output json`, `kubectl get -o json`), so that the
+// offline analysis reads a bundle exactly as it reads exported files.
+package live
 
 import (
 	"bufio"
@@ -19,8 +25,8 @@ import (
 const BundleSchema = "readygap-bundle/v1"
 
 // ManifestName is the name of a bundle's manifest file. It is JSON in no
-// format that Read knows, so analyzing a bundle skips it with a warning;
-// Read skips hidden files, hence the leading dot.
+// format that sources.Read knows, so analyzing a bundle skips it with a warning;
+// sources.Read skips hidden files, hence the leading dot.
 const ManifestName = ".bundle.json"
 
 // Window is the time range a live fetch asks for: [Since, Until), in UTC.

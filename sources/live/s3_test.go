@@ -1,4 +1,4 @@
-package sources
+package live
 
 import (
 	"context"
@@ -13,7 +13,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/readygap/readygap/sources/livefake"
+	"github.com/readygap/readygap/sources"
+	"github.com/readygap/readygap/sources/live/livetest"
 )
 
 // testAWSConfig is an AWS configuration pointing at url with static keys
@@ -27,11 +28,11 @@ func testAWSConfig(url string) aws.Config {
 var midnightWindow = Window{Since: time.Date(2024, 5, 1, 23, 40, 0, 0, time.UTC), Until: time.Date(2024, 5, 2, 0, 10, 0, 0, time.UTC)}
 
 func TestALBLogsFetchesOnlyTheWindow(t *testing.T) {
-	srv := livefake.NewS3(t, "alb-logs")
+	srv := livetest.NewS3(t, "alb-logs")
 	day1, day2 := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC), time.Date(2024, 5, 2, 12, 0, 0, 0, time.UTC)
 	at := func(d, h, m int) time.Time { return time.Date(2024, 5, d, h, m, 0, 0, time.UTC) }
 	key := func(kind string, delivered time.Time, end time.Time) string {
-		return livefake.ALBKey("prod", kind, "111122223333", "us-east-1", delivered, end, "10.0.1.25")
+		return livetest.ALBKey("prod", kind, "111122223333", "us-east-1", delivered, end, "10.0.1.25")
 	}
 	objects := map[string]bool{ // key -> wanted
 		key("", day1, at(1, 23, 35)):                                              false, // ends before the window
@@ -44,10 +45,10 @@ func TestALBLogsFetchesOnlyTheWindow(t *testing.T) {
 		key("", at(30, 0, 0).AddDate(0, -1, 0), at(30, 23, 55).AddDate(0, -1, 0)): false, // a folder never listed
 	}
 	for k := range objects {
-		end, _ := albObjectEnd(k)
-		body := livefake.Gzip(livefake.ALBLine(end.Add(-time.Minute), "10.0.12.34:8080"), livefake.ALBLine(end.Add(-30*time.Second), ""))
+		end, _ := sources.ALBObjectEnd(k)
+		body := livetest.Gzip(livetest.ALBLine(end.Add(-time.Minute), "10.0.12.34:8080"), livetest.ALBLine(end.Add(-30*time.Second), ""))
 		if strings.Contains(k, "health_check_log_") {
-			body = livefake.Gzip("http " + end.Add(-time.Minute).Format(time.RFC3339Nano) + " 0.001 10.0.12.34:8080 k8s-shop-web PASS 200 -")
+			body = livetest.Gzip("http " + end.Add(-time.Minute).Format(time.RFC3339Nano) + " 0.001 10.0.12.34:8080 k8s-shop-web PASS 200 -")
 		}
 		srv.Put(t, "alb-logs", k, body)
 	}
@@ -93,7 +94,7 @@ func TestALBLogsFetchesOnlyTheWindow(t *testing.T) {
 			t.Fatalf("%s is not the gzip'd object as stored: %v", f, err)
 		}
 	}
-	res, err := Read(context.Background(), []string{dir}, Options{}, func(*InputReport) Handler { return nopHandler{} })
+	res, err := sources.Read(context.Background(), []string{dir}, sources.Options{}, func(*sources.InputReport) sources.Handler { return nopHandler{} })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestALBLogsFetchesOnlyTheWindow(t *testing.T) {
 }
 
 func TestALBLogsErrors(t *testing.T) {
-	srv := livefake.NewS3(t, "alb-logs")
+	srv := livetest.NewS3(t, "alb-logs")
 	a := &ALBLogs{Client: NewS3Client(testAWSConfig(srv.URL)), Bucket: "missing", Account: "1", Region: "us-east-1"}
 	_, err := a.Fetch(context.Background(), midnightWindow, t.TempDir(), nil)
 	if err == nil || err.Error() != "s3-alb: bucket not found: arn:aws:s3:::missing" {
@@ -160,9 +161,3 @@ func TestParseS3URL(t *testing.T) {
 	}
 }
 
-// nopHandler drops records.
-type nopHandler struct{}
-
-func (nopHandler) Request(*Request)     {}
-func (nopHandler) Lifecycle(*Lifecycle) {}
-func (nopHandler) Config(*Config)       {}

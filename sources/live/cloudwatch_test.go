@@ -1,4 +1,4 @@
-package sources
+package live
 
 import (
 	"context"
@@ -11,16 +11,17 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
-	"github.com/readygap/readygap/sources/livefake"
+	"github.com/readygap/readygap/sources"
+	"github.com/readygap/readygap/sources/live/livetest"
 )
 
 func TestCloudWatchLogsFetch(t *testing.T) {
-	srv := livefake.NewCloudWatch(t)
+	srv := livetest.NewCloudWatch(t)
 	w := Window{Since: time.Date(2024, 5, 1, 11, 45, 0, 0, time.UTC), Until: time.Date(2024, 5, 1, 12, 15, 0, 0, time.UTC)}
 	ms := func(h, m int) int64 { return time.Date(2024, 5, 1, h, m, 0, 0, time.UTC).UnixMilli() }
 	fluent := `{"time":"2024-05-01T12:00:01.5Z","stream":"stderr","_p":"F","log":"2024-05-01T12:00:01.5Z stderr F ` +
 		strings.ReplaceAll(lbcRegistering4324, `"`, `\"`) + `","kubernetes":{"pod_name":"aws-load-balancer-controller-7d9c8f6b5-abcde","namespace_name":"kube-system"}}`
-	srv.Groups["/aws/containerinsights/prod/application"] = []livefake.CloudWatchEvent{
+	srv.Groups["/aws/containerinsights/prod/application"] = []livetest.CloudWatchEvent{
 		{Stream: "s1", Timestamp: ms(11, 30), Message: lbcRegistered3069}, // before the window
 		{Stream: "s1", Timestamp: ms(12, 0), Message: lbcDeregistering3069},
 		{Stream: "s1", Timestamp: ms(12, 0) + 1, Message: lbcDeregistered3069},
@@ -63,14 +64,14 @@ func TestCloudWatchLogsFetch(t *testing.T) {
 		t.Fatalf("%v %s", err, b)
 	}
 	c2 := &collector{}
-	res, err := Read(context.Background(), []string{filepath.Join(dir, rep.Files[0])}, Options{}, func(*InputReport) Handler { return c2 })
-	if err != nil || res.Inputs[0].Format != FormatAWSLBC || res.Inputs[0].Skipped != 0 || len(c2.lifecycle) != 4 {
+	res, err := sources.Read(context.Background(), []string{filepath.Join(dir, rep.Files[0])}, sources.Options{}, func(*sources.InputReport) sources.Handler { return c2 })
+	if err != nil || res.Inputs[0].Format != sources.FormatAWSLBC || res.Inputs[0].Skipped != 0 || len(c2.lifecycle) != 4 {
 		t.Fatalf("read back: %v %+v %v %d", err, res.Inputs, res.Warnings, len(c2.lifecycle))
 	}
 }
 
 func TestCloudWatchLogsDenied(t *testing.T) {
-	srv := livefake.NewCloudWatch(t)
+	srv := livetest.NewCloudWatch(t)
 	srv.DenyGroups["/g"] = true
 	c := &CloudWatchLogs{Client: cloudwatchlogs.NewFromConfig(testAWSConfig(srv.URL)), LogGroups: []string{"/g"}}
 	_, err := c.Fetch(context.Background(), Window{Since: time.Unix(0, 0), Until: time.Unix(60, 0)}, t.TempDir(), nil)

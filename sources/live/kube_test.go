@@ -1,4 +1,4 @@
-package sources
+package live
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/readygap/readygap/sources/livefake"
+	"github.com/readygap/readygap/sources"
+	"github.com/readygap/readygap/sources/live/livetest"
 )
 
 // kubeTestServer serves a namespace "shop" with one of each object, events
 // inside and outside midnightWindow, and no BackendConfig CRD.
-func kubeTestServer(t *testing.T) *livefake.Kube {
-	k := livefake.NewKube(t)
+func kubeTestServer(t *testing.T) *livetest.Kube {
+	k := livetest.NewKube(t)
 	k.Paths["/api/v1/namespaces/shop"] = `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop","labels":{"elbv2.k8s.aws/pod-readiness-gate-inject":"enabled"}}}`
 	ev := func(name, reason, first, last string) string {
 		return `{"metadata":{"name":"` + name + `","namespace":"shop"},"involvedObject":{"kind":"Pod","namespace":"shop","name":"web-7d9f-abc"},"reason":"` + reason +
@@ -87,9 +88,9 @@ func TestKubernetesFetch(t *testing.T) {
 			t.Fatalf("item without apiVersion/kind in %s", b)
 		}
 	}
-	res, err := Read(context.Background(), []string{dir}, Options{}, func(*InputReport) Handler { return nopHandler{} })
-	if err != nil || len(res.Inputs) != 2 || res.Inputs[0].Format != FormatK8sEvents || res.Inputs[0].Records != 2 ||
-		res.Inputs[1].Format != FormatK8sObjects || res.Inputs[1].Skipped != 0 {
+	res, err := sources.Read(context.Background(), []string{dir}, sources.Options{}, func(*sources.InputReport) sources.Handler { return nopHandler{} })
+	if err != nil || len(res.Inputs) != 2 || res.Inputs[0].Format != sources.FormatK8sEvents || res.Inputs[0].Records != 2 ||
+		res.Inputs[1].Format != sources.FormatK8sObjects || res.Inputs[1].Skipped != 0 {
 		t.Fatalf("read back: %v %+v %v", err, res.Inputs, res.Warnings)
 	}
 }

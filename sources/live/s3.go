@@ -1,4 +1,4 @@
-package sources
+package live
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/readygap/readygap/sources"
 )
 
 // SourceS3ALB names the S3 ALB log source in reports and errors.
@@ -81,8 +82,8 @@ func (a *ALBLogs) root() string {
 // albDates returns the UTC dates whose delivery folders may hold objects
 // overlapping w.
 func albDates(w Window) []time.Time {
-	first := w.Since.UTC().Add(-albDeliverySlack).Truncate(24 * time.Hour)
-	last := w.Until.UTC().Add(albLogInterval + albDeliverySlack + albDeliveryLag)
+	first := w.Since.UTC().Add(-sources.ALBDeliverySlack).Truncate(24 * time.Hour)
+	last := w.Until.UTC().Add(sources.ALBLogInterval + sources.ALBDeliverySlack + albDeliveryLag)
 	var out []time.Time
 	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
 		out = append(out, d)
@@ -161,10 +162,10 @@ func albWanted(key string, w Window) bool {
 	if strings.HasPrefix(base, "conn_log") || !strings.Contains(base, "_elasticloadbalancing_") {
 		return false
 	}
-	if _, ok := albObjectEnd(base); !ok {
+	if _, ok := sources.ALBObjectEnd(base); !ok {
 		return false
 	}
-	return albObjectMayOverlap(base, w.Since, w.Until)
+	return sources.ALBObjectMayOverlap(base, w.Since, w.Until)
 }
 
 // regionPrefixes returns the region folders to list, discovering the

@@ -1,4 +1,4 @@
-package sources
+package live
 
 import (
 	"context"
@@ -11,7 +11,8 @@ import (
 
 	"cloud.google.com/go/logging/apiv2/loggingpb"
 	"github.com/googleapis/gax-go/v2"
-	"github.com/readygap/readygap/sources/livefake"
+	"github.com/readygap/readygap/sources"
+	"github.com/readygap/readygap/sources/live/livetest"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/encoding/protojson"
 )
@@ -41,7 +42,7 @@ func fastGCPBackoff(t *testing.T) {
 func TestGCPLoggingFetch(t *testing.T) {
 	fastGCPBackoff(t)
 	docs := []string{gcpRef14, gcpRef15, gcpRef16, gcpRef53Pulling, gcpRef53Endpoints, gcpExporterRestart}
-	srv := livefake.NewLogging(t)
+	srv := livetest.NewLogging(t)
 	srv.Entries = gcpTestEntries(t, docs...)
 	srv.FailCode, srv.FailCount = codes.ResourceExhausted, 2
 	dir := t.TempDir()
@@ -73,18 +74,18 @@ func TestGCPLoggingFetch(t *testing.T) {
 	os.WriteFile(orig, []byte("["+strings.Join(docs, ",")+"]"), 0o644)
 	read := func(path string) *collector {
 		c := &collector{}
-		res, err := Read(context.Background(), []string{path}, Options{}, func(*InputReport) Handler { return c })
-		if err != nil || res.Inputs[0].Skipped != 0 || res.Inputs[0].Format != FormatGCPLogging {
+		res, err := sources.Read(context.Background(), []string{path}, sources.Options{}, func(*sources.InputReport) sources.Handler { return c })
+		if err != nil || res.Inputs[0].Skipped != 0 || res.Inputs[0].Format != sources.FormatGCPLogging {
 			t.Fatalf("%s: %v %+v %v", path, err, res.Inputs, res.Warnings)
 		}
 		for _, r := range c.requests {
-			r.Origin = Origin{}
+			r.Origin = sources.Origin{}
 		}
 		for i := range c.lifecycle {
-			c.lifecycle[i].Origin = Origin{}
+			c.lifecycle[i].Origin = sources.Origin{}
 		}
 		for _, x := range c.configs {
-			x.Origin = Origin{}
+			x.Origin = sources.Origin{}
 		}
 		return c
 	}
@@ -106,7 +107,7 @@ func TestGCPLoggingErrors(t *testing.T) {
 		{codes.ResourceExhausted, 100, "gcp-logging: rate limited after 6 attempts (read quota): retry later or narrow the window"},
 		{codes.Unauthenticated, 1, "gcp-logging: credentials missing or rejected: run `gcloud auth application-default login`"},
 	} {
-		srv := livefake.NewLogging(t)
+		srv := livetest.NewLogging(t)
 		srv.FailCode, srv.FailCount = tt.code, tt.count
 		dir := t.TempDir()
 		_, err := (&GCPLogging{Project: "p", Endpoint: srv.Addr}).Fetch(context.Background(), w, dir, nil)
@@ -117,7 +118,7 @@ func TestGCPLoggingErrors(t *testing.T) {
 			t.Errorf("%s: a partial file was left", tt.code)
 		}
 	}
-	srv := livefake.NewLogging(t)
+	srv := livetest.NewLogging(t)
 	rep, err := (&GCPLogging{Project: "p", Endpoint: srv.Addr}).Fetch(context.Background(), w, t.TempDir(), nil)
 	if err != nil || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "no Cloud Logging entries") {
 		t.Fatalf("empty: %+v %v", rep, err)

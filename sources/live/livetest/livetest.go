@@ -1,9 +1,9 @@
-// Package livefake runs in-process servers on loopback that speak the real
+// Package livetest runs in-process servers on loopback that speak the real
 // protocols of the services readygap triage reads: S3 (gofakes3), the Cloud
 // Logging ListLogEntries gRPC API, CloudWatch Logs' JSON 1.1 FilterLogEvents
 // and the Kubernetes list API. Tests point the real SDK clients at them and
 // read back what the clients asked for.
-package livefake
+package livetest
 
 import (
 	"bytes"
