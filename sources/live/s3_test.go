@@ -160,4 +160,3 @@ func TestParseS3URL(t *testing.T) {
 		}
 	}
 }
-
