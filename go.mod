@@ -15,6 +15,7 @@ require (
 	github.com/googleapis/gax-go/v2 v2.27.0
 	github.com/johannesboyne/gofakes3 v1.2.0
 	github.com/klauspost/compress v1.20.4
+	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2
 	github.com/spf13/cobra v1.10.2
 	github.com/valyala/fastjson v1.6.10
 	golang.org/x/term v0.47.0

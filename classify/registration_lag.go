@@ -46,10 +46,10 @@ func (registrationLag) Evaluate(a *correlate.Analysis, w *correlate.Window) *Fin
 
 	// The readiness gate opened without the LB having seen the pod healthy.
 	for _, l := range a.EventsBetween(before, w.End.Add(skew), sources.ReadinessGate) {
-		switch l.Reason {
-		case "LoadBalancerNegWithoutHealthCheck":
+		switch l.Gate {
+		case sources.GateWithoutHealthCheck:
 			f.Variant = variantNEGWithoutHealthCheck
-		case "LoadBalancerNegTimeout":
+		case sources.GateTimeout:
 			if f.Variant == "" {
 				f.Variant = variantNEGTimeout
 			}
@@ -90,7 +90,7 @@ func (registrationLag) Evaluate(a *correlate.Analysis, w *correlate.Window) *Fin
 		f.Evidence = append(f.Evidence, eventEvidence(nx[0], fmt.Sprintf("%s during the window", plural(len(nx), "such line"))))
 	}
 	// The load balancer saw the new backend healthy when the failures ended.
-	if l := firstEvent(a.EventsBetween(w.End.Add(-skew), w.End.Add(time.Minute), sources.HealthCheck)); l != nil && (l.Status == "PASS" || l.Status == "HEALTHY") {
+	if l := firstEvent(a.EventsBetween(w.End.Add(-skew), w.End.Add(time.Minute), sources.HealthCheck)); l != nil && l.Health == sources.HealthHealthy {
 		corroborated++
 		f.Evidence = append(f.Evidence, eventEvidence(l, "the load balancer's health check passed as the failures ended"))
 	}
@@ -195,10 +195,8 @@ func albGateMissing(a *correlate.Analysis) bool {
 			continue
 		}
 		sawPods = true
-		for _, g := range spec.ReadinessGates {
-			if strings.HasPrefix(g, "target-health.") {
-				return false
-			}
+		if spec.HasALBTargetHealthGate() {
+			return false
 		}
 	}
 	return sawPods

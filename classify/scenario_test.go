@@ -23,7 +23,7 @@ import (
 //	req 0s..30s every 100ms alb 200 ok backend=10.0.1.5:8080 [path=/x] [method=POST]
 //	req 31s nginx 200 ok attempts=10.0.2.7:8080/502/refused,10.0.1.5:8080/200/ok
 //	err 31s nginx refused backend=10.0.2.7:8080          (a proxy error-log line)
-//	event 28s killing pod=web-old-abcde [ns=] [ip=] [reason=] [status=] [group=] [count=] [from=] [zone=] [object=]
+//	event 28s killing pod=web-old-abcde [ns=] [ip=] [reason=] [status=] [gate=] [health=] [group=] [count=] [from=] [zone=] [object=]
 //	pod web-new-abcde ip=10.0.2.7 [ns=] [rs=] [created=5s] [deleted=60s] [probe=tcpSocket:9090] [port=http:8080]
 //	backendconfig web-hc [interval=5] [healthy=1] [samplerate=0.1]
 //	expect incidents 1
@@ -226,6 +226,16 @@ func (s *scenario) event(words []string) error {
 	}
 	kv := keyValues(words[2:])
 	l.Pod, l.Namespace, l.Reason, l.Status, l.Group, l.Zone, l.Object = kv["pod"], kv["ns"], kv["reason"], kv["status"], kv["group"], kv["zone"], kv["object"]
+	for g := sources.GateOther; g <= sources.GateTimeout; g++ {
+		if kv["gate"] == g.String() {
+			l.Gate = g
+		}
+	}
+	for h := sources.HealthUnknown; h <= sources.HealthDraining; h++ {
+		if kv["health"] == h.String() {
+			l.Health = h
+		}
+	}
 	if v := kv["ip"]; v != "" {
 		if l.IP, err = netip.ParseAddr(v); err != nil {
 			return err

@@ -206,7 +206,7 @@ func applyMilestone(b *Backend, l *sources.Lifecycle) {
 		if l.Reason != "" {
 			b.GateReasons = append(b.GateReasons, l.Reason)
 		}
-		if l.Status == "True" && (l.Reason == "LoadBalancerNegReady" || strings.HasPrefix(l.Group, "target-health.")) {
+		if l.Gate == sources.GateLBHealthy {
 			b.mark(LBHealthy, l, "readiness gate "+orText(l.Reason, "True"))
 		}
 	case sources.TargetRegistering:
@@ -214,7 +214,7 @@ func applyMilestone(b *Backend, l *sources.Lifecycle) {
 	case sources.TargetRegistered:
 		b.mark(LBAttached, l, "target registered")
 	case sources.HealthCheck:
-		if l.Status == "PASS" || l.Status == "HEALTHY" {
+		if l.Health == sources.HealthHealthy {
 			if att := b.At(LBAttached); att.IsZero() || !l.Time.Before(att) {
 				b.mark(LBHealthy, l, "LB health check "+l.Status)
 			}

@@ -129,7 +129,7 @@ func DescribeEvent(l *sources.Lifecycle) string {
 	case sources.ProbeFailed:
 		return fmt.Sprintf("%s probe failed", l.Reason)
 	case sources.HealthCheck:
-		if l.Reason != "" && l.Status != "PASS" && l.Status != "HEALTHY" {
+		if l.Reason != "" && l.Health != sources.HealthHealthy {
 			return fmt.Sprintf("LB health check %s (%s)", l.Status, l.Reason)
 		}
 		return "LB health check " + l.Status

@@ -70,17 +70,3 @@ type jsonAdapter interface {
 	// record return nil.
 	ParseJSON(elem []byte, o Origin, out *Emitter) error
 }
-
-// lineAdapters and jsonAdapters list every format in the order detection
-// tries them. Each adapter file adds itself here.
-var (
-	lineAdapters []lineAdapter
-	jsonAdapters []jsonAdapter
-)
-
-// Formats lists the ids of every format readygap reads, for error messages
-// and help texts.
-func Formats() []Format {
-	return []Format{FormatGCPLogging, FormatALBAccess, FormatALBHealthCheck, FormatAWSLBC,
-		FormatIngressNginx, FormatK8sEvents, FormatK8sObjects}
-}

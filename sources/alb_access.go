@@ -22,8 +22,6 @@ import (
 // as AWS asks parsers to do.
 type albAccess struct{}
 
-func init() { lineAdapters = append(lineAdapters, albAccess{}) }
-
 // Positions (0-based) of the access-log fields readygap uses.
 const (
 	albFieldType = iota

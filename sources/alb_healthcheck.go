@@ -19,8 +19,6 @@ import (
 // asks parsers to do.
 type albHealthCheck struct{}
 
-func init() { lineAdapters = append(lineAdapters, albHealthCheck{}) }
-
 // Positions (0-based) of the health-check log fields.
 const (
 	albHCFieldType = iota
@@ -92,7 +90,7 @@ func albHealthCheckRecord(f *[albHCMinFields][]byte, line []byte, o Origin) (Lif
 	if !albIsDecimal(f[albHCFieldLatency]) {
 		return Lifecycle{}, errALBHCBadLatency
 	}
-	status, ok := albHealthStatus(f[albHCFieldStatus])
+	status, health, ok := albHealthStatus(f[albHCFieldStatus])
 	if !ok {
 		return Lifecycle{}, errALBHCBadStatus
 	}
@@ -106,6 +104,7 @@ func albHealthCheckRecord(f *[albHCMinFields][]byte, line []byte, o Origin) (Lif
 		IP:      ip,
 		Port:    port,
 		Status:  status,
+		Health:  health,
 		Group:   string(f[albHCFieldGroup]),
 		From:    -1,
 		Source:  string(FormatALBHealthCheck),
@@ -140,19 +139,20 @@ func albIsHealthCheckType(b []byte) bool {
 
 // albIsHealthStatus reports whether b is PASS or FAIL.
 func albIsHealthStatus(b []byte) bool {
-	_, ok := albHealthStatus(b)
+	_, _, ok := albHealthStatus(b)
 	return ok
 }
 
-// albHealthStatus returns the check result PASS or FAIL as a constant string.
-func albHealthStatus(b []byte) (string, bool) {
+// albHealthStatus returns the check result PASS or FAIL as a constant
+// string and what it means.
+func albHealthStatus(b []byte) (string, Health, bool) {
 	switch string(b) {
 	case "PASS":
-		return "PASS", true
+		return "PASS", HealthHealthy, true
 	case "FAIL":
-		return "FAIL", true
+		return "FAIL", HealthUnhealthy, true
 	}
-	return "", false
+	return "", HealthUnknown, false
 }
 
 // albIsDecimal reports whether b is a non-negative decimal number (0.019584011).

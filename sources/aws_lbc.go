@@ -24,8 +24,6 @@ import (
 // that second, so lines of one second keep their order.
 type awsLBC struct{}
 
-func init() { lineAdapters = append(lineAdapters, awsLBC{}) }
-
 // lbcSource is the Source of every record of this format.
 const lbcSource = "aws-load-balancer-controller"
 

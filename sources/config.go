@@ -2,6 +2,7 @@ package sources
 
 import (
 	"net/netip"
+	"strings"
 	"time"
 )
 
@@ -94,6 +95,17 @@ type PodSpec struct {
 	TerminationGracePeriodSec int
 	// TerminationGraceDefaulted is true when the spec did not set the grace period.
 	TerminationGraceDefaulted bool
+}
+
+// HasALBTargetHealthGate reports whether the spec carries a readiness gate
+// of the AWS Load Balancer Controller (target-health.elbv2.k8s.aws/...).
+func (s *PodSpec) HasALBTargetHealthGate() bool {
+	for _, g := range s.ReadinessGates {
+		if strings.HasPrefix(g, albTargetHealthGatePrefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // ResolvePort resolves a Service targetPort name to a container port number

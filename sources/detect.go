@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // layout is how an input's records are laid out, which decides how the
@@ -41,16 +40,6 @@ const sampleLines = 50
 type errUnknownFormat struct{}
 
 func (errUnknownFormat) Error() string { return "not in a format readygap reads" }
-
-// formatsHelp lists the formats readygap reads, for messages about unknown inputs.
-func formatsHelp() string {
-	names := make([]string, 0, len(Formats()))
-	for _, f := range Formats() {
-		names = append(names, string(f))
-	}
-	return "readygap reads " + strings.Join(names, ", ") +
-		" (gzip'd or not; CloudWatch Logs exports, Fluent Bit JSON and kubectl/CRI timestamp prefixes are unwrapped)"
-}
 
 // detect decides how to read an input from its first bytes. complete says
 // whether head holds the whole input.

@@ -20,8 +20,6 @@ import (
 // transition logs. Every other LogEntry is valid input without a record.
 type gcpLogging struct{}
 
-func init() { jsonAdapters = append(jsonAdapters, gcpLogging{}) }
-
 // Format returns FormatGCPLogging.
 func (gcpLogging) Format() Format { return FormatGCPLogging }
 
@@ -530,6 +528,7 @@ func parseGCPHealthCheck(entry *fastjson.Object, resource *fastjson.Object, logN
 		Port:    port,
 		Zone:    gcpFirstLabel(labels, "zone", "location"),
 		Status:  gcpStringField(probe, "healthState"),
+		Health:  gcpHealth(gcpStringField(probe, "healthState"), gcpStringField(probe, "detailedHealthState")),
 		Reason:  gcpStringField(probe, "detailedHealthState"),
 		Message: gcpStringField(probe, "probeResultText"),
 		Group:   gcpFirstLabel(labels, "network_endpoint_group_id", "instance_group_name", "instance_group_id"),
@@ -539,6 +538,27 @@ func parseGCPHealthCheck(entry *fastjson.Object, resource *fastjson.Object, logN
 		Origin:  o,
 	})
 	return nil
+}
+
+// gcpHealth maps a probe result's healthState and detailedHealthState onto
+// Health. Google maps HEALTHY ← {HEALTHY, DRAINING} and UNHEALTHY ←
+// {UNHEALTHY, UNKNOWN, TIMEOUT}; the detailed state says which.
+func gcpHealth(state, detailed string) Health {
+	switch detailed {
+	case "DRAINING":
+		return HealthDraining
+	case "HEALTHY":
+		return HealthHealthy
+	case "UNHEALTHY", "TIMEOUT":
+		return HealthUnhealthy
+	}
+	switch state {
+	case "HEALTHY":
+		return HealthHealthy
+	case "UNHEALTHY":
+		return HealthUnhealthy
+	}
+	return HealthUnknown
 }
 
 // gcpProbeTarget returns the probed address: targetIp, or ipAddress when

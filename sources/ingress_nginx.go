@@ -17,8 +17,6 @@ import (
 // nginx_error.go and klog.go.
 type ingressNginx struct{}
 
-func init() { lineAdapters = append(lineAdapters, ingressNginx{}) }
-
 // Format returns FormatIngressNginx.
 func (ingressNginx) Format() Format { return FormatIngressNginx }
 

@@ -270,12 +270,47 @@ func interpretReadinessGate(l *Lifecycle, reason, msg string) {
 	l.Kind = ReadinessGate
 	l.Group = negReadinessGate
 	if reason != reasonNEGNotReady {
-		l.Status = "True"
+		l.Status = string(corev1.ConditionTrue)
 	}
+	l.Gate = gateState(l.Group, l.Status, reason)
 	if m := negKeyRe.FindStringSubmatch(msg); m != nil {
 		l.Zone = m[2]
 	}
 }
+
+// gateState says what a readiness-gate condition of type group, with the
+// given status and reason, tells about the load balancer. GKE's NEG gate
+// says why it opened in its reason; the AWS Load Balancer Controller's
+// target-health gates open only when the target is healthy.
+func gateState(group, status, reason string) GateState {
+	open := status == string(corev1.ConditionTrue)
+	switch {
+	case group == negReadinessGate || strings.HasPrefix(reason, "LoadBalancerNeg"):
+		switch reason {
+		case reasonNEGReady:
+			return GateLBHealthy
+		case reasonNEGWithoutHealthCheck:
+			return GateWithoutHealthCheck
+		case reasonNEGTimeout:
+			return GateTimeout
+		case reasonNEGNotReady:
+			return GateWaiting
+		}
+		if !open {
+			return GateWaiting
+		}
+	case strings.HasPrefix(group, albTargetHealthGatePrefix):
+		if open {
+			return GateLBHealthy
+		}
+		return GateWaiting
+	}
+	return GateOther
+}
+
+// albTargetHealthGatePrefix starts the condition type of the AWS Load
+// Balancer Controller's readiness gates: target-health.elbv2.k8s.aws/<binding>.
+const albTargetHealthGatePrefix = "target-health.elbv2.k8s.aws/"
 
 // scheduledRe is the scheduler's binding message.
 var scheduledRe = regexp.MustCompile(`^Successfully assigned ([^/\s]+)/(\S+) to (\S+)$`)

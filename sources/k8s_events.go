@@ -19,8 +19,6 @@ import (
 // of a List or EventList, with YAML already turned into JSON.
 type k8sEvents struct{}
 
-func init() { jsonAdapters = append(jsonAdapters, k8sEvents{}) }
-
 // Format reports FormatK8sEvents.
 func (k8sEvents) Format() Format { return FormatK8sEvents }
 

@@ -26,8 +26,6 @@ import (
 // starts, termination). Objects of other kinds are ignored.
 type k8sObjects struct{}
 
-func init() { jsonAdapters = append(jsonAdapters, k8sObjects{}) }
-
 // Format reports FormatK8sObjects.
 func (k8sObjects) Format() Format { return FormatK8sObjects }
 
@@ -448,6 +446,7 @@ func emitPodLifecycle(c *Config, out *Emitter) {
 			l.Status, l.Reason, l.Message = pc.Status, pc.Reason, pc.Message
 			if kind == ReadinessGate {
 				l.Group = pc.Type
+				l.Gate = gateState(pc.Type, pc.Status, pc.Reason)
 			}
 		})
 	}
@@ -820,7 +819,7 @@ func decodeTargetGroupBinding(elem []byte, c *Config, out *Emitter) error {
 		TargetGroupARN:  tgb.Spec.TargetGroupARN,
 		TargetGroupName: tgb.Spec.TargetGroupName,
 		TargetType:      tgb.Spec.TargetType,
-		ReadinessGate:   "target-health.elbv2.k8s.aws/" + tgb.Metadata.Name,
+		ReadinessGate:   albTargetHealthGatePrefix + tgb.Metadata.Name,
 	}
 	out.Config(c)
 	return nil

@@ -169,7 +169,7 @@ const (
 	// PodNotReady: the pod's Ready condition became False.
 	PodNotReady
 	// ReadinessGate: a readiness-gate condition changed; Group is the condition
-	// type, Status its status, Reason its reason.
+	// type, Status its status, Reason its reason, Gate what that means.
 	ReadinessGate
 	// NEGAttach: GKE attached endpoints to a NEG; Group is the NEG, Count the endpoints.
 	NEGAttach
@@ -185,8 +185,8 @@ const (
 	TargetDeregistering
 	// TargetDeregistered: the deregistration call returned.
 	TargetDeregistered
-	// HealthCheck: an LB health check result or state change; Status holds
-	// PASS/FAIL or HEALTHY/UNHEALTHY, Reason the reason code.
+	// HealthCheck: an LB health check result or state change; Health holds
+	// the verdict, Reason the LB's reason code.
 	HealthCheck
 	// Killing: the kubelet began stopping a container (before preStop runs).
 	Killing
@@ -242,8 +242,14 @@ type Lifecycle struct {
 	Object string
 	// Reason is the event reason, readiness-gate reason, probe type or health-check reason code.
 	Reason string
-	// Status is a condition status (True/False/"") or a health state (PASS, FAIL, HEALTHY, UNHEALTHY).
+	// Status is a condition status (True/False/"") or, for a health check,
+	// the load balancer's own word for the result (PASS, HEALTHY...), kept
+	// for display; Health and Gate hold what it means.
 	Status string
+	// Health is the load balancer's verdict of a HealthCheck record.
+	Health Health
+	// Gate is what a ReadinessGate record says about the load balancer.
+	Gate GateState
 	// Group names what the event is about beyond the pod: NEG name, target
 	// group ARN, readiness-gate condition type, ReplicaSet name.
 	Group string
@@ -258,6 +264,72 @@ type Lifecycle struct {
 	Format  Format
 	Origin  Origin
 }
+
+// Health is a backend's state as the load balancer's own health checking
+// sees it, whatever words the load balancer uses for it.
+type Health uint8
+
+// Health states.
+const (
+	// HealthUnknown: the record does not say.
+	HealthUnknown Health = iota
+	// HealthInitial: registered but not yet checked healthy (ALB "initial").
+	HealthInitial
+	// HealthHealthy: the load balancer may send requests to the backend
+	// (ALB PASS, GCP HEALTHY).
+	HealthHealthy
+	// HealthUnhealthy: checks fail (ALB FAIL, GCP UNHEALTHY or TIMEOUT).
+	HealthUnhealthy
+	// HealthDraining: the backend is being removed and gets no new requests
+	// (ALB draining, GCP DRAINING).
+	HealthDraining
+)
+
+var healthNames = [...]string{"unknown", "initial", "healthy", "unhealthy", "draining"}
+
+// String names the health state as used in JSON output.
+func (h Health) String() string {
+	if int(h) < len(healthNames) {
+		return healthNames[h]
+	}
+	return "unknown"
+}
+
+// GateState is what a readiness-gate condition says about the load
+// balancer's view of a pod, whatever the controller that sets it.
+type GateState uint8
+
+// Readiness-gate states.
+const (
+	// GateOther: a gate readygap does not interpret.
+	GateOther GateState = iota
+	// GateWaiting: the gate is closed; the load balancer has not reported the
+	// pod healthy yet (GKE LoadBalancerNegNotReady, ALB target not healthy).
+	GateWaiting
+	// GateLBHealthy: the gate opened because the load balancer saw the pod
+	// healthy (GKE LoadBalancerNegReady, ALB target-health gate True).
+	GateLBHealthy
+	// GateWithoutHealthCheck: the gate opened although no load-balancer
+	// health check covers the pod yet (GKE LoadBalancerNegWithoutHealthCheck,
+	// typical of the first pod in a new zone; kubernetes/ingress-gce#1718).
+	GateWithoutHealthCheck
+	// GateTimeout: the gate opened after waiting too long for the load
+	// balancer (GKE LoadBalancerNegTimeout).
+	GateTimeout
+)
+
+var gateNames = [...]string{"other", "waiting", "lb_healthy", "without_health_check", "timeout"}
+
+// String names the gate state as used in JSON output and scenario files.
+func (g GateState) String() string {
+	if int(g) < len(gateNames) {
+		return gateNames[g]
+	}
+	return "other"
+}
+
+// Opened reports whether the gate let the pod become Ready.
+func (g GateState) Opened() bool { return g >= GateLBHealthy }
 
 // Handler receives the records of one input. The pipeline calls a Handler from
 // one goroutine at a time; values passed in are reused after the call returns.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,10 +42,9 @@ ingress-nginx controller output, kubectl events and objects (JSON or YAML) —
 in any mix. Directories are walked recursively, gzip is read transparently and
 "-" reads standard input. Each file's format is detected from its content.
 
-Formats: gcp-logging, alb-access, alb-healthcheck, aws-lbc, ingress-nginx,
-k8s-events, k8s-objects. CloudWatch Logs exports, Fluent Bit / Container
-Insights JSON and kubectl/CRI timestamp prefixes are unwrapped and reported as
-the format they wrap.`,
+Formats: ` + strings.Join(sources.FormatIDs(), ", ") + `. CloudWatch Logs
+exports, Fluent Bit / Container Insights JSON and kubectl/CRI timestamp
+prefixes are unwrapped and reported as the format they wrap.`,
 		Example: `  # everything exported after an incident, in one folder
   readygap analyze ./incident-2024-05-01/
 

@@ -1,0 +1,124 @@
+package sources
+
+import "strings"
+
+// Family is the load-balancer family or platform a format belongs to. Rules
+// use it to pick platform defaults and fixes; they never look at formats.
+type Family string
+
+// The families of the formats readygap reads.
+const (
+	// FamilyGCP is Google Cloud's Application Load Balancers (global,
+	// regional and internal) in front of GKE.
+	FamilyGCP Family = "gcp"
+	// FamilyALB is AWS Application Load Balancers and the AWS Load Balancer Controller.
+	FamilyALB Family = "alb"
+	// FamilyIngressNginx is the ingress-nginx controller.
+	FamilyIngressNginx Family = "ingress-nginx"
+	// FamilyKubernetes is Kubernetes itself: events and objects.
+	FamilyKubernetes Family = "kubernetes"
+)
+
+// FormatInfo describes one format readygap reads: the table row in the
+// README, the help texts and detection all come from it.
+type FormatInfo struct {
+	ID Format
+	// Family is the load balancer or platform the format comes from.
+	Family Family
+	// Description says what the format is, in one line (Markdown).
+	Description string
+	// HowToGet says how users usually get such a file (Markdown).
+	HowToGet string
+
+	line lineAdapter
+	json jsonAdapter
+}
+
+// formatTable lists every format readygap reads, in detection priority:
+// when the sample lines of an input match two line formats equally often,
+// or a JSON element matches two JSON formats, the earlier one wins. Adding a
+// format is adding its row here, its adapter file, its tests and sample
+// lines, and its README row (TestREADMEFormatTable keeps the README in step).
+var formatTable = []FormatInfo{
+	{
+		ID: FormatGCPLogging, Family: FamilyGCP, json: gcpLogging{},
+		Description: "Cloud Logging entries: global, regional and internal Application LB request logs (`statusDetails` or `proxyStatus`), Kubernetes events from `logs/events`, health-check logs",
+		HowToGet:    "`gcloud logging read ... --format=json` (a JSON array, newest first), a Logs Explorer download, a sink's NDJSON, an `entries:list` response",
+	},
+	{
+		ID: FormatALBAccess, Family: FamilyALB, line: albAccess{},
+		Description: "AWS ALB access logs, 25 to 34+ fields, IPv6, `ELBAccessLogTestFile`",
+		HowToGet:    "the `.log.gz` objects from S3, as delivered",
+	},
+	{
+		ID: FormatALBHealthCheck, Family: FamilyALB, line: albHealthCheck{},
+		Description: "AWS ALB health-check logs (8 or 10 fields)",
+		HowToGet:    "`health_check_log_*.log.gz` objects from S3",
+	},
+	{
+		ID: FormatAWSLBC, Family: FamilyALB, line: awsLBC{},
+		Description: "AWS Load Balancer Controller logs: target (de)registration",
+		HowToGet:    "`kubectl logs -n kube-system deploy/aws-load-balancer-controller`, CloudWatch Logs",
+	},
+	{
+		ID: FormatIngressNginx, Family: FamilyIngressNginx, line: ingressNginx{},
+		Description: "ingress-nginx controller output: access lines (current and pre-0.25 formats), nginx error lines, klog lines",
+		HowToGet:    "`kubectl logs -n ingress-nginx deploy/ingress-nginx-controller [--timestamps]`",
+	},
+	{
+		ID: FormatK8sEvents, Family: FamilyKubernetes, json: k8sEvents{},
+		Description: "Kubernetes events, core/v1 and events.k8s.io/v1, JSON or YAML",
+		HowToGet:    "`kubectl get events -A -o json`",
+	},
+	{
+		ID: FormatK8sObjects, Family: FamilyKubernetes, json: k8sObjects{},
+		Description: "Pods, Deployments, ReplicaSets, Services, EndpointSlices, Ingresses, Namespaces, BackendConfigs, TargetGroupBindings, JSON or YAML",
+		HowToGet:    "`kubectl get deploy,rs,pods,svc,endpointslices,ingress -o yaml`",
+	},
+}
+
+// The adapters of the table by layout, in its order; detection tries them so.
+var (
+	lineAdapters = adaptersOf(func(f FormatInfo) lineAdapter { return f.line })
+	jsonAdapters = adaptersOf(func(f FormatInfo) jsonAdapter { return f.json })
+)
+
+// adaptersOf returns the non-nil adapters pick finds in formatTable, in order.
+func adaptersOf[A comparable](pick func(FormatInfo) A) []A {
+	var zero A
+	var out []A
+	for _, f := range formatTable {
+		if a := pick(f); a != zero {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Formats describes every format readygap reads, in detection priority.
+func Formats() []FormatInfo { return append([]FormatInfo(nil), formatTable...) }
+
+// FormatIDs lists the ids of every format readygap reads, for help texts.
+func FormatIDs() []string {
+	ids := make([]string, len(formatTable))
+	for i, f := range formatTable {
+		ids[i] = string(f.ID)
+	}
+	return ids
+}
+
+// FamilyOf returns the family of a format; "" for an unknown format.
+func FamilyOf(f Format) Family {
+	for _, x := range formatTable {
+		if x.ID == f {
+			return x.Family
+		}
+	}
+	return ""
+}
+
+// formatsHelp lists the formats readygap reads, for messages about unknown inputs.
+func formatsHelp() string {
+	return "readygap reads " + strings.Join(FormatIDs(), ", ") +
+		" (gzip'd or not; CloudWatch Logs exports, Fluent Bit JSON and kubectl/CRI timestamp prefixes are unwrapped)"
+}
