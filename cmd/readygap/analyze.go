@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/readygap/readygap/classify"
-	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/spf13/cobra"
 )
@@ -16,7 +14,7 @@ import (
 // analyzeOptions holds what `readygap analyze` needs: parsed flags and streams.
 type analyzeOptions struct {
 	Paths  []string
-	Output outputFormat
+	Output report.Format
 	Since  string
 	Until  string
 	TZ     string
@@ -32,7 +30,7 @@ type analyzeOptions struct {
 // newAnalyzeCmd wires the analyze command's flags. runF, when not nil,
 // replaces analyzeRun so tests can check the parsed options.
 func newAnalyzeCmd(runF func(*analyzeOptions) error) *cobra.Command {
-	opts := &analyzeOptions{Output: outputText, Now: time.Now}
+	opts := &analyzeOptions{Output: report.Text, Now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "analyze PATH...",
 		Short: "Explain LB 502/503s during a rollout from exported logs, events and objects",
@@ -65,12 +63,12 @@ prefixes are unwrapped and reported as the format they wrap.`,
 			return analyzeRun(cmd, opts)
 		},
 	}
-	cmd.Flags().VarP(&opts.Output, "output", "o", "output format: text, json, markdown or html")
+	cmd.Flags().VarP(&opts.Output, "output", "o", "output format: "+strings.Join(report.FormatNames(), ", "))
 	cmd.Flags().StringVar(&opts.Since, "since", "", "keep records at or after this time (RFC 3339, \"2006-01-02 15:04:05\", or a duration back from now such as 30m)")
 	cmd.Flags().StringVar(&opts.Until, "until", "", "keep records before this time (same forms as --since)")
 	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit with code 3 when an incident is found (for scripts and CI)")
 	cmd.Flags().StringVar(&opts.TZ, "tz", "UTC", "time zone of log times written without one (nginx error log, klog), e.g. Europe/Berlin or Local")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputFormatNames(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.FormatNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("tz", cobra.FixedCompletions([]string{"UTC", "Local"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -102,25 +100,25 @@ func analyzeRun(cmd *cobra.Command, opts *analyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	var mu sync.Mutex
-	var collectors []*correlate.Collector
-	res, err := sources.Read(cmd.Context(), opts.Paths, ropts, func(*sources.InputReport) sources.Handler {
-		c := correlate.NewCollector()
-		mu.Lock()
-		collectors = append(collectors, c)
-		mu.Unlock()
-		return c
-	})
+	rep, err := report.Analyze(cmd.Context(), opts.Paths, report.Options{Read: ropts})
 	if err != nil {
 		return err
 	}
-	analysis := correlate.Analyze(correlate.Merge(collectors...), correlate.Options{})
-	rep := newReport(res, analysis, classify.Classify(analysis))
-	if err := render(opts.Out, opts.Output, rep); err != nil {
+	return writeReport(opts.Out, opts.Output, rep, opts.ExitCode)
+}
+
+// writeReport writes rep and, with --exit-code, turns a found incident into
+// exit code 3.
+func writeReport(w io.Writer, f report.Format, rep *report.Report, exitOnIncident bool) error {
+	if err := report.Write(w, f, rep); err != nil {
 		return err
 	}
-	if opts.ExitCode && len(rep.Incidents) > 0 {
-		return &codedError{code: exitIncident, err: fmt.Errorf("%s found", plural(len(rep.Incidents), "incident"))}
+	if n := len(rep.Incidents); exitOnIncident && n > 0 {
+		word := "incidents"
+		if n == 1 {
+			word = "incident"
+		}
+		return &codedError{code: exitIncident, err: fmt.Errorf("%d %s found", n, word)}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/charmbracelet/fang"
+	"github.com/readygap/readygap/report"
 )
 
 // Exit codes, documented in `readygap help exit-codes` and the README.
@@ -46,7 +47,7 @@ func exitCode(err error) int {
 // command line points at --help.
 func printError(w io.Writer, styles fang.Styles, err error) {
 	fmt.Fprintln(w, styles.ErrorHeader.String())
-	fmt.Fprintln(w, styles.ErrorText.UnsetTransform().Render(sanitize(err.Error())+"."))
+	fmt.Fprintln(w, styles.ErrorText.UnsetTransform().Render(report.Sanitize(err.Error())+"."))
 	if exitCode(err) == exitUsage {
 		fmt.Fprintln(w, styles.ErrorText.UnsetTransform().Render("Try --help for usage."))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
+	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources/live"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -39,7 +40,7 @@ type triageOptions struct {
 	Save                 string
 	DryRun, Quiet        bool
 	ExitCode             bool
-	Output               outputFormat
+	Output               report.Format
 
 	In       io.Reader
 	Out      io.Writer
@@ -57,7 +58,7 @@ type liveSource interface {
 // newTriageCmd wires the triage command's flags. runF, when not nil,
 // replaces triageRun so tests can check the parsed options.
 func newTriageCmd(runF func(*triageOptions) error) *cobra.Command {
-	opts := &triageOptions{Output: outputText, Now: time.Now}
+	opts := &triageOptions{Output: report.Text, Now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "triage",
 		Short: "Fetch the incident window live from Cloud Logging, S3, CloudWatch Logs and the cluster, then analyze it",
@@ -125,9 +126,9 @@ What was fetched is written as a bundle in the formats analyze reads;
 	f.StringVar(&opts.Save, "save", "", "keep the fetched bundle in this directory (new or empty)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "print the queries, filters and listings that would be made, and exit")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on standard error")
-	f.VarP(&opts.Output, "output", "o", "output format: text, json or markdown")
+	f.VarP(&opts.Output, "output", "o", "output format: "+strings.Join(report.FormatNames(), ", "))
 	f.BoolVar(&opts.ExitCode, "exit-code", false, "exit with code 3 when the analysis finds an incident")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputFormatNames(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.FormatNames(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -293,8 +294,11 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 		}
 		return fmt.Errorf("no data in %s from any source", w)
 	}
-	if err := analyzeRun(cmd, &analyzeOptions{Paths: []string{dir}, Output: o.Output, TZ: "UTC", ExitCode: o.ExitCode,
-		In: o.In, Out: o.Out, ErrOut: o.ErrOut, Now: o.Now}); err != nil {
+	rep, err := report.Analyze(ctx, []string{dir}, report.Options{})
+	if err != nil {
+		return err
+	}
+	if err := writeReport(o.Out, o.Output, rep, o.ExitCode); err != nil {
 		return err
 	}
 	return failed

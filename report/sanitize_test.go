@@ -1,12 +1,7 @@
-package main
+package report
 
 import (
-	"bytes"
-	"errors"
-	"strings"
 	"testing"
-
-	"github.com/charmbracelet/fang"
 )
 
 func TestSanitize(t *testing.T) {
@@ -21,8 +16,8 @@ func TestSanitize(t *testing.T) {
 		{"line sep \u2028", `line sep \u{2028}`},
 	}
 	for _, tt := range tests {
-		if got := sanitize(tt.in); got != tt.want {
-			t.Errorf("sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := Sanitize(tt.in); got != tt.want {
+			t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -30,20 +25,11 @@ func TestSanitize(t *testing.T) {
 func FuzzSanitize(f *testing.F) {
 	f.Add("\x1b]52;c;ZXZpbA==\a")
 	f.Fuzz(func(t *testing.T, s string) {
-		out := sanitize(s)
+		out := Sanitize(s)
 		for _, r := range out {
 			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-				t.Fatalf("sanitize(%q) left control rune %U", s, r)
+				t.Fatalf("Sanitize(%q) left control rune %U", s, r)
 			}
 		}
 	})
-}
-
-func TestPrintErrorKeepsCaseAndEscapesControls(t *testing.T) {
-	var b bytes.Buffer
-	printError(&b, fang.Styles{}, usageError(errors.New("<stdin>: bad \x1b[31mname")))
-	out := b.String()
-	if strings.Contains(out, "\x1b[31m") || !strings.Contains(out, `<stdin>: bad \x1b[31mname`) || !strings.Contains(out, "Try --help") {
-		t.Fatalf("error output %q", out)
-	}
 }

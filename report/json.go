@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 )
 
 // renderJSON writes the report as the versioned JSON contract.
-func renderJSON(w io.Writer, rep *report) error {
+func renderJSON(w io.Writer, rep *Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"crypto/sha256"
@@ -99,7 +99,7 @@ var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{{.Policy}}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>readygap report{{if .Incidents}}: {{(index .Incidents 0).Cause}}{{end}}</title>
+<title>readygap Report{{if .Incidents}}: {{(index .Incidents 0).Cause}}{{end}}</title>
 <style>` + htmlStyle + `</style></head>
 <body>
 <h1>readygap report</h1>
@@ -204,9 +204,14 @@ type htmlIncident struct {
 	ID, Cause, Variant, Confidence string
 	Window, Statuses, Summary      string
 	Backends, Notes                []string
-	Evidence                       []reportEvidence
-	Fixes                          []reportRemediation
-	Moments                        []reportMoment
+	Evidence                       []htmlRow
+	Fixes                          []Remediation
+	Moments                        []htmlRow
+}
+
+// htmlRow is one evidence line or key moment, ready to print.
+type htmlRow struct {
+	Time, Source, Text, What, Who, Zone string
 }
 
 // htmlInput is one row of the inputs table.
@@ -216,13 +221,13 @@ type htmlInput struct {
 }
 
 // renderHTML writes the report as one self-contained HTML page.
-func renderHTML(w io.Writer, rep *report) error {
+func renderHTML(w io.Writer, rep *Report) error {
 	return reportPage.Execute(w, newHTMLPage(rep))
 }
 
 // newHTMLPage turns the report into the page's view; all text from the
 // inputs passes through sanitize here, and html/template escapes it.
-func newHTMLPage(rep *report) *htmlPage {
+func newHTMLPage(rep *Report) *htmlPage {
 	p := &htmlPage{Policy: htmlPolicy, Count: len(rep.Incidents), Charts: newCharts(rep)}
 	switch n := len(rep.Incidents); {
 	case n == 0:
@@ -240,22 +245,22 @@ func newHTMLPage(rep *report) *htmlPage {
 	}
 	for _, in := range rep.Inputs {
 		r := ""
-		if in.First != "" || in.Last != "" {
-			r = in.First + " – " + in.Last
+		if !in.First.IsZero() || !in.Last.IsZero() {
+			r = rfc3339(in.First) + " – " + rfc3339(in.Last)
 		}
-		p.Inputs = append(p.Inputs, htmlInput{Name: sanitize(in.Name), Format: sanitize(in.Format), Range: r, Records: in.Records, Skipped: in.Skipped})
+		p.Inputs = append(p.Inputs, htmlInput{Name: Sanitize(in.Name), Format: Sanitize(in.Format), Range: r, Records: in.Records, Skipped: in.Skipped})
 	}
 	for _, w := range rep.Warnings {
-		p.Warnings = append(p.Warnings, sanitize(w))
+		p.Warnings = append(p.Warnings, Sanitize(w))
 	}
 	return p
 }
 
 // newHTMLIncident prepares the n-th incident for the page.
-func newHTMLIncident(n int, in reportIncident) htmlIncident {
-	s, e := parseTime(in.Start), parseTime(in.End)
+func newHTMLIncident(n int, in Incident) htmlIncident {
+	s, e := in.Start, in.End
 	h := htmlIncident{N: n, ID: "incident-" + strconv.Itoa(n), Failed: in.FailedRequests, Hidden: in.HiddenFailures,
-		Cause: sanitize(in.Cause), Variant: sanitize(in.Variant), Confidence: sanitize(in.Confidence), Summary: sanitize(in.Summary),
+		Cause: Sanitize(in.Cause), Variant: Sanitize(in.Variant), Confidence: Sanitize(in.Confidence), Summary: Sanitize(in.Summary),
 		Window: fmt.Sprintf("%s – %s UTC on %s (%s)", clock(s), clock(e), s.UTC().Format("2006-01-02"), roundSpan(time.Duration(in.DurationSeconds*float64(time.Second))))}
 	codes := make([]string, 0, len(in.StatusCounts))
 	for code := range in.StatusCounts {
@@ -263,31 +268,31 @@ func newHTMLIncident(n int, in reportIncident) htmlIncident {
 	}
 	sort.Strings(codes)
 	for i, code := range codes {
-		codes[i] = fmt.Sprintf("%d × %s", in.StatusCounts[code], sanitize(code))
+		codes[i] = fmt.Sprintf("%d × %s", in.StatusCounts[code], Sanitize(code))
 	}
 	h.Statuses = strings.Join(codes, ", ")
 	if h.Statuses == "" {
 		h.Statuses = "none"
 	}
 	for _, b := range in.Backends {
-		who := strings.TrimSpace(sanitize(b.Pod) + " " + sanitize(b.IP))
-		desc := fmt.Sprintf("%s (%s): %s", who, sanitize(b.Role), plural(b.Failures, "failure"))
+		who := strings.TrimSpace(Sanitize(b.Pod) + " " + Sanitize(b.IP))
+		desc := fmt.Sprintf("%s (%s): %s", who, Sanitize(b.Role), plural(b.Failures, "failure"))
 		if b.Why != "" {
-			desc += ", " + sanitize(b.Why)
+			desc += ", " + Sanitize(b.Why)
 		}
 		h.Backends = append(h.Backends, desc)
 	}
 	for _, note := range in.Notes {
-		h.Notes = append(h.Notes, sanitize(note))
+		h.Notes = append(h.Notes, Sanitize(note))
 	}
 	for _, e := range in.Evidence {
-		h.Evidence = append(h.Evidence, reportEvidence{Time: sanitize(e.Time), Source: sanitize(e.Source), Text: sanitize(e.Text)})
+		h.Evidence = append(h.Evidence, htmlRow{Time: rfc3339(e.Time), Source: Sanitize(e.Source), Text: Sanitize(e.Text)})
 	}
 	for _, f := range in.Remediation {
-		h.Fixes = append(h.Fixes, reportRemediation{Title: sanitize(f.Title), Why: sanitize(f.Why), Patch: sanitizeLines(f.Patch)})
+		h.Fixes = append(h.Fixes, Remediation{Title: Sanitize(f.Title), Why: Sanitize(f.Why), Patch: sanitizeLines(f.Patch)})
 	}
 	for _, m := range in.Timeline {
-		h.Moments = append(h.Moments, reportMoment{Time: sanitize(m.Time), What: sanitize(m.What), Who: sanitize(m.Who), Zone: sanitize(m.Zone), Source: sanitize(m.Source)})
+		h.Moments = append(h.Moments, htmlRow{Time: rfc3339(m.Time), What: Sanitize(m.What), Who: Sanitize(m.Who), Zone: Sanitize(m.Zone), Source: Sanitize(m.Source)})
 	}
 	return h
 }
@@ -296,7 +301,7 @@ func newHTMLIncident(n int, in reportIncident) htmlIncident {
 func sanitizeLines(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = sanitize(l)
+		lines[i] = Sanitize(l)
 	}
 	return strings.Join(lines, "\n")
 }

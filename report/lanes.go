@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -36,22 +36,19 @@ const maxViewLanes = 20
 
 // buildLaneView picks the time range worth drawing (the incidents with some
 // context, else everything) and the lanes active in it.
-func buildLaneView(rep *report) *laneView {
+func buildLaneView(rep *Report) *laneView {
 	if rep.Series == nil || len(rep.Series.Values) == 0 {
 		return nil
 	}
-	start, err := time.Parse(time.RFC3339Nano, rep.Series.Start)
-	if err != nil {
-		return nil
-	}
+	start := rep.Series.Start
 	v := &laneView{From: start, To: start.Add(time.Duration(len(rep.Series.Values)) * time.Second)}
 	if len(rep.Incidents) > 0 {
-		v.From, v.To = parseRFC(rep.Incidents[0].Start), parseRFC(rep.Incidents[0].End)
+		v.From, v.To = (rep.Incidents[0].Start), (rep.Incidents[0].End)
 		for _, in := range rep.Incidents[1:] {
-			if t := parseRFC(in.Start); t.Before(v.From) {
+			if t := (in.Start); t.Before(v.From) {
 				v.From = t
 			}
-			if t := parseRFC(in.End); t.After(v.To) {
+			if t := (in.End); t.After(v.To) {
 				v.To = t
 			}
 		}
@@ -92,10 +89,10 @@ func buildLaneView(rep *report) *laneView {
 }
 
 // laneSpans turns a lane's milestones into stretches of state.
-func laneSpans(l reportLane) []laneSpan {
+func laneSpans(l Lane) []laneSpan {
 	m := map[string]time.Time{}
 	for k, v := range l.Milestones {
-		m[k] = parseRFC(v)
+		m[k] = (v)
 	}
 	first := func(keys ...string) time.Time {
 		for _, k := range keys {
@@ -107,13 +104,13 @@ func laneSpans(l reportLane) []laneSpan {
 	}
 	begin := first("created", "scheduled", "started")
 	if begin.IsZero() {
-		begin = parseRFC(l.FirstServed)
+		begin = (l.FirstServed)
 	}
 	ready := first("ready")
 	healthy := first("lb_healthy")
 	term := first("terminating", "lb_detached")
 	end := first("deleted")
-	lastServed := parseRFC(l.LastServed)
+	lastServed := (l.LastServed)
 	if end.IsZero() {
 		end = lastServed
 	}
@@ -135,7 +132,7 @@ func laneSpans(l reportLane) []laneSpan {
 		}
 	}
 	if healthy.IsZero() {
-		healthy = parseRFC(l.FirstServed) // it served, so the LB used it
+		healthy = (l.FirstServed) // it served, so the LB used it
 	}
 	if first("created", "scheduled", "started", "ready").IsZero() {
 		// Known only to the load balancer: draw when it served.
@@ -164,14 +161,6 @@ func firstSpan(l viewLane) time.Time {
 		return time.Time{}
 	}
 	return l.Spans[0].From
-}
-
-func parseRFC(s string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
 }
 
 // laneChars draw the states in text; a later state overrides an earlier one.
@@ -212,7 +201,7 @@ func renderLanesText(v *laneView) string {
 				}
 			}
 		}
-		label := fmt.Sprintf("%-21s %-4s", ellipsize(sanitize(l.Name), 21), roleShort(l.Role))
+		label := fmt.Sprintf("%-21s %-4s", ellipsize(Sanitize(l.Name), 21), roleShort(l.Role))
 		fmt.Fprintf(&b, "%s│%s│\n", label, string(row))
 	}
 	fails := make([]rune, laneColumns)

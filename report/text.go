@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ var causeNames = map[string]string{
 // first, then the timeline, the evidence, the fix and the inputs. Colours
 // are dropped when w is not a terminal or NO_COLOR is set; untrusted text is
 // sanitized.
-func renderText(w io.Writer, rep *report) error {
+func renderText(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	dir := commonDir(rep.Inputs)
 	if len(rep.Incidents) == 0 {
@@ -57,7 +57,7 @@ func renderText(w io.Writer, rep *report) error {
 }
 
 // writeIncidentText writes one incident: verdict, timeline, evidence, fix.
-func writeIncidentText(b *strings.Builder, n, of int, in reportIncident, dir string) {
+func writeIncidentText(b *strings.Builder, n, of int, in Incident, dir string) {
 	title := fmt.Sprintf("INCIDENT %d of %d: %s (%s confidence)", n, of, causeNames[in.Cause], in.Confidence)
 	b.WriteString(causeStyle.Render(title) + "\n")
 	b.WriteString(fmt.Sprintf("%s – %s UTC · %s · %s failed %s",
@@ -65,7 +65,7 @@ func writeIncidentText(b *strings.Builder, n, of int, in reportIncident, dir str
 	if in.HiddenFailures > 0 {
 		b.WriteString(fmt.Sprintf(" · %d more hidden by retries", in.HiddenFailures))
 	}
-	b.WriteString("\n" + wrap(sanitize(in.Summary), textWidth) + "\n\n")
+	b.WriteString("\n" + wrap(Sanitize(in.Summary), textWidth) + "\n\n")
 
 	b.WriteString(headingStyle.Render("Timeline") + "\n")
 	hasZone := false
@@ -78,11 +78,11 @@ func writeIncidentText(b *strings.Builder, n, of int, in reportIncident, dir str
 	}
 	t := plainTable(headers...)
 	for _, m := range in.Timeline {
-		row := []string{clockOf(m.Time), ellipsize(sanitize(m.What), 42), ellipsize(sanitize(m.Who), 24)}
+		row := []string{clockOf(m.Time), ellipsize(Sanitize(m.What), 42), ellipsize(Sanitize(m.Who), 24)}
 		if hasZone {
-			row = append(row, ellipsize(sanitize(m.Zone), 18))
+			row = append(row, ellipsize(Sanitize(m.Zone), 18))
 		}
-		t.Row(append(row, ellipsize(sanitize(strings.TrimPrefix(m.Source, dir)), 24))...)
+		t.Row(append(row, ellipsize(Sanitize(strings.TrimPrefix(m.Source, dir)), 24))...)
 	}
 	b.WriteString(trimLines(t.String()) + "\n\n")
 
@@ -93,13 +93,13 @@ func writeIncidentText(b *strings.Builder, n, of int, in reportIncident, dir str
 			where = "objects"
 		}
 		head := fmt.Sprintf("%-12s %s", clockOf(e.Time), ellipsize(where, 40))
-		b.WriteString(hangingLine(sanitize(head)+"  ", sanitize(e.Text), "    ") + "\n")
+		b.WriteString(hangingLine(Sanitize(head)+"  ", Sanitize(e.Text), "    ") + "\n")
 	}
 	if len(in.Backends) > 0 {
 		b.WriteString("\n" + headingStyle.Render("Backends") + "\n")
 		for _, be := range in.Backends {
-			head := fmt.Sprintf("%-7s %s %s", be.Role, sanitize(be.Pod), be.IP)
-			b.WriteString(hangingLine(head+"  ", sanitize(be.Why), "    ") + "\n")
+			head := fmt.Sprintf("%-7s %s %s", be.Role, Sanitize(be.Pod), be.IP)
+			b.WriteString(hangingLine(head+"  ", Sanitize(be.Why), "    ") + "\n")
 		}
 	}
 	b.WriteString("\n" + headingStyle.Render("Fix") + "\n")
@@ -111,7 +111,7 @@ func writeIncidentText(b *strings.Builder, n, of int, in reportIncident, dir str
 		}
 	}
 	for _, note := range in.Notes {
-		b.WriteString(hangingLine(warnStyle.Render("note: "), sanitize(note), "      ") + "\n")
+		b.WriteString(hangingLine(warnStyle.Render("note: "), Sanitize(note), "      ") + "\n")
 	}
 	b.WriteString("\n")
 }
@@ -135,15 +135,15 @@ func hangingLine(head, text, indent string) string {
 }
 
 // writeInputsText writes the inputs table and the warnings.
-func writeInputsText(b *strings.Builder, rep *report, dir string) {
+func writeInputsText(b *strings.Builder, rep *Report, dir string) {
 	heading := headingStyle.Render("Inputs")
 	if dir != "" {
-		heading += dimStyle.Render(" in " + sanitize(dir))
+		heading += dimStyle.Render(" in " + Sanitize(dir))
 	}
 	b.WriteString(heading + "\n")
 	t := plainTable("INPUT", "FORMAT", "RECORDS", "SKIPPED", "FIRST (UTC)", "LAST (UTC)")
 	for _, in := range rep.Inputs {
-		t.Row(ellipsize(sanitize(strings.TrimPrefix(in.Name, dir)), maxNameWidth), in.Format,
+		t.Row(ellipsize(Sanitize(strings.TrimPrefix(in.Name, dir)), maxNameWidth), in.Format,
 			strconv.Itoa(in.Records), strconv.Itoa(in.Skipped), shortTime(in.First), shortTime(in.Last))
 	}
 	b.WriteString(trimLines(t.String()) + "\n")
@@ -153,7 +153,7 @@ func writeInputsText(b *strings.Builder, rep *report, dir string) {
 	if len(rep.Warnings) > 0 {
 		b.WriteString("\n" + headingStyle.Render("Warnings") + "\n")
 		for _, wn := range rep.Warnings {
-			b.WriteString(warnStyle.Render("! ") + sanitize(wn) + "\n")
+			b.WriteString(warnStyle.Render("! ") + Sanitize(wn) + "\n")
 		}
 	}
 }
@@ -186,7 +186,7 @@ func trimLines(s string) string {
 }
 
 // appErrors counts the 5xx the application sent itself, from the series.
-func appErrors(rep *report) int {
+func appErrors(rep *Report) int {
 	if rep.Series == nil {
 		return 0
 	}
@@ -240,9 +240,8 @@ func ellipsize(s string, n int) string {
 }
 
 // shortTime renders a report time for a person: UTC, to the millisecond.
-func shortTime(rfc string) string {
-	t, err := time.Parse(time.RFC3339Nano, rfc)
-	if err != nil {
+func shortTime(t time.Time) string {
+	if t.IsZero() {
 		return "-"
 	}
 	return t.UTC().Format("2006-01-02 15:04:05.000")
@@ -250,9 +249,8 @@ func shortTime(rfc string) string {
 
 // clockOf renders a report time as a time of day, to the millisecond when
 // the time has a fraction.
-func clockOf(rfc string) string {
-	t, err := time.Parse(time.RFC3339Nano, rfc)
-	if err != nil {
+func clockOf(t time.Time) string {
+	if t.IsZero() {
 		return ""
 	}
 	return strings.TrimSuffix(t.UTC().Format("15:04:05.000"), ".000")
@@ -285,7 +283,7 @@ func wrapIndent(s string, width int, indent string) string {
 
 // commonDir returns the directory prefix (ending in a separator) that every
 // input name shares, so that tables can show shorter names.
-func commonDir(inputs []reportInput) string {
+func commonDir(inputs []Input) string {
 	if len(inputs) == 0 {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -169,20 +169,11 @@ func (a axis) x(t time.Time) px {
 // contains reports whether t lies on the axis.
 func (a axis) contains(t time.Time) bool { return !t.Before(a.t0) && !t.After(a.t1) }
 
-// parseTime reads a report time; empty or malformed gives the zero time.
-func parseTime(s string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
 // clock renders t as UTC wall-clock time with milliseconds.
 func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }
 
 // newCharts lays out the charts of rep, or returns nil when nothing has a time.
-func newCharts(rep *report) *svgCharts {
+func newCharts(rep *Report) *svgCharts {
 	full, ok := reportSpan(rep)
 	if !ok {
 		return nil
@@ -190,10 +181,10 @@ func newCharts(rep *report) *svgCharts {
 	c := &svgCharts{Width: chartWidth, PlotLeft: plotLeft, PlotRight: plotRight}
 	ax := full
 	if span := full.t1.Sub(full.t0); span > longInput && len(rep.Incidents) > 0 {
-		z := axis{parseTime(rep.Incidents[0].Start).Add(-zoomMargin), parseTime(rep.Incidents[0].End).Add(zoomMargin)}
+		z := axis{(rep.Incidents[0].Start).Add(-zoomMargin), (rep.Incidents[0].End).Add(zoomMargin)}
 		for _, in := range rep.Incidents[1:] {
-			z.t0 = minTime(z.t0, parseTime(in.Start).Add(-zoomMargin))
-			z.t1 = maxTime(z.t1, parseTime(in.End).Add(zoomMargin))
+			z.t0 = minTime(z.t0, (in.Start).Add(-zoomMargin))
+			z.t1 = maxTime(z.t1, (in.End).Add(zoomMargin))
 		}
 		z.t0, z.t1 = maxTime(z.t0, full.t0), minTime(z.t1, full.t1)
 		if z.t1.Sub(z.t0) < span {
@@ -212,7 +203,7 @@ func newCharts(rep *report) *svgCharts {
 	c.layoutLanes(rep, ax)
 	c.layoutBars(rep, ax)
 	for i, in := range rep.Incidents {
-		s, e := parseTime(in.Start), parseTime(in.End)
+		s, e := (in.Start), (in.End)
 		if e.Before(ax.t0) || s.After(ax.t1) {
 			continue
 		}
@@ -224,10 +215,9 @@ func newCharts(rep *report) *svgCharts {
 }
 
 // reportSpan is the time range everything in the report covers.
-func reportSpan(rep *report) (axis, bool) {
+func reportSpan(rep *Report) (axis, bool) {
 	var a axis
-	add := func(s string) {
-		t := parseTime(s)
+	add := func(t time.Time) {
 		if t.IsZero() {
 			return
 		}
@@ -240,8 +230,8 @@ func reportSpan(rep *report) (axis, bool) {
 	}
 	if s := rep.Series; s != nil && len(s.Values) > 0 {
 		add(s.Start)
-		if t := parseTime(s.Start); !t.IsZero() {
-			add(formatTime(t.Add(time.Duration(len(s.Values)*s.StepSeconds) * time.Second)))
+		if t := (s.Start); !t.IsZero() {
+			add(t.Add(time.Duration(len(s.Values)*s.StepSeconds) * time.Second))
 		}
 	}
 	for _, l := range rep.Lanes {
@@ -298,11 +288,11 @@ func timeTicks(ax axis) []svgTick {
 
 // layoutLanes draws one row per backend: Kubernetes state as the main bar,
 // the load balancer's view as a thinner bar below it, and events as markers.
-func (c *svgCharts) layoutLanes(rep *report, ax axis) {
+func (c *svgCharts) layoutLanes(rep *Report, ax axis) {
 	colours := replicaSetColours(rep.Lanes)
 	for i, l := range rep.Lanes {
 		y := px(lanesTop + i*laneHeight)
-		lane := svgLane{Y: y, Name: sanitize(l.Name), Label: shorten(sanitize(l.Name), laneLabelMax), Role: l.Role, Odd: i%2 == 1, Colour: colours[l.ReplicaSet]}
+		lane := svgLane{Y: y, Name: Sanitize(l.Name), Label: shorten(Sanitize(l.Name), laneLabelMax), Role: l.Role, Odd: i%2 == 1, Colour: colours[l.ReplicaSet]}
 		if lane.Role == "unknown" {
 			lane.Role = ""
 		}
@@ -319,13 +309,13 @@ func (c *svgCharts) layoutLanes(rep *report, ax axis) {
 			continue
 		}
 		seen[l.ReplicaSet] = true
-		c.Replicas = append(c.Replicas, svgReplicaSet{Name: sanitize(l.ReplicaSet), Role: replicaSetRole(rep.Lanes, l.ReplicaSet), Colour: colours[l.ReplicaSet]})
+		c.Replicas = append(c.Replicas, svgReplicaSet{Name: Sanitize(l.ReplicaSet), Role: replicaSetRole(rep.Lanes, l.ReplicaSet), Colour: colours[l.ReplicaSet]})
 	}
 }
 
 // replicaSetColours gives replica sets with new pods cool colours (c0–c2) and
 // the others warm ones (c3–c5); backends without a replica set are grey (c6).
-func replicaSetColours(lanes []reportLane) map[string]string {
+func replicaSetColours(lanes []Lane) map[string]string {
 	out := map[string]string{"": "c6"}
 	cool, warm := 0, 0
 	for _, l := range lanes {
@@ -344,7 +334,7 @@ func replicaSetColours(lanes []reportLane) map[string]string {
 }
 
 // replicaSetRole is "new" or "old" when a pod of rs had that role, else "".
-func replicaSetRole(lanes []reportLane, rs string) string {
+func replicaSetRole(lanes []Lane, rs string) string {
 	role := ""
 	for _, l := range lanes {
 		if l.ReplicaSet != rs {
@@ -361,16 +351,16 @@ func replicaSetRole(lanes []reportLane, rs string) string {
 }
 
 // laneTitle is a lane's tooltip: name, IP, replica set, zone and role.
-func laneTitle(l reportLane) string {
-	parts := []string{sanitize(l.Name)}
+func laneTitle(l Lane) string {
+	parts := []string{Sanitize(l.Name)}
 	if l.IP != "" && l.IP != l.Name {
-		parts = append(parts, "IP "+sanitize(l.IP))
+		parts = append(parts, "IP "+Sanitize(l.IP))
 	}
 	if l.ReplicaSet != "" {
-		parts = append(parts, "ReplicaSet "+sanitize(l.ReplicaSet))
+		parts = append(parts, "ReplicaSet "+Sanitize(l.ReplicaSet))
 	}
 	if l.Zone != "" {
-		parts = append(parts, "zone "+sanitize(l.Zone))
+		parts = append(parts, "zone "+Sanitize(l.Zone))
 	}
 	if l.Role != "" && l.Role != "unknown" {
 		parts = append(parts, l.Role+" backend")
@@ -380,11 +370,11 @@ func laneTitle(l reportLane) string {
 
 // laneSegments builds a lane's bars: starting, Ready and terminating from
 // Kubernetes; registered, LB-healthy and served from the load balancer.
-func laneSegments(l reportLane, ax axis, y px, colour string) []svgRect {
-	m := func(name string) time.Time { return parseTime(l.Milestones[name]) }
+func laneSegments(l Lane, ax axis, y px, colour string) []svgRect {
+	m := func(name string) time.Time { return (l.Milestones[name]) }
 	created := firstTime(m("created"), m("scheduled"), m("started"))
 	ready, term, del := m("ready"), m("terminating"), m("deleted")
-	firstServed, lastServed := parseTime(l.FirstServed), parseTime(l.LastServed)
+	firstServed, lastServed := (l.FirstServed), (l.LastServed)
 	var segs []svgRect
 	add := func(from, to time.Time, top, h px, class, what string) {
 		if from.IsZero() || to.Before(from) || to.Before(ax.t0) || from.After(ax.t1) {
@@ -426,20 +416,20 @@ func laneSegments(l reportLane, ax axis, y px, colour string) []svgRect {
 
 // laneMarkers draws a lane's events; events of one kind closer than
 // markerMerge pixels share a glyph whose tooltip lists them.
-func laneMarkers(l reportLane, ax axis, y px) []svgMarker {
+func laneMarkers(l Lane, ax axis, y px) []svgMarker {
 	type glyph struct {
 		x     px
 		class string
 		lines []string
 		more  int
 	}
-	marks := append([]reportMarker(nil), l.Markers...)
-	sort.SliceStable(marks, func(i, j int) bool { return parseTime(marks[i].Time).Before(parseTime(marks[j].Time)) })
+	marks := append([]Marker(nil), l.Markers...)
+	sort.SliceStable(marks, func(i, j int) bool { return (marks[i].Time).Before((marks[j].Time)) })
 	var glyphs []*glyph
 	last := map[string]*glyph{}
 	hidden := 0
 	for _, mk := range marks {
-		t := parseTime(mk.Time)
+		t := (mk.Time)
 		if t.IsZero() || !ax.contains(t) {
 			continue
 		}
@@ -447,9 +437,9 @@ func laneMarkers(l reportLane, ax axis, y px) []svgMarker {
 		if class == "" {
 			class = "m-info"
 		}
-		line := mk.Time + "  " + sanitize(mk.Text)
+		line := rfc3339(mk.Time) + "  " + Sanitize(mk.Text)
 		if mk.Source != "" {
-			line += "  (" + sanitize(mk.Source) + ")"
+			line += "  (" + Sanitize(mk.Source) + ")"
 		}
 		x := ax.x(t)
 		if g := last[class]; g != nil && x-g.x < markerMerge {
@@ -505,7 +495,7 @@ var bucketSteps = []int{1, 2, 3, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800
 
 // layoutBars sums the per-second series into at most maxBars buckets and
 // stacks each bucket's outcomes.
-func (c *svgCharts) layoutBars(rep *report, ax axis) {
+func (c *svgCharts) layoutBars(rep *Report, ax axis) {
 	c.Outcomes = make([]svgOutcome, len(outcomeStyle))
 	for i, o := range outcomeStyle {
 		c.Outcomes[i] = svgOutcome{Class: o.class, Label: o.label}
@@ -523,7 +513,7 @@ func (c *svgCharts) layoutBars(rep *report, ax axis) {
 		col[name] = i
 	}
 	step := max(s.StepSeconds, 1)
-	start := parseTime(s.Start)
+	start := (s.Start)
 	from := max(int(ax.t0.Sub(start)/time.Second)/step, 0)
 	to := min(int(ax.t1.Sub(start)/time.Second)/step+1, len(s.Values))
 	if from >= to {

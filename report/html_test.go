@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -12,28 +12,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/readygap/readygap/internal/golden"
 )
 
 // seedFixtures are the recreated seed incidents whose HTML structure is pinned
 // by golden files, plus the largest fixture, whose long input zooms the axis.
 var seedFixtures = []string{"gke-neg-zone-move", "eks-alb-no-gate", "nginx-wrong-probe-port", "eks-alb-termination-race", "eks-alb-large"}
 
-// fixtureReport analyzes the fixture folder dir and returns its report, read
-// back from the JSON output so that every renderer test draws the same data.
-func fixtureReport(tb testing.TB, dir string) *report {
-	tb.Helper()
-	var out, errOut bytes.Buffer
-	root := newRootCmd(strings.NewReader(""), &out, &errOut)
-	root.SetArgs([]string{"analyze", "-o", "json", dir})
-	if err := root.Execute(); err != nil {
-		tb.Fatalf("analyze %s: %v\n%s", dir, err, errOut.String())
-	}
-	var rep report
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		tb.Fatalf("analyze %s: %v", dir, err)
-	}
-	return &rep
-}
+// fixtureReport analyzes the fixture folder dir and returns its report.
+func fixtureReport(tb testing.TB, dir string) *Report { return analyze(tb, dir) }
 
 // TestRenderHTMLGolden renders each seed fixture as HTML and compares a
 // structural summary (headings, lanes with their segments and markers, shaded
@@ -42,20 +30,8 @@ func fixtureReport(tb testing.TB, dir string) *report {
 func TestRenderHTMLGolden(t *testing.T) {
 	for _, name := range seedFixtures {
 		t.Run(name, func(t *testing.T) {
-			out, errOut, code := runCLI(t, "", "analyze", "-o", "html", filepath.Join("..", "..", "fixtures", name))
-			if code != exitOK {
-				t.Fatalf("exit %d: %s", code, errOut)
-			}
-			got := htmlStructure(t, out)
-			golden := filepath.Join("testdata", name+".html.golden")
-			if *update {
-				must(t, os.WriteFile(golden, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			must(t, err)
-			if got != string(want) {
-				t.Fatalf("HTML structure differs from %s (run go test -update after checking):\n%s", golden, got)
-			}
+			got := htmlStructure(t, render(t, HTML, analyze(t, fixture(name))))
+			golden.Assert(t, filepath.Join("testdata", name+".html.golden"), []byte(got))
 			if !strings.Contains(got, "windows: lanes=") || strings.Contains(got, "windows: lanes=0 ") {
 				t.Errorf("no shaded incident window:\n%s", got)
 			}
@@ -175,7 +151,7 @@ var (
 // of it arrives as inert text.
 func TestRenderHTMLHostileContent(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "in<script>alert('dir')</script>\"\x1b[31m</title>")
-	copyDir(t, filepath.Join("..", "..", "fixtures", "hostile-content"), dir)
+	copyDir(t, filepath.Join("..", "fixtures", "hostile-content"), dir)
 
 	// The hostile text must reach the report, or this test proves nothing.
 	rep := fixtureReport(t, dir)
@@ -266,20 +242,20 @@ func copyDir(t *testing.T, src, dst string) {
 // zoomed to the incidents ±5 minutes.
 func TestHTMLChartsScale(t *testing.T) {
 	start := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
-	at := func(d time.Duration) string { return formatTime(start.Add(d)) }
-	rep := &report{Series: &reportSeries{Start: at(0), StepSeconds: 1, Columns: seriesColumns}}
+	at := func(d time.Duration) time.Time { return start.Add(d) }
+	rep := &Report{Series: &Series{Start: at(0), StepSeconds: 1, Columns: seriesColumns}}
 	for i := 0; i < 7200; i++ {
 		rep.Series.Values = append(rep.Series.Values, []int{100, 0, i % 7, 0, 0, 0, 0, 0, 1})
 	}
 	for i := 0; i < 50; i++ {
-		l := reportLane{Name: fmt.Sprintf("web-abc-%02d", i), ReplicaSet: "web-abc", Role: "new", Milestones: map[string]string{
+		l := Lane{Name: fmt.Sprintf("web-abc-%02d", i), ReplicaSet: "web-abc", Role: "new", Milestones: map[string]time.Time{
 			"created": at(time.Hour + time.Duration(i)*10*time.Second), "ready": at(time.Hour + time.Duration(i)*10*time.Second + 5*time.Second)}}
 		for k := 0; k < 300; k++ {
-			l.Markers = append(l.Markers, reportMarker{Time: at(time.Hour + time.Duration(k)*time.Second), Kind: "probe_failed", Text: "Readiness probe failed"})
+			l.Markers = append(l.Markers, Marker{Time: at(time.Hour + time.Duration(k)*time.Second), Kind: "probe_failed", Text: "Readiness probe failed"})
 		}
 		rep.Lanes = append(rep.Lanes, l)
 	}
-	rep.Incidents = []reportIncident{{Start: at(time.Hour + 2*time.Minute), End: at(time.Hour + 3*time.Minute), Cause: "registration_lag"}}
+	rep.Incidents = []Incident{{Start: at(time.Hour + 2*time.Minute), End: at(time.Hour + 3*time.Minute), Cause: "registration_lag"}}
 	c := newCharts(rep)
 	if c.Zoom == "" {
 		t.Fatalf("a 2-hour input with an incident is not zoomed")
@@ -312,7 +288,7 @@ func TestHTMLChartsScale(t *testing.T) {
 
 // BenchmarkRenderHTMLLargest renders the largest fixture's report, built once.
 func BenchmarkRenderHTMLLargest(b *testing.B) {
-	rep := fixtureReport(b, filepath.Join("..", "..", "fixtures", "eks-alb-large"))
+	rep := fixtureReport(b, filepath.Join("..", "fixtures", "eks-alb-large"))
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := renderHTML(io.Discard, rep); err != nil {

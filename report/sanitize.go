@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -7,10 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// sanitize makes untrusted log text safe to print on a terminal: control
+// Sanitize makes untrusted log text safe to print on a terminal: control
 // characters (including ESC, which starts terminal escape sequences) and
 // invalid UTF-8 are shown as \xNN or \u{NNNN} instead of being written raw.
-func sanitize(s string) string {
+func Sanitize(s string) string {
 	clean := true
 	for _, r := range s {
 		if r == utf8.RuneError || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {

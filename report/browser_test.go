@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -42,7 +42,7 @@ func TestBrowserRendersReports(t *testing.T) {
 	for _, name := range append([]string{"hostile-content"}, seedFixtures[:4]...) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			rep := fixtureReport(t, filepath.Join("..", "..", "fixtures", name))
+			rep := fixtureReport(t, filepath.Join("..", "fixtures", name))
 			page := filepath.Join(shots, name+".html")
 			var buf bytes.Buffer
 			must(t, renderHTML(&buf, rep))
