@@ -1,14 +1,6 @@
 package report
 
-import (
-	"fmt"
-	"sort"
-	"time"
-
-	"github.com/readygap/readygap/classify"
-	"github.com/readygap/readygap/correlate"
-	"github.com/readygap/readygap/sources"
-)
+import "time"
 
 // SchemaVersion names the JSON contract; renaming a field is a breaking change.
 const SchemaVersion = "readygap/v1"
@@ -16,10 +8,20 @@ const SchemaVersion = "readygap/v1"
 // Report is what every renderer draws from; its JSON form is the contract
 // documented in the README. Times are UTC; zero times are left out of JSON.
 type Report struct {
-	Schema    string     `json:"schema"`
-	Inputs    []Input    `json:"inputs"`
-	Warnings  []string   `json:"warnings"`
+	Schema string `json:"schema"`
+	// Summary is what a reader needs first: how many incidents, how many
+	// failed requests, and the changes to make, once each.
+	Summary  Summary  `json:"summary"`
+	Inputs   []Input  `json:"inputs"`
+	Warnings []string `json:"warnings"`
+	// Clocks lists the clock offsets found between sources and applied.
+	Clocks []Clock `json:"clocks,omitempty"`
+	// Rollouts lists the rollouts found, which incidents refer to by id.
+	Rollouts  []Rollout  `json:"rollouts"`
 	Incidents []Incident `json:"incidents"`
+	// Notes are observations below the incident threshold: a few LB 5xx
+	// without a mechanism, failures that retries hid entirely.
+	Notes []string `json:"notes,omitempty"`
 	// Lanes is every backend's life on the shared time axis.
 	Lanes []Lane `json:"lanes"`
 	// Series is the per-second outcome series on the same axis.
@@ -40,16 +42,82 @@ type Input struct {
 	Last       time.Time `json:"last,omitzero"`
 }
 
-// Incident is one window of LB-generated failures with its verdict.
+// Summary is the report at a glance.
+type Summary struct {
+	Incidents int `json:"incidents"`
+	// FailedRequests, LoggedFailedRequests and HiddenFailures add up the incidents'.
+	FailedRequests       int `json:"failed_requests"`
+	LoggedFailedRequests int `json:"logged_failed_requests"`
+	HiddenFailures       int `json:"hidden_failures"`
+	// Requests counts every client-visible request read; AppErrors the 5xx
+	// the backends sent themselves (never an incident).
+	Requests  int `json:"requests"`
+	AppErrors int `json:"app_errors"`
+	// Changes are the fixes of every incident, each stated once, with the
+	// incidents it prevents.
+	Changes []Change `json:"changes"`
+}
+
+// Change is one fix to apply, and the incidents it prevents.
+type Change struct {
+	Remediation
+	Incidents []string `json:"incidents"`
+}
+
+// Clock is an offset found between the load balancer's clock and another
+// source's, from paired observations, and applied to that source's times.
+type Clock struct {
+	// Source names the records shifted (e.g. "kubernetes").
+	Source string `json:"source"`
+	// OffsetSeconds was added to those records' times.
+	OffsetSeconds float64 `json:"offset_seconds"`
+	// Pairs counts the observations the estimate rests on; How names them.
+	Pairs int    `json:"pairs"`
+	How   string `json:"how"`
+}
+
+// Rollout is one rollout of a workload: the ReplicaSets it replaced and the
+// one it brought, and when.
+type Rollout struct {
+	ID string `json:"id"`
+	// Workload is Kind/name (Deployment/web); Namespace its namespace.
+	Workload       string    `json:"workload"`
+	Namespace      string    `json:"namespace,omitempty"`
+	OldReplicaSets []string  `json:"old_replica_sets"`
+	NewReplicaSet  string    `json:"new_replica_set,omitempty"`
+	Revision       string    `json:"revision,omitempty"`
+	Start          time.Time `json:"start"`
+	End            time.Time `json:"end"`
+	// How says what the rollout was found from: scaling events, ReplicaSet
+	// objects, pod names, or the load balancer's traffic alone.
+	How string `json:"how"`
+}
+
+// Incident is one mechanism at work in one rollout (or one node drain, one
+// scale-in, one stretch of time), with its verdict.
 type Incident struct {
+	// ID names the incident in the report (incident-1, ...).
+	ID              string    `json:"id"`
 	Start           time.Time `json:"start"`
 	End             time.Time `json:"end"`
 	DurationSeconds float64   `json:"duration_seconds"`
 	Cause           string    `json:"cause"`
 	Variant         string    `json:"variant,omitempty"`
 	Confidence      string    `json:"confidence"`
-	// FailedRequests counts client-visible 5xx the LB or proxy generated.
-	FailedRequests int `json:"failed_requests"`
+	// Rollout is the id of the rollout the incident belongs to, if any.
+	Rollout string `json:"rollout,omitempty"`
+	// Trigger says what deleted the pods of a termination race: rollout,
+	// node_drain, scale_in or unknown.
+	Trigger string `json:"trigger,omitempty"`
+	// Cut says when --since/--until cut the incident: "starts before
+	// --since", "ends after --until".
+	Cut string `json:"cut,omitempty"`
+	// FailedRequests counts client-visible 5xx the LB or proxy generated;
+	// with sampled request logs it is the estimate, and
+	// LoggedFailedRequests what the logs hold.
+	FailedRequests       int     `json:"failed_requests"`
+	LoggedFailedRequests int     `json:"logged_failed_requests"`
+	SampleRate           float64 `json:"sample_rate,omitempty"`
 	// HiddenFailures counts requests a proxy retry rescued after a failed attempt.
 	HiddenFailures int            `json:"hidden_failures"`
 	StatusCounts   map[string]int `json:"status_counts"`
@@ -59,15 +127,52 @@ type Incident struct {
 	Remediation    []Remediation  `json:"remediation"`
 	Timeline       []Moment       `json:"timeline"`
 	Notes          []string       `json:"notes,omitempty"`
+	// Rate describes a finding spread over time (keep-alive races) rather
+	// than a burst.
+	Rate *Rate `json:"rate,omitempty"`
+	// Timeouts lists the timeouts the finding rests on, as read from objects
+	// or platform defaults.
+	Timeouts []Timeout `json:"timeouts,omitempty"`
 }
 
-// Backend names a backend involved in an incident.
+// Rate is how often a spread-out failure happened.
+type Rate struct {
+	PerHour float64 `json:"per_hour"`
+	// Share is the failed share of all requests in the period.
+	Share float64 `json:"share"`
+	// Backends counts the backends affected.
+	Backends int `json:"backends"`
+	// Hours is the period observed.
+	Hours float64 `json:"hours"`
+}
+
+// Timeout is one timeout setting a finding depends on.
+type Timeout struct {
+	// What names the setting: the LB's idle timeout, the app's keep-alive.
+	What    string  `json:"what"`
+	Seconds float64 `json:"seconds"`
+	// Source says where it was read (object and field, or "default").
+	Source string `json:"source"`
+}
+
+// Backend names a backend involved in an incident, with its own part of it.
 type Backend struct {
-	IP       string `json:"ip,omitempty"`
-	Pod      string `json:"pod,omitempty"`
-	Role     string `json:"role"`
-	Failures int    `json:"failures"`
-	Why      string `json:"why,omitempty"`
+	IP         string `json:"ip,omitempty"`
+	Pod        string `json:"pod,omitempty"`
+	ReplicaSet string `json:"replica_set,omitempty"`
+	Role       string `json:"role"`
+	// Failures counts failed upstream attempts sent to this backend (a
+	// request retried elsewhere counts here and not in FailedRequests).
+	Failures int `json:"failures"`
+	// FailedRequests counts the client-visible failures whose last attempt
+	// went to this backend.
+	FailedRequests int `json:"failed_requests"`
+	// Start and End bound this backend's failures.
+	Start time.Time `json:"start,omitzero"`
+	End   time.Time `json:"end,omitzero"`
+	Why   string    `json:"why,omitempty"`
+	// Joined says how the pod was tied to the IP when no object said so.
+	Joined string `json:"joined,omitempty"`
 }
 
 // Evidence is one record that supports a verdict.
@@ -128,116 +233,3 @@ type Series struct {
 // seriesColumns names the series columns: client-visible outcomes by kind,
 // then requests whose failed attempts a retry hid.
 var seriesColumns = []string{"ok", "app_5xx", "no_backend", "refused", "unreachable", "closed", "timeout", "other", "hidden"}
-
-// newReport builds the report of a read and its verdicts.
-func newReport(res *sources.Result, a *correlate.Analysis, verdicts []*classify.Verdict) *Report {
-	rep := &Report{Schema: SchemaVersion, Inputs: []Input{}, Warnings: []string{}, Incidents: []Incident{}, Lanes: []Lane{}, PrunedObjects: res.Pruned}
-	for _, in := range res.Inputs {
-		rep.Inputs = append(rep.Inputs, Input{
-			Name: in.Name, Format: string(in.Format), Records: in.Records, Skipped: in.Skipped,
-			Filtered: in.Filtered, Duplicates: in.Duplicates,
-			First: utc(in.First), Last: utc(in.Last),
-		})
-	}
-	rep.Warnings = append(rep.Warnings, res.Warnings...)
-	for _, v := range verdicts {
-		rep.Incidents = append(rep.Incidents, newIncident(v))
-	}
-	for _, l := range a.Lanes() {
-		rep.Lanes = append(rep.Lanes, newLane(l))
-	}
-	rep.Series = newSeries(a.Series())
-	return rep
-}
-
-func newLane(l *correlate.Lane) Lane {
-	rl := Lane{Name: l.Name, ReplicaSet: l.ReplicaSet, Zone: l.Zone, Role: l.Role.String(), Milestones: map[string]time.Time{},
-		FirstServed: utc(l.FirstServed), LastServed: utc(l.LastServed), Markers: []Marker{}}
-	if l.IP.IsValid() {
-		rl.IP = l.IP.String()
-	}
-	for m := correlate.Created; m <= correlate.Deleted; m++ {
-		if t := l.Milestone(m); !t.IsZero() {
-			rl.Milestones[m.String()] = t.UTC()
-		}
-	}
-	for _, mk := range l.Markers {
-		rl.Markers = append(rl.Markers, Marker{Time: utc(mk.Time), Kind: mk.Kind.String(), Text: mk.Text, Source: mk.Source})
-	}
-	return rl
-}
-
-func newSeries(points []correlate.Point) *Series {
-	if len(points) == 0 {
-		return nil
-	}
-	s := &Series{Start: utc(points[0].Time), StepSeconds: 1, Columns: seriesColumns}
-	for _, p := range points {
-		f := p.LBFailed
-		s.Values = append(s.Values, []int{p.OK, p.AppErrors, f[sources.FailureNoBackend], f[sources.FailureRefused],
-			f[sources.FailureUnreachable], f[sources.FailureClosed], f[sources.FailureTimeout], f[sources.FailureOther], p.Hidden})
-	}
-	return s
-}
-
-func newIncident(v *classify.Verdict) Incident {
-	w := v.Window
-	in := Incident{
-		Start: utc(w.Start), End: utc(w.End), DurationSeconds: w.Duration().Seconds(),
-		Cause: v.Cause, Variant: v.Variant, Confidence: string(v.Confidence),
-		FailedRequests: w.Failed, HiddenFailures: w.Hidden, StatusCounts: map[string]int{},
-		Summary: v.Summary, Backends: []Backend{}, Evidence: []Evidence{}, Remediation: []Remediation{},
-		Timeline: []Moment{}, Notes: v.Notes,
-	}
-	for code, n := range w.StatusCounts {
-		in.StatusCounts[fmt.Sprint(code)] = n
-	}
-	sort.SliceStable(v.Backends, func(i, j int) bool {
-		if v.Backends[i].Role != v.Backends[j].Role {
-			return v.Backends[i].Role > v.Backends[j].Role
-		}
-		return v.Backends[i].Failures > v.Backends[j].Failures
-	})
-	for _, b := range v.Backends {
-		rb := Backend{Pod: b.Pod, Role: b.Role.String(), Failures: b.Failures, Why: b.Why}
-		if b.IP.IsValid() {
-			rb.IP = b.IP.String()
-		}
-		in.Backends = append(in.Backends, rb)
-	}
-	for _, e := range v.Evidence {
-		in.Evidence = append(in.Evidence, Evidence{Time: utc(e.Time), Source: e.Source, Text: e.Text})
-	}
-	for _, f := range v.Remediation {
-		in.Remediation = append(in.Remediation, Remediation{Title: f.Title, Why: f.Why, Patch: f.Patch})
-	}
-	for _, m := range v.Timeline {
-		in.Timeline = append(in.Timeline, Moment{Time: utc(m.Time), What: m.What, Who: m.Who, Zone: m.Zone, Source: m.Source})
-	}
-	return in
-}
-
-// rfc3339 renders t as the JSON contract does: UTC RFC 3339 with the
-// precision the input had; the zero time renders empty.
-func rfc3339(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339Nano)
-}
-
-// utc returns t in UTC; the zero time stays zero.
-func utc(t time.Time) time.Time {
-	if t.IsZero() {
-		return t
-	}
-	return t.UTC()
-}
-
-// plural renders n with a noun in singular or plural.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
