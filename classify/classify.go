@@ -12,14 +12,6 @@ import (
 	"github.com/readygap/readygap/correlate"
 )
 
-// Causes named in verdicts.
-const (
-	CauseRegistrationLag = "registration_lag"
-	CauseWrongProbePort  = "wrong_probe_port"
-	CauseTerminationRace = "termination_race"
-	CauseUnknown         = "unknown"
-)
-
 // Confidence says how much of the expected evidence was found.
 type Confidence string
 
@@ -101,8 +93,8 @@ func (f *Finding) grade(fit float64, corroborated int, clearFit float64) {
 
 // Rule explains windows caused by one mechanism.
 type Rule interface {
-	// Cause is the cause the rule names.
-	Cause() string
+	// Cause describes the cause the rule names.
+	Cause() Cause
 	// Evaluate returns the rule's finding for w, or nil when the window does
 	// not look like its mechanism.
 	Evaluate(a *correlate.Analysis, w *correlate.Window) *Finding

@@ -20,9 +20,6 @@ import (
 // without a readiness gate, the proxy's "no active Endpoint".
 type registrationLag struct{}
 
-// Cause implements Rule.
-func (registrationLag) Cause() string { return CauseRegistrationLag }
-
 // Variants of registration lag.
 const (
 	variantNEGWithoutHealthCheck = "gke-neg-gate-without-health-check"
@@ -31,6 +28,23 @@ const (
 	variantNginxNoEndpoints      = "ingress-nginx-zero-endpoints"
 )
 
+// registrationLagCause is the cause registrationLag names.
+var registrationLagCause = Cause{
+	ID:          "registration_lag",
+	Name:        "registration lag",
+	Description: "Kubernetes called the new pod Ready and removed the old one before the load balancer's own health check passed the new one: no healthy backend",
+	Signature:   "GCP `failed_to_pick_backend`, ALB 503/502 without a target, ingress-nginx 503 with no upstream; NEG gate opened by `LoadBalancerNegWithoutHealthCheck`, targets registered without a readiness gate, \"no active Endpoint\"",
+	Variants: []Variant{
+		{variantNEGWithoutHealthCheck, "NEG readiness gate opened without a health check"},
+		{variantNEGTimeout, "NEG readiness gate timed out"},
+		{variantALBNoGate, "ALB targets without a readiness gate"},
+		{variantNginxNoEndpoints, "ingress-nginx had no endpoint"},
+	},
+}
+
+// Cause implements Rule.
+func (registrationLag) Cause() Cause { return registrationLagCause }
+
 // Evaluate implements Rule.
 func (registrationLag) Evaluate(a *correlate.Analysis, w *correlate.Window) *Finding {
 	noBackend := w.Kinds[sources.FailureNoBackend]
@@ -38,7 +52,7 @@ func (registrationLag) Evaluate(a *correlate.Analysis, w *correlate.Window) *Fin
 		return nil
 	}
 	platform := platformOf(w)
-	f := &Finding{Cause: CauseRegistrationLag}
+	f := &Finding{Cause: registrationLagCause.ID}
 	f.Evidence = failureEvidence(w, func(r *sources.Request) bool { return r.Failure == sources.FailureNoBackend })
 	corroborated := 0
 	skew := a.Opts.Skew

@@ -17,8 +17,16 @@ import (
 // preStop hook.
 type terminationRace struct{}
 
+// terminationRaceCause is the cause terminationRace names.
+var terminationRaceCause = Cause{
+	ID:          "termination_race",
+	Name:        "termination race",
+	Description: "old pods stop listening at SIGTERM while the load balancer still sends to them",
+	Signature:   "refused/closed connections to old pod IPs only, right after each began terminating; no preStop hook",
+}
+
 // Cause implements Rule.
-func (terminationRace) Cause() string { return CauseTerminationRace }
+func (terminationRace) Cause() Cause { return terminationRaceCause }
 
 // backendFailures are the kinds of failure that happen on the way to a chosen backend.
 var backendFailures = []sources.FailureKind{sources.FailureRefused, sources.FailureClosed, sources.FailureUnreachable, sources.FailureTimeout, sources.FailureOther}
@@ -34,7 +42,7 @@ func (terminationRace) Evaluate(a *correlate.Analysis, w *correlate.Window) *Fin
 	if oldShare < 0.6 {
 		return nil
 	}
-	f := &Finding{Cause: CauseTerminationRace, Backends: refs}
+	f := &Finding{Cause: terminationRaceCause.ID, Backends: refs}
 	oldIPs := ipsWithRole(refs, correlate.RoleOld)
 	f.Evidence = failureEvidence(w, namesIP(oldIPs))
 

@@ -17,8 +17,16 @@ import (
 // the traffic went to.
 type wrongProbePort struct{}
 
+// wrongProbePortCause is the cause wrongProbePort names.
+var wrongProbePortCause = Cause{
+	ID:          "wrong_probe_port",
+	Name:        "wrong readiness-probe port",
+	Description: "the readiness probe checks a port that opens before the serving port",
+	Signature:   "refused connections to new pod IPs only, for a while after each became Ready; probe port ≠ the port traffic goes to",
+}
+
 // Cause implements Rule.
-func (wrongProbePort) Cause() string { return CauseWrongProbePort }
+func (wrongProbePort) Cause() Cause { return wrongProbePortCause }
 
 // Evaluate implements Rule.
 func (wrongProbePort) Evaluate(a *correlate.Analysis, w *correlate.Window) *Finding {
@@ -31,7 +39,7 @@ func (wrongProbePort) Evaluate(a *correlate.Analysis, w *correlate.Window) *Find
 	if share(roles[correlate.RoleOld], refused) > 0.2 || newShare < 0.5 {
 		return nil
 	}
-	f := &Finding{Cause: CauseWrongProbePort, Backends: refs}
+	f := &Finding{Cause: wrongProbePortCause.ID, Backends: refs}
 	newIPs := ipsWithRole(refs, correlate.RoleNew)
 	f.Evidence = failureEvidence(w, namesIP(newIPs))
 

@@ -9,6 +9,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"charm.land/lipgloss/v2/table"
+	"github.com/readygap/readygap/classify"
 )
 
 var (
@@ -23,12 +24,12 @@ var (
 // textWidth is the width text output is wrapped to.
 const textWidth = 100
 
-// causeNames are the human names of the causes.
-var causeNames = map[string]string{
-	"registration_lag": "registration lag",
-	"wrong_probe_port": "wrong readiness-probe port",
-	"termination_race": "termination race",
-	"unknown":          "unknown cause",
+// causeName is a cause's human name, from the rules' registry.
+func causeName(id string) string {
+	if c, ok := classify.CauseByID(id); ok {
+		return c.Name
+	}
+	return id
 }
 
 // renderText writes the report for a person at a terminal: the verdict
@@ -58,7 +59,7 @@ func renderText(w io.Writer, rep *Report) error {
 
 // writeIncidentText writes one incident: verdict, timeline, evidence, fix.
 func writeIncidentText(b *strings.Builder, n, of int, in Incident, dir string) {
-	title := fmt.Sprintf("INCIDENT %d of %d: %s (%s confidence)", n, of, causeNames[in.Cause], in.Confidence)
+	title := fmt.Sprintf("INCIDENT %d of %d: %s (%s confidence)", n, of, causeName(in.Cause), in.Confidence)
 	b.WriteString(causeStyle.Render(title) + "\n")
 	b.WriteString(fmt.Sprintf("%s – %s UTC · %s · %s failed %s",
 		shortTime(in.Start), clockOf(in.End), durationText(in.DurationSeconds), strconv.Itoa(in.FailedRequests), statusText(in.StatusCounts)))

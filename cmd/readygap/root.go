@@ -2,7 +2,9 @@ package main
 
 import (
 	"io"
+	"strings"
 
+	"github.com/readygap/readygap/classify"
 	"github.com/spf13/cobra"
 )
 
@@ -13,8 +15,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Short: "Explain 502/503s during Kubernetes rolling updates from LB logs and events",
 		Long: `readygap lines up load-balancer request logs and Kubernetes events on one
 timeline per pod and says which mechanism made the load balancer answer 502/503
-during a rollout: registration lag, a readiness probe on the wrong port, or the
-termination race.`,
+during a rollout: ` + causeList() + `.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -41,4 +42,18 @@ func newExitCodesTopic() *cobra.Command {
   2  a mistake in the command line: unknown flag, bad time or output format
   3  with --exit-code: the analysis found an incident`,
 	}
+}
+
+// causeList names the causes the rules know, for the help text.
+func causeList() string {
+	var names []string
+	for _, c := range classify.Causes() {
+		if c.ID != "unknown" {
+			names = append(names, c.Name)
+		}
+	}
+	if len(names) > 1 {
+		names[len(names)-1] = "or " + names[len(names)-1]
+	}
+	return strings.Join(names, ", ")
 }
