@@ -1,7 +1,10 @@
-// Package classify turns a correlated failure window into a verdict: which
-// mechanism made the load balancer or proxy answer 5xx, how sure we are, the
-// records that prove it, and the manifest change that prevents it. Each
-// mechanism is one rule in its own file; rules know mechanisms, not formats.
+// Package classify names the mechanism behind the failures the load
+// balancer or proxy generated: each rule, in its own file, claims the
+// failures that are symptoms of its mechanism and explains them — one
+// finding per rollout (or per stretch of time) with how sure it is, the
+// records that prove it and the manifest change that prevents it. Rules
+// know mechanisms, not formats; failures no rule explains are reported as
+// unknown, or as a note when they are too few to matter.
 package classify
 
 import (
@@ -10,6 +13,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/sources"
 )
 
 // Confidence says how much of the expected evidence was found.
@@ -22,135 +26,217 @@ const (
 	Low    Confidence = "low"
 )
 
-// Evidence is one record that supports a verdict.
+// Evidence is one record, or one fact from an object, that supports a
+// finding. The report words records; rules add what they mean.
 type Evidence struct {
 	Time time.Time
-	// Source is the file:line of the record.
-	Source string
-	Text   string
+	// Origin is where the record is (file:line); zero for a fact from objects.
+	Origin sources.Origin
+	// Event or Request is the record; both are nil for a Fact.
+	Event   *sources.Lifecycle
+	Request *sources.Request
+	// Note is what the record shows for the mechanism.
+	Note string
+	// Fact is a statement from objects' specs when there is no record.
+	Fact string
 }
 
-// Fix is one manifest change that prevents the incident.
+// Fix is one change that prevents the incident.
 type Fix struct {
 	Title string
 	// Why ties the change to what was observed, with the numbers.
 	Why string
-	// Patch is the change, as YAML (or a command where the change is not a manifest).
-	Patch string
+	// Patch is the change as the object to apply (a strategic-merge patch
+	// of a Kubernetes object); nil when the change is not a manifest.
+	Patch Patch
 }
 
-// BackendRef names a backend involved in an incident.
+// Patch is a Kubernetes object as nested maps, for sigs.k8s.io/yaml.
+type Patch map[string]any
+
+// BackendRef names a backend involved in a finding, with its own part of it.
 type BackendRef struct {
-	IP   netip.Addr
-	Pod  string
+	IP  netip.Addr
+	Pod string
+	// Of is the backend; nil for an IP no record ties to anything.
+	Of   *correlate.Backend
 	Role correlate.Role
-	// Failures counts the failure signals that named this backend.
-	Failures int
+	// Attempts counts failed attempts at the backend; Requests the
+	// client-visible failures whose last attempt went there.
+	Attempts, Requests int
+	// Start and End bound its failures (zero for a backend named by events only).
+	Start, End time.Time
 	// Why says how its role was decided.
 	Why string
 }
 
-// Finding is what one rule concludes about a window.
+// Finding is what a rule concludes about one group of failures.
 type Finding struct {
-	Cause      string
+	// Cause is the cause's id; Variant the flavour of the mechanism.
+	Cause   string
+	Variant string
+	// Confidence and Score say how well the evidence fits; Score ranks, 0 to 1.
 	Confidence Confidence
-	// Score ranks findings of different rules for the same window, 0 to 1.
-	Score float64
-	// Variant names the flavour of the mechanism (e.g. the GKE NEG readiness
-	// gate opened without a health check).
-	Variant     string
+	Score      float64
+	// Window summarises the failures the finding explains.
+	Window *correlate.Window
+	// Rollout is the rollout they happened in; nil when none.
+	Rollout *correlate.Rollout
+	// Trigger says what deleted the pods of a termination race.
+	Trigger string
+	// Summary is the one sentence a human reads first.
 	Summary     string
 	Backends    []BackendRef
 	Evidence    []Evidence
 	Remediation []Fix
+	// Timeline lists the key moments around the failures.
+	Timeline []correlate.Entry
+	// Notes are caveats about the data (lost events, LB logs only, sampling).
+	Notes []string
+	// SampleRate is the share of requests the load balancer logged, when
+	// an object says it samples (0 < rate < 1); 0 otherwise.
+	SampleRate float64
 }
 
-// Verdict is the explanation of one incident window.
-type Verdict struct {
-	Window *correlate.Window
-	Finding
-	// Timeline lists the key moments around the window.
-	Timeline []correlate.Entry
-	// Notes are caveats about the data (lost events, LB logs only).
+// Estimated is the number of client-visible failures the logged ones stand
+// for: scaled by the sample rate when the logs are sampled.
+func (f *Finding) Estimated() int {
+	if f.SampleRate > 0 && f.SampleRate < 1 {
+		return int(float64(f.Window.Failed)/f.SampleRate + 0.5)
+	}
+	return f.Window.Failed
+}
+
+// Rule explains the failures of one mechanism.
+type Rule interface {
+	// Cause describes the cause the rule names.
+	Cause() Cause
+	// Claims reports whether a failure is a symptom of the rule's
+	// mechanism, from its kind and what the backend it failed at was doing.
+	Claims(a *correlate.Analysis, s *correlate.Signal) bool
+	// Explain turns the claimed failures into findings. Failures it leaves
+	// out of every finding are explained by no rule.
+	Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding
+}
+
+// Rules lists every rule in the order they claim failures: a failure goes
+// to the first rule that claims it.
+var Rules = []Rule{registrationLag{}, wrongProbePort{}, terminationRace{}}
+
+// Result is the classification of one analysis.
+type Result struct {
+	// Findings are the incidents, in time order.
+	Findings []*Finding
+	// Notes are observations below the incident thresholds.
 	Notes []string
 }
 
-// grade scores a finding from how much of the window fits the mechanism
+// Classify explains every failure of the analysis.
+func Classify(a *correlate.Analysis) *Result {
+	claimed := make([][]*correlate.Signal, len(Rules))
+	var rest []*correlate.Signal
+	for _, s := range a.Signals {
+		taken := false
+		for i, r := range Rules {
+			if r.Claims(a, s) {
+				claimed[i] = append(claimed[i], s)
+				taken = true
+				break
+			}
+		}
+		if !taken {
+			rest = append(rest, s)
+		}
+	}
+	res := &Result{}
+	for i, r := range Rules {
+		explained := map[*correlate.Signal]bool{}
+		for _, f := range r.Explain(a, claimed[i]) {
+			if f.Score < minScore {
+				continue
+			}
+			for _, s := range f.Window.Signals {
+				explained[s] = true
+			}
+			res.Findings = append(res.Findings, f)
+		}
+		for _, s := range claimed[i] {
+			if !explained[s] {
+				rest = append(rest, s)
+			}
+		}
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Time.Before(rest[j].Time) })
+	for _, sigs := range correlate.Split(rest, a.Opts.MergeGap) {
+		w := correlate.Summarize(sigs)
+		if note, ok := belowThreshold(a, w); ok {
+			res.Notes = append(res.Notes, note)
+			continue
+		}
+		res.Findings = append(res.Findings, unknownFinding(a, w))
+	}
+	for _, f := range res.Findings {
+		finish(a, f)
+	}
+	sort.SliceStable(res.Findings, func(i, j int) bool { return res.Findings[i].Window.Start.Before(res.Findings[j].Window.Start) })
+	return res
+}
+
+// minScore is the score below which a rule's finding is dropped and its
+// failures are reported as unknown: a wrong confident verdict at 3 a.m. is
+// worse than none.
+const minScore = 0.5
+
+// finish adds what every finding carries: its timeline, caveats about the
+// data, the sample rate, and its evidence in time order.
+func finish(a *correlate.Analysis, f *Finding) {
+	f.Timeline = a.Timeline(f.Window, involvedBackends(f.Backends))
+	if rate := logSampleRate(a); rate > 0 && rate < 1 && platformOf(f.Window) == sources.FamilyGCP {
+		f.SampleRate = rate
+	}
+	f.Notes = append(f.Notes, notes(a, f)...)
+	sort.SliceStable(f.Evidence, func(i, j int) bool { return f.Evidence[i].Time.Before(f.Evidence[j].Time) })
+}
+
+// involvedBackends returns the backends a finding names.
+func involvedBackends(refs []BackendRef) []*correlate.Backend {
+	var out []*correlate.Backend
+	seen := map[*correlate.Backend]bool{}
+	for _, r := range refs {
+		if r.Of != nil && !seen[r.Of] {
+			seen[r.Of] = true
+			out = append(out, r.Of)
+		}
+	}
+	return out
+}
+
+// grade scores a finding from how much of its failures fit the mechanism
 // (fit, 0 to 1) and how many independent records corroborate it, and sets
 // its confidence: high with two corroborations, medium with one or when the
 // signature alone is clear (fit at least clearFit), low otherwise.
 func (f *Finding) grade(fit float64, corroborated int, clearFit float64) {
-	f.Score = 0.45 + 0.3*fit + 0.05*float64(min(corroborated, 4))
+	f.Score = scoreBase + scoreFit*fit + scorePerCorroboration*float64(min(corroborated, maxCorroborations))
 	switch {
-	case corroborated >= 2:
+	case corroborated >= highCorroborations:
 		f.Confidence = High
-	case corroborated == 1 || fit >= clearFit:
+	case corroborated >= 1 || fit >= clearFit:
 		f.Confidence = Medium
 	default:
 		f.Confidence = Low
 	}
 }
 
-// Rule explains windows caused by one mechanism.
-type Rule interface {
-	// Cause describes the cause the rule names.
-	Cause() Cause
-	// Evaluate returns the rule's finding for w, or nil when the window does
-	// not look like its mechanism.
-	Evaluate(a *correlate.Analysis, w *correlate.Window) *Finding
-}
-
-// Rules lists every rule, in the order they are tried.
-var Rules = []Rule{registrationLag{}, wrongProbePort{}, terminationRace{}}
-
-// minScore is the score below which a window is reported as unknown: a wrong
-// confident verdict at 3 a.m. is worse than none.
-const minScore = 0.5
-
-// Classify explains every window of the analysis.
-func Classify(a *correlate.Analysis) []*Verdict {
-	var out []*Verdict
-	for _, w := range a.Windows {
-		out = append(out, classifyWindow(a, w))
-	}
-	return out
-}
-
-func classifyWindow(a *correlate.Analysis, w *correlate.Window) *Verdict {
-	var best *Finding
-	for _, r := range Rules {
-		f := r.Evaluate(a, w)
-		if f != nil && (best == nil || f.Score > best.Score) {
-			best = f
-		}
-	}
-	if best == nil || best.Score < minScore {
-		best = unknownFinding(a, w)
-	}
-	v := &Verdict{Window: w, Finding: *best}
-	v.Timeline = a.Timeline(w, involvedBackends(a, w, v.Backends))
-	v.Notes = notes(a, w)
-	sort.SliceStable(v.Evidence, func(i, j int) bool { return v.Evidence[i].Time.Before(v.Evidence[j].Time) })
-	return v
-}
-
-// involvedBackends returns the backends a verdict names.
-func involvedBackends(a *correlate.Analysis, w *correlate.Window, refs []BackendRef) []*correlate.Backend {
-	var out []*correlate.Backend
-	seen := map[*correlate.Backend]bool{}
-	for _, r := range refs {
-		b := a.BackendOf(r.IP, w.Start)
-		if b == nil && r.Pod != "" {
-			for _, x := range a.Backends {
-				if x.Pod == r.Pod {
-					b = x
-				}
-			}
-		}
-		if b != nil && !seen[b] {
-			seen[b] = true
-			out = append(out, b)
-		}
-	}
-	return out
-}
+// Grading weights. A finding whose failures all fit scores 0.75 before any
+// corroboration, one that half fits 0.6: both above minScore, while a third
+// fitting without corroboration (0.55) still is, and nothing fitting (0.45)
+// is not.
+const (
+	scoreBase             = 0.45
+	scoreFit              = 0.3
+	scorePerCorroboration = 0.05
+	maxCorroborations     = 4
+	// highCorroborations is how many independent records make a finding
+	// certain: the logs' signature plus two Kubernetes facts.
+	highCorroborations = 2
+)

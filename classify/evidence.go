@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"net/netip"
+	"sort"
 	"strings"
 	"time"
 
@@ -10,115 +11,125 @@ import (
 	"github.com/readygap/readygap/sources"
 )
 
-// maxFailureEvidence bounds the failure records quoted per verdict.
+// maxFailureEvidence bounds the failure records quoted per finding: four
+// spread from the first to the last show the pattern; more are noise.
 const maxFailureEvidence = 4
 
 // requestEvidence quotes one failed request.
 func requestEvidence(r *sources.Request) Evidence {
-	return Evidence{Time: r.Time, Source: r.Origin.String(), Text: correlate.DescribeRequest(r)}
+	return Evidence{Time: r.Time, Origin: r.Origin, Request: r}
 }
 
-// eventEvidence quotes one lifecycle record.
+// eventEvidence quotes one lifecycle record with what it shows.
 func eventEvidence(l *sources.Lifecycle, note string) Evidence {
-	text := correlate.DescribeEvent(l)
-	if who := correlate.Subject(l); who != "" {
-		text = who + ": " + text
-	}
-	if note != "" {
-		text += " — " + note
-	}
-	return Evidence{Time: l.Time, Source: l.Origin.String(), Text: text}
+	return Evidence{Time: l.Time, Origin: l.Origin, Event: l, Note: note}
 }
 
-// failureEvidence quotes a few failure signals of the window, spread from
-// the first to the last of those keep accepts (all when keep is nil).
-func failureEvidence(w *correlate.Window, keep func(*sources.Request) bool) []Evidence {
-	var picked []*sources.Request
-	for _, r := range w.Signals {
-		if keep == nil || keep(r) {
-			picked = append(picked, r)
+// momentEvidence quotes the record of a backend's milestone.
+func momentEvidence(m *correlate.Moment, note string) Evidence {
+	if m.Event == nil {
+		return Evidence{Time: m.Time, Fact: note}
+	}
+	return eventEvidence(m.Event, note)
+}
+
+// factEvidence states a fact read from objects' specs.
+func factEvidence(format string, args ...any) Evidence {
+	return Evidence{Fact: fmt.Sprintf(format, args...)}
+}
+
+// failureEvidence quotes a few failures of the window, spread from the
+// first to the last of those keep accepts (all when keep is nil).
+func failureEvidence(w *correlate.Window, keep func(*correlate.Signal) bool) []Evidence {
+	var picked []*correlate.Signal
+	for _, s := range w.Signals {
+		if keep == nil || keep(s) {
+			picked = append(picked, s)
 		}
 	}
 	if len(picked) == 0 {
 		return nil
 	}
 	var out []Evidence
-	step := len(picked) / (maxFailureEvidence - 1)
-	if step == 0 {
-		step = 1
-	}
+	step := max(len(picked)/(maxFailureEvidence-1), 1)
 	for i := 0; i < len(picked) && len(out) < maxFailureEvidence-1; i += step {
-		out = append(out, requestEvidence(picked[i]))
+		out = append(out, requestEvidence(picked[i].Req))
 	}
-	if last := picked[len(picked)-1]; len(picked) > 1 && out[len(out)-1].Source != last.Origin.String() {
-		out = append(out, requestEvidence(last))
-	}
-	return out
-}
-
-// signalBackends returns the backends a failure signal names: for a retried
-// request, those of its failed attempts.
-func signalBackends(r *sources.Request) []netip.AddrPort {
-	if len(r.Attempts) == 0 {
-		if r.Backend.IsValid() {
-			return []netip.AddrPort{r.Backend}
-		}
-		return nil
-	}
-	var out []netip.AddrPort
-	for _, a := range r.Attempts {
-		if a.Failure.LBGenerated() && a.Backend.IsValid() {
-			out = append(out, a.Backend)
-		}
+	if last := picked[len(picked)-1]; len(picked) > 1 && out[len(out)-1].Request != last.Req {
+		out = append(out, requestEvidence(last.Req))
 	}
 	return out
 }
 
-// namesIP reports whether a failure signal names one of ips.
-func namesIP(ips map[netip.Addr]bool) func(*sources.Request) bool {
-	return func(r *sources.Request) bool {
-		for _, b := range signalBackends(r) {
-			if ips[b.Addr()] {
-				return true
+// backendRefs lists the backends the window's failures went to, each with
+// its role, its attempts and requests, and how its role was decided.
+func backendRefs(a *correlate.Analysis, w *correlate.Window) []BackendRef {
+	var out []BackendRef
+	for _, f := range w.FailingIPs() {
+		ref := BackendRef{IP: f.IP, Of: f.Of, Role: f.Role, Attempts: f.Attempts, Requests: f.Requests, Start: f.First, End: f.Last}
+		if f.Of != nil {
+			ref.Pod = f.Of.Pod
+			if ref.Role == correlate.RoleUnknown && f.Of.Rollout != nil {
+				ref.Role = f.Of.Role
 			}
 		}
-		return false
+		ref.Why = roleWhy(a, f.Of, ref.Role, f.IP)
+		out = append(out, ref)
 	}
+	sortRefs(out)
+	return out
 }
 
-// ipsWithRole returns the IPs of the backends with the given role.
-func ipsWithRole(refs []BackendRef, role correlate.Role) map[netip.Addr]bool {
-	ips := map[netip.Addr]bool{}
-	for _, r := range refs {
-		if r.Role == role {
-			ips[r.IP] = true
+// sortRefs orders backends: new, then old, then unknown; most attempts first.
+func sortRefs(refs []BackendRef) {
+	rank := map[correlate.Role]int{correlate.RoleNew: 0, correlate.RoleOld: 1, correlate.RoleUnknown: 2}
+	sort.SliceStable(refs, func(i, j int) bool {
+		if rank[refs[i].Role] != rank[refs[j].Role] {
+			return rank[refs[i].Role] < rank[refs[j].Role]
 		}
-	}
-	return ips
+		if refs[i].Attempts != refs[j].Attempts {
+			return refs[i].Attempts > refs[j].Attempts
+		}
+		return refs[i].Pod+refs[i].IP.String() < refs[j].Pod+refs[j].IP.String()
+	})
 }
 
-// roleCounts splits the window's failure signals that name a backend by the
-// role of that backend, and lists the backends.
-func roleCounts(a *correlate.Analysis, w *correlate.Window, kinds ...sources.FailureKind) (map[correlate.Role]int, []BackendRef) {
-	counts := map[correlate.Role]int{}
-	var refs []BackendRef
-	for _, f := range w.FailingIPs() {
-		n := 0
-		for _, k := range kinds {
-			n += f.Kinds[k]
+// roleWhy says how a backend's role was decided, from its own records.
+func roleWhy(a *correlate.Analysis, b *correlate.Backend, role correlate.Role, ip netip.Addr) string {
+	var parts []string
+	if b != nil && b.Rollout != nil && b.ReplicaSet != "" {
+		switch role {
+		case correlate.RoleNew:
+			parts = append(parts, fmt.Sprintf("of ReplicaSet %s, which %s brought", b.ReplicaSet, b.Rollout.ID()))
+		case correlate.RoleOld:
+			parts = append(parts, fmt.Sprintf("of ReplicaSet %s, which %s replaced", b.ReplicaSet, b.Rollout.ID()))
 		}
-		if n == 0 {
-			continue
-		}
-		role, why := a.RoleOf(f.IP, w)
-		counts[role] += n
-		ref := BackendRef{IP: f.IP, Role: role, Failures: n, Why: why}
-		if b := a.BackendOf(f.IP, w.Start); b != nil {
-			ref.Pod = b.Pod
-		}
-		refs = append(refs, ref)
 	}
-	return counts, refs
+	if b != nil {
+		switch {
+		case role == correlate.RoleNew && !b.At(correlate.Created).IsZero():
+			parts = append(parts, "created at "+correlate.Clock(b.At(correlate.Created)))
+		case role == correlate.RoleOld && !b.At(correlate.Terminating).IsZero():
+			parts = append(parts, "terminating from "+correlate.Clock(b.At(correlate.Terminating)))
+		}
+		for _, l := range b.Leases {
+			if l.IP == ip && l.Join != "" {
+				parts = append(parts, "joined to "+ip.String()+" by timing: "+l.Join)
+			}
+		}
+	}
+	if len(parts) == 0 && ip.IsValid() {
+		if t := a.Traffic[ip]; t != nil && len(t.Runs) > 0 {
+			first, last := a.DataSpan()
+			switch {
+			case role == correlate.RoleNew || t.Runs.First().Sub(first) > time.Minute/2:
+				parts = append(parts, "first served at "+correlate.Clock(t.Runs.First())+", after the logs began")
+			case role == correlate.RoleOld || last.Sub(t.Runs.Last()) > time.Minute/2:
+				parts = append(parts, "served until "+correlate.Clock(t.Runs.Last())+" and never after")
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // share is n/total, 0 when total is 0.
@@ -143,18 +154,18 @@ func span(w *correlate.Window) string {
 	return fmt.Sprintf("%s–%s UTC", correlate.Clock(w.Start), correlate.Clock(w.End))
 }
 
-// statusList renders status counts as "182×502, 3×503".
+// statusList renders status counts as "182×502, 3×503", by status code.
 func statusList(counts map[int]int) string {
-	var parts []string
-	for _, code := range []int{500, 502, 503, 504} {
-		if n := counts[code]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d×%d", n, code))
+	codes := make([]int, 0, len(counts))
+	for code, n := range counts {
+		if n > 0 {
+			codes = append(codes, code)
 		}
 	}
-	for code, n := range counts {
-		if code != 500 && code != 502 && code != 503 && code != 504 && n > 0 {
-			parts = append(parts, fmt.Sprintf("%d×%d", n, code))
-		}
+	sort.Ints(codes)
+	parts := make([]string, len(codes))
+	for i, code := range codes {
+		parts[i] = fmt.Sprintf("%d×%d", counts[code], code)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -165,33 +176,4 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// notes lists caveats about the data behind a window.
-func notes(a *correlate.Analysis, w *correlate.Window) []string {
-	var out []string
-	if !a.HasKubernetes() {
-		out = append(out, "Only load-balancer logs were given: pod roles were inferred from when each IP served traffic. Add `kubectl get events -o json` and the pod/deployment objects for a firmer verdict.")
-	}
-	for _, l := range a.EventsBetween(w.Start.Add(-time.Hour), w.End, sources.EventsLost) {
-		out = append(out, fmt.Sprintf("The event exporter restarted at %s (%s): events before it may be missing.", correlate.Clock(l.Time), l.Origin))
-	}
-	if rate := logSampleRate(a); rate > 0 && rate < 1 && platformOf(w) == platformGKE {
-		out = append(out, fmt.Sprintf("The load balancer logs %.0f %% of requests (BackendConfig logging.sampleRate %g): the %d failed requests logged stand for about %d.",
-			rate*100, rate, w.Failed, int(float64(w.Failed)/rate+0.5)))
-	}
-	if w.Hidden > 0 {
-		out = append(out, fmt.Sprintf("%s failed on a first attempt but succeeded on a retry; they are not in the failed-request count.", plural(w.Hidden, "request")))
-	}
-	return out
-}
-
-// logSampleRate is the request-log sample rate a BackendConfig states; 0 when none does.
-func logSampleRate(a *correlate.Analysis) float64 {
-	for _, c := range a.Configs {
-		if c.HealthCheck != nil && c.HealthCheck.LogSampleRate != nil {
-			return *c.HealthCheck.LogSampleRate
-		}
-	}
-	return 0
 }

@@ -12,21 +12,25 @@ import (
 
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/sources"
+	"sigs.k8s.io/yaml"
 )
 
 // expected is the truth the simulator wrote beside each fixture.
 type expected struct {
-	Cause   string `json:"cause"`
-	Windows []struct {
-		Start          time.Time `json:"start"`
-		End            time.Time `json:"end"`
-		Cause          string    `json:"cause"`
-		FailedRequests int       `json:"failed_requests"`
-	} `json:"windows"`
+	Cause   string        `json:"cause"`
+	Windows []truthWindow `json:"windows"`
+}
+
+// truthWindow is one window of the simulator's truth.
+type truthWindow struct {
+	Start          time.Time `json:"start"`
+	End            time.Time `json:"end"`
+	Cause          string    `json:"cause"`
+	FailedRequests int       `json:"failed_requests"`
 }
 
 // analyzeDir runs the whole pipeline on a folder, as `readygap analyze` does.
-func analyzeDir(t testing.TB, dir string) (*correlate.Analysis, []*Verdict) {
+func analyzeDir(t testing.TB, dir string) (*correlate.Analysis, []*Finding) {
 	t.Helper()
 	var mu sync.Mutex
 	var cs []*correlate.Collector
@@ -41,7 +45,7 @@ func analyzeDir(t testing.TB, dir string) (*correlate.Analysis, []*Verdict) {
 		t.Fatalf("%s: %v", dir, err)
 	}
 	a := correlate.Analyze(correlate.Merge(cs...), correlate.Options{})
-	return a, Classify(a)
+	return a, Classify(a).Findings
 }
 
 // TestFixtureVerdicts checks every recreated incident against the
@@ -68,6 +72,7 @@ func TestFixtureVerdicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, verdicts := analyzeDir(t, dir)
+			want.Windows = perMechanism(want.Windows)
 			if len(verdicts) != len(want.Windows) {
 				for _, v := range verdicts {
 					t.Logf("got %s %s–%s failed %d", v.Cause, v.Window.Start, v.Window.End, v.Window.Failed)
@@ -89,12 +94,33 @@ func TestFixtureVerdicts(t *testing.T) {
 					t.Errorf("incident %d: %d failed requests, want %d", i+1, v.Window.Failed, w.FailedRequests)
 				}
 				if len(v.Remediation) == 0 || v.Summary == "" || len(v.Evidence) == 0 {
-					t.Errorf("incident %d: a verdict needs a summary, evidence and a fix: %+v", i+1, v.Finding)
+					t.Errorf("incident %d: a verdict needs a summary, evidence and a fix: %+v", i+1, *v)
 				}
 			}
 		})
 	}
 }
+
+// perMechanism joins the simulator's windows, which a 20 s pause splits,
+// into one per mechanism and stretch of the rollout: consecutive windows of
+// the same cause less than a rollout step apart are one incident.
+func perMechanism(ws []truthWindow) []truthWindow {
+	var out []truthWindow
+	for _, w := range ws {
+		if n := len(out); n > 0 && out[n-1].Cause == w.Cause && w.Start.Sub(out[n-1].End) < sameRolloutWithin {
+			out[n-1].End = w.End
+			out[n-1].FailedRequests += w.FailedRequests
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// sameRolloutWithin is how close the simulator's windows of one cause must
+// be to belong to one rollout: its rollouts are ten minutes apart, its steps
+// at most two.
+const sameRolloutWithin = 5 * time.Minute
 
 // TestLBOnlyIsLessCertain checks that the same rollout read from the load
 // balancer's logs alone gets the same cause with less confidence.
@@ -121,7 +147,7 @@ func TestFixesUseObservedSettings(t *testing.T) {
 	}
 	var whys string
 	for _, f := range vs[0].Remediation {
-		whys += f.Why + "\n" + f.Patch
+		whys += f.Why + "\n" + patchText(t, f.Patch)
 	}
 	for _, want := range []string{"checkIntervalSec: 5", "minReadySeconds: 15", "every 30 s", "replicas: 3", "topology.kubernetes.io/zone", "name: my-app"} {
 		if !strings.Contains(whys, want) {
@@ -139,4 +165,17 @@ func BenchmarkAnalyzeLargestFixture(b *testing.B) {
 			b.Fatal("no incident")
 		}
 	}
+}
+
+// patchText renders a patch as the report does.
+func patchText(t testing.TB, p Patch) string {
+	t.Helper()
+	if p == nil {
+		return ""
+	}
+	b, err := yaml.Marshal(map[string]any(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -10,14 +10,14 @@ import (
 	"github.com/readygap/readygap/sources"
 )
 
-// registrationLag explains windows in which the load balancer had no backend
-// it considered healthy: Kubernetes called the new pod Ready (and removed the
-// old one) before the load balancer's own health check passed. Its signature
-// in the LB logs alone is a run of "no backend" answers: GCP
-// failed_to_pick_backend, ALB 503/502 without a target, ingress-nginx 503
-// with no upstream. Events and objects make it certain: the NEG readiness
-// gate opened by LoadBalancerNegWithoutHealthCheck, targets registered
-// without a readiness gate, the proxy's "no active Endpoint".
+// registrationLag explains failures in which the load balancer had no
+// backend it considered healthy: Kubernetes called the new pod Ready (and
+// removed the old one) before the load balancer's own health check passed.
+// Its symptom is an answer without a backend: GCP failed_to_pick_backend,
+// ALB 503/502 without a target, ingress-nginx 503 with no upstream. Events
+// and objects make it certain: the NEG readiness gate opened by
+// LoadBalancerNegWithoutHealthCheck, targets registered without a readiness
+// gate, the proxy's "no active Endpoint".
 type registrationLag struct{}
 
 // Variants of registration lag.
@@ -42,21 +42,65 @@ var registrationLagCause = Cause{
 	},
 }
 
+// Tuning of the registration-lag rule.
+const (
+	// registrationLookback is how long before the failures a new pod's
+	// start still explains them: a rollout step waits for the previous
+	// one, and minReadySeconds plus a slow start take minutes at most.
+	registrationLookback = 10 * time.Minute
+	// oldLeavesBefore and oldLeavesAfter bound when an old backend's
+	// departure counts as the start of the failures: the NEG detach or
+	// target deregistration lands within a minute before, and the Killing
+	// event up to its delivery delay after.
+	oldLeavesBefore = time.Minute
+	oldLeavesAfter  = 15 * time.Second
+	// recoveryLookahead is how long after the failures a passing health
+	// check still marks their end.
+	recoveryLookahead = time.Minute
+	// registrationClearFit is the share of no-backend answers above which
+	// the logs alone name the mechanism with medium confidence.
+	registrationClearFit = 0.9
+	// minReadyMargin is added to check interval × healthy threshold for
+	// minReadySeconds: one more check than the minimum, for the check that
+	// races the registration.
+	minReadyMargin = 10 * time.Second
+	// measuredMargin is added to a measured outage when that is longer than
+	// the computed minReadySeconds.
+	measuredMargin = 5 * time.Second
+	// fastCheckInterval is the interval proposed when the health check is
+	// slower: GKE's and ALB's minimum is 5 s.
+	fastCheckInterval = 5
+	// minSpreadReplicas is the replica count proposed against the zone-move
+	// variant when fewer zones were seen: a regional cluster has three zones.
+	minSpreadReplicas = 3
+)
+
 // Cause implements Rule.
 func (registrationLag) Cause() Cause { return registrationLagCause }
 
-// Evaluate implements Rule.
-func (registrationLag) Evaluate(a *correlate.Analysis, w *correlate.Window) *Finding {
-	noBackend := w.Kinds[sources.FailureNoBackend]
-	if w.Failed == 0 || share(noBackend, w.Failed) < 0.5 {
-		return nil
+// Claims implements Rule: an answer the load balancer gave without any backend.
+func (registrationLag) Claims(_ *correlate.Analysis, s *correlate.Signal) bool {
+	return s.Kind == sources.FailureNoBackend && len(s.Attempts) == 0
+}
+
+// Explain implements Rule: one finding per rollout (or stretch of time).
+func (registrationLag) Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding {
+	var out []*Finding
+	for _, g := range groupByRollout(a, claimed) {
+		out = append(out, explainRegistrationLag(a, g))
 	}
+	return out
+}
+
+func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
+	w := correlate.Summarize(g.Signals)
 	platform := platformOf(w)
-	f := &Finding{Cause: registrationLagCause.ID}
-	f.Evidence = failureEvidence(w, func(r *sources.Request) bool { return r.Failure == sources.FailureNoBackend })
+	f := &Finding{Cause: registrationLagCause.ID, Window: w, Rollout: g.Rollout}
+	f.Evidence = failureEvidence(w, nil)
 	corroborated := 0
 	skew := a.Opts.Skew
-	before := w.Start.Add(-10 * time.Minute)
+	before := w.Start.Add(-registrationLookback)
+	var newPods, oldPods []*correlate.Backend
 
 	// The readiness gate opened without the LB having seen the pod healthy.
 	for _, l := range a.EventsBetween(before, w.End.Add(skew), sources.ReadinessGate) {
@@ -72,58 +116,103 @@ func (registrationLag) Evaluate(a *correlate.Analysis, w *correlate.Window) *Fin
 		}
 		corroborated += 2
 		f.Evidence = append(f.Evidence, eventEvidence(l, "the readiness gate opened without a load-balancer health check"))
-		f.Backends = appendPod(f.Backends, a, l, correlate.RoleNew, "readiness gate opened by "+l.Reason)
+		newPods = appendBackend(newPods, a.Backend(l.Namespace+"/"+l.Pod))
 	}
 	// New endpoints were attached or registered shortly before.
 	if l := lastEvent(a.EventsBetween(before, w.End, sources.NEGAttach, sources.TargetRegistering, sources.TargetRegistered)); l != nil {
 		corroborated++
 		f.Evidence = append(f.Evidence, eventEvidence(l, "a new endpoint was handed to the load balancer"))
 		if l.IP.IsValid() {
-			f.Backends = appendPod(f.Backends, a, l, correlate.RoleNew, "registered with the load balancer at "+correlate.Clock(l.Time))
+			newPods = appendBackend(newPods, a.BackendOf(l.IP, l.Time))
 		}
 	}
 	// Kubernetes declared a new pod Ready before the failures began.
 	if l := lastEvent(a.EventsBetween(before, w.Start.Add(skew), sources.PodReady)); l != nil {
 		corroborated++
 		f.Evidence = append(f.Evidence, eventEvidence(l, "Ready for Kubernetes before the load balancer could use it"))
-		f.Backends = appendPod(f.Backends, a, l, correlate.RoleNew, "Ready at "+correlate.Clock(l.Time))
+		newPods = appendBackend(newPods, a.Backend(l.Namespace+"/"+l.Pod))
 	}
 	// The old backend went away as the failures began.
-	if l := firstEvent(a.EventsBetween(w.Start.Add(-time.Minute), w.Start.Add(15*time.Second),
+	if l := firstEvent(a.EventsBetween(w.Start.Add(-oldLeavesBefore), w.Start.Add(oldLeavesAfter),
 		sources.Killing, sources.PodDeleted, sources.NEGDetach, sources.TargetDeregistering, sources.ScaledDown)); l != nil {
 		corroborated++
 		f.Evidence = append(f.Evidence, eventEvidence(l, "the old backend left as the failures began"))
-		if l.Pod != "" || l.IP.IsValid() {
-			f.Backends = appendPod(f.Backends, a, l, correlate.RoleOld, "terminating at "+correlate.Clock(l.Time))
+		switch {
+		case l.Pod != "":
+			oldPods = appendBackend(oldPods, a.Backend(l.Namespace+"/"+l.Pod))
+		case l.IP.IsValid():
+			oldPods = appendBackend(oldPods, a.BackendOf(l.IP, l.Time))
 		}
 	}
 	// The proxy itself said it had no endpoint.
 	if nx := a.EventsBetween(w.Start.Add(-skew), w.End.Add(skew), sources.NoEndpoints); len(nx) > 0 {
 		corroborated += 2
 		f.Variant = variantNginxNoEndpoints
-		f.Evidence = append(f.Evidence, eventEvidence(nx[0], fmt.Sprintf("%s during the window", plural(len(nx), "such line"))))
+		f.Evidence = append(f.Evidence, eventEvidence(nx[0], fmt.Sprintf("%s during the failures", plural(len(nx), "such line"))))
 	}
 	// The load balancer saw the new backend healthy when the failures ended.
-	if l := firstEvent(a.EventsBetween(w.End.Add(-skew), w.End.Add(time.Minute), sources.HealthCheck)); l != nil && l.Health == sources.HealthHealthy {
+	if l := firstEvent(a.EventsBetween(w.End.Add(-skew), w.End.Add(recoveryLookahead), sources.HealthCheck)); l != nil && l.Health == sources.HealthHealthy {
 		corroborated++
 		f.Evidence = append(f.Evidence, eventEvidence(l, "the load balancer's health check passed as the failures ended"))
+		newPods = appendBackend(newPods, a.BackendOf(l.IP, l.Time))
 	}
-	if platform == platformALB && f.Variant == "" && albGateMissing(a) {
+	if platform == sources.FamilyALB && f.Variant == "" && albGateMissing(a) {
 		corroborated++
 		f.Variant = variantALBNoGate
 	}
-
-	noBackendShare := share(noBackend, w.Failed)
-	f.grade(noBackendShare, corroborated, 0.9)
+	if g.Rollout != nil {
+		newPods = append(newPods, g.Rollout.New.Pods...)
+	}
+	f.Backends = podRefs(a, newPods, oldPods, g.Rollout)
+	f.grade(share(w.Kinds[sources.FailureNoBackend], len(w.Signals)), corroborated, registrationClearFit)
 	hc := healthCheckOf(a, platform)
-	wl := findWorkload(a, w)
+	wl := findWorkload(a, g.Rollout, f.Backends)
 	f.Summary = registrationLagSummary(w, platform, f.Variant, hc)
 	f.Remediation = registrationLagFixes(a, w, platform, f.Variant, hc, wl)
 	return f
 }
 
+// podRefs names the new and old pods of a registration-lag finding once
+// each: the ones records named, then the rest of the rollout's new pods
+// that started before the failures ended.
+func podRefs(a *correlate.Analysis, newPods, oldPods []*correlate.Backend, r *correlate.Rollout) []BackendRef {
+	var refs []BackendRef
+	seen := map[*correlate.Backend]bool{}
+	add := func(b *correlate.Backend, role correlate.Role) {
+		if b == nil || seen[b] {
+			return
+		}
+		seen[b] = true
+		ref := BackendRef{Of: b, Pod: b.Pod, Role: role}
+		if len(b.IPs) > 0 {
+			ref.IP = b.IPs[0]
+		}
+		if r != nil && r.RoleOf(b) != correlate.RoleUnknown {
+			ref.Role = r.RoleOf(b)
+		}
+		ref.Why = roleWhy(a, b, ref.Role, ref.IP)
+		refs = append(refs, ref)
+	}
+	for _, b := range newPods {
+		add(b, correlate.RoleNew)
+	}
+	for _, b := range oldPods {
+		add(b, correlate.RoleOld)
+	}
+	sortRefs(refs)
+	return refs
+}
+
+// appendBackend adds b to bs unless it is nil.
+func appendBackend(bs []*correlate.Backend, b *correlate.Backend) []*correlate.Backend {
+	if b == nil {
+		return bs
+	}
+	return append(bs, b)
+}
+
 // registrationLagSummary is the one sentence a human reads first.
-func registrationLagSummary(w *correlate.Window, platform, variant string, hc healthCheck) string {
+func registrationLagSummary(w *correlate.Window, platform sources.Family, variant string, hc healthCheck) string {
 	head := fmt.Sprintf("For %s (%s) the load balancer had no backend it considered healthy and answered %s itself (%s)",
 		seconds(w.Duration()), span(w), plural(w.Failed, "request"), statusList(w.StatusCounts))
 	switch variant {
@@ -136,7 +225,7 @@ func registrationLagSummary(w *correlate.Window, platform, variant string, hc he
 	case variantNginxNoEndpoints:
 		return head + ": ingress-nginx had zero ready endpoints for the Service — the old pods were gone before a new one was Ready."
 	}
-	if platform == platformNginx {
+	if platform == sources.FamilyIngressNginx {
 		return head + ": the proxy had no endpoint to send requests to while the rollout replaced the pods."
 	}
 	return head + ": Kubernetes considered the new pods Ready and removed the old ones before the load balancer's health check passed the new ones."
@@ -144,53 +233,87 @@ func registrationLagSummary(w *correlate.Window, platform, variant string, hc he
 
 // registrationLagFixes computes the changes that keep old and new backends
 // overlapping until the load balancer can use the new one.
-func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform, variant string, hc healthCheck, wl workload) []Fix {
+func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform sources.Family, variant string, hc healthCheck, wl workload) []Fix {
 	var fixes []Fix
-	margin := 10 * time.Second
-	minReady := ceilSeconds(hc.Time() + margin)
-	if measured := ceilSeconds(w.Duration() + 5*time.Second); platform != platformGKE && measured > minReady {
+	minReady := ceilSeconds(hc.Time() + minReadyMargin)
+	if measured := ceilSeconds(w.Duration() + measuredMargin); platform != sources.FamilyGCP && measured > minReady {
 		minReady = measured
 	}
+	basis := hc
 	switch platform {
-	case platformALB:
-		ns := orDefault(wl.Namespace, "<namespace>")
+	case sources.FamilyALB:
+		ns := orDefault(wl.Namespace, placeholderName("namespace"))
 		fixes = append(fixes, Fix{
 			Title: "Let the AWS Load Balancer Controller gate pod readiness on target health",
 			Why:   "With the readiness gate a new pod becomes Ready only when its ALB target is healthy, so the rollout cannot remove the old pods first. It needs target-type ip and applies to pods created after the label is set.",
-			Patch: fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n  labels:\n    elbv2.k8s.aws/pod-readiness-gate-inject: enabled\n", ns),
+			Patch: objectPatch("v1", "Namespace", "", ns, map[string]any{"labels": map[string]any{sources.LabelALBReadinessGateInject: "enabled"}}, nil),
 		})
-	case platformGKE:
-		if hc.IntervalSec > 5 {
+	case sources.FamilyGCP:
+		if hc.IntervalSec > fastCheckInterval {
+			ns, name := hc.Namespace, hc.Name
+			if hc.Kind != "BackendConfig" {
+				var ok bool
+				if ns, name, ok = backendConfigOf(a); !ok {
+					ns, name = wl.Namespace, placeholderName("BackendConfig")
+				}
+			}
 			fixes = append(fixes, Fix{
 				Title: "Check new endpoints more often",
-				Why:   fmt.Sprintf("The health check runs every %d s (from %s); a new endpoint waits up to that long for its first check.", hc.IntervalSec, hc.Source),
-				Patch: "apiVersion: cloud.google.com/v1\nkind: BackendConfig\nmetadata:\n  name: <backendconfig>\nspec:\n  healthCheck:\n    checkIntervalSec: 5\n    timeoutSec: 3\n    healthyThreshold: 1\n    unhealthyThreshold: 3\n",
+				Why:   fmt.Sprintf("The health check runs every %d s (from %s); a new endpoint waits up to that long for its first check.", hc.IntervalSec, hc.Source()),
+				Patch: objectPatch("cloud.google.com/v1", "BackendConfig", ns, name, nil, map[string]any{"healthCheck": map[string]any{
+					"checkIntervalSec": fastCheckInterval, "timeoutSec": 3, "healthyThreshold": 1, "unhealthyThreshold": 3}}),
 			})
-			hc = healthCheck{IntervalSec: 5, HealthyThreshold: hc.HealthyThreshold,
-				Source: fmt.Sprintf("the 5 s interval above (with today's %d s it would take %d s)", hc.IntervalSec, minReady)}
-			minReady = ceilSeconds(hc.Time() + margin)
+			basis = healthCheck{IntervalSec: fastCheckInterval, HealthyThreshold: hc.HealthyThreshold}
+			minReady = ceilSeconds(basis.Time() + minReadyMargin)
 		}
+	}
+	from := hc.Source()
+	if basis.IntervalSec != hc.IntervalSec {
+		from = fmt.Sprintf("the %d s interval above (with today's %d s it would take %d s)", basis.IntervalSec, hc.IntervalSec, ceilSeconds(hc.Time()+minReadyMargin))
 	}
 	fixes = append(fixes, Fix{
 		Title: fmt.Sprintf("Keep old pods for %d s after a new one is Ready (minReadySeconds)", minReady),
 		Why: fmt.Sprintf("minReadySeconds must exceed check interval × healthy threshold plus a margin: %d s × %d + %d s, from %s; the failures lasted %s. It is now %d.",
-			hc.IntervalSec, hc.HealthyThreshold, int(margin.Seconds()), hc.Source, seconds(w.Duration()), wl.MinReadySeconds),
-		Patch: deploymentPatch(wl, fmt.Sprintf("minReadySeconds: %d\n", minReady)),
+			basis.IntervalSec, basis.HealthyThreshold, int(minReadyMargin.Seconds()), from, seconds(w.Duration()), wl.MinReadySeconds),
+		Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": minReady}),
 	})
 	if variant == variantNEGWithoutHealthCheck {
 		zones := zonesSeen(a)
-		replicas := max(len(zones), 3)
+		replicas := max(len(zones), minSpreadReplicas)
 		fixes = append(fixes, Fix{
 			Title: fmt.Sprintf("Run at least %d replicas spread over the zones", replicas),
 			Why: fmt.Sprintf("The gate opens without a health check for the first pod in a zone (kubernetes/ingress-gce#1718). With replicas ≥ zones (%s seen) and topology spread, a rollout never moves the only pod to a new zone.",
 				orDefault(strings.Join(zones, ", "), "several")),
-			Patch: deploymentPatch(wl, fmt.Sprintf("replicas: %d\ntemplate:\n  spec:\n    topologySpreadConstraints:\n    - maxSkew: 1\n      topologyKey: topology.kubernetes.io/zone\n      whenUnsatisfiable: DoNotSchedule\n      labelSelector:\n        matchLabels:\n          app: %s\n      matchLabelKeys:\n      - pod-template-hash\n", replicas, wl.Name)),
+			Patch: deploymentPatch(wl, map[string]any{
+				"replicas": replicas,
+				"template": map[string]any{"spec": map[string]any{"topologySpreadConstraints": []any{map[string]any{
+					"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+					"labelSelector":  map[string]any{"matchLabels": selectorOf(wl)},
+					"matchLabelKeys": []any{"pod-template-hash"},
+				}}}},
+			}),
 		})
 	}
 	if wl.MaxUnavailable != "0" {
 		fixes = append(fixes, rolloutStrategyFix(wl))
 	}
 	return fixes
+}
+
+// selectorOf returns the labels the workload's pods carry, for a topology
+// spread's selector; app=<name> when the template is unknown.
+func selectorOf(wl workload) map[string]any {
+	return map[string]any{"app": wl.Name}
+}
+
+// rolloutStrategyFix keeps the old pods until the new ones are available.
+func rolloutStrategyFix(wl workload) Fix {
+	return Fix{
+		Title: "Never take an old pod away before its replacement is available",
+		Why:   fmt.Sprintf("maxUnavailable is %q; with 0 the Deployment removes an old pod only after a new one counts as available.", orDefault(wl.MaxUnavailable, defaultMaxUnavailable)),
+		Patch: deploymentPatch(wl, map[string]any{"strategy": map[string]any{"type": "RollingUpdate",
+			"rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}),
+	}
 }
 
 // albGateMissing reports whether the pods lack an ALB target-health readiness
@@ -216,7 +339,7 @@ func albGateMissing(a *correlate.Analysis) bool {
 	return sawPods
 }
 
-// zonesSeen lists the zones named by NEG events and backends.
+// zonesSeen lists the zones named by lifecycle records.
 func zonesSeen(a *correlate.Analysis) []string {
 	set := map[string]bool{}
 	for i := range a.Lifecycle {
@@ -224,7 +347,7 @@ func zonesSeen(a *correlate.Analysis) []string {
 			set[z] = true
 		}
 	}
-	var out []string
+	out := make([]string, 0, len(set))
 	for z := range set {
 		out = append(out, z)
 	}
@@ -244,27 +367,4 @@ func lastEvent(ls []*sources.Lifecycle) *sources.Lifecycle {
 		return nil
 	}
 	return ls[len(ls)-1]
-}
-
-// appendPod adds the backend a lifecycle record names, once.
-func appendPod(refs []BackendRef, a *correlate.Analysis, l *sources.Lifecycle, role correlate.Role, why string) []BackendRef {
-	ref := BackendRef{IP: l.IP, Pod: l.Pod, Role: role, Why: why}
-	if ref.Pod == "" && l.IP.IsValid() {
-		if b := a.BackendOf(l.IP, l.Time); b != nil {
-			ref.Pod = b.Pod
-		}
-	}
-	if !ref.IP.IsValid() && ref.Pod != "" {
-		for _, b := range a.Backends {
-			if b.Pod == ref.Pod && len(b.IPs) > 0 {
-				ref.IP = b.IPs[0]
-			}
-		}
-	}
-	for _, r := range refs {
-		if (r.Pod != "" && r.Pod == ref.Pod) || (r.Pod == "" && ref.Pod == "" && r.IP == ref.IP) {
-			return refs
-		}
-	}
-	return append(refs, ref)
 }

@@ -321,7 +321,7 @@ func (s *scenario) backendConfig(words []string) error {
 }
 
 // check compares the verdicts with the expectations.
-func (s *scenario) check(t *testing.T, verdicts []*Verdict) {
+func (s *scenario) check(t *testing.T, verdicts []*Finding) {
 	t.Helper()
 	next := 0
 	for _, e := range s.expects {
@@ -347,7 +347,7 @@ func (s *scenario) check(t *testing.T, verdicts []*Verdict) {
 	}
 }
 
-func (s *scenario) checkIncident(t *testing.T, n int, v *Verdict, kv map[string]string) {
+func (s *scenario) checkIncident(t *testing.T, n int, v *Finding, kv map[string]string) {
 	t.Helper()
 	fail := func(format string, args ...any) {
 		t.Errorf("incident %d (%s, %s: %s): %s", n, v.Cause, v.Confidence, v.Summary, fmt.Sprintf(format, args...))
@@ -412,7 +412,7 @@ func TestScenarios(t *testing.T) {
 				t.Fatal("a scenario must expect something")
 			}
 			a := correlate.Analyze(correlate.Merge(s.records), correlate.Options{})
-			s.check(t, Classify(a))
+			s.check(t, Classify(a).Findings)
 		})
 	}
 }

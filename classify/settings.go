@@ -11,31 +11,24 @@ import (
 	"github.com/readygap/readygap/sources"
 )
 
-// Platforms a window's failures can come from.
+// Platform defaults, used when no object states the setting.
 const (
-	platformGKE   = "gke"
-	platformALB   = "alb"
-	platformNginx = "ingress-nginx"
+	// gkeDefaultInterval and gkeDefaultHealthy are the health check GKE
+	// Ingress creates for NEG backends without a BackendConfig: every 15 s,
+	// healthy after one success (GKE Ingress docs, "Health checks").
+	gkeDefaultInterval = 15
+	gkeDefaultHealthy  = 1
+	// albDefaultInterval and albDefaultHealthy are the AWS Load Balancer
+	// Controller's target-group defaults: healthcheck-interval-seconds 15,
+	// healthy-threshold-count 2 (its annotations reference).
+	albDefaultInterval = 15
+	albDefaultHealthy  = 2
+	// defaultMaxUnavailable is a Deployment's rollingUpdate.maxUnavailable
+	// when unset (the Kubernetes API default).
+	defaultMaxUnavailable = "25%"
 )
 
-// platformOf names the load balancer that logged the window's failures.
-func platformOf(w *correlate.Window) string {
-	counts := map[sources.Format]int{}
-	for _, r := range w.Signals {
-		counts[r.Format]++
-	}
-	switch {
-	case counts[sources.FormatGCPLogging] > 0:
-		return platformGKE
-	case counts[sources.FormatALBAccess] > 0:
-		return platformALB
-	case counts[sources.FormatIngressNginx] > 0:
-		return platformNginx
-	}
-	return ""
-}
-
-// workload is what is known about the Deployment behind the failing backends.
+// workload is what is known about the Deployment behind a rollout.
 type workload struct {
 	Namespace, Name string
 	// Replicas is spec.replicas; 0 when unknown.
@@ -49,18 +42,29 @@ type workload struct {
 	Known bool
 }
 
-// findWorkload finds the Deployment behind the rollout of window w: the one
-// object when there is one, else the one whose ReplicaSets scaled around w.
-func findWorkload(a *correlate.Analysis, w *correlate.Window) workload {
-	deployments := a.ConfigsOf("Deployment")
-	scaled := map[string]string{} // deployment → namespace
-	for _, l := range a.EventsBetween(w.Start.Add(-15*time.Minute), w.End.Add(time.Minute), sources.ScaledUp, sources.ScaledDown) {
-		if name, ok := strings.CutPrefix(l.Object, "Deployment/"); ok {
-			scaled[name] = l.Namespace
+// placeholderName stands for an object whose name no record gives; fixes
+// keep it visible so that a reader fills it in.
+func placeholderName(kind string) string { return "<" + strings.ToLower(kind) + ">" }
+
+// findWorkload finds the Deployment behind a finding: its rollout's
+// workload, else the one Deployment object read, else the one whose pods
+// failed.
+func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef) workload {
+	ns, name := "", ""
+	switch {
+	case r != nil && r.Workload != "":
+		ns, name = r.Namespace, r.Workload
+	default:
+		for _, ref := range refs {
+			if ref.Of != nil && ref.Of.Workload != "" {
+				ns, name = ref.Of.Namespace, ref.Of.Workload
+				break
+			}
 		}
 	}
+	deployments := a.ConfigsOf("Deployment")
 	for _, c := range deployments {
-		if _, ok := scaled[c.Name]; ok || len(deployments) == 1 {
+		if (c.Name == name && (ns == "" || c.Namespace == ns)) || (name == "" && len(deployments) == 1) {
 			wl := workload{Namespace: c.Namespace, Name: c.Name, Known: true}
 			if c.Workload != nil {
 				if c.Workload.Replicas != nil {
@@ -73,22 +77,19 @@ func findWorkload(a *correlate.Analysis, w *correlate.Window) workload {
 			return wl
 		}
 	}
-	names := make([]string, 0, len(scaled))
-	for name := range scaled {
-		names = append(names, name)
+	if name == "" {
+		name = placeholderName("Deployment")
 	}
-	sort.Strings(names)
-	if len(names) > 0 {
-		return workload{Namespace: scaled[names[0]], Name: names[0]}
-	}
-	return workload{Name: "<deployment>"}
+	return workload{Namespace: ns, Name: name}
 }
 
-// healthCheck is the load balancer's health-check timing as observed or defaulted.
+// healthCheck is the load balancer's health-check timing as an object
+// states it or the platform defaults it.
 type healthCheck struct {
 	IntervalSec, HealthyThreshold int
-	// Source says where the numbers came from.
-	Source string
+	// Object is the object the numbers came from (Kind, namespace, name);
+	// Kind is "" when they are the platform's defaults.
+	Kind, Namespace, Name string
 }
 
 // Time is how long a new backend needs at the least to pass the health check.
@@ -96,18 +97,29 @@ func (h healthCheck) Time() time.Duration {
 	return time.Duration(h.IntervalSec*h.HealthyThreshold) * time.Second
 }
 
-// healthCheckOf reads the health-check timing the objects state, falling
-// back to the platform's defaults.
-func healthCheckOf(a *correlate.Analysis, platform string) healthCheck {
-	h := healthCheck{IntervalSec: 15, HealthyThreshold: 1, Source: "the GKE Ingress default for NEG backends (15 s × 1)"}
-	wantSource := "BackendConfig"
-	if platform == platformALB {
-		h = healthCheck{IntervalSec: 15, HealthyThreshold: 2, Source: "the AWS Load Balancer Controller defaults (15 s × 2)"}
-		wantSource = "annotations"
+// Source says where the numbers came from, for a reader.
+func (h healthCheck) Source() string {
+	switch {
+	case h.Kind == "BackendConfig":
+		return fmt.Sprintf("BackendConfig %s/%s", h.Namespace, h.Name)
+	case h.Kind != "":
+		return fmt.Sprintf("the %s %s/%s annotations", h.Kind, h.Namespace, h.Name)
+	}
+	return fmt.Sprintf("the platform defaults (%d s × %d)", h.IntervalSec, h.HealthyThreshold)
+}
+
+// healthCheckOf reads the health-check timing the objects state for the
+// load-balancer family, falling back to its defaults.
+func healthCheckOf(a *correlate.Analysis, family sources.Family) healthCheck {
+	h := healthCheck{IntervalSec: gkeDefaultInterval, HealthyThreshold: gkeDefaultHealthy}
+	from := "BackendConfig"
+	if family == sources.FamilyALB {
+		h = healthCheck{IntervalSec: albDefaultInterval, HealthyThreshold: albDefaultHealthy}
+		from = "annotations"
 	}
 	for _, c := range a.Configs {
 		hc := c.HealthCheck
-		if hc == nil || !strings.Contains(hc.Source, wantSource) || (hc.IntervalSec == nil && hc.HealthyThreshold == nil) {
+		if hc == nil || !strings.Contains(hc.Source, from) || (hc.IntervalSec == nil && hc.HealthyThreshold == nil) {
 			continue
 		}
 		if hc.IntervalSec != nil {
@@ -116,44 +128,40 @@ func healthCheckOf(a *correlate.Analysis, platform string) healthCheck {
 		if hc.HealthyThreshold != nil {
 			h.HealthyThreshold = *hc.HealthyThreshold
 		}
-		h.Source = fmt.Sprintf("%s %s/%s", hc.Source, c.Namespace, c.Name)
+		h.Kind, h.Namespace, h.Name = c.Kind, c.Namespace, c.Name
 		break
 	}
 	return h
 }
 
+// backendConfigOf returns the BackendConfig the objects name for the
+// workload's Service (or the only one read); ok is false when none is known.
+func backendConfigOf(a *correlate.Analysis) (ns, name string, ok bool) {
+	found := a.ConfigsOf("BackendConfig")
+	if len(found) == 0 {
+		return "", "", false
+	}
+	sort.Slice(found, func(i, j int) bool {
+		return found[i].Namespace+"/"+found[i].Name < found[j].Namespace+"/"+found[j].Name
+	})
+	return found[0].Namespace, found[0].Name, true
+}
+
+// ingressOf returns the Ingress the objects name (the first by name); ok is
+// false when none was read.
+func ingressOf(a *correlate.Analysis) (ns, name string, ok bool) {
+	ings := a.ConfigsOf("Ingress")
+	if len(ings) == 0 {
+		return "", "", false
+	}
+	sort.Slice(ings, func(i, j int) bool { return ings[i].Namespace+"/"+ings[i].Name < ings[j].Namespace+"/"+ings[j].Name })
+	return ings[0].Namespace, ings[0].Name, true
+}
+
 // ceilSeconds rounds a duration up to whole seconds.
 func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 
-// deploymentPatch renders a strategic-merge patch of a Deployment's spec.
-func deploymentPatch(wl workload, spec string) string {
-	ns := ""
-	if wl.Namespace != "" {
-		ns = "\n  namespace: " + wl.Namespace
-	}
-	return fmt.Sprintf("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: %s%s\nspec:\n%s", wl.Name, ns, indent(spec, "  "))
-}
-
-// indent prefixes every non-empty line of s.
-func indent(s, prefix string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = prefix + l
-		}
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
-
-// rolloutStrategyFix keeps the old pods until the new ones are available.
-func rolloutStrategyFix(wl workload) Fix {
-	return Fix{
-		Title: "Never take an old pod away before its replacement is available",
-		Why:   fmt.Sprintf("maxUnavailable is %q; with 0 the Deployment removes an old pod only after a new one counts as available.", orDefault(wl.MaxUnavailable, "25%")),
-		Patch: deploymentPatch(wl, "strategy:\n  type: RollingUpdate\n  rollingUpdate:\n    maxUnavailable: 0\n    maxSurge: 1\n"),
-	}
-}
-
+// orDefault returns s, or def when s is empty.
 func orDefault(s, def string) string {
 	if s == "" {
 		return def

@@ -8,13 +8,12 @@ import (
 	"github.com/readygap/readygap/sources"
 )
 
-// terminationRace explains windows in which old pods stopped accepting
-// connections at SIGTERM while the load balancer still sent them requests:
-// removal from the EndpointSlice and the signal happen together, and the
-// load balancer learns of the removal seconds later. The LB logs show
-// refused or closed connections to old pod IPs only, starting when each was
-// told to stop; events and objects add the Killing times and the missing
-// preStop hook.
+// terminationRace explains failures at pods that had begun terminating: the
+// pod leaves the EndpointSlice and gets SIGTERM at the same moment, and the
+// load balancer learns of the removal seconds later. Its symptom is a
+// refused, closed or unreachable connection at a pod after its termination
+// began (or, from the logs alone, after it served its last request); events
+// and objects add the Killing times and the missing preStop hook.
 type terminationRace struct{}
 
 // terminationRaceCause is the cause terminationRace names.
@@ -25,76 +24,111 @@ var terminationRaceCause = Cause{
 	Signature:   "refused/closed connections to old pod IPs only, right after each began terminating; no preStop hook",
 }
 
+// Triggers of a termination race.
+const (
+	// TriggerRollout: a rollout replaced the pods.
+	TriggerRollout = "rollout"
+	// TriggerUnknown: nothing says what deleted them.
+	TriggerUnknown = "unknown"
+)
+
+// Tuning of the termination-race rule.
+const (
+	// terminationClearFit is the share of failures at terminating or gone
+	// pods above which the logs alone name the mechanism with medium
+	// confidence.
+	terminationClearFit = 0.9
+	// goneFit is how much a failure at a backend that merely stopped
+	// serving (the traffic alone says so) counts towards the fit, against 1
+	// for one whose termination a Kubernetes record shows.
+	goneFit = 0.9
+	// preStopMargin is added to the measured stop lag for the preStop
+	// sleep, and minPreStop is the least proposed: the load balancers'
+	// deregistration propagates in single seconds when it goes well.
+	preStopMargin = 5 * time.Second
+	minPreStop    = 10
+	// drainMargin is added to the preStop sleep for the grace period: the
+	// app's own shutdown after SIGTERM.
+	drainMargin = 20
+)
+
 // Cause implements Rule.
 func (terminationRace) Cause() Cause { return terminationRaceCause }
 
-// backendFailures are the kinds of failure that happen on the way to a chosen backend.
-var backendFailures = []sources.FailureKind{sources.FailureRefused, sources.FailureClosed, sources.FailureUnreachable, sources.FailureTimeout, sources.FailureOther}
+// Claims implements Rule: a failed attempt at a pod that had begun
+// terminating or was gone.
+func (terminationRace) Claims(_ *correlate.Analysis, s *correlate.Signal) bool {
+	at := s.Last()
+	return at != nil && (at.State == correlate.StateTerminating || at.State == correlate.StateGone) && backendFailure(at.Kind)
+}
 
-// Evaluate implements Rule.
-func (terminationRace) Evaluate(a *correlate.Analysis, w *correlate.Window) *Finding {
-	roles, refs := roleCounts(a, w, backendFailures...)
-	total := roles[correlate.RoleOld] + roles[correlate.RoleNew] + roles[correlate.RoleUnknown]
-	if total < 2 || share(w.Kinds[sources.FailureNoBackend], total+w.Kinds[sources.FailureNoBackend]) > 0.5 {
-		return nil
+// Explain implements Rule: one finding per rollout (or stretch of time).
+func (terminationRace) Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding {
+	var out []*Finding
+	for _, g := range groupByRollout(a, claimed) {
+		out = append(out, explainTerminationRace(a, g))
 	}
-	oldShare := share(roles[correlate.RoleOld], total)
-	if oldShare < 0.6 {
-		return nil
-	}
-	f := &Finding{Cause: terminationRaceCause.ID, Backends: refs}
-	oldIPs := ipsWithRole(refs, correlate.RoleOld)
-	f.Evidence = failureEvidence(w, namesIP(oldIPs))
+	return out
+}
 
+func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
+	w := correlate.Summarize(g.Signals)
+	f := &Finding{Cause: terminationRaceCause.ID, Window: w, Rollout: g.Rollout, Backends: backendRefs(a, w), Trigger: TriggerUnknown}
+	if g.Rollout != nil {
+		f.Trigger = TriggerRollout
+	}
+	f.Evidence = failureEvidence(w, nil)
 	corroborated := 0
-	lag, stopEvidence := stopLag(a, w, refs)
+	lag, stopEvidence := stopLag(a, f.Backends)
 	if stopEvidence != nil {
 		corroborated++
 		f.Evidence = append(f.Evidence, *stopEvidence)
 	}
-	if l := lastEvent(a.EventsBetween(w.Start.Add(-time.Minute), w.End, sources.TargetDeregistering, sources.NEGDetach)); l != nil {
+	if l := lastEvent(a.EventsBetween(w.Start.Add(-oldLeavesBefore), w.End, sources.TargetDeregistering, sources.NEGDetach)); l != nil {
 		corroborated++
 		f.Evidence = append(f.Evidence, eventEvidence(l, "the load balancer was told to stop sending to it"))
 	}
-	wl := findWorkload(a, w)
-	preStop, grace, specKnown := shutdownSettings(a, w, refs, wl)
+	wl := findWorkload(a, g.Rollout, f.Backends)
+	preStop, grace, specKnown := shutdownSettings(f.Backends, wl)
 	if specKnown && preStop == 0 {
 		corroborated++
-		f.Evidence = append(f.Evidence, Evidence{Text: "the old pods have no preStop hook: the app got SIGTERM the moment the pod began terminating"})
+		f.Evidence = append(f.Evidence, factEvidence("the old pods have no preStop hook: the app got SIGTERM the moment the pod began terminating"))
 	}
-
-	f.grade(oldShare, corroborated, 0.9)
+	terminating, gone := 0, 0
+	for _, s := range w.Signals {
+		switch s.Last().State {
+		case correlate.StateTerminating:
+			terminating++
+		case correlate.StateGone:
+			gone++
+		}
+	}
+	f.grade(share(terminating, len(w.Signals))+goneFit*share(gone, len(w.Signals)), corroborated, terminationClearFit)
 	f.Summary = fmt.Sprintf("Old pods stopped accepting connections as they began terminating, but the load balancer kept sending them requests for up to %s (%s; %s failed with %s on %s).",
-		seconds(lag), span(w), plural(w.Failed, "request"), statusList(w.StatusCounts), plural(len(oldIPs), "old pod IP"))
-	f.Remediation = terminationFixes(wl, lag, preStop, grace, platformOf(w))
+		seconds(lag), span(w), plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), plural(len(f.Backends), "old pod IP"))
+	f.Remediation = terminationFixes(a, wl, lag, preStop, grace, platformOf(w))
 	return f
 }
 
-// stopLag measures how long the load balancer kept sending to old pods after
-// they began terminating (the Killing event or deletion), or, without
-// events, how long the failures to old pods lasted.
-func stopLag(a *correlate.Analysis, w *correlate.Window, refs []BackendRef) (time.Duration, *Evidence) {
+// stopLag measures how long the load balancer kept sending to each pod
+// after it began terminating (its Killing event or deletion), or, without
+// events, how long its failures lasted; it returns the longest, and the
+// record of the first pod's termination as evidence.
+func stopLag(a *correlate.Analysis, refs []BackendRef) (time.Duration, *Evidence) {
 	var lag time.Duration
 	var ev *Evidence
 	for _, r := range refs {
-		if r.Role != correlate.RoleOld {
-			continue
-		}
-		ip := r.IP
-		f := w.ByIP[ip]
-		if f == nil {
-			continue
-		}
-		from := f.First
-		if b := a.BackendOf(ip, w.Start); b != nil {
-			if m := b.Moments[correlate.Terminating]; m != nil && !m.Time.After(f.First.Add(a.Opts.Skew)) {
+		from := r.Start
+		if r.Of != nil {
+			if m := r.Of.Moments[correlate.Terminating]; m != nil && !m.Time.After(r.Start.Add(a.Opts.Skew)) {
 				from = m.Time
 				if ev == nil {
-					ev = &Evidence{Time: m.Time, Source: m.Origin.String(), Text: fmt.Sprintf("%s %s: %s; requests still reached it until %s", b.Pod, ip, m.What, correlate.Clock(f.Last))}
+					e := momentEvidence(m, fmt.Sprintf("%s %s began terminating; requests still reached it until %s", r.Pod, r.IP, correlate.Clock(r.End)))
+					ev = &e
 				}
 			}
 		}
-		if d := f.Last.Sub(from); d > lag {
+		if d := r.End.Sub(from); d > lag {
 			lag = d
 		}
 	}
@@ -103,11 +137,11 @@ func stopLag(a *correlate.Analysis, w *correlate.Window, refs []BackendRef) (tim
 
 // shutdownSettings reads the old pods' preStop sleep and grace period.
 // specKnown is false when no spec was read.
-func shutdownSettings(a *correlate.Analysis, w *correlate.Window, refs []BackendRef, wl workload) (preStop, grace int, specKnown bool) {
+func shutdownSettings(refs []BackendRef, wl workload) (preStop, grace int, specKnown bool) {
 	var spec *sources.PodSpec
 	for _, r := range refs {
-		if b := a.BackendOf(r.IP, w.Start); r.Role == correlate.RoleOld && b != nil && b.Spec != nil {
-			spec = b.Spec
+		if r.Of != nil && r.Of.Spec != nil {
+			spec = r.Of.Spec
 			break
 		}
 	}
@@ -115,46 +149,50 @@ func shutdownSettings(a *correlate.Analysis, w *correlate.Window, refs []Backend
 		spec = wl.Template
 	}
 	if spec == nil {
-		return 0, 30, false
+		return 0, int(correlate.DefaultGracePeriod.Seconds()), false
 	}
-	for _, c := range spec.Containers {
-		if c.PreStop != nil && c.PreStop.SleepSec != nil && *c.PreStop.SleepSec > preStop {
-			preStop = *c.PreStop.SleepSec
-		}
-	}
-	return preStop, spec.TerminationGracePeriodSec, true
+	return spec.PreStopSleep(), spec.TerminationGracePeriodSec, true
 }
 
 // terminationFixes keeps the app serving until the load balancer has let go.
-func terminationFixes(wl workload, lag time.Duration, preStop, grace int, platform string) []Fix {
-	sleep := max(ceilSeconds(lag)+5, 10)
-	newGrace := max(grace, sleep+20)
+func terminationFixes(a *correlate.Analysis, wl workload, lag time.Duration, preStop, grace int, platform sources.Family) []Fix {
+	sleep := max(ceilSeconds(lag+preStopMargin), minPreStop)
+	newGrace := max(grace, sleep+drainMargin)
 	fixes := []Fix{
 		{
 			Title: fmt.Sprintf("Delay SIGTERM with a %d s preStop sleep", sleep),
 			Why: fmt.Sprintf("The load balancer kept sending requests for %s after the pod began terminating; the app must keep serving a little longer than that (now: preStop %d s).",
 				seconds(lag), preStop),
-			Patch: deploymentPatch(wl, fmt.Sprintf("template:\n  spec:\n    containers:\n    - name: <container>\n      lifecycle:\n        preStop:\n          sleep:\n            seconds: %d\n", sleep)),
+			Patch: containerPatch(wl, mainContainer(wl), map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{"sleep": map[string]any{"seconds": sleep}}}}),
 		},
 		{
 			Title: fmt.Sprintf("Give termination %d s", newGrace),
 			Why: fmt.Sprintf("terminationGracePeriodSeconds counts from the start of preStop; it must cover the %d s sleep plus the app's own drain (now %d s).",
 				sleep, grace),
-			Patch: deploymentPatch(wl, fmt.Sprintf("template:\n  spec:\n    terminationGracePeriodSeconds: %d\n", newGrace)),
+			Patch: deploymentPatch(wl, templateSpec(map[string]any{"terminationGracePeriodSeconds": newGrace})),
 		},
 	}
 	switch platform {
-	case platformALB:
+	case sources.FamilyALB:
+		ns, name, ok := ingressOf(a)
+		if !ok {
+			ns, name = wl.Namespace, placeholderName("Ingress")
+		}
 		fixes = append(fixes, Fix{
 			Title: "Let the target group drain in-flight requests",
 			Why:   "The deregistration delay keeps in-flight requests to a deregistered target alive; keep it at least as long as the app's drain.",
-			Patch: fmt.Sprintf("metadata:\n  annotations:\n    alb.ingress.kubernetes.io/target-group-attributes: deregistration_delay.timeout_seconds=%d\n", newGrace),
+			Patch: objectPatch("networking.k8s.io/v1", "Ingress", ns, name, map[string]any{"annotations": map[string]any{
+				"alb.ingress.kubernetes.io/target-group-attributes": fmt.Sprintf("deregistration_delay.timeout_seconds=%d", newGrace)}}, nil),
 		})
-	case platformGKE:
+	case sources.FamilyGCP:
+		ns, name, ok := backendConfigOf(a)
+		if !ok {
+			ns, name = wl.Namespace, placeholderName("BackendConfig")
+		}
 		fixes = append(fixes, Fix{
 			Title: "Drain connections when endpoints leave the NEG",
 			Why:   "connectionDraining lets in-flight requests to a detached endpoint finish.",
-			Patch: fmt.Sprintf("apiVersion: cloud.google.com/v1\nkind: BackendConfig\nmetadata:\n  name: <backendconfig>\nspec:\n  connectionDraining:\n    drainingTimeoutSec: %d\n", sleep),
+			Patch: objectPatch("cloud.google.com/v1", "BackendConfig", ns, name, nil, map[string]any{"connectionDraining": map[string]any{"drainingTimeoutSec": sleep}}),
 		})
 	}
 	return fixes

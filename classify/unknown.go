@@ -2,12 +2,13 @@ package classify
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/sources"
 )
 
-// unknownCause is named when no rule explains a window.
+// unknownCause is named when no rule explains a group of failures.
 var unknownCause = Cause{
 	ID:          "unknown",
 	Name:        "unknown cause",
@@ -15,23 +16,46 @@ var unknownCause = Cause{
 	Signature:   "anything else",
 }
 
-// unknownFinding describes a window no rule explains: what failed and where,
-// without naming a mechanism, so that the timeline can speak for itself.
+// unknownFinding describes failures no rule explains: what failed and
+// where, which mechanism the evidence leans to, and what is missing to
+// decide, so that the timeline can speak for itself.
 func unknownFinding(a *correlate.Analysis, w *correlate.Window) *Finding {
-	_, refs := roleCounts(a, w, sources.FailureNoBackend, sources.FailureRefused, sources.FailureUnreachable,
-		sources.FailureClosed, sources.FailureTimeout, sources.FailureOther)
 	top := sources.FailureOther
-	for k, n := range w.Kinds {
-		if n > w.Kinds[top] || (n == w.Kinds[top] && k < top) {
+	kinds := make([]sources.FailureKind, 0, len(w.Kinds))
+	for k := range w.Kinds {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool { return kinds[i] < kinds[j] })
+	for _, k := range kinds {
+		if w.Kinds[k] > w.Kinds[top] {
 			top = k
 		}
 	}
-	return &Finding{
-		Cause:      unknownCause.ID,
-		Confidence: Low,
-		Summary: fmt.Sprintf("The load balancer generated %s (%s) over %s (%s), mostly %q, in a pattern that fits none of registration lag, a wrong readiness-probe port or the termination race; see the timeline.",
-			plural(w.Failed, "failed request"), statusList(w.StatusCounts), seconds(w.Duration()), span(w), top.String()),
-		Backends: refs,
-		Evidence: failureEvidence(w, nil),
+	f := &Finding{Cause: unknownCause.ID, Confidence: Low, Window: w, Backends: backendRefs(a, w), Rollout: a.RolloutAt(w.Start)}
+	f.Evidence = failureEvidence(w, nil)
+	f.Summary = fmt.Sprintf("The load balancer generated %s (%s) over %s (%s), mostly %q, in a pattern that fits none of the known mechanisms. %s",
+		plural(w.Failed, "failed request"), orDefault(statusList(w.StatusCounts), "none client-visible"), seconds(w.Duration()), span(w), top.String(), leaning(a, w, top))
+	return f
+}
+
+// leaning says which mechanism the evidence leans to and what is missing to
+// decide.
+func leaning(a *correlate.Analysis, w *correlate.Window, top sources.FailureKind) string {
+	states := map[correlate.State]int{}
+	for _, f := range w.ByIP {
+		for st, n := range f.States {
+			states[st] += n
+		}
 	}
+	switch {
+	case top == sources.FailureNoBackend:
+		return "Answers without a backend point to registration lag, but no rollout or backend change explains them; the Kubernetes events of that time would decide."
+	case states[correlate.StateServing] > 0 && top == sources.FailureClosed:
+		return "Closed connections at backends that kept serving point to an idle keep-alive race; the app's keep-alive and the load balancer's idle timeout would decide."
+	case states[correlate.StateServing] > 0:
+		return "The backends kept serving around the failures, so no rollout step explains them; the application's own logs of that time would decide."
+	case states[correlate.StateUnknown] > 0 && !a.HasKubernetes():
+		return "Nothing says what the backends were doing; the Kubernetes events and pod objects of that time would decide."
+	}
+	return "See the timeline."
 }

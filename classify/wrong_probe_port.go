@@ -2,19 +2,18 @@ package classify
 
 import (
 	"fmt"
-	"net/netip"
 	"time"
 
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/sources"
 )
 
-// wrongProbePort explains windows in which new pods were Ready before their
+// wrongProbePort explains failures at new pods that were Ready before their
 // serving port listened: the readiness probe checks another port (an admin
-// port, a sidecar) that opens first. The LB logs alone show refused
-// connections to new pod IPs only, each for a while after the pod joined;
-// the pod spec makes it certain when the probed port differs from the port
-// the traffic went to.
+// port, a sidecar) that opens first. Its symptom is a connection refused
+// (or closed, or timed out) at a pod that had not served yet; the pod spec
+// makes it certain when the probed port differs from the port the traffic
+// went to.
 type wrongProbePort struct{}
 
 // wrongProbePortCause is the cause wrongProbePort names.
@@ -25,46 +24,77 @@ var wrongProbePortCause = Cause{
 	Signature:   "refused connections to new pod IPs only, for a while after each became Ready; probe port ≠ the port traffic goes to",
 }
 
+// Tuning of the wrong-probe-port rule.
+const (
+	// probeClearFit is the share of refused connections among the failures
+	// above which the logs alone name the mechanism with medium confidence.
+	probeClearFit = 0.8
+	// startupMargin is added to the slowest measured start-to-listen time
+	// for the startupProbe's budget: a start slower than any seen yet.
+	startupMargin = 10 * time.Second
+	// startupPeriod is the startupProbe period proposed: often enough that a
+	// pod joins within 2 s of listening.
+	startupPeriod = 2
+	// settleMargin is added to the start-to-listen time for minReadySeconds,
+	// and minSettle is the least proposed.
+	settleMargin = 5 * time.Second
+	minSettle    = 10
+	// readinessPeriod and readinessFailures are the readiness probe the fix
+	// proposes: a failing pod leaves within 15 s.
+	readinessPeriod   = 5
+	readinessFailures = 3
+)
+
 // Cause implements Rule.
 func (wrongProbePort) Cause() Cause { return wrongProbePortCause }
 
-// Evaluate implements Rule.
-func (wrongProbePort) Evaluate(a *correlate.Analysis, w *correlate.Window) *Finding {
-	refused := w.Kinds[sources.FailureRefused]
-	if refused < 2 || w.Share(sources.FailureRefused) < 0.5 {
-		return nil
-	}
-	roles, refs := roleCounts(a, w, sources.FailureRefused)
-	newShare := share(roles[correlate.RoleNew], refused)
-	if share(roles[correlate.RoleOld], refused) > 0.2 || newShare < 0.5 {
-		return nil
-	}
-	f := &Finding{Cause: wrongProbePortCause.ID, Backends: refs}
-	newIPs := ipsWithRole(refs, correlate.RoleNew)
-	f.Evidence = failureEvidence(w, namesIP(newIPs))
+// Claims implements Rule: a failed attempt at a pod that had not served yet
+// and was not an old pod of the rollout.
+func (wrongProbePort) Claims(_ *correlate.Analysis, s *correlate.Signal) bool {
+	at := s.Last()
+	return at != nil && at.State == correlate.StateStarting && at.Role != correlate.RoleOld && backendFailure(at.Kind)
+}
 
+// backendFailure reports whether a failure kind happens on the way to a
+// chosen backend (as opposed to having no backend at all).
+func backendFailure(k sources.FailureKind) bool {
+	switch k {
+	case sources.FailureRefused, sources.FailureClosed, sources.FailureUnreachable, sources.FailureTimeout, sources.FailureOther:
+		return true
+	}
+	return false
+}
+
+// Explain implements Rule: one finding per rollout (or stretch of time).
+func (wrongProbePort) Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding {
+	var out []*Finding
+	for _, g := range groupByRollout(a, claimed) {
+		out = append(out, explainWrongProbePort(a, g))
+	}
+	return out
+}
+
+func explainWrongProbePort(a *correlate.Analysis, g incidentGroup) *Finding {
+	w := correlate.Summarize(g.Signals)
+	f := &Finding{Cause: wrongProbePortCause.ID, Window: w, Rollout: g.Rollout, Backends: backendRefs(a, w)}
+	f.Evidence = failureEvidence(w, nil)
 	corroborated := 0
-	servingPort := mostUsedPort(w, newIPs)
-	probe, container, portName := readinessProbe(a, w, refs, servingPort)
+	servingPort := mostUsedPort(w)
+	wl := findWorkload(a, g.Rollout, f.Backends)
+	probe, container, portName := readinessProbe(f.Backends, wl, servingPort)
 	if probe != nil && probe.Port != 0 && servingPort != 0 && probe.Port != servingPort {
 		corroborated += 2
-		f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("container %s: readinessProbe %s on port %d, but the traffic goes to port %d", container, probe.Handler, probe.Port, servingPort)})
+		f.Evidence = append(f.Evidence, factEvidence("container %s: readinessProbe %s on port %d, but the traffic goes to port %d", container, probe.Handler, probe.Port, servingPort))
 	}
-	listen := startToListen(a, w, newIPs)
-	for _, r := range refs {
-		if r.Role != correlate.RoleNew {
-			continue
-		}
-		ip := r.IP
-		if b := a.BackendOf(ip, w.Start); b != nil && !b.At(correlate.Ready).IsZero() {
+	for _, r := range f.Backends {
+		if m := readyMoment(r.Of); m != nil {
 			corroborated++
-			m := b.Moments[correlate.Ready]
-			f.Evidence = append(f.Evidence, Evidence{Time: m.Time, Source: m.Origin.String(), Text: fmt.Sprintf("%s %s: Ready, yet connections to it were refused", b.Pod, ip)})
+			f.Evidence = append(f.Evidence, momentEvidence(m, fmt.Sprintf("%s %s: Ready, yet connections to it were refused", r.Pod, r.IP)))
 			break
 		}
 	}
-
-	f.grade(newShare, corroborated, 0.8)
+	listen := startToListen(f.Backends)
+	f.grade(w.Share(sources.FailureRefused), corroborated, probeClearFit)
 	portText := "the serving port"
 	if servingPort != 0 {
 		portText = fmt.Sprintf("port %d", servingPort)
@@ -74,19 +104,25 @@ func (wrongProbePort) Evaluate(a *correlate.Analysis, w *correlate.Window) *Find
 		probeText = fmt.Sprintf(" — their readiness probe checks port %d instead", probe.Port)
 	}
 	f.Summary = fmt.Sprintf("New pods were Ready before anything listened on %s%s, so connections to %s were refused for up to %s after each joined (%s; %s failed, %d more were saved by retries).",
-		portText, probeText, plural(len(newIPs), "new pod IP"), seconds(listen), span(w), plural(w.Failed, "request"), w.Hidden)
-	f.Remediation = wrongProbePortFixes(findWorkload(a, w), probe, container, servingPort, portName, listen)
+		portText, probeText, plural(len(f.Backends), "new pod IP"), seconds(listen), span(w), plural(w.Failed, "request"), w.Hidden)
+	f.Remediation = wrongProbePortFixes(wl, probe, container, servingPort, portName, listen)
 	return f
 }
 
-// mostUsedPort is the backend port the failed requests to ips were sent to most.
-func mostUsedPort(w *correlate.Window, ips map[netip.Addr]bool) int {
+// readyMoment returns the Ready milestone of a backend, nil when unknown.
+func readyMoment(b *correlate.Backend) *correlate.Moment {
+	if b == nil {
+		return nil
+	}
+	return b.Moments[correlate.Ready]
+}
+
+// mostUsedPort is the backend port the failed attempts were sent to most.
+func mostUsedPort(w *correlate.Window) int {
 	counts := map[int]int{}
-	for ip := range ips {
-		if f := w.ByIP[ip]; f != nil {
-			for p, n := range f.Ports {
-				counts[p] += n
-			}
+	for _, f := range w.ByIP {
+		for p, n := range f.Ports {
+			counts[p] += n
 		}
 	}
 	best := 0
@@ -101,14 +137,14 @@ func mostUsedPort(w *correlate.Window, ips map[netip.Addr]bool) int {
 // readinessProbe finds the readiness probe of the new pods, from their own
 // spec or else the Deployment's template, with its container and the name
 // that container gives the serving port ("" when unnamed).
-func readinessProbe(a *correlate.Analysis, w *correlate.Window, refs []BackendRef, servingPort int) (probe *sources.Probe, container, servingName string) {
-	specs := []*sources.PodSpec{}
+func readinessProbe(refs []BackendRef, wl workload, servingPort int) (probe *sources.Probe, container, servingName string) {
+	var specs []*sources.PodSpec
 	for _, r := range refs {
-		if b := a.BackendOf(r.IP, w.Start); r.Role == correlate.RoleNew && b != nil && b.Spec != nil {
-			specs = append(specs, b.Spec)
+		if r.Of != nil && r.Of.Spec != nil {
+			specs = append(specs, r.Of.Spec)
 		}
 	}
-	if wl := findWorkload(a, w); wl.Template != nil {
+	if wl.Template != nil {
 		specs = append(specs, wl.Template)
 	}
 	for _, s := range specs {
@@ -127,22 +163,16 @@ func readinessProbe(a *correlate.Analysis, w *correlate.Window, refs []BackendRe
 	return nil, "", ""
 }
 
-// startToListen estimates how long new pods took from joining the load
-// balancer (Ready, else their first failure) to accepting connections.
-func startToListen(a *correlate.Analysis, w *correlate.Window, ips map[netip.Addr]bool) time.Duration {
+// startToListen is the longest a new pod took from joining (Ready, else
+// its first failure) to accepting connections (its last failure).
+func startToListen(refs []BackendRef) time.Duration {
 	var longest time.Duration
-	for ip := range ips {
-		f := w.ByIP[ip]
-		if f == nil {
-			continue
+	for _, r := range refs {
+		from := r.Start
+		if m := readyMoment(r.Of); m != nil && m.Time.Before(from) {
+			from = m.Time
 		}
-		from := f.First
-		if b := a.BackendOf(ip, w.Start); b != nil {
-			if r := b.At(correlate.Ready); !r.IsZero() && r.Before(from) {
-				from = r
-			}
-		}
-		if d := f.Last.Sub(from); d > longest {
+		if d := r.End.Sub(from); d > longest {
 			longest = d
 		}
 	}
@@ -152,47 +182,59 @@ func startToListen(a *correlate.Analysis, w *correlate.Window, ips map[netip.Add
 // wrongProbePortFixes points the probe at the serving port and adds a
 // startupProbe sized from the measured start-to-listen time.
 func wrongProbePortFixes(wl workload, probe *sources.Probe, container string, servingPort int, servingName string, listen time.Duration) []Fix {
-	container = orDefault(container, "<container>")
-	port := "<serving port name>"
+	container = orDefault(container, mainContainer(wl))
+	var port any = placeholderName("serving port name")
 	switch {
 	case servingName != "":
 		port = servingName
 	case servingPort != 0:
-		port = fmt.Sprint(servingPort)
+		port = servingPort
 	}
-	budget := ceilSeconds(listen) + 10
-	probeBlock := fmt.Sprintf("tcpSocket:\n  port: %s\n", port)
-	if probe != nil && probe.Handler == "httpGet" {
-		probeBlock = fmt.Sprintf("httpGet:\n  path: %s\n  port: %s\n", orDefault(probe.Path, "/"), port)
+	handler := func() map[string]any {
+		if probe != nil && probe.Handler == "httpGet" {
+			return map[string]any{"httpGet": map[string]any{"path": orDefault(probe.Path, "/"), "port": port}}
+		}
+		return map[string]any{"tcpSocket": map[string]any{"port": port}}
 	}
+	// The startupProbe gives up after period × failureThreshold: cover the
+	// slowest start seen plus a margin, in whole periods.
+	failures := (ceilSeconds(listen+startupMargin) + startupPeriod - 1) / startupPeriod
+	budget := failures * startupPeriod
+	readiness := handler()
+	readiness["periodSeconds"], readiness["failureThreshold"] = readinessPeriod, readinessFailures
+	startup := handler()
+	startup["periodSeconds"], startup["failureThreshold"] = startupPeriod, failures
 	was := "the readiness probe"
 	if probe != nil && probe.Port != 0 {
 		was = fmt.Sprintf("the readiness probe (now %s on port %d)", probe.Handler, probe.Port)
 	}
+	settle := max(ceilSeconds(listen+settleMargin), minSettle)
 	return []Fix{
 		{
 			Title: "Probe the port that serves the traffic",
 			Why:   probeWhy(was, port, servingPort, servingName),
-			Patch: deploymentPatch(wl, fmt.Sprintf("template:\n  spec:\n    containers:\n    - name: %s\n      readinessProbe:\n%s        periodSeconds: 5\n        failureThreshold: 3\n", container, indent(probeBlock, "        "))),
+			Patch: containerPatch(wl, container, map[string]any{"readinessProbe": readiness}),
 		},
 		{
-			Title: fmt.Sprintf("Give slow starts a startupProbe of %d s", budget),
-			Why:   fmt.Sprintf("New pods took up to %s to listen after joining; the startupProbe holds readiness and liveness back until the serving port answers, with %d s to spare.", seconds(listen), budget-ceilSeconds(listen)),
-			Patch: deploymentPatch(wl, fmt.Sprintf("template:\n  spec:\n    containers:\n    - name: %s\n      startupProbe:\n%s        periodSeconds: 2\n        failureThreshold: %d\n", container, indent(probeBlock, "        "), (budget+1)/2)),
+			Title: fmt.Sprintf("Give slow starts a startupProbe of %d s (%d × %d s)", budget, failures, startupPeriod),
+			Why: fmt.Sprintf("New pods took up to %s to listen after joining; the startupProbe holds readiness and liveness back until the serving port answers, for up to %d checks %d s apart.",
+				seconds(listen), failures, startupPeriod),
+			Patch: containerPatch(wl, container, map[string]any{"startupProbe": startup}),
 		},
 		{
 			Title: "Roll out one pod at a time and let each settle",
-			Why:   "With maxUnavailable 0 and minReadySeconds the old pods keep serving while a new pod proves itself.",
-			Patch: deploymentPatch(wl, fmt.Sprintf("minReadySeconds: %d\nstrategy:\n  rollingUpdate:\n    maxUnavailable: 0\n    maxSurge: 1\n", max(ceilSeconds(listen)+5, 10))),
+			Why:   fmt.Sprintf("With maxUnavailable 0 and minReadySeconds %d the old pods keep serving while a new pod proves itself.", settle),
+			Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": settle,
+				"strategy": map[string]any{"rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}),
 		},
 	}
 }
 
 // probeWhy explains the probe fix, naming the port by name when the
 // container gives it one so that probe and Service cannot drift apart.
-func probeWhy(was, port string, servingPort int, servingName string) string {
+func probeWhy(was string, port any, servingPort int, servingName string) string {
 	if servingName != "" {
 		return fmt.Sprintf("Point %s at the serving port by its name, %q (%d), the port the load balancer sends requests to; a named port keeps probe and Service from drifting apart.", was, servingName, servingPort)
 	}
-	return fmt.Sprintf("Point %s at port %s, the port the load balancer sends requests to (better: name the container port, e.g. `http`, and probe it by name).", was, port)
+	return fmt.Sprintf("Point %s at port %v, the port the load balancer sends requests to (better: name the container port, e.g. `http`, and probe it by name).", was, port)
 }

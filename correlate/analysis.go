@@ -1,3 +1,10 @@
+// Package correlate joins the records of every input into what the rules
+// need: who each backend IP was over time (pods joined to IPs from every
+// clue), one lifecycle timeline per pod, the rollouts and each backend's
+// side in them, the offset between the load balancer's clock and the
+// cluster's, and every failure the load balancer or proxy generated,
+// attributed to the backend it failed at and what that backend was doing.
+// It knows no input format and names no cause.
 package correlate
 
 import (
@@ -9,140 +16,87 @@ import (
 	"github.com/readygap/readygap/sources"
 )
 
-// Role says which side of a rollout a backend was on.
-type Role uint8
-
-// Roles of a backend in a rollout.
-const (
-	RoleUnknown Role = iota
-	// RoleOld: the backend belonged to the ReplicaSet being replaced.
-	RoleOld
-	// RoleNew: the backend belonged to the ReplicaSet being rolled out.
-	RoleNew
-)
-
-// String names the role as used in JSON output.
-func (r Role) String() string {
-	switch r {
-	case RoleOld:
-		return "old"
-	case RoleNew:
-		return "new"
-	}
-	return "unknown"
-}
-
-// Analysis is the correlated view of every input: backends with their
-// timelines, IP identities and the failure windows.
+// Analysis is the correlated view of every input.
 type Analysis struct {
 	*Dataset
 	Identities *Identities
-	// Backends maps namespace/pod (or the IP of a bare IP) to every backend seen.
-	Backends map[string]*Backend
-	// Windows are the candidate incidents, in time order.
-	Windows []*Window
+	// Backends lists every pod and bare IP, in key order.
+	Backends []*Backend
+	// Rollouts lists the rollouts found, in time order.
+	Rollouts []*Rollout
+	// Clock is the offset applied to the cluster's records.
+	Clock ClockOffset
+	// Signals are the failures the load balancer or proxy generated,
+	// attributed, in time order.
+	Signals []*Signal
 	// Opts are the options the analysis ran with, defaults filled in.
 	Opts Options
-	// firstRequest is the earliest request second, for judging whether a
-	// backend appeared during the data or was there from its start.
-	firstRequest time.Time
+
+	byKey        map[string]*Backend
+	failuresByIP map[netip.Addr][]*sources.Request
+	// firstRequest and lastRequest bound the request logs.
+	firstRequest, lastRequest time.Time
 }
 
-// Analyze correlates a Dataset.
+// Analyze correlates a Dataset. It may move the times of the cluster's
+// records by the clock offset it finds (see ClockOffset).
 func Analyze(d *Dataset, o Options) *Analysis {
 	o = o.withDefaults()
-	id := buildIdentities(d)
-	a := &Analysis{Dataset: d, Identities: id, Backends: buildBackends(d, id), Windows: findWindows(d, o), Opts: o}
-	for s := range d.Seconds {
-		if t := time.Unix(s, 0).UTC(); a.firstRequest.IsZero() || t.Before(a.firstRequest) {
-			a.firstRequest = t
-		}
+	a := build(d, o)
+	if off := estimateClock(a.clockPairs()); off.Offset != 0 {
+		shiftCluster(d, off.Offset)
+		a = build(d, o)
+		a.Clock = off
 	}
+	a.Signals = a.attribute()
 	return a
 }
 
-// BackendOf returns the backend that held ip at t, or nil when no record ties
-// the IP to anything but request logs.
-func (a *Analysis) BackendOf(ip netip.Addr, t time.Time) *Backend {
-	if ns, pod, ok := a.Identities.PodAt(ip, t); ok {
-		if b := a.Backends[ns+"/"+pod]; b != nil {
-			return b
+// build assembles identities, backends and rollouts.
+func build(d *Dataset, o Options) *Analysis {
+	a := &Analysis{Dataset: d, Opts: o, failuresByIP: map[netip.Addr][]*sources.Request{}}
+	if first, last, ok := d.Span(); ok {
+		a.firstRequest, a.lastRequest = time.Unix(first, 0).UTC(), time.Unix(last, 0).UTC()
+	}
+	for _, r := range d.Failures {
+		seen := map[netip.Addr]bool{}
+		add := func(ap netip.AddrPort) {
+			if ap.IsValid() && !seen[ap.Addr()] {
+				seen[ap.Addr()] = true
+				a.failuresByIP[ap.Addr()] = append(a.failuresByIP[ap.Addr()], r)
+			}
+		}
+		add(r.Backend)
+		for _, at := range r.Attempts {
+			add(at.Backend)
 		}
 	}
-	return a.Backends[ip.String()]
+	set := newBackendSet(d)
+	a.Identities = buildIdentities(d, set)
+	for ip := range d.Traffic {
+		if len(a.Identities.byIP[ip]) == 0 {
+			set.bare(ip)
+		}
+	}
+	for ip := range a.failuresByIP {
+		if len(a.Identities.byIP[ip]) == 0 {
+			set.bare(ip)
+		}
+	}
+	a.Backends = set.finish(d, a.Identities)
+	a.byKey = set.byKey
+	a.Rollouts = findRollouts(d, a.Backends, a.firstRequest, a.lastRequest)
+	return a
 }
 
-// RoleOf decides whether ip belonged to the old or the new side of the
-// rollout around window w, and says how it decided. It prefers the
-// Deployment's scaling events, then the pod's own creation and termination,
-// then, for a bare IP, when it served traffic relative to the window.
-func (a *Analysis) RoleOf(ip netip.Addr, w *Window) (Role, string) {
-	if b := a.BackendOf(ip, w.Start); b != nil {
-		if r, why := a.podRole(b, w); r != RoleUnknown {
-			return r, why
-		}
-	}
-	return a.trafficRole(ip, w)
-}
+// Backend returns the backend with the given key (namespace/pod, or an IP).
+func (a *Analysis) Backend(key string) *Backend { return a.byKey[key] }
 
-// podRole decides a pod's role from its ReplicaSet's scaling and its own milestones.
-func (a *Analysis) podRole(b *Backend, w *Window) (Role, string) {
-	if b.ReplicaSet != "" {
-		if r, why := a.replicaSetRole(b.Namespace, b.ReplicaSet, w); r != RoleUnknown {
-			return r, why
-		}
-	}
-	from := w.Start.Add(-15 * time.Minute)
-	created, terminating := b.At(Created), b.At(Terminating)
-	if !created.IsZero() && !created.Before(from) && !created.After(w.End) {
-		return RoleNew, "created at " + Clock(created)
-	}
-	if !terminating.IsZero() && !terminating.Before(from) && !terminating.After(w.End.Add(a.Opts.Skew)) {
-		return RoleOld, "terminating from " + Clock(terminating)
-	}
-	return RoleUnknown, ""
-}
+// BackendOf returns the backend that held ip at t, or nil.
+func (a *Analysis) BackendOf(ip netip.Addr, t time.Time) *Backend { return a.backendAt(ip, t) }
 
-// replicaSetRole looks at the Deployment's last scaling of rs around w:
-// scaled up means new, scaled down means old.
-func (a *Analysis) replicaSetRole(ns, rs string, w *Window) (Role, string) {
-	from, to := w.Start.Add(-15*time.Minute), w.End.Add(time.Minute)
-	role, why := RoleUnknown, ""
-	for i := range a.Lifecycle {
-		l := &a.Lifecycle[i]
-		if l.Time.Before(from) || l.Time.After(to) || l.Group != rs || (l.Namespace != "" && ns != "" && l.Namespace != ns) {
-			continue
-		}
-		switch l.Kind {
-		case sources.ScaledUp:
-			role, why = RoleNew, "ReplicaSet "+rs+" scaled up at "+Clock(l.Time)
-		case sources.ScaledDown:
-			role, why = RoleOld, "ReplicaSet "+rs+" scaled down at "+Clock(l.Time)
-		}
-	}
-	return role, why
-}
-
-// trafficRole decides from the request logs alone: an IP that first served
-// shortly before or during the window, after the data began, is new; one that
-// served before the window and never after it is old.
-func (a *Analysis) trafficRole(ip netip.Addr, w *Window) (Role, string) {
-	t := a.Traffic[ip]
-	if t == nil || t.Served == 0 {
-		if f := w.ByIP[ip]; f != nil && !a.firstRequest.IsZero() && f.First.Sub(a.firstRequest) > 30*time.Second {
-			return RoleNew, "never served before the window; first seen failing at " + Clock(f.First)
-		}
-		return RoleUnknown, ""
-	}
-	appeared := t.FirstServed.Sub(a.firstRequest) > 30*time.Second
-	if appeared && t.FirstServed.After(w.Start.Add(-2*time.Minute)) {
-		return RoleNew, "first served at " + Clock(t.FirstServed) + ", after the logs began"
-	}
-	if t.LastServed.Before(w.End.Add(a.Opts.MergeGap)) && t.FirstServed.Before(w.Start) {
-		return RoleOld, "served until " + Clock(t.LastServed) + " and never after"
-	}
-	return RoleUnknown, ""
-}
+// DataSpan returns the first and last request time of the request logs.
+func (a *Analysis) DataSpan() (first, last time.Time) { return a.firstRequest, a.lastRequest }
 
 // EventsBetween returns the lifecycle records in [from, to] of the given
 // kinds (all kinds when none are given).

@@ -29,7 +29,16 @@ const (
 
 var milestoneNames = [...]string{"created", "scheduled", "started", "ready", "lb_attached", "lb_healthy", "terminating", "lb_detached", "deleted"}
 
-// String names the milestone.
+// Milestones lists every milestone in order.
+func Milestones() []Milestone {
+	out := make([]Milestone, milestoneCount)
+	for i := range out {
+		out[i] = Milestone(i)
+	}
+	return out
+}
+
+// String names the milestone as the JSON contract does.
 func (m Milestone) String() string {
 	if int(m) < len(milestoneNames) {
 		return milestoneNames[m]
@@ -37,13 +46,12 @@ func (m Milestone) String() string {
 	return "unknown"
 }
 
-// Moment is when a milestone was reached and which record said so.
+// Moment is when a milestone was reached and the record that says so.
 type Moment struct {
-	Time   time.Time
-	Origin sources.Origin
-	Format sources.Format
-	// What is a short description (the event reason, the controller message).
-	What string
+	Time time.Time
+	// Event is the lifecycle record; nil for a milestone known from the
+	// load balancer's traffic alone.
+	Event *sources.Lifecycle
 }
 
 // Backend is one pod, or one bare IP when no source names its pod, with its
@@ -51,19 +59,46 @@ type Moment struct {
 type Backend struct {
 	// Namespace and Pod name the pod; Pod is "" for a bare IP.
 	Namespace, Pod string
-	// ReplicaSet is the pod's ReplicaSet, from its owner or its name.
-	ReplicaSet string
+	// ReplicaSet is the pod's ReplicaSet, from its owner or its name;
+	// Workload the Deployment that owns that ReplicaSet.
+	ReplicaSet, Workload string
+	// IPs lists the addresses the backend had, from its leases.
 	IPs        []netip.Addr
 	Zone, Node string
 	// Moments holds the first time each milestone was reached (Terminating:
 	// the earliest sign of termination).
 	Moments [milestoneCount]*Moment
-	// GateReasons lists readiness-gate reasons seen, in order.
-	GateReasons []string
+	// GateStates lists the readiness-gate states seen, in time order.
+	GateStates []sources.GateState
 	// Spec is the pod's spec, or its workload's template; nil when unknown.
 	Spec *sources.PodSpec
 	// Events are all lifecycle records about this backend, in time order.
 	Events []*sources.Lifecycle
+	// Leases are the backend's IP leases, in time order.
+	Leases []*Lease
+	// Role is the backend's side in the rollout it took part in.
+	Role Role
+	// Rollout is that rollout; nil when the backend took part in none.
+	Rollout *Rollout
+}
+
+// Key identifies a backend: namespace/pod, or the IP of a bare IP.
+func (b *Backend) Key() string {
+	if b.Pod == "" && len(b.IPs) > 0 {
+		return b.IPs[0].String()
+	}
+	return b.Namespace + "/" + b.Pod
+}
+
+// Name is what a reader calls the backend: the pod name, or the IP.
+func (b *Backend) Name() string {
+	if b.Pod != "" {
+		return b.Pod
+	}
+	if len(b.IPs) > 0 {
+		return b.IPs[0].String()
+	}
+	return ""
 }
 
 // At returns when milestone m was reached; zero when unknown.
@@ -75,11 +110,11 @@ func (b *Backend) At(m Milestone) time.Time {
 }
 
 // mark records milestone m unless an earlier time is already known.
-func (b *Backend) mark(m Milestone, l *sources.Lifecycle, what string) {
+func (b *Backend) mark(m Milestone, l *sources.Lifecycle) {
 	if cur := b.Moments[m]; cur != nil && !l.Time.Before(cur.Time) {
 		return
 	}
-	b.Moments[m] = &Moment{Time: l.Time, Origin: l.Origin, Format: l.Format, What: what}
+	b.Moments[m] = &Moment{Time: l.Time, Event: l}
 }
 
 func (b *Backend) addIP(ip netip.Addr) {
@@ -94,9 +129,10 @@ func (b *Backend) addIP(ip netip.Addr) {
 	b.IPs = append(b.IPs, ip)
 }
 
-// replicaSetOf guesses a pod's ReplicaSet from its name: Deployment pods are
-// named <replicaset>-<5 random characters>.
-func replicaSetOf(pod string) string {
+// ReplicaSetOf guesses a pod's ReplicaSet from its name: Deployment pods are
+// named <replicaset>-<5 random characters> (the ReplicaSet controller's
+// generateName adds 5 characters of utilrand.String).
+func ReplicaSetOf(pod string) string {
 	i := strings.LastIndexByte(pod, '-')
 	if i <= 0 || len(pod)-i-1 != 5 {
 		return ""
@@ -104,64 +140,121 @@ func replicaSetOf(pod string) string {
 	return pod[:i]
 }
 
-// buildBackends assembles one Backend per pod (and per bare IP) from objects
-// and lifecycle records. Records that name only an IP are tied to the pod
-// that held the IP at that time.
-func buildBackends(d *Dataset, id *Identities) map[string]*Backend {
-	bs := map[string]*Backend{}
-	pod := func(ns, name string) *Backend {
-		k := ns + "/" + name
-		b := bs[k]
-		if b == nil {
-			b = &Backend{Namespace: ns, Pod: name, ReplicaSet: replicaSetOf(name)}
-			bs[k] = b
-		}
-		return b
+// workloadOf guesses a ReplicaSet's Deployment from its name:
+// <deployment>-<pod-template-hash>.
+func workloadOf(rs string) string {
+	i := strings.LastIndexByte(rs, '-')
+	if i <= 0 {
+		return ""
 	}
-	templates := map[string]*sources.PodSpec{} // ReplicaSet or Deployment name → template
+	return rs[:i]
+}
+
+// backendSet holds the backends by key while the analysis is built.
+type backendSet struct {
+	byKey map[string]*Backend
+	// templates maps namespace/ReplicaSet and namespace/Deployment to a pod template.
+	templates map[string]*sources.PodSpec
+	// deployments maps namespace/ReplicaSet to its Deployment, from ReplicaSet objects.
+	deployments map[string]string
+}
+
+// pod returns the backend of namespace/name, creating it.
+func (s *backendSet) pod(ns, name string) *Backend {
+	k := ns + "/" + name
+	b := s.byKey[k]
+	if b == nil {
+		b = &Backend{Namespace: ns, Pod: name, ReplicaSet: ReplicaSetOf(name)}
+		s.byKey[k] = b
+	}
+	return b
+}
+
+// bare returns the backend of an IP no source ties to a pod, creating it.
+func (s *backendSet) bare(ip netip.Addr) *Backend {
+	k := ip.String()
+	b := s.byKey[k]
+	if b == nil {
+		b = &Backend{IPs: []netip.Addr{ip}}
+		s.byKey[k] = b
+	}
+	return b
+}
+
+// newBackendSet creates a backend for every pod that objects and events
+// name, with its spec and what its records say about placement.
+func newBackendSet(d *Dataset) *backendSet {
+	s := &backendSet{byKey: map[string]*Backend{}, templates: map[string]*sources.PodSpec{}, deployments: map[string]string{}}
 	for _, c := range d.Configs {
-		if c.Workload != nil && c.Workload.Template != nil {
-			templates[c.Namespace+"/"+c.Name] = c.Workload.Template
-			if c.Workload.Deployment != "" {
-				templates[c.Namespace+"/"+c.Workload.Deployment] = c.Workload.Template
+		if c.Workload == nil {
+			continue
+		}
+		if c.Workload.Template != nil {
+			s.templates[c.Namespace+"/"+c.Name] = c.Workload.Template
+		}
+		if c.Workload.Deployment != "" {
+			s.deployments[c.Namespace+"/"+c.Name] = c.Workload.Deployment
+			if c.Workload.Template != nil {
+				s.templates[c.Namespace+"/"+c.Workload.Deployment] = c.Workload.Template
 			}
 		}
 	}
 	for _, c := range d.Configs {
-		if c.Pod == nil {
-			continue
+		switch {
+		case c.Pod != nil:
+			b := s.pod(c.Namespace, c.Name)
+			if c.Pod.ReplicaSet != "" {
+				b.ReplicaSet = c.Pod.ReplicaSet
+			}
+			if c.Pod.Node != "" {
+				b.Node = c.Pod.Node
+			}
+			b.Spec = c.PodSpec
+		case c.EndpointSlice != nil:
+			for _, ep := range c.EndpointSlice.Endpoints {
+				if ep.Pod == "" {
+					continue
+				}
+				b := s.pod(c.Namespace, ep.Pod)
+				if b.Zone == "" {
+					b.Zone = ep.Zone
+				}
+				if b.Node == "" {
+					b.Node = ep.Node
+				}
+			}
 		}
-		b := pod(c.Namespace, c.Name)
-		if c.Pod.ReplicaSet != "" {
-			b.ReplicaSet = c.Pod.ReplicaSet
-		}
-		b.addIP(c.Pod.IP)
-		if c.Pod.Node != "" {
-			b.Node = c.Pod.Node
-		}
-		b.Spec = c.PodSpec
 	}
+	for i := range d.Lifecycle {
+		if l := &d.Lifecycle[i]; l.Pod != "" {
+			b := s.pod(l.Namespace, l.Pod)
+			if rs, ok := strings.CutPrefix(l.Object, "ReplicaSet/"); ok && l.Kind == sources.PodCreated {
+				b.ReplicaSet = rs
+			}
+		}
+	}
+	return s
+}
+
+// finish ties each lifecycle record to its backend (records that name only
+// an IP to the pod that held the IP then) and fills in milestones, specs
+// and workloads.
+func (s *backendSet) finish(d *Dataset, id *Identities) []*Backend {
 	for i := range d.Lifecycle {
 		l := &d.Lifecycle[i]
 		var b *Backend
 		switch {
 		case l.Pod != "":
-			b = pod(l.Namespace, l.Pod)
+			b = s.pod(l.Namespace, l.Pod)
 		case l.IP.IsValid():
-			if ns, name, ok := id.PodAt(l.IP, l.Time); ok {
-				b = pod(ns, name)
+			if lease := id.At(l.IP, l.Time); lease != nil {
+				b = lease.Backend
 			} else {
-				k := l.IP.String()
-				b = bs[k]
-				if b == nil {
-					b = &Backend{}
-					bs[k] = b
-				}
+				b = s.bare(l.IP)
 			}
 		default:
 			continue
 		}
-		b.addIP(l.IP)
 		if l.Zone != "" && b.Zone == "" {
 			b.Zone = l.Zone
 		}
@@ -171,64 +264,83 @@ func buildBackends(d *Dataset, id *Identities) map[string]*Backend {
 		b.Events = append(b.Events, l)
 		applyMilestone(b, l)
 	}
-	for _, b := range bs {
-		if b.Spec == nil && b.ReplicaSet != "" {
-			b.Spec = templates[b.Namespace+"/"+b.ReplicaSet]
-			if i := strings.LastIndexByte(b.ReplicaSet, '-'); b.Spec == nil && i > 0 {
-				b.Spec = templates[b.Namespace+"/"+b.ReplicaSet[:i]] // the Deployment
+	out := make([]*Backend, 0, len(s.byKey))
+	for _, b := range s.byKey {
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
+	for _, b := range out {
+		if b.Pod != "" && b.ReplicaSet != "" {
+			b.Workload = s.deployments[b.Namespace+"/"+b.ReplicaSet]
+			if b.Workload == "" {
+				b.Workload = workloadOf(b.ReplicaSet)
 			}
 		}
-		for _, ip := range id.IPsOf(b.Namespace, b.Pod) {
-			if b.Pod != "" {
-				b.addIP(ip)
+		if b.Spec == nil && b.ReplicaSet != "" {
+			b.Spec = s.templates[b.Namespace+"/"+b.ReplicaSet]
+			if b.Spec == nil {
+				b.Spec = s.templates[b.Namespace+"/"+b.Workload]
 			}
+		}
+		for _, l := range b.Leases {
+			b.addIP(l.IP)
 		}
 		sort.Slice(b.IPs, func(i, j int) bool { return b.IPs[i].Less(b.IPs[j]) })
 	}
-	return bs
+	return out
 }
 
 // applyMilestone maps one lifecycle record onto the backend's milestones.
 func applyMilestone(b *Backend, l *sources.Lifecycle) {
 	switch l.Kind {
 	case sources.PodCreated:
-		if rs, ok := strings.CutPrefix(l.Object, "ReplicaSet/"); ok {
-			b.ReplicaSet = rs
-		}
-		b.mark(Created, l, "created")
+		b.mark(Created, l)
 	case sources.PodScheduled:
-		b.mark(Scheduled, l, "scheduled to "+l.Node)
+		b.mark(Scheduled, l)
 	case sources.ContainerStarted:
-		b.mark(Started, l, "container started")
+		b.mark(Started, l)
 	case sources.PodReady:
-		b.mark(Ready, l, "Ready")
+		b.mark(Ready, l)
 	case sources.ReadinessGate:
-		if l.Reason != "" {
-			b.GateReasons = append(b.GateReasons, l.Reason)
-		}
+		b.GateStates = append(b.GateStates, l.Gate)
 		if l.Gate == sources.GateLBHealthy {
-			b.mark(LBHealthy, l, "readiness gate "+orText(l.Reason, "True"))
+			b.mark(LBHealthy, l)
 		}
-	case sources.TargetRegistering:
-		b.mark(LBAttached, l, "target registering")
-	case sources.TargetRegistered:
-		b.mark(LBAttached, l, "target registered")
+	case sources.TargetRegistering, sources.TargetRegistered:
+		b.mark(LBAttached, l)
 	case sources.HealthCheck:
 		if l.Health == sources.HealthHealthy {
 			if att := b.At(LBAttached); att.IsZero() || !l.Time.Before(att) {
-				b.mark(LBHealthy, l, "LB health check "+l.Status)
+				b.mark(LBHealthy, l)
 			}
 		}
 	case sources.Killing, sources.PodDeleted:
-		b.mark(Terminating, l, orText(l.Reason, l.Kind.String()))
+		b.mark(Terminating, l)
 	case sources.TargetDeregistering, sources.TargetDeregistered:
-		b.mark(LBDetached, l, "target deregistering")
+		b.mark(LBDetached, l)
 	}
 }
 
-func orText(s, alt string) string {
-	if s == "" {
-		return alt
+// HasGate reports whether the backend's readiness gates were seen in state g.
+func (b *Backend) HasGate(g sources.GateState) bool {
+	for _, x := range b.GateStates {
+		if x == g {
+			return true
+		}
 	}
-	return s
+	return false
+}
+
+// grewAt is the first sign of the pod starting in the data: its creation,
+// scheduling, start, Ready, or a readiness gate; zero when records only
+// show it stopping.
+func (b *Backend) grewAt() time.Time {
+	t := firstTime(b.At(Created), b.At(Scheduled), b.At(Started), b.At(Ready), b.At(LBAttached), b.At(LBHealthy))
+	for _, e := range b.Events {
+		if e.Kind == sources.ReadinessGate || e.Kind == sources.ProbeFailed {
+			t = firstTime(t, e.Time)
+			break
+		}
+	}
+	return t
 }

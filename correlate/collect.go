@@ -38,11 +38,25 @@ func (c *Counts) Failed() int {
 
 // Traffic is what the request logs say about one backend IP.
 type Traffic struct {
-	// FirstServed and LastServed bound the responses the backend itself sent.
-	FirstServed, LastServed time.Time
+	// Runs are the stretches of time in which the backend itself sent
+	// responses; a pod IP reused by another pod shows as separate runs.
+	Runs Runs
 	// Served counts responses the backend sent; Failed counts LB-generated
 	// failures (client-visible or hidden attempts) on requests sent to it.
 	Served, Failed int
+	// FirstFailed and LastFailed bound those failures.
+	FirstFailed, LastFailed time.Time
+}
+
+// failed counts an LB-generated failure at t on a request sent to the backend.
+func (t *Traffic) failed(at time.Time) {
+	t.Failed++
+	if t.FirstFailed.IsZero() || at.Before(t.FirstFailed) {
+		t.FirstFailed = at
+	}
+	if at.After(t.LastFailed) {
+		t.LastFailed = at
+	}
 }
 
 // Collector gathers the records of one input. It implements sources.Handler
@@ -86,7 +100,7 @@ func (c *Collector) Request(r *sources.Request) {
 	for i, a := range r.Attempts {
 		last := i == len(r.Attempts)-1
 		if a.Failure.LBGenerated() && a.Backend.IsValid() {
-			c.backend(a.Backend.Addr()).Failed++
+			c.backend(a.Backend.Addr()).failed(r.Time)
 		}
 		if !last && a.Failure.LBGenerated() && !r.Failure.LBGenerated() {
 			hidden = true
@@ -96,7 +110,7 @@ func (c *Collector) Request(r *sources.Request) {
 	case r.Failure.LBGenerated():
 		n.LBFailed[r.Failure]++
 		if len(r.Attempts) == 0 && r.Backend.IsValid() {
-			c.backend(r.Backend.Addr()).Failed++
+			c.backend(r.Backend.Addr()).failed(r.Time)
 		}
 		c.failures = append(c.failures, r.Clone())
 	case r.Failure == sources.FailureAppError:
@@ -113,12 +127,7 @@ func (c *Collector) Request(r *sources.Request) {
 	if r.Generator == sources.GeneratedByBackend && r.Backend.IsValid() {
 		t := c.backend(r.Backend.Addr())
 		t.Served++
-		if t.FirstServed.IsZero() || r.Time.Before(t.FirstServed) {
-			t.FirstServed = r.Time
-		}
-		if r.Time.After(t.LastServed) {
-			t.LastServed = r.Time
-		}
+		t.Runs.Add(r.Time)
 	}
 }
 
@@ -201,16 +210,16 @@ func Merge(cs ...*Collector) *Dataset {
 			m := d.Traffic[ip]
 			if m == nil {
 				cp := *t
+				cp.Runs = append(Runs(nil), t.Runs...)
 				d.Traffic[ip] = &cp
 				continue
 			}
 			m.Served += t.Served
-			m.Failed += t.Failed
-			if !t.FirstServed.IsZero() && (m.FirstServed.IsZero() || t.FirstServed.Before(m.FirstServed)) {
-				m.FirstServed = t.FirstServed
-			}
-			if t.LastServed.After(m.LastServed) {
-				m.LastServed = t.LastServed
+			m.Runs.Merge(t.Runs)
+			if t.Failed > 0 {
+				m.failed(t.FirstFailed)
+				m.failed(t.LastFailed)
+				m.Failed += t.Failed - 2
 			}
 		}
 	}
@@ -243,15 +252,67 @@ func earlier(ta time.Time, oa sources.Origin, tb time.Time, ob sources.Origin) b
 
 // HasKubernetes reports whether any input carried Kubernetes events or objects.
 func (d *Dataset) HasKubernetes() bool {
-	return d.Formats[sources.FormatK8sEvents] > 0 || d.Formats[sources.FormatK8sObjects] > 0 || len(d.Configs) > 0 ||
-		d.kubeEventsInGCP()
-}
-
-func (d *Dataset) kubeEventsInGCP() bool {
+	if len(d.Configs) > 0 {
+		return true
+	}
 	for i := range d.Lifecycle {
-		if d.Lifecycle[i].Format == sources.FormatGCPLogging && d.Lifecycle[i].Kind != sources.HealthCheck {
+		if d.Lifecycle[i].FromAPI {
 			return true
 		}
 	}
 	return false
+}
+
+// At returns the outcome counts of one Unix second (zero when none).
+func (d *Dataset) At(sec int64) Counts {
+	if c := d.Seconds[sec]; c != nil {
+		return *c
+	}
+	return Counts{}
+}
+
+// Span returns the first and last second that had a request.
+func (d *Dataset) Span() (first, last int64, ok bool) {
+	for s := range d.Seconds {
+		if !ok || s < first {
+			first = s
+		}
+		if !ok || s > last {
+			last = s
+		}
+		ok = true
+	}
+	return first, last, ok
+}
+
+// Each visits, in time order, the seconds in [from, to] that had requests.
+func (d *Dataset) Each(from, to int64, fn func(sec int64, c Counts)) {
+	secs := make([]int64, 0, len(d.Seconds))
+	for s := range d.Seconds {
+		if s >= from && s <= to {
+			secs = append(secs, s)
+		}
+	}
+	sort.Slice(secs, func(i, j int) bool { return secs[i] < secs[j] })
+	for _, s := range secs {
+		fn(s, *d.Seconds[s])
+	}
+}
+
+// Sum returns the totals over the seconds in [from, to].
+func (d *Dataset) Sum(from, to int64) Counts {
+	var sum Counts
+	d.Each(from, to, func(_ int64, c Counts) { sum.add(&c) })
+	return sum
+}
+
+// add adds o's counts.
+func (c *Counts) add(o *Counts) {
+	c.Total += o.Total
+	c.OK += o.OK
+	c.AppErrors += o.AppErrors
+	c.Hidden += o.Hidden
+	for k, v := range o.LBFailed {
+		c.LBFailed[k] += v
+	}
 }

@@ -1,29 +1,61 @@
 package correlate
 
 import (
-	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/readygap/readygap/sources"
 )
 
-// Entry is one line of an incident's timeline.
+// EntryKind says what a timeline entry marks.
+type EntryKind uint8
+
+// Timeline entry kinds.
+const (
+	// EntryEvent is a lifecycle record (Event holds it).
+	EntryEvent EntryKind = iota
+	// EntryFirstFailure and EntryLastFailure are the first and last
+	// client-visible failure (Request holds it; Count is the window's total
+	// for the last).
+	EntryFirstFailure
+	EntryLastFailure
+	// EntryFirstAttempt and EntryLastAttempt are the first and last failed
+	// upstream attempt, when they lie outside the client-visible failures.
+	EntryFirstAttempt
+	EntryLastAttempt
+	// EntryLastSuccess is the last second with successful requests before
+	// the failures, EntryRecovered the first clean second after them.
+	EntryLastSuccess
+	EntryRecovered
+)
+
+// Entry is one key moment around an incident.
 type Entry struct {
 	Time time.Time
-	// What happened, in a few words.
-	What string
-	// Who it happened to: a pod, an IP, a Service or the load balancer.
-	Who  string
-	Zone string
-	// Source is the file:line of the record that says so; empty for counts
-	// derived from many records.
-	Source string
+	Kind EntryKind
+	// Event is the lifecycle record of an EntryEvent.
+	Event *sources.Lifecycle
+	// Request is the failed request of a first or last failure or attempt.
+	Request *sources.Request
+	// Count is the number of client-visible failures, for EntryLastFailure.
+	Count int
 }
 
-// maxTimelineEvents bounds the lifecycle entries of one timeline.
-const maxTimelineEvents = 30
+// Timeline bounds.
+const (
+	// maxTimelineEvents bounds the lifecycle entries of one timeline: past
+	// a screen of events a reader stops reading (the lanes show the rest).
+	maxTimelineEvents = 30
+	// timelineBefore and timelineAfter are how far the key moments reach
+	// around the failures: a rollout step three minutes earlier can still
+	// be the cause (a new pod's start), one a minute later the recovery.
+	timelineBefore = 3 * time.Minute
+	timelineAfter  = time.Minute
+	// sameEventWithin folds records that say the same thing about the same
+	// subject this close together: an event and a pod object both
+	// reporting Ready, each to the second.
+	sameEventWithin = 2 * time.Second
+)
 
 // Timeline lists the key moments around window w: rollout steps, what
 // Kubernetes and the load balancer did to the involved backends, and where
@@ -36,12 +68,14 @@ func (a *Analysis) Timeline(w *Window, involved []*Backend) []Entry {
 			keep[l] = true
 		}
 	}
-	from, to := w.SignalStart.Add(-3*time.Minute), w.SignalEnd.Add(time.Minute)
-	// once keeps the first of the records that say the same thing about the
-	// same subject: an event and a pod object both report Ready, a health
-	// check passes every interval.
-	once := map[string]time.Time{}
-	for _, l := range a.EventsBetween(from, to) {
+	type key struct {
+		kind    sources.LifecycleKind
+		subject string
+		status  string
+		reason  string
+	}
+	once := map[key]time.Time{}
+	for _, l := range a.EventsBetween(w.SignalStart.Add(-timelineBefore), w.SignalEnd.Add(timelineAfter)) {
 		switch l.Kind {
 		case sources.ScaledUp, sources.ScaledDown, sources.NEGAttach, sources.NEGDetach, sources.NEGOperationFailed,
 			sources.NoEndpoints, sources.EventsLost:
@@ -51,14 +85,14 @@ func (a *Analysis) Timeline(w *Window, involved []*Backend) []Entry {
 				continue
 			}
 		default:
-			continue // creation, scheduling and container starts belong to the lanes, not the key moments
+			continue // creation, scheduling and container starts belong to the lanes
 		}
-		key := fmt.Sprint(l.Kind, Subject(l), l.Status, l.Reason)
-		if prev, ok := once[key]; ok && (l.Kind == sources.HealthCheck || l.Kind == sources.ProbeFailed || l.Time.Sub(prev) < 2*time.Second) {
+		k := key{l.Kind, Subject(l), l.Status, l.Reason}
+		if prev, ok := once[k]; ok && (l.Kind == sources.HealthCheck || l.Kind == sources.ProbeFailed || l.Time.Sub(prev) < sameEventWithin) {
 			continue
 		}
-		once[key] = l.Time
-		out = append(out, Entry{Time: l.Time, What: DescribeEvent(l), Who: Subject(l), Zone: l.Zone, Source: l.Origin.String()})
+		once[k] = l.Time
+		out = append(out, Entry{Time: l.Time, Kind: EntryEvent, Event: l})
 		if len(out) == maxTimelineEvents {
 			break
 		}
@@ -69,92 +103,51 @@ func (a *Analysis) Timeline(w *Window, involved []*Backend) []Entry {
 }
 
 // trafficMarks marks the last success before the window, the first and last
-// failure, and the first clean second after it.
+// failure (and attempts outside them), and the first clean second after it.
 func (a *Analysis) trafficMarks(w *Window) []Entry {
+	if len(w.Signals) == 0 {
+		return nil
+	}
 	var out []Entry
-	var first, last *sources.Request
-	for _, r := range w.Signals {
-		if !r.AttemptOnly && r.Failure.LBGenerated() {
+	var first, last *Signal
+	for _, s := range w.Signals {
+		if s.Visible {
 			if first == nil {
-				first = r
+				first = s
 			}
-			last = r
+			last = s
 		}
 	}
-	if sig := w.Signals[0]; first == nil || sig.Time.Before(first.Time) {
-		out = append(out, Entry{Time: sig.Time, What: "first failed upstream attempt: " + DescribeRequest(sig), Who: "proxy", Source: sig.Origin.String()})
+	if s := w.Signals[0]; first == nil || s.Time.Before(first.Time) {
+		out = append(out, Entry{Time: s.Time, Kind: EntryFirstAttempt, Request: s.Req})
 	}
 	if first != nil {
 		out = append(out,
-			Entry{Time: first.Time, What: "first failed request: " + DescribeRequest(first), Who: "load balancer", Source: first.Origin.String()},
-			Entry{Time: last.Time, What: fmt.Sprintf("last failed request (%d in the window)", w.Failed), Who: "load balancer", Source: last.Origin.String()})
+			Entry{Time: first.Time, Kind: EntryFirstFailure, Request: first.Req},
+			Entry{Time: last.Time, Kind: EntryLastFailure, Request: last.Req, Count: w.Failed})
 	}
-	if sig := w.Signals[len(w.Signals)-1]; last == nil || sig.Time.After(last.Time) {
-		out = append(out, Entry{Time: sig.Time, What: "last failed upstream attempt: " + DescribeRequest(sig), Who: "proxy", Source: sig.Origin.String()})
+	if s := w.Signals[len(w.Signals)-1]; last == nil || s.Time.After(last.Time) {
+		out = append(out, Entry{Time: s.Time, Kind: EntryLastAttempt, Request: s.Req})
 	}
-	var before, after int64 = -1, -1
-	for s, n := range a.Seconds {
-		if n.OK > 0 && s < w.SignalStart.Unix() && s > before {
-			before = s
+	from, to := w.SignalStart.Unix(), w.SignalEnd.Unix()
+	before, after := int64(-1), int64(-1)
+	a.Each(from-int64(timelineBefore/time.Second), from-1, func(sec int64, c Counts) {
+		if c.OK > 0 {
+			before = sec
 		}
-		if n.OK > 0 && n.Failed() == 0 && n.Hidden == 0 && s > w.SignalEnd.Unix() && (after < 0 || s < after) {
-			after = s
+	})
+	a.Each(to+1, to+int64(timelineAfter/time.Second), func(sec int64, c Counts) {
+		if after < 0 && c.OK > 0 && c.Failed() == 0 && c.Hidden == 0 {
+			after = sec
 		}
-	}
+	})
 	if before >= 0 {
-		out = append(out, Entry{Time: time.Unix(before, 0).UTC(), What: "last successful second before the failures", Who: "load balancer"})
+		out = append(out, Entry{Time: time.Unix(before, 0).UTC(), Kind: EntryLastSuccess})
 	}
 	if after >= 0 {
-		out = append(out, Entry{Time: time.Unix(after, 0).UTC(), What: "requests succeed again", Who: "load balancer"})
+		out = append(out, Entry{Time: time.Unix(after, 0).UTC(), Kind: EntryRecovered})
 	}
 	return out
-}
-
-// DescribeEvent words a lifecycle record for a timeline or an evidence line.
-func DescribeEvent(l *sources.Lifecycle) string {
-	switch l.Kind {
-	case sources.ScaledUp, sources.ScaledDown:
-		verb := "scaled up"
-		if l.Kind == sources.ScaledDown {
-			verb = "scaled down"
-		}
-		if l.From >= 0 {
-			return fmt.Sprintf("%s %s from %d to %d", verb, l.Group, l.From, l.Count)
-		}
-		return fmt.Sprintf("%s %s to %d", verb, l.Group, l.Count)
-	case sources.NEGAttach, sources.NEGDetach:
-		return fmt.Sprintf("NEG %s %d endpoint(s) in %s", map[bool]string{true: "attach", false: "detach"}[l.Kind == sources.NEGAttach], l.Count, l.Zone)
-	case sources.ReadinessGate:
-		return fmt.Sprintf("readiness gate %s (%s)", orText(l.Status, "not ready"), orText(l.Reason, l.Group))
-	case sources.ProbeFailed:
-		return fmt.Sprintf("%s probe failed", l.Reason)
-	case sources.HealthCheck:
-		if l.Reason != "" && l.Health != sources.HealthHealthy {
-			return fmt.Sprintf("LB health check %s (%s)", l.Status, l.Reason)
-		}
-		return "LB health check " + l.Status
-	case sources.TargetRegistering, sources.TargetRegistered, sources.TargetDeregistering, sources.TargetDeregistered:
-		return l.Message
-	case sources.NoEndpoints:
-		return "proxy: Service has no active endpoint"
-	case sources.EventsLost:
-		return "events may have been lost before this"
-	case sources.Killing:
-		return "Killing: " + l.Message
-	case sources.PodReady:
-		return "pod Ready"
-	case sources.PodNotReady:
-		return "pod not Ready"
-	case sources.PodCreated:
-		return "pod created"
-	case sources.PodScheduled:
-		return "scheduled to " + l.Node
-	case sources.ContainerStarted:
-		return "container started"
-	case sources.PodDeleted:
-		return "pod deleted (termination begins)"
-	}
-	return orText(l.Reason, l.Kind.String())
 }
 
 // Subject names what a lifecycle record is about: the pod, else the IP,
@@ -167,71 +160,4 @@ func Subject(l *sources.Lifecycle) string {
 		return l.IP.String()
 	}
 	return l.Object
-}
-
-// DescribeRequest words one failed request for a timeline or an evidence
-// line: what was asked, what the client got, and which backends failed.
-func DescribeRequest(r *sources.Request) string {
-	var b strings.Builder
-	if r.Method != "" || r.Path != "" {
-		fmt.Fprintf(&b, "%s %s ", r.Method, r.Path)
-	}
-	if r.AttemptOnly {
-		fmt.Fprintf(&b, "attempt to %s failed: %s", r.Backend, failureText(r.Failure))
-		if r.Detail != "" {
-			fmt.Fprintf(&b, " (%s)", truncate(r.Detail, 90))
-		}
-		return b.String()
-	}
-	fmt.Fprintf(&b, "→ %d", r.Status)
-	if r.Failure != sources.FailureNone {
-		b.WriteString(" " + failureText(r.Failure))
-	}
-	var failed []string
-	for _, a := range r.Attempts {
-		if a.Failure.LBGenerated() {
-			failed = append(failed, fmt.Sprintf("%s (%d)", a.Backend, a.Status))
-		}
-	}
-	switch {
-	case len(failed) > 0 && !r.Failure.LBGenerated():
-		fmt.Fprintf(&b, " after failed attempts to %s", strings.Join(failed, ", "))
-	case len(failed) > 0:
-		fmt.Fprintf(&b, " from %s", strings.Join(failed, ", "))
-	case r.Backend.IsValid():
-		fmt.Fprintf(&b, " from %s", r.Backend)
-	}
-	if r.Detail != "" {
-		fmt.Fprintf(&b, " (%s)", truncate(r.Detail, 90))
-	}
-	return b.String()
-}
-
-// failureText words a failure kind.
-func failureText(k sources.FailureKind) string {
-	switch k {
-	case sources.FailureNoBackend:
-		return "no backend"
-	case sources.FailureRefused:
-		return "connection refused"
-	case sources.FailureUnreachable:
-		return "backend unreachable"
-	case sources.FailureClosed:
-		return "connection closed or reset"
-	case sources.FailureTimeout:
-		return "timeout"
-	case sources.FailureAppError:
-		return "application error"
-	case sources.FailureOther:
-		return "proxy error"
-	}
-	return "ok"
-}
-
-// truncate shortens s to n bytes with an ellipsis.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

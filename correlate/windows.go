@@ -8,43 +8,50 @@ import (
 	"github.com/readygap/readygap/sources"
 )
 
-// Window is one run of LB- or proxy-generated failures: a candidate incident.
+// Window summarises a set of failure signals: one incident, or one
+// backend's part of it.
 type Window struct {
 	// Start and End are the times of the first and last client-visible
 	// failure; when retries hid every failure, of the first and last signal.
 	Start, End time.Time
-	// SignalStart and SignalEnd bound every failure signal, hidden ones included.
+	// SignalStart and SignalEnd bound every signal, hidden ones included.
 	SignalStart, SignalEnd time.Time
-	// Failed counts client-visible failures the LB or proxy generated.
-	Failed int
-	// StatusCounts counts those failures by status code.
+	// Failed counts client-visible failures; StatusCounts splits them by status.
+	Failed       int
 	StatusCounts map[int]int
-	// Hidden counts requests whose failed attempts a retry hid from the client.
+	// Hidden counts requests whose failed attempts a retry hid.
 	Hidden int
-	// Kinds counts every failure signal by kind: client-visible failures,
-	// hidden failed attempts and proxy error-log lines.
+	// Kinds counts every signal by failure kind (error-log lines included).
 	Kinds map[sources.FailureKind]int
-	// ByIP groups the failure signals that name a backend.
+	// ByIP groups the failed attempts by backend IP.
 	ByIP map[netip.Addr]*IPFailures
-	// Signals are the failure records inside the window, in time order.
-	Signals []*sources.Request
+	// Signals are the signals, in time order.
+	Signals []*Signal
 }
 
-// IPFailures are the failure signals that name one backend IP.
+// IPFailures are the failed attempts at one backend IP within a window.
 type IPFailures struct {
-	IP          netip.Addr
-	Count       int
-	Kinds       map[sources.FailureKind]int
-	First, Last time.Time
-	// Ports counts the backend ports the failed requests were sent to.
+	IP netip.Addr
+	// Of is the backend that held the IP; Role its side in the rollout.
+	Of   *Backend
+	Role Role
+	// Attempts counts failed attempts (error-log lines of the same attempt
+	// are not counted again); Requests the client-visible failures whose
+	// last attempt went here.
+	Attempts, Requests int
+	Kinds              map[sources.FailureKind]int
+	First, Last        time.Time
+	// States counts the backend's states at the failures.
+	States map[State]int
+	// Ports counts the backend ports the attempts went to.
 	Ports map[int]int
 }
 
 // Duration is how long the window lasted.
 func (w *Window) Duration() time.Duration { return w.End.Sub(w.Start) }
 
-// Share returns the share of the window's signals, other than those of
-// unknown kind, that are of kind k.
+// Share returns the share of the window's signals of a known kind that are
+// of kind k.
 func (w *Window) Share(k sources.FailureKind) float64 {
 	total := 0
 	for kind, n := range w.Kinds {
@@ -58,77 +65,45 @@ func (w *Window) Share(k sources.FailureKind) float64 {
 	return float64(w.Kinds[k]) / float64(total)
 }
 
-// Options tune how windows are cut.
-type Options struct {
-	// MergeGap joins failure runs separated by less than this (default 5 s).
-	MergeGap time.Duration
-	// MinSignals is the fewest failure signals that make a window (default 3):
-	// a lone keep-alive 502 is not an incident.
-	MinSignals int
-	// Skew is the clock difference tolerated between sources (default 3 s).
-	Skew time.Duration
-}
-
-func (o Options) withDefaults() Options {
-	if o.MergeGap == 0 {
-		o.MergeGap = 5 * time.Second
+// Summarize summarises signals, which must be in time order.
+func Summarize(sigs []*Signal) *Window {
+	w := &Window{StatusCounts: map[int]int{}, Kinds: map[sources.FailureKind]int{}, ByIP: map[netip.Addr]*IPFailures{}, Signals: sigs}
+	if len(sigs) == 0 {
+		return w
 	}
-	if o.MinSignals == 0 {
-		o.MinSignals = 3
-	}
-	if o.Skew == 0 {
-		o.Skew = 3 * time.Second
-	}
-	return o
-}
-
-// findWindows cuts the failure signals into windows.
-func findWindows(d *Dataset, o Options) []*Window {
-	var ws []*Window
-	var cur []*sources.Request
-	flush := func() {
-		if len(cur) >= o.MinSignals {
-			ws = append(ws, newWindow(cur))
-		}
-		cur = nil
-	}
-	for _, f := range d.Failures {
-		if len(cur) > 0 && f.Time.Sub(cur[len(cur)-1].Time) > o.MergeGap {
-			flush()
-		}
-		cur = append(cur, f)
-	}
-	flush()
-	return ws
-}
-
-// newWindow summarises the failure signals of one window.
-func newWindow(sig []*sources.Request) *Window {
-	w := &Window{
-		SignalStart: sig[0].Time, SignalEnd: sig[len(sig)-1].Time,
-		StatusCounts: map[int]int{}, Kinds: map[sources.FailureKind]int{}, ByIP: map[netip.Addr]*IPFailures{},
-		Signals: sig,
-	}
-	for _, r := range sig {
+	w.SignalStart, w.SignalEnd = sigs[0].Time, sigs[len(sigs)-1].Time
+	for _, s := range sigs {
+		w.Kinds[s.Kind]++
 		switch {
-		case r.AttemptOnly:
-			w.add(r.Backend, r.Failure, r.Time)
-		case r.Failure.LBGenerated():
+		case s.Visible:
 			w.Failed++
-			w.StatusCounts[r.Status]++
+			w.StatusCounts[s.Req.Status]++
 			if w.Start.IsZero() {
-				w.Start = r.Time
+				w.Start = s.Time
 			}
-			w.End = r.Time
-			if len(r.Attempts) == 0 {
-				w.add(r.Backend, r.Failure, r.Time)
-			}
-		default:
+			w.End = s.Time
+		case s.Hidden:
 			w.Hidden++
 		}
-		for _, a := range r.Attempts {
-			if a.Failure.LBGenerated() {
-				w.add(a.Backend, a.Failure, r.Time)
+		for i := range s.Attempts {
+			at := &s.Attempts[i]
+			f := w.ip(at)
+			if !s.AttemptOnly {
+				f.Attempts++
+			}
+			if s.Visible && i == len(s.Attempts)-1 {
+				f.Requests++
+			}
+			f.Kinds[at.Kind]++
+			f.States[at.State]++
+			if p := int(at.Backend.Port()); p != 0 {
+				f.Ports[p]++
+			}
+			if f.First.IsZero() || s.Time.Before(f.First) {
+				f.First = s.Time
+			}
+			if s.Time.After(f.Last) {
+				f.Last = s.Time
 			}
 		}
 	}
@@ -138,42 +113,45 @@ func newWindow(sig []*sources.Request) *Window {
 	return w
 }
 
-// add counts one failure signal.
-func (w *Window) add(backend netip.AddrPort, k sources.FailureKind, t time.Time) {
-	w.Kinds[k]++
-	if !backend.IsValid() {
-		return
-	}
-	ip := backend.Addr()
+// ip returns the failures of the attempt's IP, creating them.
+func (w *Window) ip(at *Attempt) *IPFailures {
+	ip := at.Backend.Addr()
 	f := w.ByIP[ip]
 	if f == nil {
-		f = &IPFailures{IP: ip, Kinds: map[sources.FailureKind]int{}, Ports: map[int]int{}, First: t}
+		f = &IPFailures{IP: ip, Of: at.Of, Role: at.Role, Kinds: map[sources.FailureKind]int{}, States: map[State]int{}, Ports: map[int]int{}}
 		w.ByIP[ip] = f
 	}
-	f.Count++
-	f.Kinds[k]++
-	if backend.Port() != 0 {
-		f.Ports[int(backend.Port())]++
-	}
-	if t.Before(f.First) {
-		f.First = t
-	}
-	if t.After(f.Last) {
-		f.Last = t
-	}
+	return f
 }
 
-// FailingIPs returns the window's backend IPs ordered by failure count.
+// FailingIPs returns the window's backend IPs, most attempts first.
 func (w *Window) FailingIPs() []*IPFailures {
 	out := make([]*IPFailures, 0, len(w.ByIP))
 	for _, f := range w.ByIP {
 		out = append(out, f)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].Count != out[j].Count {
-			return out[i].Count > out[j].Count
+		if out[i].Attempts != out[j].Attempts {
+			return out[i].Attempts > out[j].Attempts
 		}
 		return out[i].IP.Less(out[j].IP)
 	})
+	return out
+}
+
+// Split cuts time-ordered signals into runs that no gap longer than gap
+// interrupts.
+func Split(sigs []*Signal, gap time.Duration) [][]*Signal {
+	var out [][]*Signal
+	start := 0
+	for i := 1; i <= len(sigs); i++ {
+		if i == len(sigs) || sigs[i].Time.Sub(sigs[i-1].Time) > gap {
+			out = append(out, sigs[start:i])
+			start = i
+		}
+	}
+	if len(sigs) == 0 {
+		return nil
+	}
 	return out
 }

@@ -2,18 +2,19 @@ package report
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/sources"
+	"sigs.k8s.io/yaml"
 )
 
-// newReport builds the report of a read and its verdicts.
-func newReport(res *sources.Result, a *correlate.Analysis, verdicts []*classify.Verdict) *Report {
+// newReport builds the report of a read and its classification.
+func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result) *Report {
 	rep := &Report{Schema: SchemaVersion, Summary: Summary{Changes: []Change{}}, Inputs: []Input{}, Warnings: []string{},
-		Rollouts: []Rollout{}, Incidents: []Incident{}, Lanes: []Lane{}, PrunedObjects: res.Pruned}
+		Rollouts: []Rollout{}, Incidents: []Incident{}, Lanes: []Lane{}, Notes: cl.Notes, PrunedObjects: res.Pruned}
 	for _, in := range res.Inputs {
 		rep.Inputs = append(rep.Inputs, Input{
 			Name: in.Name, Format: string(in.Format), Records: in.Records, Skipped: in.Skipped,
@@ -22,93 +23,141 @@ func newReport(res *sources.Result, a *correlate.Analysis, verdicts []*classify.
 		})
 	}
 	rep.Warnings = append(rep.Warnings, res.Warnings...)
-	for i, v := range verdicts {
-		in := newIncident(v)
+	if off := a.Clock; off.Offset != 0 {
+		rep.Clocks = append(rep.Clocks, Clock{Source: "kubernetes", OffsetSeconds: off.Offset.Seconds(), Pairs: off.Pairs, How: correlate.ClockPairs})
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the cluster's clock is %+.1f s off the load balancer's (from %d paired observations); Kubernetes times are shown corrected", -off.Offset.Seconds(), off.Pairs))
+	}
+	used := map[*correlate.Rollout]bool{}
+	for i, f := range cl.Findings {
+		in := newIncident(f)
 		in.ID = fmt.Sprintf("incident-%d", i+1)
 		rep.Incidents = append(rep.Incidents, in)
+		if f.Rollout != nil {
+			used[f.Rollout] = true
+		}
+	}
+	for _, r := range a.Rollouts {
+		if used[r] {
+			rep.Rollouts = append(rep.Rollouts, newRollout(r))
+		}
 	}
 	rep.Summary = summarize(a, rep.Incidents)
-	for _, l := range a.Lanes() {
-		rep.Lanes = append(rep.Lanes, newLane(l))
-	}
-	rep.Series = newSeries(a.Series())
+	rep.Lanes = newLanes(a)
+	rep.Series = newSeries(a)
 	return rep
 }
 
-func newLane(l *correlate.Lane) Lane {
-	rl := Lane{Name: l.Name, ReplicaSet: l.ReplicaSet, Zone: l.Zone, Role: l.Role.String(), Milestones: map[string]time.Time{},
-		FirstServed: utc(l.FirstServed), LastServed: utc(l.LastServed), Markers: []Marker{}}
-	if l.IP.IsValid() {
-		rl.IP = l.IP.String()
+// newRollout describes one rollout for the contract.
+func newRollout(r *correlate.Rollout) Rollout {
+	out := Rollout{ID: r.ID(), Namespace: r.Namespace, OldReplicaSets: r.OldNames(), Start: utc(r.Start), End: utc(r.End), How: r.How}
+	if r.Workload != "" {
+		out.Workload = "Deployment/" + r.Workload
 	}
-	for m := correlate.Created; m <= correlate.Deleted; m++ {
-		if t := l.Milestone(m); !t.IsZero() {
-			rl.Milestones[m.String()] = t.UTC()
-		}
+	if r.New != nil {
+		out.NewReplicaSet, out.Revision = r.New.Name, r.New.Revision
 	}
-	for _, mk := range l.Markers {
-		rl.Markers = append(rl.Markers, Marker{Time: utc(mk.Time), Kind: mk.Kind.String(), Text: mk.Text, Source: mk.Source})
-	}
-	return rl
+	out.OldReplicaSets = slices.DeleteFunc(out.OldReplicaSets, func(s string) bool { return s == "" })
+	return out
 }
 
-func newSeries(points []correlate.Point) *Series {
-	if len(points) == 0 {
+// newSeries is the per-second outcome series from the first to the last
+// second with requests.
+func newSeries(a *correlate.Analysis) *Series {
+	first, last, ok := a.Span()
+	if !ok {
 		return nil
 	}
-	s := &Series{Start: utc(points[0].Time), StepSeconds: 1, Columns: seriesColumns}
-	for _, p := range points {
-		f := p.LBFailed
-		s.Values = append(s.Values, []int{p.OK, p.AppErrors, f[sources.FailureNoBackend], f[sources.FailureRefused],
-			f[sources.FailureUnreachable], f[sources.FailureClosed], f[sources.FailureTimeout], f[sources.FailureOther], p.Hidden})
+	s := &Series{Start: time.Unix(first, 0).UTC(), StepSeconds: 1, Columns: seriesColumns, Values: make([][]int, 0, last-first+1)}
+	row := func(c correlate.Counts) []int {
+		f := c.LBFailed
+		return []int{c.OK, c.AppErrors, f[sources.FailureNoBackend], f[sources.FailureRefused],
+			f[sources.FailureUnreachable], f[sources.FailureClosed], f[sources.FailureTimeout], f[sources.FailureOther], c.Hidden}
 	}
+	next := first
+	a.Each(first, last, func(sec int64, c correlate.Counts) {
+		for ; next < sec; next++ {
+			s.Values = append(s.Values, row(correlate.Counts{}))
+		}
+		s.Values = append(s.Values, row(c))
+		next = sec + 1
+	})
 	return s
 }
 
-func newIncident(v *classify.Verdict) Incident {
-	w := v.Window
+// newIncident turns one finding into the contract's incident.
+func newIncident(f *classify.Finding) Incident {
+	w := f.Window
 	in := Incident{
 		Start: utc(w.Start), End: utc(w.End), DurationSeconds: w.Duration().Seconds(),
-		Cause: v.Cause, Variant: v.Variant, Confidence: string(v.Confidence),
-		FailedRequests: w.Failed, LoggedFailedRequests: w.Failed, HiddenFailures: w.Hidden, StatusCounts: map[string]int{},
-		Summary: v.Summary, Backends: []Backend{}, Evidence: []Evidence{}, Remediation: []Remediation{},
-		Timeline: []Moment{}, Notes: v.Notes,
+		Cause: f.Cause, Variant: f.Variant, Confidence: string(f.Confidence), Trigger: f.Trigger,
+		FailedRequests: f.Estimated(), LoggedFailedRequests: w.Failed, SampleRate: f.SampleRate, HiddenFailures: w.Hidden,
+		StatusCounts: map[string]int{}, Summary: f.Summary, Backends: []Backend{}, Evidence: []Evidence{}, Remediation: []Remediation{},
+		Timeline: []Moment{}, Notes: f.Notes,
+	}
+	if f.Rollout != nil {
+		in.Rollout = f.Rollout.ID()
 	}
 	for code, n := range w.StatusCounts {
 		in.StatusCounts[fmt.Sprint(code)] = n
 	}
-	sort.SliceStable(v.Backends, func(i, j int) bool {
-		if v.Backends[i].Role != v.Backends[j].Role {
-			return v.Backends[i].Role > v.Backends[j].Role
-		}
-		return v.Backends[i].Failures > v.Backends[j].Failures
-	})
-	for _, b := range v.Backends {
-		rb := Backend{Pod: b.Pod, Role: b.Role.String(), Failures: b.Failures, Why: b.Why}
+	for _, b := range f.Backends {
+		rb := Backend{Pod: b.Pod, Role: b.Role.String(), Failures: b.Attempts, FailedRequests: b.Requests, Start: utc(b.Start), End: utc(b.End), Why: b.Why}
 		if b.IP.IsValid() {
 			rb.IP = b.IP.String()
 		}
+		if b.Of != nil {
+			rb.ReplicaSet = b.Of.ReplicaSet
+			for _, l := range b.Of.Leases {
+				if l.IP == b.IP && l.Join != "" {
+					rb.Joined = l.Join
+				}
+			}
+		}
 		in.Backends = append(in.Backends, rb)
 	}
-	for _, e := range v.Evidence {
-		in.Evidence = append(in.Evidence, Evidence{Time: utc(e.Time), Source: e.Source, Text: e.Text})
+	for _, e := range f.Evidence {
+		ev := Evidence{Time: utc(e.Time), Text: describeEvidence(e)}
+		if e.Origin.File != "" {
+			ev.Source = e.Origin.String()
+		}
+		in.Evidence = append(in.Evidence, ev)
 	}
-	for _, f := range v.Remediation {
-		in.Remediation = append(in.Remediation, Remediation{Title: f.Title, Why: f.Why, Patch: f.Patch})
+	for _, x := range f.Remediation {
+		in.Remediation = append(in.Remediation, Remediation{Title: x.Title, Why: x.Why, Patch: patchYAML(x.Patch)})
 	}
-	for _, m := range v.Timeline {
-		in.Timeline = append(in.Timeline, Moment{Time: utc(m.Time), What: m.What, Who: m.Who, Zone: m.Zone, Source: m.Source})
+	for _, m := range f.Timeline {
+		what, who := describeEntry(m)
+		mo := Moment{Time: utc(m.Time), What: what, Who: who}
+		switch {
+		case m.Event != nil:
+			mo.Zone, mo.Source = m.Event.Zone, m.Event.Origin.String()
+		case m.Request != nil:
+			mo.Source = m.Request.Origin.String()
+		}
+		in.Timeline = append(in.Timeline, mo)
 	}
 	return in
+}
+
+// patchYAML renders a fix's patch as YAML; "" when there is none.
+func patchYAML(p classify.Patch) string {
+	if p == nil {
+		return ""
+	}
+	b, err := yaml.Marshal(map[string]any(p))
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // summarize adds up the incidents and states each of their fixes once, in
 // the order they first appear.
 func summarize(a *correlate.Analysis, incidents []Incident) Summary {
 	sum := Summary{Incidents: len(incidents), Changes: []Change{}}
-	for _, p := range a.Series() {
-		sum.Requests += p.Total
-		sum.AppErrors += p.AppErrors
+	if first, last, ok := a.Span(); ok {
+		all := a.Sum(first, last)
+		sum.Requests, sum.AppErrors = all.Total, all.AppErrors
 	}
 	index := map[Remediation]int{}
 	for _, in := range incidents {

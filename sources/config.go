@@ -383,3 +383,15 @@ func (e *Endpoint) IsServing() bool { return e.Serving == nil || *e.Serving }
 
 // IsTerminating applies the API semantics: nil means not terminating.
 func (e *Endpoint) IsTerminating() bool { return e.Terminating != nil && *e.Terminating }
+
+// PreStopSleep returns the longest preStop sleep of the spec's containers,
+// in seconds; 0 when none sleeps.
+func (s *PodSpec) PreStopSleep() int {
+	longest := 0
+	for _, c := range s.Containers {
+		if c.PreStop != nil && c.PreStop.SleepSec != nil && *c.PreStop.SleepSec > longest {
+			longest = *c.PreStop.SleepSec
+		}
+	}
+	return longest
+}

@@ -485,6 +485,7 @@ func reportGCPEventsLost(entry *fastjson.Object, logName string, o Origin, out *
 		Kind:    EventsLost,
 		From:    -1,
 		Source:  "event-exporter",
+		FromAPI: true,
 		Message: gcpExporterRestartText,
 		Format:  FormatGCPLogging,
 		Origin:  o,

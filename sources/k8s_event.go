@@ -35,6 +35,7 @@ func emitKubeEvent(ev *corev1.Event, at time.Time, o Origin, format Format, out 
 		Message:   ev.Message,
 		Count:     kubeEventCount(ev),
 		From:      -1,
+		FromAPI:   true,
 		Format:    format,
 		Origin:    o,
 	}

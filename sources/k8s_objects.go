@@ -429,7 +429,7 @@ func emitPodLifecycle(c *Config, out *Emitter) {
 		}
 		l := Lifecycle{
 			Time: at, Kind: kind, Namespace: c.Namespace, Pod: c.Name, IP: st.IP, Node: st.Node,
-			Object: "Pod/" + c.Name, From: -1, Format: FormatK8sObjects, Origin: c.Origin,
+			Object: "Pod/" + c.Name, From: -1, FromAPI: true, Format: FormatK8sObjects, Origin: c.Origin,
 		}
 		if fill != nil {
 			fill(&l)

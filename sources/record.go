@@ -259,7 +259,11 @@ type Lifecycle struct {
 	// From is the replica count before scaling; -1 when unknown.
 	From int
 	// Source is the component that reported it (kubelet, neg-controller, ...).
-	Source  string
+	Source string
+	// FromAPI marks a record read from the Kubernetes API (an Event or an
+	// object's status), stamped by the cluster's clocks rather than the
+	// load balancer's.
+	FromAPI bool
 	Message string
 	Format  Format
 	Origin  Origin

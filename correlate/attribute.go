@@ -1,0 +1,257 @@
+package correlate
+
+import (
+	"net/netip"
+	"sort"
+	"time"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// State is what a backend was doing at an instant, as the attribution of a
+// failure needs it.
+type State uint8
+
+// Backend states.
+const (
+	// StateUnknown: nothing says.
+	StateUnknown State = iota
+	// StateStarting: the backend had not served yet in its current life:
+	// created, starting, or Ready for Kubernetes before its serving port
+	// answered or before the load balancer considered it healthy.
+	StateStarting
+	// StateServing: the backend was serving: it answered requests around
+	// that instant and was not terminating.
+	StateServing
+	// StateTerminating: the backend had begun terminating (Killing,
+	// deletion) and still existed.
+	StateTerminating
+	// StateGone: the backend had stopped serving for good, or its pod was gone.
+	StateGone
+)
+
+var stateNames = [...]string{"unknown", "starting", "serving", "terminating", "gone"}
+
+// String names the state.
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "unknown"
+}
+
+// Attempt is one failed try of the load balancer or proxy to reach a
+// backend, with who the backend was and what it was doing then.
+type Attempt struct {
+	Backend netip.AddrPort
+	Kind    sources.FailureKind
+	Status  int
+	// Of is the backend that held the IP; nil when the attempt had no peer.
+	Of    *Backend
+	State State
+	// Role is the backend's side in Rollout; Rollout is the rollout that
+	// covers the attempt and in which the backend took part.
+	Role    Role
+	Rollout *Rollout
+}
+
+// Signal is one failure the load balancer or proxy generated: a request it
+// answered with an error itself, a request that a retry rescued after a
+// failed attempt, or a proxy error-log line about one attempt.
+type Signal struct {
+	Req  *sources.Request
+	Time time.Time
+	// Kind is the failure kind of the client-visible outcome, or of the
+	// failed attempt for hidden and attempt-only signals. An access line's
+	// unspecific kind is sharpened by the error-log line of the same attempt.
+	Kind sources.FailureKind
+	// Visible marks a failure the client saw; Hidden a request whose failed
+	// attempts a retry hid; AttemptOnly a proxy error-log line.
+	Visible, Hidden, AttemptOnly bool
+	// Attempts are the failed attempts, the decisive one last; empty when
+	// no backend was chosen.
+	Attempts []Attempt
+	// Rollout is the rollout that covers the signal: the one its backends
+	// took part in, else the one in progress.
+	Rollout *Rollout
+}
+
+// Last returns the decisive failed attempt: the last one; nil when none.
+func (s *Signal) Last() *Attempt {
+	if len(s.Attempts) == 0 {
+		return nil
+	}
+	return &s.Attempts[len(s.Attempts)-1]
+}
+
+// attribute turns every failure record into a Signal: which backends it
+// failed at, who they were and what they were doing then.
+func (a *Analysis) attribute() []*Signal {
+	errLines := a.errorLines()
+	out := make([]*Signal, 0, len(a.Failures))
+	for _, r := range a.Failures {
+		s := &Signal{Req: r, Time: r.Time, Kind: r.Failure, AttemptOnly: r.AttemptOnly}
+		switch {
+		case r.AttemptOnly:
+		case r.Failure.LBGenerated():
+			s.Visible = true
+		default:
+			s.Hidden = true
+		}
+		if len(r.Attempts) == 0 {
+			if r.Backend.IsValid() {
+				s.Attempts = append(s.Attempts, Attempt{Backend: r.Backend, Kind: r.Failure, Status: r.Status})
+			}
+		} else {
+			for _, at := range r.Attempts {
+				if at.Failure.LBGenerated() {
+					s.Attempts = append(s.Attempts, Attempt{Backend: at.Backend, Kind: at.Failure, Status: at.Status})
+				}
+			}
+		}
+		for i := range s.Attempts {
+			at := &s.Attempts[i]
+			if at.Kind == sources.FailureOther && !r.AttemptOnly {
+				at.Kind = errLines.kindOf(at.Backend, r.Time, at.Kind)
+			}
+			at.Of, at.State = a.StateAt(at.Backend.Addr(), r.Time)
+			if at.Of != nil && at.Of.Rollout != nil {
+				at.Rollout = a.rolloutOf(at.Of, r.Time)
+				if at.Rollout != nil {
+					at.Role = at.Rollout.RoleOf(at.Of)
+				}
+			}
+		}
+		if last := s.Last(); last != nil {
+			if s.Kind == sources.FailureOther || s.Hidden {
+				s.Kind = last.Kind
+			}
+			s.Rollout = last.Rollout
+		}
+		if s.Rollout == nil {
+			s.Rollout = a.RolloutAt(r.Time)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// rolloutOf returns the rollout b took part in that covers t, if any.
+func (a *Analysis) rolloutOf(b *Backend, t time.Time) *Rollout {
+	var best *Rollout
+	for _, r := range a.Rollouts {
+		if r.Covers(t) && r.RoleOf(b) != RoleUnknown {
+			best = r
+		}
+	}
+	return best
+}
+
+// RolloutAt returns the rollout in progress at t: one whose steps span t
+// if any (the latest such), else the latest that covers t with its lags;
+// nil when none does.
+func (a *Analysis) RolloutAt(t time.Time) *Rollout {
+	var during, covering *Rollout
+	for _, r := range a.Rollouts {
+		if !t.Before(r.Start.Add(-rolloutLookback)) && !t.After(r.End) {
+			during = r
+		}
+		if r.Covers(t) {
+			covering = r
+		}
+	}
+	if during != nil {
+		return during
+	}
+	return covering
+}
+
+// StateAt says which backend held ip at t and what it was doing: starting
+// (it had not served yet in its current life), serving, terminating, or
+// gone. The pod's lifecycle decides where records say it began
+// terminating; the load balancer's traffic decides the rest: on its IP
+// during its lease, a backend that had not served before t is starting, one
+// that served before and after is serving, one that served before and
+// never after is gone (its Killing event may have been lost).
+func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
+	if !ip.IsValid() {
+		return nil, StateUnknown
+	}
+	b := a.backendAt(ip, t)
+	var from, to time.Time // the backend's life on this IP
+	if lease := a.Identities.At(ip, t); lease != nil {
+		from, to = lease.From, lease.To
+	}
+	var runs Runs
+	if tr := a.Traffic[ip]; tr != nil {
+		runs = tr.Runs
+	}
+	if b != nil && b.Pod != "" {
+		if term := b.At(Terminating); !term.IsZero() && !t.Before(term.Add(-a.Opts.Skew)) {
+			if t.Sub(term) > b.gracePeriod() {
+				return b, StateGone
+			}
+			return b, StateTerminating
+		}
+	}
+	first, last := runs.FirstIn(from, to), runs.LastIn(from, to)
+	switch {
+	case first.IsZero() && b != nil && b.Pod != "":
+		return b, StateStarting // a pod that never served in the data
+	case first.IsZero():
+		return b, StateUnknown // a bare IP that never served: nothing says
+	case first.After(t):
+		return b, StateStarting
+	case !last.Before(t) || runs.Serving(t):
+		return b, StateServing
+	case a.lastRequest.Sub(last) > dataEdge:
+		return b, StateGone
+	}
+	return b, StateUnknown
+}
+
+// gracePeriod is how long the pod may take to terminate: its
+// terminationGracePeriodSeconds, or the Kubernetes default.
+func (b *Backend) gracePeriod() time.Duration {
+	if b.Spec != nil && b.Spec.TerminationGracePeriodSec > 0 {
+		return time.Duration(b.Spec.TerminationGracePeriodSec) * time.Second
+	}
+	return DefaultGracePeriod
+}
+
+// backendAt returns the backend that held ip at t: the pod of its lease, or
+// the bare IP's backend.
+func (a *Analysis) backendAt(ip netip.Addr, t time.Time) *Backend {
+	if lease := a.Identities.At(ip, t); lease != nil {
+		return lease.Backend
+	}
+	return a.byKey[ip.String()]
+}
+
+// errorLines indexes the proxy error-log lines by backend and time, so that
+// an access line's unspecific 502 takes the kind its error line names.
+type errorLines map[netip.AddrPort][]*sources.Request
+
+func (a *Analysis) errorLines() errorLines {
+	m := errorLines{}
+	for _, r := range a.Failures {
+		if r.AttemptOnly && r.Backend.IsValid() && r.Failure != sources.FailureOther {
+			m[r.Backend] = append(m[r.Backend], r)
+		}
+	}
+	return m // a.Failures is in time order, and so is each list
+}
+
+// kindOf returns the kind of the error line nearest t for backend, within
+// errorLineMatch; def when there is none.
+func (m errorLines) kindOf(backend netip.AddrPort, t time.Time, def sources.FailureKind) sources.FailureKind {
+	ls := m[backend]
+	i := sort.Search(len(ls), func(i int) bool { return !ls[i].Time.Before(t.Add(-errorLineMatch)) })
+	best, bestD := def, errorLineMatch+1
+	for ; i < len(ls) && !ls[i].Time.After(t.Add(errorLineMatch)); i++ {
+		if d := absDuration(ls[i].Time.Sub(t)); d < bestD {
+			best, bestD = ls[i].Failure, d
+		}
+	}
+	return best
+}

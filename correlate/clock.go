@@ -1,0 +1,191 @@
+package correlate
+
+import (
+	"net/netip"
+	"sort"
+	"time"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// ClockOffset is the offset found between the load balancer's clock (the
+// request logs) and the cluster's (the Kubernetes API's events and objects),
+// and applied to the cluster's records.
+type ClockOffset struct {
+	// Offset was added to every Kubernetes record's time: positive when the
+	// cluster's clock ran behind the load balancer's.
+	Offset time.Duration
+	// Pairs counts the paired observations it rests on.
+	Pairs int
+}
+
+// How names the observations a clock offset rests on, for reports.
+const ClockPairs = "pods' termination vs the moment their IP stopped answering, new pods' Ready vs their first refused connection"
+
+// clockPairs measures, for every pod whose change shows both in the
+// cluster's records and in the load balancer's logs within maxClockOffset,
+// how much later the load balancer saw it:
+//
+//   - an old pod that stopped answering at once: its termination (plus the
+//     preStop sleep its spec states) against the instant its IP went from
+//     serving to failing, which the last response and the first failure
+//     bracket;
+//   - a new pod whose connections were refused: its Ready against the first
+//     refused connection, which follows Ready by the proxy's endpoint sync.
+//
+// Both lags are near zero whatever the settings, so what remains is the
+// offset between the clocks.
+func (a *Analysis) clockPairs() []time.Duration {
+	var out []time.Duration
+	for _, b := range a.Backends {
+		if b.Pod == "" {
+			continue
+		}
+		for _, lease := range b.Leases {
+			tr := a.Traffic[lease.IP]
+			if tr == nil {
+				continue
+			}
+			fails := a.failuresAt(lease.IP)
+			if d, ok := stopPair(b, lease, tr, fails); ok {
+				out = append(out, d)
+			}
+			if d, ok := startPair(b, fails); ok {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// stopPair is the termination pair of one lease (see clockPairs).
+func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*sources.Request) (time.Duration, bool) {
+	term := b.Moments[Terminating]
+	if term == nil || !term.Event.FromAPI || b.Spec == nil {
+		return 0, false
+	}
+	stop := term.Time.Add(time.Duration(b.Spec.PreStopSleep()) * time.Second)
+	for _, f := range fails {
+		if f.Time.Before(stop.Add(-maxClockOffset)) {
+			continue
+		}
+		if f.Time.After(stop.Add(maxClockOffset)) {
+			break
+		}
+		if f.Failure != sources.FailureRefused && f.Failure != sources.FailureClosed && !f.AttemptOnly {
+			continue
+		}
+		last := tr.Runs.LastIn(lease.From, f.Time)
+		if last.IsZero() || f.Time.Sub(last) > 2*time.Second {
+			return 0, false // no sharp edge from serving to failing
+		}
+		mid := last.Add(f.Time.Sub(last) / 2)
+		return mid.Sub(stop), true
+	}
+	return 0, false
+}
+
+// startPair is the Ready pair of one lease (see clockPairs).
+func startPair(b *Backend, fails []*sources.Request) (time.Duration, bool) {
+	ready := b.Moments[Ready]
+	if ready == nil || !ready.Event.FromAPI || len(b.GateStates) > 0 {
+		return 0, false // with a readiness gate the load balancer may send before Ready
+	}
+	for _, f := range fails {
+		if f.Time.Before(ready.Time.Add(-maxClockOffset)) {
+			continue
+		}
+		if f.Time.After(ready.Time.Add(maxClockOffset)) {
+			break
+		}
+		if refusedAt(f) {
+			return f.Time.Sub(ready.Time), true
+		}
+	}
+	return 0, false
+}
+
+// refusedAt reports whether a failure record is a refused connection.
+func refusedAt(f *sources.Request) bool {
+	if f.Failure == sources.FailureRefused {
+		return true
+	}
+	for _, at := range f.Attempts {
+		if at.Failure == sources.FailureRefused {
+			return true
+		}
+	}
+	return false
+}
+
+// failuresAt returns the failure records that name ip, in time order.
+func (a *Analysis) failuresAt(ip netip.Addr) []*sources.Request {
+	return a.failuresByIP[ip]
+}
+
+// estimateClock returns the offset the pairs agree on: their median, when
+// there are enough of them, they agree within maxClockSpread and it is at
+// least minClockOffset; zero otherwise.
+func estimateClock(pairs []time.Duration) ClockOffset {
+	if len(pairs) < minClockPairs {
+		return ClockOffset{}
+	}
+	sorted := append([]time.Duration(nil), pairs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	med := median(sorted)
+	dev := make([]time.Duration, len(sorted))
+	for i, d := range sorted {
+		dev[i] = absDuration(d - med)
+	}
+	sort.Slice(dev, func(i, j int) bool { return dev[i] < dev[j] })
+	if median(dev) > maxClockSpread || absDuration(med) < minClockOffset {
+		return ClockOffset{}
+	}
+	// The load balancer saw the changes med later: the cluster's clock is
+	// med behind, so its records move forward by med.
+	return ClockOffset{Offset: med.Round(100 * time.Millisecond), Pairs: len(pairs)}
+}
+
+// median returns the middle of a sorted list.
+func median(sorted []time.Duration) time.Duration {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// shiftCluster moves every record of the Kubernetes API by off.
+func shiftCluster(d *Dataset, off time.Duration) {
+	for i := range d.Lifecycle {
+		if d.Lifecycle[i].FromAPI {
+			d.Lifecycle[i].Time = d.Lifecycle[i].Time.Add(off)
+		}
+	}
+	for _, c := range d.Configs {
+		shiftConfig(c, off)
+	}
+	sort.SliceStable(d.Lifecycle, func(i, j int) bool {
+		return earlier(d.Lifecycle[i].Time, d.Lifecycle[i].Origin, d.Lifecycle[j].Time, d.Lifecycle[j].Origin)
+	})
+}
+
+// shiftConfig moves the times an object states by off.
+func shiftConfig(c *sources.Config, off time.Duration) {
+	move := func(t *time.Time) {
+		if !t.IsZero() {
+			*t = t.Add(off)
+		}
+	}
+	move(&c.Created)
+	if p := c.Pod; p != nil {
+		move(&p.Started)
+		move(&p.Deleted)
+		for i := range p.Conditions {
+			move(&p.Conditions[i].LastTransition)
+		}
+		for i := range p.Containers {
+			move(&p.Containers[i].StartedAt)
+		}
+	}
+}

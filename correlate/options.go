@@ -1,0 +1,121 @@
+package correlate
+
+import "time"
+
+// Tuning values of the correlation. Each decides one judgement; the
+// scenario files under classify/testdata pin every one of them from both
+// sides.
+const (
+	// DefaultMergeGap joins failures of one mechanism separated by less than
+	// this into one window when no rollout groups them. Load balancers retry
+	// health checks every 5 s at the shortest (GKE checkIntervalSec 5, ALB
+	// HealthCheckIntervalSeconds 5), so a gap shorter than that is one
+	// episode of the same state.
+	DefaultMergeGap = 5 * time.Second
+
+	// DefaultMinSignals is the fewest failure signals that make an incident:
+	// one or two LB 5xx are what any busy load balancer produces by chance
+	// (a client reset, a keep-alive race) and are reported as a note.
+	DefaultMinSignals = 3
+
+	// DefaultSkew is the clock difference tolerated between the load
+	// balancer's records and the cluster's when no offset could be measured:
+	// NTP keeps nodes within a second, and Kubernetes events are stamped to
+	// the second, so two seconds of truncation plus one of drift.
+	DefaultSkew = 3 * time.Second
+
+	// servedRunGap splits the times a backend served responses into runs: a
+	// backend that answered nothing for this long has stopped (or is another
+	// pod). Rolling pod churn on one node takes longer than this to hand an
+	// IP to a new pod (termination, scheduling and start are each seconds),
+	// and a live backend behind a load balancer with any traffic answers
+	// more often than twice a minute.
+	servedRunGap = 30 * time.Second
+
+	// maxRunsPerBackend bounds the runs kept per backend IP; beyond it the
+	// two closest runs are merged, so memory stays bounded for a backend
+	// that serves rarely over days.
+	maxRunsPerBackend = 64
+
+	// rolloutLookback is how long before a rollout's first step its failures
+	// and events may start (an old pod killed by the rollout's first scale-down
+	// can fail before the new ReplicaSet's scale-up is recorded, events lag)
+	// and rolloutLookahead how long after its last step: the load balancer
+	// learns of the last old pod's removal seconds to a minute later (ALB
+	// deregistration, GKE NEG detach).
+	rolloutLookback  = 30 * time.Second
+	rolloutLookahead = 2 * time.Minute
+
+	// trafficRolloutGap separates rollouts seen in the load balancer's
+	// traffic alone: backends that appear or disappear within this of each
+	// other belong to one rollout. Deployments roll a pod at a time at most
+	// minutes apart (progressDeadlineSeconds defaults to 600 s, but steps of
+	// a healthy rollout take seconds to a minute).
+	trafficRolloutGap = 5 * time.Minute
+
+	// dataEdge is how far from the first or last request a backend must
+	// appear or disappear for the traffic alone to call it new or old: at
+	// the edges of the data, appearing is only the logs starting.
+	dataEdge = 30 * time.Second
+
+	// joinWindow bounds how far apart a pod's lifecycle step and a
+	// backend IP's traffic step may be to join them when no record names
+	// both: the AWS Load Balancer Controller and GKE act on endpoint
+	// changes within seconds, and load balancers stop sending within a
+	// minute (ALB deregistration, NEG detach).
+	joinWindow = time.Minute
+
+	// joinMargin is how much better the best pod for an IP (and IP for a
+	// pod) must fit than the next one for an inferred join: below it the
+	// evidence does not single one out, and a wrong join is worse than none.
+	joinMargin = 2 * time.Second
+
+	// minClockOffset is the smallest offset between the load balancer's and
+	// the cluster's clock that is corrected: below it truncation to the
+	// second (events) and propagation lags dominate.
+	minClockOffset = 1500 * time.Millisecond
+
+	// maxClockSpread is the largest spread (median absolute deviation) the
+	// paired observations of a clock offset may have: beyond it they
+	// disagree and no offset is applied.
+	maxClockSpread = time.Second
+
+	// minClockPairs is the fewest paired observations an offset rests on.
+	minClockPairs = 2
+
+	// maxClockOffset bounds the offsets considered: beyond it a pair is not
+	// the same event seen twice.
+	maxClockOffset = 30 * time.Second
+
+	// DefaultGracePeriod is terminationGracePeriodSeconds when a pod spec
+	// does not set it (the Kubernetes API default, 30 s).
+	DefaultGracePeriod = 30 * time.Second
+
+	// errorLineMatch is how far apart an ingress-nginx access line and the
+	// error-log line of the same failed attempt may be: both are written
+	// when the attempt ends, stamped to the second.
+	errorLineMatch = 1500 * time.Millisecond
+)
+
+// Options tune the correlation; zero values take the defaults above.
+type Options struct {
+	// MergeGap joins failure runs separated by less than this.
+	MergeGap time.Duration
+	// MinSignals is the fewest failure signals that make an incident.
+	MinSignals int
+	// Skew is the clock difference tolerated between sources.
+	Skew time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.MergeGap == 0 {
+		o.MergeGap = DefaultMergeGap
+	}
+	if o.MinSignals == 0 {
+		o.MinSignals = DefaultMinSignals
+	}
+	if o.Skew == 0 {
+		o.Skew = DefaultSkew
+	}
+	return o
+}

@@ -1,0 +1,368 @@
+package correlate
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// Role says which side of a rollout a backend was on.
+type Role uint8
+
+// Roles of a backend in a rollout.
+const (
+	RoleUnknown Role = iota
+	// RoleOld: the backend belonged to a ReplicaSet being replaced.
+	RoleOld
+	// RoleNew: the backend belonged to the ReplicaSet being rolled out.
+	RoleNew
+)
+
+// String names the role as the JSON contract does.
+func (r Role) String() string {
+	switch r {
+	case RoleOld:
+		return "old"
+	case RoleNew:
+		return "new"
+	}
+	return "unknown"
+}
+
+// How a rollout was found, strongest first.
+const (
+	// FoundByScaling: the Deployment controller's scaling events.
+	FoundByScaling = "scaling events"
+	// FoundByPods: pods of a new ReplicaSet appearing (by owner or name) and
+	// the old one's terminating.
+	FoundByPods = "pods"
+	// FoundByTraffic: backends appearing and disappearing in the load
+	// balancer's logs, with no Kubernetes record.
+	FoundByTraffic = "load-balancer traffic"
+)
+
+// ReplicaSet is one ReplicaSet of a workload, as objects, scaling events
+// and its pods' names say.
+type ReplicaSet struct {
+	Namespace, Name string
+	// Workload is its Deployment ("" for traffic-only rollouts).
+	Workload string
+	// Revision is the deployment.kubernetes.io/revision annotation.
+	Revision string
+	// Born is when it first grew in the data: created, scaled up from
+	// zero, or its first pod created, started or Ready; zero when it was
+	// there before the data.
+	Born time.Time
+	// Pods are its backends, in key order.
+	Pods []*Backend
+	// scaledUp and scaledDown are the times its size was raised and lowered.
+	scaledUp, scaledDown []time.Time
+	// lastOut is the last time it was scaled to zero or one of its pods
+	// began terminating; zero when neither.
+	lastOut time.Time
+}
+
+// Rollout is one rollout of a workload: the ReplicaSet it brought and the
+// ones it replaced, and when.
+type Rollout struct {
+	// N numbers the rollouts in time order, from 1.
+	N         int
+	Namespace string
+	Workload  string
+	New       *ReplicaSet
+	Old       []*ReplicaSet
+	// Start is the first step (the new ReplicaSet's first scale-up or pod);
+	// End the last (the last old pod terminating, or the last new pod Ready).
+	Start, End time.Time
+	// How says what the rollout was found from (FoundBy...).
+	How string
+}
+
+// ID names the rollout in reports.
+func (r *Rollout) ID() string { return fmt.Sprintf("rollout-%d", r.N) }
+
+// Covers reports whether t falls within the rollout, widened by the lags
+// with which its steps show in the load balancer's logs.
+func (r *Rollout) Covers(t time.Time) bool {
+	return !t.Before(r.Start.Add(-rolloutLookback)) && !t.After(r.End.Add(rolloutLookahead))
+}
+
+// OldNames lists the names of the replaced ReplicaSets.
+func (r *Rollout) OldNames() []string {
+	out := make([]string, 0, len(r.Old))
+	for _, rs := range r.Old {
+		out = append(out, rs.Name)
+	}
+	return out
+}
+
+// findRollouts groups the backends into ReplicaSets and finds every
+// rollout: each ReplicaSet that grew during the data (scaled up, created,
+// or its pods started) replaces the ReplicaSets of its workload that shrank
+// (scaled down, or their pods began terminating) from then on. Roles follow
+// from this structure, so a lost or merged event cannot flip one. Backends
+// with no Kubernetes record are grouped by when they appeared and
+// disappeared in the load balancer's traffic.
+func findRollouts(d *Dataset, backends []*Backend, dataStart, dataEnd time.Time) []*Rollout {
+	sets := replicaSets(d, backends)
+	var out []*Rollout
+	byWorkload := map[string][]*ReplicaSet{}
+	var workloads []string
+	for _, rs := range sets {
+		k := rs.Namespace + "/" + rs.Workload
+		if byWorkload[k] == nil {
+			workloads = append(workloads, k)
+		}
+		byWorkload[k] = append(byWorkload[k], rs)
+	}
+	sort.Strings(workloads)
+	for _, k := range workloads {
+		rss := byWorkload[k]
+		sort.Slice(rss, func(i, j int) bool {
+			if !rss[i].Born.Equal(rss[j].Born) {
+				return rss[i].Born.Before(rss[j].Born)
+			}
+			return rss[i].Name < rss[j].Name
+		})
+		for _, rs := range rss {
+			if rs.Born.IsZero() {
+				continue // there before the data: it can only be replaced
+			}
+			r := &Rollout{Namespace: rs.Namespace, Workload: rs.Workload, New: rs, Start: rs.Born, End: rs.Born, How: FoundByPods}
+			if len(rs.scaledUp) > 0 {
+				r.How = FoundByScaling
+			}
+			for _, old := range rss {
+				// An older ReplicaSet takes part when it shrank after the new
+				// one was born.
+				if old == rs || (!old.Born.IsZero() && !old.Born.Before(rs.Born)) {
+					continue
+				}
+				if !old.lastOut.IsZero() && !old.lastOut.Before(rs.Born.Add(-rolloutLookback)) {
+					r.Old = append(r.Old, old)
+					r.End = latest(r.End, old.lastOut)
+				}
+			}
+			if len(r.Old) == 0 {
+				continue // a ReplicaSet growing alone is a scale-up, not a rollout
+			}
+			for _, b := range rs.Pods {
+				r.End = latest(r.End, firstTime(b.At(Ready), b.At(LBHealthy)))
+			}
+			out = append(out, r)
+		}
+	}
+	out = append(out, trafficRollouts(d, backends, out, dataStart, dataEnd)...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	for i, r := range out {
+		r.N = i + 1
+		// A pod brought by one rollout is replaced by the next: its role is
+		// the last one it had.
+		for _, b := range r.New.Pods {
+			b.Role, b.Rollout = RoleNew, r
+		}
+		for _, rs := range r.Old {
+			for _, b := range rs.Pods {
+				b.Role, b.Rollout = RoleOld, r
+			}
+		}
+	}
+	return out
+}
+
+// latest returns the later of two times.
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// RoleOf returns the side b was on in the rollout.
+func (r *Rollout) RoleOf(b *Backend) Role {
+	for _, x := range r.New.Pods {
+		if x == b {
+			return RoleNew
+		}
+	}
+	for _, rs := range r.Old {
+		for _, x := range rs.Pods {
+			if x == b {
+				return RoleOld
+			}
+		}
+	}
+	return RoleUnknown
+}
+
+// replicaSets builds every ReplicaSet that objects, scaling events or pod
+// names reveal, with its pods.
+func replicaSets(d *Dataset, backends []*Backend) []*ReplicaSet {
+	m := map[string]*ReplicaSet{}
+	get := func(ns, name, workload string) *ReplicaSet {
+		k := ns + "/" + name
+		rs := m[k]
+		if rs == nil {
+			rs = &ReplicaSet{Namespace: ns, Name: name, Workload: workload}
+			m[k] = rs
+		}
+		if rs.Workload == "" {
+			rs.Workload = workload
+		}
+		return rs
+	}
+	born := func(rs *ReplicaSet, t time.Time) {
+		if !t.IsZero() && (rs.Born.IsZero() || t.Before(rs.Born)) {
+			rs.Born = t
+		}
+	}
+	for _, c := range d.Configs {
+		if c.Kind == "ReplicaSet" && c.Workload != nil {
+			rs := get(c.Namespace, c.Name, orString(c.Workload.Deployment, workloadOf(c.Name)))
+			rs.Revision = c.Workload.Revision
+			born(rs, c.Created)
+		}
+	}
+	for i := range d.Lifecycle {
+		l := &d.Lifecycle[i]
+		if (l.Kind != sources.ScaledUp && l.Kind != sources.ScaledDown) || l.Group == "" {
+			continue
+		}
+		rs := get(l.Namespace, l.Group, orString(strings.TrimPrefix(l.Object, "Deployment/"), workloadOf(l.Group)))
+		if l.Kind == sources.ScaledUp {
+			rs.scaledUp = append(rs.scaledUp, l.Time)
+			if l.From <= 0 {
+				born(rs, l.Time)
+			}
+		} else {
+			rs.scaledDown = append(rs.scaledDown, l.Time)
+			if l.Count == 0 && l.Time.After(rs.lastOut) {
+				rs.lastOut = l.Time
+			}
+		}
+	}
+	for _, b := range backends {
+		if b.Pod == "" || b.ReplicaSet == "" {
+			continue
+		}
+		rs := get(b.Namespace, b.ReplicaSet, b.Workload)
+		rs.Pods = append(rs.Pods, b)
+		born(rs, b.grewAt())
+		if t := b.At(Terminating); t.After(rs.lastOut) {
+			rs.lastOut = t
+		}
+	}
+	out := make([]*ReplicaSet, 0, len(m))
+	for _, rs := range m {
+		if rs.Workload != "" {
+			out = append(out, rs)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name })
+	return out
+}
+
+// trafficRollouts finds rollouts in the load balancer's logs alone, for the
+// bare IPs no Kubernetes record names: IPs that began serving well after the
+// logs start are new, IPs that stopped well before they end are old, and
+// those within trafficRolloutGap of each other are one rollout.
+func trafficRollouts(d *Dataset, backends []*Backend, kube []*Rollout, dataStart, dataEnd time.Time) []*Rollout {
+	type step struct {
+		t   time.Time
+		b   *Backend
+		new bool
+	}
+	var steps []step
+	for _, b := range backends {
+		if b.Pod != "" || len(b.IPs) != 1 {
+			continue
+		}
+		first, last, ok := trafficSpan(d, b.IPs[0])
+		if !ok {
+			continue
+		}
+		var s step
+		switch {
+		case first.Sub(dataStart) > dataEdge:
+			s = step{first, b, true}
+		case dataEnd.Sub(last) > dataEdge:
+			s = step{last, b, false}
+		default:
+			continue
+		}
+		if !coveredBy(kube, s.t) {
+			steps = append(steps, s)
+		}
+	}
+	sort.Slice(steps, func(i, j int) bool {
+		if !steps[i].t.Equal(steps[j].t) {
+			return steps[i].t.Before(steps[j].t)
+		}
+		return steps[i].b.Key() < steps[j].b.Key()
+	})
+	var out []*Rollout
+	var cur *Rollout
+	for _, s := range steps {
+		if cur == nil || s.t.Sub(cur.End) > trafficRolloutGap {
+			cur = &Rollout{New: &ReplicaSet{}, Start: s.t, End: s.t, How: FoundByTraffic}
+			cur.Old = []*ReplicaSet{{}}
+			out = append(out, cur)
+		}
+		cur.End = s.t
+		if s.new {
+			cur.New.Pods = append(cur.New.Pods, s.b)
+		} else {
+			cur.Old[0].Pods = append(cur.Old[0].Pods, s.b)
+		}
+	}
+	return out
+}
+
+// coveredBy reports whether any of the rollouts covers t.
+func coveredBy(rs []*Rollout, t time.Time) bool {
+	for _, r := range rs {
+		if r.Covers(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// trafficSpan returns the first and last time the IP served a response or
+// was sent a request that failed at it.
+func trafficSpan(d *Dataset, ip netip.Addr) (first, last time.Time, ok bool) {
+	t := d.Traffic[ip]
+	if t == nil {
+		return time.Time{}, time.Time{}, false
+	}
+	first, last = t.Runs.First(), t.Runs.Last()
+	if f := t.FirstFailed; !f.IsZero() && (first.IsZero() || f.Before(first)) {
+		first = f
+	}
+	if l := t.LastFailed; l.After(last) {
+		last = l
+	}
+	return first, last, !first.IsZero()
+}
+
+// firstTime returns the earliest non-zero time.
+func firstTime(ts ...time.Time) time.Time {
+	var first time.Time
+	for _, t := range ts {
+		if !t.IsZero() && (first.IsZero() || t.Before(first)) {
+			first = t
+		}
+	}
+	return first
+}
+
+func orString(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}

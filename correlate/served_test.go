@@ -1,0 +1,90 @@
+package correlate
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+var runsT0 = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+
+func after(d time.Duration) time.Time { return runsT0.Add(d) }
+
+// TestRunsSplitAtTheGap pins servedRunGap from both sides: a pause just
+// under it keeps one run, a pause just over it starts another.
+func TestRunsSplitAtTheGap(t *testing.T) {
+	var r Runs
+	r.Add(after(0))
+	r.Add(after(servedRunGap - time.Millisecond))
+	if len(r) != 1 {
+		t.Fatalf("a pause under the gap split the run: %v", r)
+	}
+	r.Add(after(2*servedRunGap + time.Millisecond))
+	if len(r) != 2 {
+		t.Fatalf("a pause over the gap did not split the run: %v", r)
+	}
+	if !r.Serving(after(servedRunGap/2)) || r.Serving(after(servedRunGap+servedRunGap/2)) {
+		t.Errorf("Serving wrong: %v", r)
+	}
+	if got := r.FirstIn(after(servedRunGap), time.Time{}); !got.Equal(after(2*servedRunGap + time.Millisecond)) {
+		t.Errorf("FirstIn = %v", got)
+	}
+	if got := r.LastIn(time.Time{}, after(servedRunGap+time.Second)); !got.Equal(after(servedRunGap - time.Millisecond)) {
+		t.Errorf("LastIn = %v", got)
+	}
+}
+
+// TestRunsOrderFree checks that the runs do not depend on the order records
+// arrive in (parallel parsing, newest-first exports).
+func TestRunsOrderFree(t *testing.T) {
+	var times []time.Time
+	for i := 0; i < 300; i++ {
+		d := time.Duration(i) * time.Second
+		if i >= 100 && i < 200 {
+			continue // a 100 s pause: two runs
+		}
+		times = append(times, after(d))
+	}
+	var want Runs
+	for _, x := range times {
+		want.Add(x)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 20; round++ {
+		rng.Shuffle(len(times), func(i, j int) { times[i], times[j] = times[j], times[i] })
+		var got Runs
+		for _, x := range times {
+			got.Add(x)
+		}
+		if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("shuffled: %v, in order: %v", got, want)
+		}
+		var a, b Runs
+		for i, x := range times {
+			if i%2 == 0 {
+				a.Add(x)
+			} else {
+				b.Add(x)
+			}
+		}
+		a.Merge(b)
+		if len(a) != 2 || a[0] != want[0] || a[1] != want[1] {
+			t.Fatalf("merged halves: %v, want %v", a, want)
+		}
+	}
+}
+
+// TestRunsBounded checks that a backend serving once every few minutes for
+// days keeps at most maxRunsPerBackend runs, spanning everything.
+func TestRunsBounded(t *testing.T) {
+	var r Runs
+	for i := 0; i < 5000; i++ {
+		r.Add(after(time.Duration(i) * 3 * time.Minute))
+	}
+	if len(r) > maxRunsPerBackend {
+		t.Fatalf("%d runs", len(r))
+	}
+	if !r.First().Equal(after(0)) || !r.Last().Equal(after(4999*3*time.Minute)) {
+		t.Errorf("span %v–%v", r.First(), r.Last())
+	}
+}
