@@ -25,39 +25,67 @@ const (
 
 // incidentGroup is one set of claimed failures that becomes one finding.
 type incidentGroup struct {
-	// Rollout is the rollout the failures happened in; nil for a stretch
-	// of time no rollout covers.
+	// Rollout is the rollout the failures happened in; nil for another
+	// episode or a stretch of time.
 	Rollout *correlate.Rollout
+	// Trigger is what deleted the pods, for termination races.
+	Trigger correlate.Trigger
 	Signals []*correlate.Signal
 }
 
 // groupByRollout splits claimed failures into one group per rollout that
 // covers them, and, for failures no rollout covers, one group per run of
-// failures no longer than MergeGap apart. Groups with fewer than MinSignals
-// failures are left out (the failures go unexplained).
+// failures no longer than MergeGap apart.
 func groupByRollout(a *correlate.Analysis, sigs []*correlate.Signal) []incidentGroup {
-	byRollout := map[*correlate.Rollout][]*correlate.Signal{}
+	return groupByEpisode(a, sigs, func(s *correlate.Signal) incidentGroup { return incidentGroup{Rollout: s.Rollout} })
+}
+
+// groupByEpisode splits claimed failures into one group per episode (a
+// rollout, a node's drain, a scale-in) that episodeOf names, and, for
+// failures of no episode, one group per run of failures no longer than
+// MergeGap apart. Groups with fewer than MinSignals failures are left out
+// (the failures go unexplained).
+func groupByEpisode(a *correlate.Analysis, sigs []*correlate.Signal, episodeOf func(*correlate.Signal) incidentGroup) []incidentGroup {
+	byKey := map[string]*incidentGroup{}
+	var keys []string
 	var loose []*correlate.Signal
 	for _, s := range sigs {
-		if s.Rollout != nil {
-			byRollout[s.Rollout] = append(byRollout[s.Rollout], s)
-		} else {
+		g := episodeOf(s)
+		k := episodeKey(g)
+		if k == "" {
 			loose = append(loose, s)
+			continue
 		}
+		if byKey[k] == nil {
+			byKey[k] = &g
+			keys = append(keys, k)
+		}
+		byKey[k].Signals = append(byKey[k].Signals, s)
 	}
 	var out []incidentGroup
-	for _, r := range a.Rollouts {
-		if g := byRollout[r]; len(g) >= a.Opts.MinSignals {
-			out = append(out, incidentGroup{Rollout: r, Signals: g})
+	for _, k := range keys {
+		if g := byKey[k]; len(g.Signals) >= a.Opts.MinSignals {
+			out = append(out, *g)
 		}
 	}
-	for _, g := range correlate.Split(loose, a.Opts.MergeGap) {
-		if len(g) >= a.Opts.MinSignals {
-			out = append(out, incidentGroup{Signals: g})
+	for _, run := range correlate.Split(loose, a.Opts.MergeGap) {
+		if len(run) >= a.Opts.MinSignals {
+			out = append(out, incidentGroup{Signals: run})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Signals[0].Time.Before(out[j].Signals[0].Time) })
 	return out
+}
+
+// episodeKey identifies a group's episode; "" for none.
+func episodeKey(g incidentGroup) string {
+	if k := g.Trigger.Key(); k != "" {
+		return k
+	}
+	if g.Rollout != nil {
+		return "rollout/" + g.Rollout.ID()
+	}
+	return ""
 }
 
 // belowThreshold reports whether failures no rule explains are too few to

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/readygap/readygap/correlate"
@@ -23,14 +24,6 @@ var terminationRaceCause = Cause{
 	Description: "old pods stop listening at SIGTERM while the load balancer still sends to them",
 	Signature:   "refused/closed connections to old pod IPs only, right after each began terminating; no preStop hook",
 }
-
-// Triggers of a termination race.
-const (
-	// TriggerRollout: a rollout replaced the pods.
-	TriggerRollout = "rollout"
-	// TriggerUnknown: nothing says what deleted them.
-	TriggerUnknown = "unknown"
-)
 
 // Tuning of the termination-race rule.
 const (
@@ -65,7 +58,16 @@ func (terminationRace) Claims(_ *correlate.Analysis, s *correlate.Signal) bool {
 // Explain implements Rule: one finding per rollout (or stretch of time).
 func (terminationRace) Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding {
 	var out []*Finding
-	for _, g := range groupByRollout(a, claimed) {
+	for _, g := range groupByEpisode(a, claimed, func(s *correlate.Signal) incidentGroup {
+		at := s.Last()
+		t := a.TriggerOf(at.Of, terminationStart(at.Of))
+		if t.Kind == correlate.TriggerUnknown && s.Rollout != nil {
+			// Nothing says what deleted the pod but a rollout was under way:
+			// group with it.
+			return incidentGroup{Rollout: s.Rollout, Trigger: correlate.Trigger{Kind: correlate.TriggerRollout, Rollout: s.Rollout}}
+		}
+		return incidentGroup{Rollout: t.Rollout, Trigger: t}
+	}) {
 		out = append(out, explainTerminationRace(a, g))
 	}
 	return out
@@ -73,9 +75,9 @@ func (terminationRace) Explain(a *correlate.Analysis, claimed []*correlate.Signa
 
 func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 	w := correlate.Summarize(g.Signals)
-	f := &Finding{Cause: terminationRaceCause.ID, Window: w, Rollout: g.Rollout, Backends: backendRefs(a, w), Trigger: TriggerUnknown}
-	if g.Rollout != nil {
-		f.Trigger = TriggerRollout
+	f := &Finding{Cause: terminationRaceCause.ID, Window: w, Rollout: g.Rollout, Backends: backendRefs(a, w), Trigger: g.Trigger.Kind.String()}
+	if e := g.Trigger.Event; e != nil {
+		f.Evidence = append(f.Evidence, eventEvidence(e, triggerNote(g.Trigger)))
 	}
 	f.Evidence = failureEvidence(w, nil)
 	corroborated := 0
@@ -104,11 +106,95 @@ func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 		}
 	}
 	f.grade(share(terminating, len(w.Signals))+goneFit*share(gone, len(w.Signals)), corroborated, terminationClearFit)
-	f.Summary = fmt.Sprintf("Old pods stopped accepting connections as they began terminating, but the load balancer kept sending them requests for up to %s (%s; %s failed with %s on %s).",
-		seconds(lag), span(w), plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), plural(len(f.Backends), "old pod IP"))
+	f.Summary = fmt.Sprintf("%s stopped accepting connections as they began terminating, but the load balancer kept sending them requests for up to %s (%s; %s failed with %s on %s).",
+		terminatedBy(g.Trigger), seconds(lag), span(w), plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), plural(len(f.Backends), "pod IP"))
 	f.Remediation = terminationFixes(a, wl, lag, preStop, grace, platformOf(w))
+	f.Remediation = append(f.Remediation, triggerFixes(a, wl, g.Trigger, lag)...)
 	return f
 }
+
+// terminationStart is when b began terminating; zero when unknown.
+func terminationStart(b *correlate.Backend) time.Time {
+	if b == nil {
+		return time.Time{}
+	}
+	return b.At(correlate.Terminating)
+}
+
+// terminatedBy names the pods of a termination race by what deleted them.
+func terminatedBy(t correlate.Trigger) string {
+	switch t.Kind {
+	case correlate.TriggerRollout:
+		return "Old pods replaced by the rollout"
+	case correlate.TriggerNodeDrain:
+		return fmt.Sprintf("Pods evicted from node %s as it was drained", orDefault(t.Node, "(unnamed)"))
+	case correlate.TriggerScaleIn:
+		return "Pods removed by a scale-in"
+	}
+	return "Pods that were being deleted"
+}
+
+// triggerNote says what the record of a deletion's trigger shows.
+func triggerNote(t correlate.Trigger) string {
+	switch t.Kind {
+	case correlate.TriggerNodeDrain:
+		return "the node was drained: its pods were deleted without a rollout"
+	case correlate.TriggerScaleIn:
+		return "the workload was scaled in: its pods were deleted without a rollout"
+	}
+	return ""
+}
+
+// triggerFixes are the changes that fit what deleted the pods, beside the
+// preStop and grace period every trigger needs.
+func triggerFixes(a *correlate.Analysis, wl workload, t correlate.Trigger, lag time.Duration) []Fix {
+	switch t.Kind {
+	case correlate.TriggerNodeDrain:
+		minAvailable := max(wl.Replicas-1, 1)
+		return []Fix{
+			{
+				Title: fmt.Sprintf("Keep %d pods serving through a drain with a PodDisruptionBudget", minAvailable),
+				Why:   "A drain evicts pods through the eviction API, which waits while the budget would be broken, so the load balancer never loses every backend at once.",
+				Patch: objectPatch("policy/v1", "PodDisruptionBudget", wl.Namespace, wl.Name, nil, map[string]any{
+					"minAvailable": minAvailable, "selector": map[string]any{"matchLabels": selectorOf(wl)}}),
+			},
+			{
+				Title: "Take the node out of the load balancer before draining it",
+				Why: fmt.Sprintf("With the label %s the cloud controllers remove the node's backends first; the load balancer kept sending for %s after the pods began terminating. Karpenter sets it on shutdown; for kubectl drain and the cluster-autoscaler, label the node (or use a termination handler that does).",
+					labelExcludeFromLB, seconds(lag)),
+				Patch: objectPatch("v1", "Node", "", orDefault(t.Node, placeholderName("Node")), map[string]any{"labels": map[string]any{labelExcludeFromLB: "true"}}, nil),
+			},
+		}
+	case correlate.TriggerScaleIn:
+		return []Fix{{
+			Title: "Scale in one pod at a time",
+			Why:   "An autoscaler that removes several pods at once multiplies the requests the load balancer still sends to terminating pods; a scale-down policy of one pod per minute spreads them.",
+			Patch: objectPatch("autoscaling/v2", "HorizontalPodAutoscaler", wl.Namespace, hpaName(t, wl), nil, map[string]any{"behavior": map[string]any{"scaleDown": map[string]any{
+				"policies": []any{map[string]any{"type": "Pods", "value": 1, "periodSeconds": scaleDownPeriod}}}}}),
+		}}
+	}
+	return nil
+}
+
+// hpaName names the autoscaler of a scale-in: the one its event names.
+func hpaName(t correlate.Trigger, wl workload) string {
+	if t.Event != nil {
+		if name, ok := strings.CutPrefix(t.Event.Object, "HorizontalPodAutoscaler/"); ok {
+			return name
+		}
+	}
+	return wl.Name
+}
+
+// labelExcludeFromLB is the node label that makes the cloud controllers
+// and the AWS Load Balancer Controller remove a node's backends
+// (Kubernetes well-known labels).
+const labelExcludeFromLB = "node.kubernetes.io/exclude-from-external-load-balancers"
+
+// scaleDownPeriod is the period of the one-pod scale-down policy proposed:
+// long enough for the load balancer to let go of each pod (a minute covers
+// ALB deregistration and NEG detach).
+const scaleDownPeriod = 60
 
 // stopLag measures how long the load balancer kept sending to each pod
 // after it began terminating (its Killing event or deletion), or, without

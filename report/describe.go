@@ -40,6 +40,12 @@ func describeEvent(l *sources.Lifecycle) string {
 		return l.Message
 	case sources.NoEndpoints:
 		return "proxy: Service has no active endpoint"
+	case sources.NodeDraining:
+		return fmt.Sprintf("node %s drained (%s: %s)", l.Node, orText(l.Source, "?"), l.Reason)
+	case sources.PodEvicted:
+		return fmt.Sprintf("evicted by %s (%s)", orText(l.Source, "?"), l.Reason)
+	case sources.Rescaled:
+		return fmt.Sprintf("autoscaler set %d replicas", l.Count)
 	case sources.EventsLost:
 		return "events may have been lost before this"
 	case sources.Killing:

@@ -177,6 +177,8 @@ func interpretKubeEvent(l *Lifecycle, reason, msg string) {
 		interpretPodControl(l, msg, "Deleted pod: ", PodDeleted)
 	case reasonScalingReplicaSet:
 		interpretScaling(l, msg)
+	default:
+		interpretDisruption(l, reason, msg)
 	}
 }
 

@@ -203,6 +203,16 @@ const (
 	NoEndpoints
 	// EventsLost: the source says events may be missing before this time.
 	EventsLost
+	// NodeDraining: a node was cordoned or marked for removal (kubectl
+	// drain, cluster-autoscaler scale-down, Karpenter disruption, a spot
+	// interruption); Node is the node, Source the component, Reason why.
+	NodeDraining
+	// PodEvicted: a component other than a rollout evicted the pod (an
+	// autoscaler's scale-down, Karpenter, the taint manager, the kubelet).
+	PodEvicted
+	// Rescaled: a HorizontalPodAutoscaler set a new size; Object is the
+	// autoscaler, Count the new size.
+	Rescaled
 )
 
 var lifecycleNames = [...]string{
@@ -211,7 +221,7 @@ var lifecycleNames = [...]string{
 	"neg_operation_failed", "target_registering", "target_registered",
 	"target_deregistering", "target_deregistered", "health_check", "killing",
 	"prestop_failed", "pod_deleted", "scaled_up", "scaled_down", "no_endpoints",
-	"events_lost",
+	"events_lost", "node_draining", "pod_evicted", "rescaled",
 }
 
 // String names the lifecycle kind as used in JSON output.

@@ -1,0 +1,31 @@
+package sources
+
+import "testing"
+
+// TestInterpretDisruption reads the events of node drains, evictions and
+// autoscaler rescales as their components word them.
+func TestInterpretDisruption(t *testing.T) {
+	for _, c := range []struct {
+		name, object, reason, msg string
+		kind                      LifecycleKind
+		node                      string
+		count                     int
+	}{
+		{"kubectl drain cordon", "Node/ip-10-0-1-5", "NodeNotSchedulable", "Node ip-10-0-1-5 status is now: NodeNotSchedulable", NodeDraining, "ip-10-0-1-5", 0},
+		{"autoscaler node", "Node/gke-pool-1-abcd", "ScaleDown", "marked the node as toBeDeleted/unschedulable", NodeDraining, "gke-pool-1-abcd", 0},
+		{"autoscaler pod", "Pod/web-7d9f-abcde", "ScaleDown", "deleting pod for node scale down", PodEvicted, "", 0},
+		{"karpenter node", "Node/ip-10-0-2-9", "DisruptionTerminating", "Disrupting Node: Underutilized", NodeDraining, "ip-10-0-2-9", 0},
+		{"karpenter nodeclaim", "NodeClaim/default-x7k2p", "DisruptionTerminating", "Disrupting NodeClaim: Underutilized", LifecycleOther, "", 0},
+		{"spot node", "Node/ip-10-0-3-3", "SpotInterrupted", "Spot interruption warning was triggered", NodeDraining, "ip-10-0-3-3", 0},
+		{"karpenter eviction", "Pod/web-7d9f-fghij", "Evicted", "Evicted pod: Underutilized", PodEvicted, "", 0},
+		{"taint manager", "Pod/web-7d9f-klmno", "TaintManagerEviction", "Marking for deletion Pod shop/web-7d9f-klmno", PodEvicted, "", 0},
+		{"hpa", "HorizontalPodAutoscaler/web", "SuccessfulRescale", "New size: 3; reason: All metrics below target", Rescaled, "", 3},
+		{"hpa garbled", "HorizontalPodAutoscaler/web", "SuccessfulRescale", "New size: many", LifecycleOther, "", 0},
+	} {
+		l := Lifecycle{Object: c.object, Reason: c.reason}
+		interpretKubeEvent(&l, c.reason, c.msg)
+		if l.Kind != c.kind || l.Node != c.node || l.Count != c.count {
+			t.Errorf("%s: kind %v node %q count %d; want %v %q %d", c.name, l.Kind, l.Node, l.Count, c.kind, c.node, c.count)
+		}
+	}
+}
