@@ -14,7 +14,7 @@ import (
 // rules' business, except where a field notes a Kubernetes API default.
 type Config struct {
 	// Kind is the object kind (Pod, Deployment, ReplicaSet, Service, Ingress,
-	// BackendConfig, TargetGroupBinding, EndpointSlice, Namespace).
+	// BackendConfig, TargetGroupBinding, EndpointSlice, Namespace, ConfigMap).
 	Kind      string
 	Namespace string
 	Name      string
@@ -44,6 +44,8 @@ type Config struct {
 	TargetGroupBinding *TargetGroupBinding
 	// EndpointSlice is set for EndpointSlices.
 	EndpointSlice *EndpointSlice
+	// Proxy is set for an ingress-nginx controller's ConfigMap.
+	Proxy *ProxySettings
 }
 
 // LabelALBReadinessGateInject is the Namespace label that makes the AWS Load
@@ -140,6 +142,9 @@ type Container struct {
 	Readiness, Liveness, Startup *Probe
 	// PreStop is the preStop hook; nil when not set.
 	PreStop *PreStop
+	// KeepAlive is the HTTP keep-alive timeout its command line or
+	// environment sets; nil when neither says.
+	KeepAlive *KeepAlive
 }
 
 // ContainerPort is one declared container port.
@@ -298,6 +303,9 @@ type LBHealthCheck struct {
 	Path     string
 	// SuccessCodes is the ALB success-codes matcher as written.
 	SuccessCodes string
+	// IdleTimeoutSec is the ALB load-balancer attribute
+	// idle_timeout.timeout_seconds, in seconds.
+	IdleTimeoutSec *int
 	// DeregistrationDelaySec is the ALB target-group attribute
 	// deregistration_delay.timeout_seconds, in seconds.
 	DeregistrationDelaySec *int

@@ -1,6 +1,11 @@
 package sources
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 // TestInterpretDisruption reads the events of node drains, evictions and
 // autoscaler rescales as their components word them.
@@ -26,6 +31,31 @@ func TestInterpretDisruption(t *testing.T) {
 		interpretKubeEvent(&l, c.reason, c.msg)
 		if l.Kind != c.kind || l.Node != c.node || l.Count != c.count {
 			t.Errorf("%s: kind %v node %q count %d; want %v %q %d", c.name, l.Kind, l.Node, l.Count, c.kind, c.node, c.count)
+		}
+	}
+}
+
+// TestKeepAliveFacts reads keep-alive timeouts from containers as their
+// servers take them.
+func TestKeepAliveFacts(t *testing.T) {
+	for _, c := range []struct {
+		name, elem string
+		want       *KeepAlive
+	}{
+		{"gunicorn flag", `{"name":"a","command":["gunicorn"],"args":["--bind","0.0.0.0:8080","--keep-alive","2","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Set: true, Via: "--keep-alive 2"}},
+		{"gunicorn default", `{"name":"a","command":["/usr/local/bin/gunicorn","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2}},
+		{"gunicorn env", `{"name":"a","command":["gunicorn"],"env":[{"name":"GUNICORN_CMD_ARGS","value":"--workers 4 --keep-alive=75"}]}`, &KeepAlive{Server: "gunicorn", Seconds: 75, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive 75"}},
+		{"uvicorn", `{"name":"a","command":["python","-m","uvicorn"],"args":["main:app","--timeout-keep-alive=65"]}`, &KeepAlive{Server: "uvicorn", Seconds: 65, Set: true, Via: "--timeout-keep-alive 65"}},
+		{"node env", `{"name":"a","command":["node"],"args":["server.js"],"env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"5"}]}`, &KeepAlive{Server: "node", Seconds: 5, Set: true, Via: "KEEP_ALIVE_TIMEOUT=5"}},
+		{"unknown server", `{"name":"a","command":["java","-jar","app.jar"]}`, nil},
+	} {
+		var ctr corev1.Container
+		if err := json.Unmarshal([]byte(c.elem), &ctr); err != nil {
+			t.Fatal(err)
+		}
+		got := keepAliveFacts(&ctr)
+		if (got == nil) != (c.want == nil) || got != nil && *got != *c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
 		}
 	}
 }

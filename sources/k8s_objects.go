@@ -77,6 +77,7 @@ var objectDecoders = map[objectKey]func(elem []byte, c *Config, out *Emitter) er
 	{"networking.k8s.io", "Ingress"}:        decodeIngress,
 	{"cloud.google.com", "BackendConfig"}:   decodeBackendConfig,
 	{"elbv2.k8s.aws", "TargetGroupBinding"}: decodeTargetGroupBinding,
+	{"", "ConfigMap"}:                       decodeConfigMap,
 }
 
 // group returns the API group of an apiVersion ("apps/v1" → "apps", "v1" → "").
@@ -232,6 +233,7 @@ func containerFacts(c *corev1.Container, sidecar bool) Container {
 	if c.Lifecycle != nil && c.Lifecycle.PreStop != nil {
 		f.PreStop = preStopFacts(c.Lifecycle.PreStop)
 	}
+	f.KeepAlive = keepAliveFacts(c)
 	return f
 }
 
@@ -624,6 +626,11 @@ func albAnnotationHealthCheck(a map[string]string, source string) *LBHealthCheck
 			hc.DeregistrationDelaySec = atoiPtr(strings.TrimSpace(v))
 		}
 	}
+	for _, attr := range strings.Split(a[p+"load-balancer-attributes"], ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(attr), "="); ok && k == "idle_timeout.timeout_seconds" {
+			hc.IdleTimeoutSec = atoiPtr(strings.TrimSpace(v))
+		}
+	}
 	if *hc == (LBHealthCheck{Source: source}) {
 		return nil
 	}
@@ -637,6 +644,21 @@ func atoiPtr(s string) *int {
 		return nil
 	}
 	return &n
+}
+
+func decodeConfigMap(elem []byte, c *Config, out *Emitter) error {
+	var cm corev1.ConfigMap
+	if err := json.Unmarshal(elem, &cm); err != nil {
+		return err
+	}
+	// Only an ingress-nginx controller's ConfigMap says anything readygap
+	// reads; others (and their data) are left alone.
+	if c.Proxy = proxySettingsOf(&cm); c.Proxy == nil {
+		return nil
+	}
+	setMeta(c, &cm.ObjectMeta)
+	out.Config(c)
+	return nil
 }
 
 func decodeIngress(elem []byte, c *Config, out *Emitter) error {

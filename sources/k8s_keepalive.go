@@ -1,0 +1,134 @@
+package sources
+
+import (
+	"path"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// KeepAlive is how long a container's HTTP server keeps an idle
+// connection open, as its command line or environment sets it.
+type KeepAlive struct {
+	// Server is the server recognised from the command (gunicorn, uvicorn,
+	// hypercorn, node); "" when only an environment variable says.
+	Server string
+	// Seconds is the keep-alive timeout; Set says whether the container
+	// sets it (false: Seconds is the server's documented default).
+	Seconds float64
+	Set     bool
+	// Via is the flag or variable that sets it, as written ("--keep-alive 2").
+	Via string
+}
+
+// keepAliveServers are the servers whose keep-alive readygap recognises:
+// the command-line flags that set it and the default without them.
+var keepAliveServers = []struct {
+	name    string
+	flags   []string
+	seconds float64
+}{
+	// gunicorn --keep-alive, default 2 s (docs.gunicorn.org settings "keepalive").
+	{"gunicorn", []string{"--keep-alive"}, 2},
+	// uvicorn --timeout-keep-alive, default 5 s (uvicorn settings).
+	{"uvicorn", []string{"--timeout-keep-alive"}, 5},
+	// hypercorn --keep-alive, default 5 s (hypercorn configuration "keep_alive_timeout").
+	{"hypercorn", []string{"--keep-alive"}, 5},
+	// Node.js http.Server keepAliveTimeout, default 5 s; set in code, so
+	// only an environment variable the app reads can say.
+	{"node", nil, 5},
+}
+
+// keepAliveEnv are environment variables apps commonly read their
+// keep-alive timeout from, in seconds.
+var keepAliveEnv = []string{"KEEP_ALIVE_TIMEOUT", "KEEPALIVE_TIMEOUT", "HTTP_KEEP_ALIVE_TIMEOUT", "SERVER_KEEP_ALIVE_TIMEOUT"}
+
+// keepAliveFacts reads a container's keep-alive timeout from its command,
+// arguments and environment; nil when it runs no server readygap knows and
+// sets no keep-alive variable.
+func keepAliveFacts(c *corev1.Container) *KeepAlive {
+	argv := append(append([]string(nil), c.Command...), c.Args...)
+	var ka *KeepAlive
+	for _, s := range keepAliveServers {
+		if !runs(argv, s.name) {
+			continue
+		}
+		ka = &KeepAlive{Server: s.name, Seconds: s.seconds}
+		for _, flag := range s.flags {
+			if v, ok := flagValue(argv, flag); ok {
+				if n, err := strconv.ParseFloat(v, 64); err == nil {
+					ka.Seconds, ka.Set, ka.Via = n, true, flag+" "+v
+				}
+			}
+		}
+		break
+	}
+	for _, e := range c.Env {
+		if e.Name == "GUNICORN_CMD_ARGS" {
+			if v, ok := flagValue(strings.Fields(e.Value), "--keep-alive"); ok {
+				if n, err := strconv.ParseFloat(v, 64); err == nil {
+					ka = &KeepAlive{Server: "gunicorn", Seconds: n, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive " + v}
+				}
+			}
+		}
+		for _, name := range keepAliveEnv {
+			if e.Name != name {
+				continue
+			}
+			n, err := strconv.ParseFloat(strings.TrimSpace(e.Value), 64)
+			if err != nil {
+				continue
+			}
+			if ka == nil {
+				ka = &KeepAlive{}
+			}
+			ka.Seconds, ka.Set, ka.Via = n, true, name+"="+e.Value
+		}
+	}
+	return ka
+}
+
+// runs reports whether the command line runs server: as the program, or
+// as the program run by python -m or an interpreter.
+func runs(argv []string, server string) bool {
+	for i, a := range argv {
+		if i > 2 {
+			break
+		}
+		if path.Base(a) == server || a == "-m" && i+1 < len(argv) && argv[i+1] == server {
+			return true
+		}
+	}
+	return false
+}
+
+// flagValue returns the value of a flag given as `--flag v` or `--flag=v`.
+func flagValue(argv []string, flag string) (string, bool) {
+	for i, a := range argv {
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return v, true
+		}
+		if a == flag && i+1 < len(argv) {
+			return argv[i+1], true
+		}
+	}
+	return "", false
+}
+
+// ProxySettings are the settings of an ingress-nginx controller's
+// ConfigMap that decide how it talks to upstreams.
+type ProxySettings struct {
+	// UpstreamKeepaliveTimeoutSec is upstream-keepalive-timeout: how long
+	// the controller keeps an idle upstream connection (seconds); nil when
+	// the ConfigMap does not set it.
+	UpstreamKeepaliveTimeoutSec *int
+}
+
+// proxySettingsOf reads an ingress-nginx ConfigMap; nil when it is not one.
+func proxySettingsOf(cm *corev1.ConfigMap) *ProxySettings {
+	if cm.Labels["app.kubernetes.io/name"] != "ingress-nginx" && !strings.Contains(cm.Name, "ingress-nginx") {
+		return nil
+	}
+	return &ProxySettings{UpstreamKeepaliveTimeoutSec: atoiPtr(cm.Data["upstream-keepalive-timeout"])}
+}
