@@ -128,7 +128,7 @@ func TestTriageMatchesAnalyzeOfTheBundle(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("triage exit %d\n%s", code, errOut)
 	}
-	for _, want := range []string{"gcp-logging: 3 records", "s3-alb: 3 objects", "cloudwatch-logs: 3 records", "kubernetes: 2 records"} {
+	for _, want := range []string{"gcp-logging: 3 records", "s3-alb: 3 objects", "cloudwatch-logs: 3 records", "kubernetes: 3 records"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
@@ -169,7 +169,8 @@ func TestTriageNeverShowsSecrets(t *testing.T) {
 	if code != exitError {
 		t.Fatalf("exit %d, want %d\n%s", code, exitError, errOut)
 	}
-	for _, want := range []string{"error: cloudwatch-logs: not found: log group /missing", `error: kubernetes: RBAC: list pods in namespace shop is forbidden: grant verb "list" on "pods"`} {
+	for _, want := range []string{"error: cloudwatch-logs: 1 of 2 log groups not saved: not found: log group /missing\n",
+		`error: kubernetes: RBAC forbids list pods in namespace shop: grant verb "list" on "pods" (a Role in the namespace, or the README's ClusterRole)` + "\n"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}

@@ -55,7 +55,7 @@ func TestALBLogsFetchesOnlyTheWindow(t *testing.T) {
 	dir := t.TempDir()
 	a := &ALBLogs{Client: NewS3Client(testAWSConfig(srv.URL)), Bucket: "alb-logs", Prefix: "prod/", Workers: 3}
 	var calls int
-	rep, err := a.Fetch(context.Background(), midnightWindow, dir, func(src string, n int, b int64) { calls++ })
+	rep, err := a.Fetch(context.Background(), midnightWindow, dir, func(string, ProgressState) { calls++ })
 	if err != nil {
 		t.Fatal(err)
 	}
