@@ -290,22 +290,23 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 	defer cleanup()
 	man := &live.Manifest{Created: o.Now().UTC(), Since: w.Since, Until: w.Until, Skipped: skipped}
 	prog := newProgressLine(o.ErrOut, o.Terminal, o.Quiet)
-	var mu sync.Mutex
+	reps := make([]live.FetchReport, len(names))
+	fetchErrs := make([]error, len(names))
 	var wg sync.WaitGroup
-	for _, name := range names {
+	for i, name := range names {
 		wg.Go(func() {
-			rep, err := srcs[name].Fetch(ctx, w, dir, prog.update)
-			prog.done(name, rep, err)
-			mu.Lock()
-			defer mu.Unlock()
-			man.Sources = append(man.Sources, rep)
-			if err != nil {
-				errs = append(errs, err)
-			}
+			reps[i], fetchErrs[i] = srcs[name].Fetch(ctx, w, dir, prog.update)
+			prog.done(name, reps[i], fetchErrs[i])
 		})
 	}
 	wg.Wait()
 	prog.finish()
+	man.Sources = reps
+	for _, err := range fetchErrs {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, e := range errs {
 		man.Errors = append(man.Errors, e.Error())
 	}

@@ -172,6 +172,7 @@ func (d *deadlineTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	wd.mu.Lock()
 	wd.timer = time.AfterFunc(d.response, wd.fire)
 	wd.mu.Unlock()
+	start := time.Now()
 	resp, err := d.next.RoundTrip(req.WithContext(ctx))
 	if err != nil {
 		wd.stop()
@@ -179,8 +180,14 @@ func (d *deadlineTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			return nil, te
 		}
 		cancel(nil)
-		if req.Context().Err() == nil && isDialError(err) {
+		switch {
+		case req.Context().Err() != nil:
+		case isDialError(err):
 			return nil, &ConnectError{Endpoint: wd.endpoint, Err: err}
+		case strings.Contains(err.Error(), "TLS handshake timeout"):
+			// net/http's own limit on a server that accepted the
+			// connection and never answered the TLS handshake.
+			return nil, &TimeoutError{Endpoint: wd.endpoint, After: roundTimeout(time.Since(start))}
 		}
 		return nil, err
 	}
@@ -297,6 +304,14 @@ func dialer(t Timeouts) *net.Dialer {
 
 // tcpKeepAlive is the keep-alive period of live connections, Go's default.
 const tcpKeepAlive = 15 * time.Second
+
+// roundTimeout rounds a measured wait to what a timeout would be set to.
+func roundTimeout(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(10 * time.Millisecond)
+}
 
 // humanDuration renders a timeout for a person: "10 s", "300 ms", "1m30s".
 func humanDuration(d time.Duration) string {

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -541,5 +543,72 @@ func TestRedact(t *testing.T) {
 		if got, _ := Redact(tt.in); got != want {
 			t.Errorf("Redact(%q)\n= %q\nwant %q", tt.in, got, want)
 		}
+	}
+}
+
+// TestKubernetesManyEventsBoundedMemory fetches a namespace of 200 000
+// events and checks that the heap in use stays bounded by the page size,
+// not the namespace's size. Opt in with READYGAP_TRIAGE_MEMORY=1.
+func TestKubernetesManyEventsBoundedMemory(t *testing.T) {
+	if os.Getenv("READYGAP_TRIAGE_MEMORY") == "" {
+		t.Skip("set READYGAP_TRIAGE_MEMORY=1 to run")
+	}
+	const events = 200_000
+	const maxHeap = 64 << 20
+	srv := kubeTestServer(t)
+	srv.Lists["/api/v1/namespaces/shop/events"] = &livetest.PagedList{APIVersion: "v1", Kind: "EventList", N: events, Item: func(i int) string {
+		return fmt.Sprintf(`{"metadata":{"name":"web-%05d.%x","namespace":"shop","uid":"%08x-0000-4000-8000-000000000000","resourceVersion":"%d"},`+
+			`"involvedObject":{"kind":"Pod","namespace":"shop","name":"web-%05d","apiVersion":"v1","fieldPath":"spec.containers{web}"},"reason":"Started","message":"Started container web",`+
+			`"source":{"component":"kubelet","host":"node-1"},"firstTimestamp":"2024-05-01T23:50:00Z","lastTimestamp":"2024-05-01T23:50:00Z","count":1,"type":"Normal"}`, i/4, i, i, 1000+i, i/4)
+	}}
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		for {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	dir := t.TempDir()
+	start := time.Now()
+	k := &Kubernetes{Kubeconfig: srv.Kubeconfig(t, t.TempDir(), "t")}
+	rep, err := k.Fetch(context.Background(), midnightWindow, dir, nil)
+	close(done)
+	if err != nil || rep.Items[0].Records != events {
+		t.Fatalf("%v %+v", err, rep.Items[0])
+	}
+	grew := int64(peak.Load()) - int64(base.HeapInuse)
+	t.Logf("%d events, %.1f MB written in %v; heap in use grew by at most %.1f MB", events, float64(rep.Bytes)/(1<<20), time.Since(start).Round(time.Millisecond), float64(grew)/(1<<20))
+	if grew > maxHeap {
+		t.Fatalf("heap grew by %.1f MB, want under %d MB", float64(grew)/(1<<20), maxHeap>>20)
+	}
+}
+
+// TestSilentTLSEndpoint: a server that accepts and never answers the TLS
+// handshake is given up after the connect timeout, with one call.
+func TestSilentTLSEndpoint(t *testing.T) {
+	addr := livetest.Silent(t)
+	tt := faultTimeouts
+	tt.Connect, tt.Response = 300*time.Millisecond, time.Second
+	start := time.Now()
+	k := &Kubernetes{Kubeconfig: livetest.KubeconfigFor(t, t.TempDir(), "https://"+addr, "t"), Timeouts: tt}
+	_, err := k.Fetch(context.Background(), midnightWindow, t.TempDir(), nil)
+	took := time.Since(start)
+	if want := "kubernetes: no answer from https://" + addr + " in 300 ms"; err == nil || err.Error() != want {
+		t.Fatalf("error\n%v\nwant\n%s", err, want)
+	}
+	if took < tt.Connect || took > tt.Response {
+		t.Fatalf("gave up after %v, want between the connect timeout %v and the response timeout %v", took, tt.Connect, tt.Response)
 	}
 }

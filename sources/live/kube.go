@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -137,9 +138,9 @@ func kubeResourceName(gvr schema.GroupVersionResource) string {
 }
 
 // restConfig returns the client configuration with t's deadlines: a
-// connect timeout on the dial, a first-byte and an idle-read timeout on
-// every request (they also bound the TLS handshake), server warnings
-// dropped (they are server text) and retries reported to the call's hook.
+// connect timeout on the dial and the TLS handshake, a first-byte and an
+// idle-read timeout on every request, server warnings dropped (they are
+// server text) and retries reported to the call's hook.
 func (k *Kubernetes) restConfig(t Timeouts) *rest.Config {
 	cfg := rest.CopyConfig(k.config)
 	cfg.Dial = dialer(t).DialContext
@@ -147,6 +148,20 @@ func (k *Kubernetes) restConfig(t Timeouts) *rest.Config {
 	cfg.QPS, cfg.Burst = kubeQPS, kubeBurst
 	prev := cfg.WrapTransport
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		// client-go allows 10 s for the TLS handshake; it is part of
+		// connecting. The transport is this configuration's own (its
+		// dialer is in the cache key).
+		for inner := rt; inner != nil; {
+			if tr, ok := inner.(*http.Transport); ok {
+				tr.TLSHandshakeTimeout = t.Connect
+				break
+			}
+			w, ok := inner.(utilnet.RoundTripperWrapper)
+			if !ok {
+				break
+			}
+			inner = w.WrappedRoundTripper()
+		}
 		if prev != nil {
 			rt = prev(rt)
 		}
