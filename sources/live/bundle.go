@@ -385,9 +385,6 @@ func (b *bundleFile) Write(p []byte) (int, error) {
 	return b.write(p)
 }
 
-// Opened reports whether the file was created.
-func (b *bundleFile) Opened() bool { return b.f != nil }
-
 // Close writes the tail, flushes and closes the file, if it was created.
 func (b *bundleFile) Close() error {
 	if b.f == nil {

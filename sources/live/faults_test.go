@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -473,6 +474,26 @@ func TestKubernetesFaults(t *testing.T) {
 					t.Fatalf("events.json: %v, %d items", err, len(list.Items))
 				}
 			})
+		}
+	})
+	t.Run("stalled get and list print nothing", func(t *testing.T) {
+		srv := kubeTestServer(t)
+		srv.Faults["/api/v1/namespaces/shop"] = &livetest.Fault{Stall: true, StallAfter: 10}
+		srv.Faults["/api/v1/namespaces/shop/pods"] = &livetest.Fault{Stall: true, StallAfter: 10}
+		k := &Kubernetes{Kubeconfig: srv.Kubeconfig(t, t.TempDir(), "t"), Timeouts: faultTimeouts}
+		r, w, _ := os.Pipe()
+		stderr := os.Stderr
+		os.Stderr = w // client-go logs a broken body through klog to standard error
+		rep, err := k.Fetch(context.Background(), midnightWindow, t.TempDir(), nil)
+		os.Stderr = stderr
+		w.Close()
+		printed, _ := io.ReadAll(r)
+		if len(printed) > 0 {
+			t.Errorf("printed on standard error:\n%s", printed)
+		}
+		want := "kubernetes: 2 of 10 lists not saved: the answer from " + srv.URL + " stalled: no data for 300 ms after 10 B"
+		if err == nil || err.Error() != want || rep.Items[1].Status != ItemFailed || rep.Items[2].Status != ItemFailed || rep.Items[3].Status != ItemComplete {
+			t.Fatalf("error\n%v\nwant\n%s\n%+v", err, want, rep.Items)
 		}
 	})
 	t.Run("503 with Retry-After then success", func(t *testing.T) {
