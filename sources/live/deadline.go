@@ -155,14 +155,16 @@ func endpointOf(u *url.URL) string {
 // request (and so its connection) when one runs out.
 type deadlineTransport struct {
 	next     http.RoundTripper
+	connect  time.Duration
 	response time.Duration
 	idle     time.Duration
 }
 
-// newDeadlineTransport wraps next with t's Response and Idle timeouts.
+// newDeadlineTransport wraps next with t's Response and Idle timeouts;
+// next bounds the TLS handshake by t.Connect.
 func newDeadlineTransport(next http.RoundTripper, t Timeouts) *deadlineTransport {
 	t = t.withDefaults()
-	return &deadlineTransport{next: next, response: t.Response, idle: t.Idle}
+	return &deadlineTransport{next: next, connect: t.Connect, response: t.Response, idle: t.Idle}
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -172,7 +174,6 @@ func (d *deadlineTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	wd.mu.Lock()
 	wd.timer = time.AfterFunc(d.response, wd.fire)
 	wd.mu.Unlock()
-	start := time.Now()
 	resp, err := d.next.RoundTrip(req.WithContext(ctx))
 	if err != nil {
 		wd.stop()
@@ -185,9 +186,10 @@ func (d *deadlineTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		case isDialError(err):
 			return nil, &ConnectError{Endpoint: wd.endpoint, Err: err}
 		case strings.Contains(err.Error(), "TLS handshake timeout"):
-			// net/http's own limit on a server that accepted the
-			// connection and never answered the TLS handshake.
-			return nil, &TimeoutError{Endpoint: wd.endpoint, After: roundTimeout(time.Since(start))}
+			// net/http's own limit (set to the connect timeout) on a
+			// server that accepted the connection and never answered the
+			// TLS handshake.
+			return nil, &TimeoutError{Endpoint: wd.endpoint, After: d.connect}
 		}
 		return nil, err
 	}
@@ -304,14 +306,6 @@ func dialer(t Timeouts) *net.Dialer {
 
 // tcpKeepAlive is the keep-alive period of live connections, Go's default.
 const tcpKeepAlive = 15 * time.Second
-
-// roundTimeout rounds a measured wait to what a timeout would be set to.
-func roundTimeout(d time.Duration) time.Duration {
-	if d >= time.Second {
-		return d.Round(time.Second)
-	}
-	return d.Round(10 * time.Millisecond)
-}
 
 // humanDuration renders a timeout for a person: "10 s", "300 ms", "1m30s".
 func humanDuration(d time.Duration) string {

@@ -230,7 +230,7 @@ func TestALBLogsObjectFaults(t *testing.T) {
 	srv.Faults[keys[3]] = &livetest.Fault{Status: 503, ContentType: "application/xml", Body: slowDown}
 	srv.Faults[keys[4]] = &livetest.Fault{Stall: true, StallAfter: 20}
 	// A pause shorter than the idle timeout is waited out.
-	srv.Faults[keys[5]] = &livetest.Fault{Stall: true, StallAfter: 20, StallFor: faultTimeouts.Idle / 3}
+	srv.Faults[keys[5]] = &livetest.Fault{Stall: true, StallAfter: 20, StallFor: faultTimeouts.Idle / 6}
 	cfg := testAWSConfig(srv.URL)
 	cfg.RetryMaxAttempts = 0
 	WithAWSTimeouts(&cfg, faultTimeouts)
@@ -442,7 +442,7 @@ func TestKubernetesFaults(t *testing.T) {
 			status  ItemStatus
 			records int
 		}{
-			{name: "pauses shorter than the idle timeout", delay: faultTimeouts.Idle / 3, status: ItemComplete, records: n},
+			{name: "pauses shorter than the idle timeout", delay: faultTimeouts.Idle / 6, status: ItemComplete, records: n},
 			{name: "the third page stalls", stall: &livetest.Fault{After: 2, Stall: true, StallAfter: 40}, status: ItemPartial, records: 2 * kubeListLimit},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
