@@ -347,10 +347,11 @@ func (o *triageOptions) checkTimeouts() error {
 	return nil
 }
 
-// fetchedAny reports whether any source saved a record.
+// fetchedAny reports whether any source saved a file (a bundle holds no
+// empty files).
 func fetchedAny(reps []live.FetchReport) bool {
 	for _, r := range reps {
-		if r.Records > 0 {
+		if len(r.Files) > 0 {
 			return true
 		}
 	}
@@ -460,11 +461,11 @@ func (p *progressLine) done(source string, rep live.FetchReport, err error) {
 	if err != nil && rep.Records == 0 {
 		return
 	}
-	unit := "records"
+	unit := "record"
 	if source == live.SourceS3ALB {
-		unit = "objects"
+		unit = "object"
 	}
-	line := fmt.Sprintf("%s: %d %s, %s in %d files", source, rep.Records, unit, humanBytes(rep.Bytes), len(rep.Files))
+	line := fmt.Sprintf("%s: %s, %s in %s", source, plural(rep.Records, unit), humanBytes(rep.Bytes), plural(len(rep.Files), "file"))
 	if missing, of := incompleteItems(rep); missing > 0 {
 		line += fmt.Sprintf(" (%d of %d %s incomplete)", missing, of, itemNoun(rep))
 	}

@@ -158,13 +158,14 @@ func albWanted(key string, w Window) bool {
 
 // regionPrefixes returns the region folders to list, discovering the
 // account and region by listing when they were not given. It returns nil
-// when discovery failed or found nothing, having stopped the run.
+// when discovery failed or found no account.
 func (a *ALBLogs) regionPrefixes(r *run) []string {
 	accts := []string{a.root() + a.Account + "/"}
 	if a.Account == "" {
-		accts, _ = a.list(r, a.root(), "/")
+		var ok bool
+		accts, ok = a.list(r, a.root(), "/")
 		if len(accts) == 0 {
-			if r.stopReason() == "" {
+			if ok { // else the failed listing says why
 				r.stop(fetchErrorf(SourceS3ALB, nil, "no AWSLogs/<account>/ folders under s3://%s/%s: check --alb-logs (the prefix goes before AWSLogs/)", a.Bucket, a.root()))
 			}
 			return nil
