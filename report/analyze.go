@@ -2,11 +2,14 @@ package report
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"sync"
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/sources"
+	"github.com/readygap/readygap/sources/bundle"
 )
 
 // Options are what an analysis needs besides the names of its inputs.
@@ -35,5 +38,24 @@ func Analyze(ctx context.Context, paths []string, opts Options) (*Report, error)
 		return nil, err
 	}
 	a := correlate.Analyze(correlate.Merge(collectors...), correlate.Options{})
-	return newReport(res, a, classify.Classify(a)), nil
+	rep := newReport(res, a, classify.Classify(a))
+	rep.Warnings = append(bundleWarnings(paths), rep.Warnings...)
+	return rep, nil
+}
+
+// bundleWarnings says what the triage bundles among paths lack, from their
+// manifests: objects, pages or sources that did not come back.
+func bundleWarnings(paths []string) []string {
+	out := []string{}
+	for _, p := range paths {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			continue
+		}
+		ws, err := bundle.ManifestWarnings(p)
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: unreadable bundle manifest: %v", p, err))
+		}
+		out = append(out, ws...)
+	}
+	return out
 }

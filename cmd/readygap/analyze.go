@@ -114,11 +114,15 @@ func writeReport(w io.Writer, f report.Format, rep *report.Report, exitOnInciden
 		return err
 	}
 	if n := len(rep.Incidents); exitOnIncident && n > 0 {
-		word := "incidents"
-		if n == 1 {
-			word = "incident"
-		}
-		return &codedError{code: exitIncident, err: fmt.Errorf("%d %s found", n, word)}
+		return &codedError{code: exitIncident, err: fmt.Errorf("%s found", plural(n, "incident"))}
 	}
 	return nil
+}
+
+// plural renders n with a noun in singular or plural.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/readygap/readygap/report"
+	"github.com/readygap/readygap/sources/bundle"
 	"github.com/readygap/readygap/sources/live"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -36,6 +36,8 @@ type triageOptions struct {
 
 	Kubeconfig, Context, Namespace string
 
+	Timeouts live.Timeouts
+
 	Since, Until, Around string
 	Save                 string
 	DryRun, Quiet        bool
@@ -52,7 +54,7 @@ type triageOptions struct {
 // liveSource is one configured live source.
 type liveSource interface {
 	Plan(live.Window) []string
-	Fetch(context.Context, live.Window, string, live.Progress) (live.FetchReport, error)
+	Fetch(context.Context, live.Window, string, live.Progress) (bundle.FetchReport, error)
 }
 
 // newTriageCmd wires the triage command's flags. runF, when not nil,
@@ -78,7 +80,17 @@ AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_CLOUDWATCH_LOGS,
 
 What was fetched is written as a bundle in the formats analyze reads;
 --save DIR keeps it (Kubernetes events expire after an hour) and
-"readygap analyze DIR" gives the same report later.`,
+"readygap analyze DIR" gives the same report later. Its manifest,
+.bundle.json, lists every object and query asked for, what came back and,
+for each one missing, why. Ctrl-C keeps what was saved.
+
+Every call has deadlines: a connect timeout, a first-byte timeout
+(--response-timeout) and an idle-read timeout; each source has a total
+budget. A source that fails prints one line with the permission or setting
+to fix; the others still run, and the exit code is 1 after the report.
+Server error text is redacted (query strings, signatures, tokens), and
+container env values, last-applied-configuration annotations and Secret
+data are never saved.`,
 		Example: `  # GKE: the last 30 minutes of one load balancer and the cluster's events
   readygap triage --project shop-prod --url-map k8s2-um-web --cluster prod-1 -n shop
 
@@ -87,6 +99,9 @@ What was fetched is written as a bundle in the formats analyze reads;
     --log-group /aws/containerinsights/prod/application \
     --filter-pattern '{ $.kubernetes.container_name = "aws-load-balancer-controller" }' \
     --around 2024-05-01T12:00:00Z --save ./incident-0501
+
+  # a flaky network: give up on a silent endpoint after 30 s, on a source after 3 minutes
+  readygap triage --project shop-prod --response-timeout 30s --source-timeout 3m
 
   # what would be asked, without asking
   readygap triage --project shop-prod --since 1h --dry-run`,
@@ -120,6 +135,10 @@ What was fetched is written as a bundle in the formats analyze reads;
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: KUBECONFIG or ~/.kube/config)")
 	f.StringVar(&opts.Context, "context", "", "kubeconfig context (default: the current one)")
 	f.StringVarP(&opts.Namespace, "namespace", "n", "", "namespace of the workload (default: the context's)")
+	f.DurationVar(&opts.Timeouts.Connect, "connect-timeout", live.DefaultTimeouts.Connect, "longest wait to open a connection")
+	f.DurationVar(&opts.Timeouts.Response, "response-timeout", live.DefaultTimeouts.Response, "longest wait for the first byte of an answer (Cloud Logging: for the connection); a silent endpoint is given up after it")
+	f.DurationVar(&opts.Timeouts.Idle, "idle-timeout", live.DefaultTimeouts.Idle, "longest pause in the middle of an answer (Cloud Logging: added to --response-timeout per page)")
+	f.DurationVar(&opts.Timeouts.Source, "source-timeout", live.DefaultTimeouts.Source, "total budget of each source; what was saved when it runs out is kept")
 	f.StringVar(&opts.Since, "since", "", "start of the window: RFC 3339, \"2006-01-02 15:04:05\" (UTC) or a duration back from now (default 30m)")
 	f.StringVar(&opts.Until, "until", "", "end of the window (same forms as --since; default now)")
 	f.StringVar(&opts.Around, "around", "", "a time to look at: the window is 15 minutes either side of it")
@@ -165,14 +184,19 @@ func (o *triageOptions) window() (live.Window, error) {
 	return live.Window{Since: since, Until: until}, nil
 }
 
-// liveSources builds the configured sources and says on stderr which are skipped.
-func (o *triageOptions) liveSources(ctx context.Context) (map[string]liveSource, []error) {
+// liveSources builds the configured sources and says on stderr which are
+// skipped, returning those too for the manifest.
+func (o *triageOptions) liveSources(ctx context.Context) (map[string]liveSource, []bundle.SkippedSource, []error) {
 	srcs := map[string]liveSource{}
+	var skipped []bundle.SkippedSource
 	var errs []error
-	skip := func(name, why string) { fmt.Fprintf(o.ErrOut, "%s: skipped (%s)\n", name, why) }
+	skip := func(name, why string) {
+		fmt.Fprintf(o.ErrOut, "%s: skipped (%s)\n", name, why)
+		skipped = append(skipped, bundle.SkippedSource{Source: name, Reason: why})
+	}
 	if o.Project != "" {
 		srcs[live.SourceGCPLogging] = &live.GCPLogging{Project: o.Project, URLMap: o.URLMap, BackendService: o.BackendService,
-			Cluster: o.Cluster, Namespace: o.Namespace, Endpoint: o.LoggingEndpoint}
+			Cluster: o.Cluster, Namespace: o.Namespace, Endpoint: o.LoggingEndpoint, Timeouts: o.Timeouts}
 	} else {
 		skip(live.SourceGCPLogging, "no --project")
 	}
@@ -183,11 +207,11 @@ func (o *triageOptions) liveSources(ctx context.Context) (map[string]liveSource,
 		} else if o.ALBLogs != "" {
 			bucket, prefix, _ := live.ParseS3URL(o.ALBLogs)
 			srcs[live.SourceS3ALB] = &live.ALBLogs{Client: live.NewS3Client(cfg), Bucket: bucket, Prefix: prefix,
-				Account: o.Account, Region: o.Region, Workers: o.Workers}
+				Account: o.Account, Region: o.Region, Workers: o.Workers, Timeouts: o.Timeouts}
 		}
 		if err == nil && len(o.LogGroups) > 0 {
-			srcs[live.SourceCloudWatch] = &live.CloudWatchLogs{Client: cloudwatchlogs.NewFromConfig(cfg),
-				LogGroups: o.LogGroups, FilterPattern: o.FilterPattern}
+			srcs[live.SourceCloudWatch] = &live.CloudWatchLogs{Client: live.NewCloudWatchClient(cfg),
+				LogGroups: o.LogGroups, FilterPattern: o.FilterPattern, Timeouts: o.Timeouts}
 		}
 	}
 	if o.ALBLogs == "" {
@@ -196,7 +220,7 @@ func (o *triageOptions) liveSources(ctx context.Context) (map[string]liveSource,
 	if len(o.LogGroups) == 0 {
 		skip(live.SourceCloudWatch, "no --log-group")
 	}
-	k := &live.Kubernetes{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace}
+	k := &live.Kubernetes{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace, Timeouts: o.Timeouts}
 	switch err := k.Resolve(); {
 	case errors.Is(err, live.ErrKubeNotConfigured):
 		skip(live.SourceKubernetes, "no kubeconfig")
@@ -205,12 +229,13 @@ func (o *triageOptions) liveSources(ctx context.Context) (map[string]liveSource,
 	default:
 		srcs[live.SourceKubernetes] = k
 	}
-	return srcs, errs
+	return srcs, skipped, errs
 }
 
-// awsConfig loads the AWS configuration from the standard chain.
+// awsConfig loads the AWS configuration from the standard chain, with
+// every call's deadlines.
 func (o *triageOptions) awsConfig(ctx context.Context) (aws.Config, error) {
-	var lo []func(*config.LoadOptions) error
+	lo := []func(*config.LoadOptions) error{config.WithHTTPClient(live.AWSHTTPClient(o.Timeouts))}
 	if o.Region != "" {
 		lo = append(lo, config.WithRegion(o.Region))
 	}
@@ -219,11 +244,13 @@ func (o *triageOptions) awsConfig(ctx context.Context) (aws.Config, error) {
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, lo...)
 	if err != nil {
-		return cfg, &live.FetchError{Source: "aws", Msg: "configuration: " + err.Error(), Err: err}
+		msg, _ := live.Redact("configuration: " + err.Error())
+		return cfg, &live.FetchError{Source: "aws", Msg: msg, Err: err}
 	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
+	live.WithAWSTimeouts(&cfg, o.Timeouts)
 	return cfg, nil
 }
 
@@ -238,8 +265,11 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 			return usageError(fmt.Errorf("--alb-logs: %w", err))
 		}
 	}
+	if err := o.checkTimeouts(); err != nil {
+		return err
+	}
 	ctx := cmd.Context()
-	srcs, errs := o.liveSources(ctx)
+	srcs, skipped, errs := o.liveSources(ctx)
 	names := sortedKeys(srcs)
 	total := len(srcs) + len(errs)
 	if o.DryRun {
@@ -260,34 +290,39 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 		return err
 	}
 	defer cleanup()
-	man := &live.Manifest{Created: o.Now().UTC(), Since: w.Since, Until: w.Until}
+	man := &bundle.Manifest{Created: o.Now().UTC(), Since: w.Since, Until: w.Until, Skipped: skipped}
 	prog := newProgressLine(o.ErrOut, o.Terminal, o.Quiet)
-	var mu sync.Mutex
+	reps := make([]bundle.FetchReport, len(names))
+	fetchErrs := make([]error, len(names))
 	var wg sync.WaitGroup
-	for _, name := range names {
+	for i, name := range names {
 		wg.Go(func() {
-			rep, err := srcs[name].Fetch(ctx, w, dir, prog.update)
-			prog.done(name, rep, err)
-			mu.Lock()
-			defer mu.Unlock()
-			man.Sources = append(man.Sources, rep)
-			if err != nil {
-				errs = append(errs, err)
-			}
+			reps[i], fetchErrs[i] = srcs[name].Fetch(ctx, w, dir, prog.update)
+			prog.done(name, reps[i], fetchErrs[i])
 		})
 	}
 	wg.Wait()
 	prog.finish()
+	man.Sources = reps
+	for _, err := range fetchErrs {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, e := range errs {
 		man.Errors = append(man.Errors, e.Error())
 	}
-	if err := live.WriteManifest(dir, man); err != nil {
+	man.Interrupted = ctx.Err() != nil
+	if err := bundle.WriteManifest(dir, man); err != nil {
 		return err
 	}
-	failed := reportErrors(o.ErrOut, errs, total)
 	if ctx.Err() != nil {
-		return ctx.Err()
+		if o.Save != "" {
+			return fmt.Errorf("interrupted: what was fetched is kept in %s (its manifest says what is missing)", o.Save)
+		}
+		return errors.New("interrupted")
 	}
+	failed := reportErrors(o.ErrOut, errs, total)
 	if !fetchedAny(man.Sources) {
 		if failed != nil {
 			return failed
@@ -304,8 +339,22 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 	return failed
 }
 
-// fetchedAny reports whether any source wrote a file.
-func fetchedAny(reps []live.FetchReport) bool {
+// checkTimeouts refuses timeouts that are not positive.
+func (o *triageOptions) checkTimeouts() error {
+	for _, t := range []struct {
+		flag string
+		d    time.Duration
+	}{{"--connect-timeout", o.Timeouts.Connect}, {"--response-timeout", o.Timeouts.Response}, {"--idle-timeout", o.Timeouts.Idle}, {"--source-timeout", o.Timeouts.Source}} {
+		if t.d <= 0 {
+			return usageError(fmt.Errorf("%s must be positive, not %s", t.flag, t.d))
+		}
+	}
+	return nil
+}
+
+// fetchedAny reports whether any source saved a file (a bundle holds no
+// empty files).
+func fetchedAny(reps []bundle.FetchReport) bool {
 	for _, r := range reps {
 		if len(r.Files) > 0 {
 			return true
@@ -314,20 +363,16 @@ func fetchedAny(reps []live.FetchReport) bool {
 	return false
 }
 
-// reportErrors prints one line per source error and returns an error that
-// says how many of total sources failed, or nil.
+// reportErrors prints one line per failing source and returns an error
+// that says how many of total sources failed, or nil.
 func reportErrors(w io.Writer, errs []error, total int) error {
-	n := 0
 	for _, e := range errs {
-		for _, line := range strings.Split(e.Error(), "\n") {
-			fmt.Fprintf(w, "error: %s\n", line)
-			n++
-		}
+		fmt.Fprintf(w, "error: %s\n", report.Sanitize(strings.Join(strings.Fields(e.Error()), " ")))
 	}
-	if n == 0 {
+	if len(errs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%d source error(s) out of %d sources (see above)", n, total)
+	return fmt.Errorf("%d of %d sources failed (see above)", len(errs), total)
 }
 
 // bundleDir returns the directory to fetch into: save (created, and
@@ -357,44 +402,59 @@ func sortedKeys(m map[string]liveSource) []string {
 	return out
 }
 
-// progressLine shows the running totals of every source on standard error:
-// one line redrawn in place on a terminal, a line per finished source
-// otherwise, nothing when quiet.
+// progressLine shows the running state of every source on standard error:
+// one line redrawn in place on a terminal, a line per finished source and
+// per retry episode otherwise, nothing when quiet.
 type progressLine struct {
 	mu       sync.Mutex
 	w        io.Writer
 	terminal bool
 	quiet    bool
-	totals   map[string][2]int64
+	states   map[string]live.ProgressState
 	last     time.Time
 }
 
 func newProgressLine(w io.Writer, terminal, quiet bool) *progressLine {
-	return &progressLine{w: w, terminal: terminal, quiet: quiet, totals: map[string][2]int64{}}
+	return &progressLine{w: w, terminal: terminal, quiet: quiet, states: map[string]live.ProgressState{}}
 }
 
-// update records a source's totals and redraws the terminal line at most
-// ten times a second.
-func (p *progressLine) update(source string, records int, bytes int64) {
+// update records a source's state and redraws the terminal line at most
+// ten times a second; off a terminal it prints a line when a source starts
+// waiting for retries.
+func (p *progressLine) update(source string, s live.ProgressState) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.totals[source] = [2]int64{int64(records), bytes}
-	if p.quiet || !p.terminal || time.Since(p.last) < 100*time.Millisecond {
+	prev := p.states[source]
+	p.states[source] = s
+	if p.quiet {
+		return
+	}
+	if !p.terminal {
+		if s.Retrying != "" && prev.Retrying == "" {
+			fmt.Fprintf(p.w, "%s: %s\n", source, report.Sanitize(s.Retrying))
+		}
+		return
+	}
+	if time.Since(p.last) < 100*time.Millisecond && (s.Retrying == "") == (prev.Retrying == "") {
 		return
 	}
 	p.last = time.Now()
 	var parts []string
 	for _, name := range []string{live.SourceGCPLogging, live.SourceS3ALB, live.SourceCloudWatch, live.SourceKubernetes} {
-		if t, ok := p.totals[name]; ok {
-			parts = append(parts, fmt.Sprintf("%s %d (%s)", name, t[0], humanBytes(t[1])))
+		if t, ok := p.states[name]; ok {
+			part := fmt.Sprintf("%s %d (%s)", name, t.Records, humanBytes(t.Bytes))
+			if t.Retrying != "" {
+				part += " " + t.Retrying
+			}
+			parts = append(parts, part)
 		}
 	}
-	fmt.Fprintf(p.w, "\r\x1b[Kfetching: %s", strings.Join(parts, " · "))
+	fmt.Fprintf(p.w, "\r\x1b[Kfetching: %s", report.Sanitize(strings.Join(parts, " · ")))
 }
 
-// done prints what a source fetched; a failed source's error is printed
+// done prints what a source saved; a failed source's error is printed
 // later with the others.
-func (p *progressLine) done(source string, rep live.FetchReport, err error) {
+func (p *progressLine) done(source string, rep bundle.FetchReport, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.quiet {
@@ -403,16 +463,50 @@ func (p *progressLine) done(source string, rep live.FetchReport, err error) {
 	if p.terminal {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
-	if err != nil && len(rep.Files) == 0 {
+	if err != nil && rep.Records == 0 {
 		return
 	}
-	unit := "records"
+	unit := "record"
 	if source == live.SourceS3ALB {
-		unit = "objects"
+		unit = "object"
 	}
-	fmt.Fprintf(p.w, "%s: %d %s, %s in %d files\n", source, rep.Records, unit, humanBytes(rep.Bytes), len(rep.Files))
+	line := fmt.Sprintf("%s: %s, %s in %s", source, plural(rep.Records, unit), humanBytes(rep.Bytes), plural(len(rep.Files), "file"))
+	if missing, of := incompleteItems(rep); missing > 0 {
+		line += fmt.Sprintf(" (%d of %d %s incomplete)", missing, of, itemNoun(rep))
+	}
+	fmt.Fprintln(p.w, line)
 	for _, n := range rep.Notes {
-		fmt.Fprintf(p.w, "%s: %s\n", source, n)
+		fmt.Fprintf(p.w, "%s: %s\n", source, report.Sanitize(n))
+	}
+}
+
+// incompleteItems counts the items of a report's main kind (the last one
+// listed: objects after listings) that are not complete.
+func incompleteItems(rep bundle.FetchReport) (missing, of int) {
+	if len(rep.Items) == 0 {
+		return 0, 0
+	}
+	kind := rep.Items[len(rep.Items)-1].Kind
+	for _, it := range rep.Items {
+		if it.Kind == kind {
+			of++
+			if it.Status != bundle.ItemComplete && !it.Optional {
+				missing++
+			}
+		}
+	}
+	return missing, of
+}
+
+// itemNoun is the plural of the kind of a report's last item.
+func itemNoun(rep bundle.FetchReport) string {
+	if len(rep.Items) == 0 {
+		return "items"
+	}
+	if kind := rep.Items[len(rep.Items)-1].Kind; strings.HasSuffix(kind, "y") {
+		return strings.TrimSuffix(kind, "y") + "ies"
+	} else {
+		return kind + "s"
 	}
 }
 

@@ -3,18 +3,23 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"cloud.google.com/go/logging/apiv2/loggingpb"
+	"github.com/readygap/readygap/sources/bundle"
 	"github.com/readygap/readygap/sources/live"
 	"github.com/readygap/readygap/sources/live/livetest"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -128,7 +133,7 @@ func TestTriageMatchesAnalyzeOfTheBundle(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("triage exit %d\n%s", code, errOut)
 	}
-	for _, want := range []string{"gcp-logging: 3 records", "s3-alb: 3 objects", "cloudwatch-logs: 3 records", "kubernetes: 2 records"} {
+	for _, want := range []string{"gcp-logging: 3 records", "s3-alb: 3 objects", "cloudwatch-logs: 3 records", "kubernetes: 3 records"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
@@ -154,7 +159,7 @@ func TestTriageMatchesAnalyzeOfTheBundle(t *testing.T) {
 	if !slices.Equal(got, f.wantKeys) {
 		t.Fatalf("fetched keys\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(f.wantKeys, "\n"))
 	}
-	man, err := os.ReadFile(filepath.Join(dir, live.ManifestName))
+	man, err := os.ReadFile(filepath.Join(dir, bundle.ManifestName))
 	if err != nil || !strings.Contains(string(man), `"since": "2024-05-01T23:40:00Z"`) || !strings.Contains(string(man), `"source": "s3-alb"`) {
 		t.Fatalf("manifest: %v\n%s", err, man)
 	}
@@ -169,7 +174,8 @@ func TestTriageNeverShowsSecrets(t *testing.T) {
 	if code != exitError {
 		t.Fatalf("exit %d, want %d\n%s", code, exitError, errOut)
 	}
-	for _, want := range []string{"error: cloudwatch-logs: not found: log group /missing", `error: kubernetes: RBAC: list pods in namespace shop is forbidden: grant verb "list" on "pods"`} {
+	for _, want := range []string{"error: cloudwatch-logs: 1 of 2 log groups not saved: not found: log group /missing\n",
+		`error: kubernetes: RBAC forbids list pods in namespace shop: grant verb "list" on "pods" (a Role in the namespace, or the README's ClusterRole)` + "\n"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
@@ -281,4 +287,439 @@ func TestTriageBig(t *testing.T) {
 		t.Fatalf("objects not fully read:\n%.2000s", out)
 	}
 	t.Logf("triage of %d lines in %d objects: %v wall (%d download workers, %d parse workers)", objects*linesPer, objects, wall, live.DefaultS3Workers, runtime.GOMAXPROCS(0))
+}
+
+// faultFlags are the short timeouts the fault tests give; the defaults
+// are what --help documents.
+var faultFlags = []string{"--connect-timeout", "1s", "--response-timeout", "300ms", "--idle-timeout", "300ms", "--source-timeout", "20s"}
+
+// giveUpBound is the most triage may take to give up on dead endpoints
+// with faultFlags: well above one timeout, well below one per attempt or
+// per resource.
+const giveUpBound = 2 * time.Second
+
+// Secrets planted in what the fake servers send: a presigned URL in error
+// text, a bearer token, a pod's env value and its last-applied-configuration.
+const (
+	plantedSignature = "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7"
+	plantedMessage   = "denied for https://alb-logs.s3.us-east-1.amazonaws.com/prod/x.log.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAPLANTED0EXAMPLE7%2F20240501%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=" +
+		plantedSignature + " with Authorization: Bearer plantedBearerTokenValue0123456789"
+	plantedEnvValue = "s3cr3t-Db-Passw0rd-planted-env"
+	plantedApplied  = "planted-last-applied-marker"
+)
+
+// plantedParts must never appear in any output or saved file.
+var plantedParts = []string{plantedSignature, "AKIAPLANTED0EXAMPLE7", "plantedBearerTokenValue", plantedEnvValue, plantedApplied,
+	testAccessKey, testSecretKey, testSessionToken, testKubeToken}
+
+// assertNoSecrets fails when a planted secret is in texts or under dir.
+func assertNoSecrets(t *testing.T, dir string, texts ...string) {
+	t.Helper()
+	check := func(where, s string) {
+		for _, p := range plantedParts {
+			if strings.Contains(s, p) {
+				t.Errorf("%s holds the planted secret %q:\n%.3000s", where, p, s)
+			}
+		}
+	}
+	for i, s := range texts {
+		check(fmt.Sprintf("output %d", i), s)
+	}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			check(p, string(b))
+		}
+		return nil
+	})
+}
+
+// errorLines returns the lines of stderr that start with "error: ".
+func errorLines(stderr string) []string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "error: ") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func TestTriageDeadEndpoints(t *testing.T) {
+	for _, tt := range []struct {
+		mode    string
+		addr    func(testing.TB) string
+		atLeast time.Duration
+		want    []string
+	}{
+		{"silent", livetest.Silent, 300 * time.Millisecond, []string{
+			"error: gcp-logging: no answer from ADDR in 300 ms",
+			"error: s3-alb: no answer from http://ADDR in 300 ms",
+			"error: cloudwatch-logs: no answer from http://ADDR in 300 ms",
+			"error: kubernetes: no answer from http://ADDR in 300 ms",
+		}},
+		{"refused", livetest.Refused, 0, []string{
+			"error: gcp-logging: cannot connect to ADDR: connection refused",
+			"error: s3-alb: cannot connect to http://ADDR: connection refused",
+			"error: cloudwatch-logs: cannot connect to http://ADDR: connection refused",
+			"error: kubernetes: cannot connect to http://ADDR: connection refused",
+		}},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			addr := tt.addr(t)
+			isolateAWS(t, "http://"+addr, "http://"+addr)
+			kubeconfig := livetest.KubeconfigFor(t, t.TempDir(), "http://"+addr, testKubeToken)
+			dir := filepath.Join(t.TempDir(), "bundle")
+			start := time.Now()
+			out, errOut, code := runCLI(t, "", append([]string{"triage", "--project", "p", "--logging-endpoint", addr,
+				"--alb-logs", "s3://alb-logs/prod", "--region", "us-east-1", "--log-group", "/g", "--kubeconfig", kubeconfig, "-n", "shop",
+				"--since", triageSince.Format(time.RFC3339), "--until", triageUntil.Format(time.RFC3339), "--save", dir}, faultFlags...)...)
+			took := time.Since(start)
+			if code != exitError {
+				t.Fatalf("exit %d, want %d\n%s", code, exitError, errOut)
+			}
+			var want []string
+			for _, w := range tt.want {
+				want = append(want, strings.ReplaceAll(w, "ADDR", addr))
+			}
+			if got := errorLines(errOut); !slices.Equal(got, want) {
+				t.Fatalf("error lines\n%s\nwant\n%s\nstderr:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), errOut)
+			}
+			if !strings.HasSuffix(errOut, "4 of 4 sources failed (see above)") {
+				t.Fatalf("final error:\n%s", errOut)
+			}
+			if took < tt.atLeast || took > giveUpBound {
+				t.Fatalf("gave up after %v, want between %v and %v", took, tt.atLeast, giveUpBound)
+			}
+			man, err := bundle.ReadManifest(dir)
+			if err != nil || len(man.Sources) != 4 || len(man.Errors) != 4 {
+				t.Fatalf("manifest: %v %+v", err, man)
+			}
+			for i, s := range man.Sources {
+				if s.Complete || s.Error == "" || len(s.Items) == 0 || s.Items[0].Status != bundle.ItemFailed {
+					t.Errorf("manifest source %d: %+v", i, s)
+				}
+			}
+			ws, err := bundle.ManifestWarnings(dir)
+			if err != nil || len(ws) < 4 {
+				t.Fatalf("warnings %v: %q", err, ws)
+			}
+			assertNoSecrets(t, dir, out, errOut)
+		})
+	}
+}
+
+func TestTriagePartialResultsAndSecrets(t *testing.T) {
+	f := startTriageFakes(t)
+	// S3: one object denied, with a presigned URL in the server's text.
+	f.s3.Faults[f.wantKeys[1]] = &livetest.Fault{Status: 403, ContentType: "application/xml", Body: livetest.S3Error("AccessDenied", plantedMessage)}
+	// CloudWatch: a group that is not there, said with secrets.
+	f.cloudwatch.Faults["/missing "] = &livetest.Fault{Status: 400, ContentType: "application/x-amz-json-1.1",
+		Body: livetest.CloudWatchError("com.amazonaws.logs#ResourceNotFoundException", plantedMessage)}
+	// Kubernetes: pods forbidden with secrets in the message; a Deployment
+	// whose pod template carries a secret env value.
+	f.kube.Forbidden["/api/v1/namespaces/shop/pods"] = true
+	f.kube.Message = plantedMessage
+	f.kube.List("/apis/apps/v1/namespaces/shop/deployments", "apps/v1", "DeploymentList",
+		`{"metadata":{"name":"web","namespace":"shop","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"`+plantedApplied+`"}},`+
+			`"spec":{"replicas":1,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"web:2","env":[{"name":"DB_PASSWORD","value":"`+plantedEnvValue+`"}]}]}}}}`)
+	dir := filepath.Join(t.TempDir(), "bundle")
+	out, errOut, code := runCLI(t, "", f.args(append([]string{"--log-group", "/missing", "--parallel", "1", "--save", dir, "-o", "json"}, faultFlags...)...)...)
+	if code != exitError {
+		t.Fatalf("exit %d, want %d\n%s", code, exitError, errOut)
+	}
+	want := []string{
+		"error: s3-alb: 1 of 3 objects not saved: permission denied: the credentials need s3:GetObject on arn:aws:s3:::alb-logs/prod/AWSLogs/*",
+		"error: cloudwatch-logs: 1 of 2 log groups not saved: not found: log group /missing",
+		`error: kubernetes: RBAC forbids list pods in namespace shop: grant verb "list" on "pods" (a Role in the namespace, or the README's ClusterRole)`,
+	}
+	if got := errorLines(errOut); !slices.Equal(got, want) {
+		t.Fatalf("error lines\n%s\nwant\n%s\nstderr:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), errOut)
+	}
+	// The objects after the denied one were still fetched, and the
+	// progress line counts what was saved.
+	if got := f.s3.Gets("alb-logs"); len(got) != 3 || !strings.Contains(errOut, "s3-alb: 2 objects, ") || !strings.Contains(errOut, "(1 of 3 objects incomplete)") {
+		t.Fatalf("gets %v\n%s", got, errOut)
+	}
+	man, err := bundle.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s3rep bundle.FetchReport
+	for _, s := range man.Sources {
+		if s.Source == live.SourceS3ALB {
+			s3rep = s
+		}
+	}
+	var objects []string
+	for _, it := range s3rep.Items {
+		if it.Kind == "object" {
+			if it.Status == bundle.ItemComplete && (it.File == "" || it.Records != 1 || it.Bytes == 0) {
+				t.Errorf("saved object without file or size: %+v", it)
+			}
+			objects = append(objects, string(it.Status))
+		}
+	}
+	if !slices.Equal(objects, []string{"complete", "failed", "complete"}) || s3rep.Records != 2 || len(s3rep.Files) != 2 || slices.Contains(s3rep.Files, "") {
+		t.Fatalf("manifest of s3-alb: %+v", s3rep)
+	}
+	ws, err := bundle.ManifestWarnings(dir)
+	if err != nil || len(ws) != 3 || !strings.HasPrefix(ws[0], "cloudwatch-logs: 1 of 2 log groups (/missing) not saved (not found: log group /missing)") {
+		t.Fatalf("warnings %v:\n%s", err, strings.Join(ws, "\n"))
+	}
+	objectsJSON, _ := os.ReadFile(filepath.Join(dir, "kube/objects.json"))
+	if !strings.Contains(string(objectsJSON), `{"name":"DB_PASSWORD","value":"[redacted]"}`) ||
+		man.Sources[2].Source != live.SourceKubernetes || man.Sources[2].Redacted["container env values"] != 1 || man.Sources[2].Redacted["last-applied-configuration annotations"] != 1 {
+		t.Fatalf("env value not redacted (%v):\n%s", man.Sources[2].Redacted, objectsJSON)
+	}
+	assertNoSecrets(t, dir, out, errOut)
+}
+
+// runCLIContext runs the CLI like runCLI under ctx (cancelled as Ctrl-C does).
+func runCLIContext(t *testing.T, ctx context.Context, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	root := newRootCmd(strings.NewReader(""), &out, &errOut)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		errOut.WriteString(err.Error())
+	}
+	return out.String(), errOut.String(), exitCode(err)
+}
+
+func TestTriageInterruptKeepsWhatWasSaved(t *testing.T) {
+	for _, save := range []bool{true, false} {
+		t.Run(fmt.Sprintf("save=%v", save), func(t *testing.T) {
+			s3 := livetest.NewS3(t, "alb-logs")
+			isolateAWS(t, s3.URL, "http://127.0.0.1:1")
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			var keys []string
+			for i := range 4 {
+				end := time.Date(2024, 5, 1, 23, 45+i, 0, 0, time.UTC)
+				k := livetest.ALBKey("", "", "111122223333", "us-east-1", end, end, fmt.Sprintf("10.0.1.%d", i))
+				s3.Put(t, "alb-logs", k, livetest.Gzip(livetest.ALBLine(end.Add(-time.Minute), "")))
+				keys = append(keys, k)
+			}
+			stalled := make(chan string, 1)
+			s3.Faults[keys[3]] = &livetest.Fault{Stall: true, Stalled: stalled}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				<-stalled
+				cancel() // Ctrl-C while the fourth object is being fetched
+			}()
+			args := []string{"triage", "--alb-logs", "s3://alb-logs", "--account", "111122223333", "--region", "us-east-1", "--parallel", "1",
+				"--since", triageSince.Format(time.RFC3339), "--until", triageUntil.Format(time.RFC3339)}
+			dir := filepath.Join(t.TempDir(), "bundle")
+			if save {
+				args = append(args, "--save", dir)
+			}
+			_, errOut, code := runCLIContext(t, ctx, args...)
+			if code != exitError || !strings.Contains(errOut, "s3-alb: 3 objects, ") || !strings.Contains(errOut, "(1 of 4 objects incomplete)") {
+				t.Fatalf("exit %d\n%s", code, errOut)
+			}
+			if !save {
+				if ents, _ := os.ReadDir(tmp); len(ents) != 0 || !strings.HasSuffix(errOut, "interrupted") {
+					t.Fatalf("temporary bundle left: %v\n%s", ents, errOut)
+				}
+				return
+			}
+			if !strings.HasSuffix(errOut, "interrupted: what was fetched is kept in "+dir+" (its manifest says what is missing)") {
+				t.Fatalf("stderr:\n%s", errOut)
+			}
+			man, err := bundle.ReadManifest(dir)
+			if err != nil || !man.Interrupted || len(man.Sources) != 1 {
+				t.Fatalf("manifest %v %+v", err, man)
+			}
+			var got []string
+			for _, it := range man.Sources[0].Items {
+				if it.Kind == "object" {
+					got = append(got, string(it.Status)+" "+it.Reason)
+				}
+			}
+			if want := []string{"complete ", "complete ", "complete ", "failed interrupted"}; !slices.Equal(got, want) {
+				t.Fatalf("objects %q, want %q", got, want)
+			}
+			if files, _ := filepath.Glob(filepath.Join(dir, "alb", "*")); len(files) != 3 {
+				t.Fatalf("files %v", files)
+			}
+			ws, _ := bundle.ManifestWarnings(dir)
+			if len(ws) < 2 || !strings.HasPrefix(ws[0], "the fetch was interrupted") {
+				t.Fatalf("warnings %q", ws)
+			}
+		})
+	}
+}
+
+func TestTriageHelpDocumentsTimeouts(t *testing.T) {
+	out, _, code := runCLI(t, "", "triage", "--help")
+	for _, want := range []string{"--connect-timeout duration", "(default 5s)", "--response-timeout duration", "(default 10s)",
+		"--idle-timeout duration", "(default 20s)", "--source-timeout duration", "(default 10m0s)"} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("--help lacks %q:\n%s", want, out)
+		}
+	}
+	_, errOut, code := runCLI(t, "", "triage", "--log-group", "g", "--response-timeout", "0s")
+	if code != exitUsage || !strings.Contains(errOut, "--response-timeout must be positive") {
+		t.Fatalf("exit %d %s", code, errOut)
+	}
+}
+
+// TestTriageGiveUpTimes measures, with the default timeouts, how long each
+// source takes to give up on a silent and on a refused endpoint, and
+// prints the table. Opt in with READYGAP_TRIAGE_TIMES=1; it takes about a
+// minute.
+func TestTriageGiveUpTimes(t *testing.T) {
+	if os.Getenv("READYGAP_TRIAGE_TIMES") == "" {
+		t.Skip("set READYGAP_TRIAGE_TIMES=1 to run")
+	}
+	window := []string{"--since", triageSince.Format(time.RFC3339), "--until", triageUntil.Format(time.RFC3339), "-q"}
+	sources := []struct {
+		name string
+		args func(t *testing.T, addr string) []string
+	}{
+		{live.SourceS3ALB + " (http)", func(t *testing.T, addr string) []string {
+			isolateAWS(t, "http://"+addr, "http://"+addr)
+			t.Setenv("AWS_MAX_ATTEMPTS", "")
+			return []string{"--alb-logs", "s3://alb-logs/prod", "--region", "us-east-1"}
+		}},
+		{live.SourceS3ALB + " (https)", func(t *testing.T, addr string) []string {
+			isolateAWS(t, "https://"+addr, "https://"+addr)
+			t.Setenv("AWS_MAX_ATTEMPTS", "")
+			return []string{"--alb-logs", "s3://alb-logs/prod", "--region", "us-east-1"}
+		}},
+		{live.SourceCloudWatch + " (http)", func(t *testing.T, addr string) []string {
+			isolateAWS(t, "http://"+addr, "http://"+addr)
+			t.Setenv("AWS_MAX_ATTEMPTS", "")
+			return []string{"--log-group", "/g", "--region", "us-east-1"}
+		}},
+		{live.SourceGCPLogging + " (plaintext gRPC)", func(t *testing.T, addr string) []string {
+			isolateAWS(t, "", "")
+			return []string{"--project", "p", "--logging-endpoint", addr}
+		}},
+		{live.SourceKubernetes + " (https)", func(t *testing.T, addr string) []string {
+			isolateAWS(t, "", "")
+			return []string{"--kubeconfig", livetest.KubeconfigFor(t, t.TempDir(), "https://"+addr, testKubeToken), "-n", "shop"}
+		}},
+	}
+	var table []string
+	for _, src := range sources {
+		row := "| " + src.name + " |"
+		for _, mode := range []func(testing.TB) string{livetest.Silent, livetest.Refused} {
+			var took time.Duration
+			var line string
+			t.Run(src.name, func(t *testing.T) {
+				addr := mode(t)
+				args := append(append([]string{"triage"}, src.args(t, addr)...), window...)
+				start := time.Now()
+				_, errOut, code := runCLI(t, "", args...)
+				took = time.Since(start)
+				if lines := errorLines(errOut); code != exitError || len(lines) != 1 {
+					t.Fatalf("exit %d\n%s", code, errOut)
+				} else {
+					line = lines[0]
+				}
+			})
+			t.Logf("%s: %.1f s: %s", src.name, took.Seconds(), line)
+			row += fmt.Sprintf(" %.1f s |", took.Seconds())
+		}
+		table = append(table, row)
+	}
+	t.Logf("time to give up with the default timeouts\n| source | silent endpoint | refused endpoint |\n|---|---:|---:|\n%s", strings.Join(table, "\n"))
+}
+
+// TestTriageManyEvents runs the triage binary on a namespace of 200 000
+// events served page by page and checks that all are saved with a peak
+// RSS under 256 MB. Opt in with READYGAP_TRIAGE_MEMORY=1 (about a minute):
+//
+//	READYGAP_TRIAGE_MEMORY=1 go test -run TestTriageManyEvents -v ./cmd/readygap
+func TestTriageManyEvents(t *testing.T) {
+	if os.Getenv("READYGAP_TRIAGE_MEMORY") == "" {
+		t.Skip("set READYGAP_TRIAGE_MEMORY=1 to run")
+	}
+	const events = 200_000
+	const maxRSS = 256 << 20
+	bin := filepath.Join(t.TempDir(), "readygap")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	kube := livetest.NewKube(t)
+	kube.Paths["/api/v1/namespaces/shop"] = `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop"}}`
+	start := triageSince.Add(time.Minute)
+	kube.Lists["/api/v1/namespaces/shop/events"] = &livetest.PagedList{APIVersion: "v1", Kind: "EventList", N: events, Item: func(i int) string {
+		ts := start.Add(time.Duration(i) * 25 * time.Minute / events).Format(time.RFC3339)
+		pod := fmt.Sprintf("web-%05d", i/4)
+		ev := [4][2]string{{"Scheduled", "Successfully assigned shop/" + pod + " to node-1"}, {"Pulled", `Container image "web:2" already present on machine`},
+			{"Started", "Started container web"}, {"Killing", "Stopping container web"}}[i%4]
+		reason, msg := ev[0], ev[1]
+		return fmt.Sprintf(`{"metadata":{"name":"%s.%x","namespace":"shop","uid":"%08x-0000-4000-8000-000000000000","resourceVersion":"%d","creationTimestamp":%q},`+
+			`"involvedObject":{"kind":"Pod","namespace":"shop","name":%q,"uid":"%08x-1111-4000-8000-000000000000","apiVersion":"v1","resourceVersion":"%d","fieldPath":"spec.containers{web}"},`+
+			`"reason":%q,"message":%q,"source":{"component":"kubelet","host":"node-1"},"firstTimestamp":%q,"lastTimestamp":%q,"count":1,"type":"Normal","eventTime":null,"reportingComponent":"kubelet","reportingInstance":"node-1"}`,
+			pod, i, i, 1000+i, ts, pod, i/4, 1000+i, reason, msg, ts, ts)
+	}}
+	for _, p := range []string{"/api/v1/namespaces/shop/pods", "/apis/apps/v1/namespaces/shop/replicasets", "/apis/apps/v1/namespaces/shop/deployments",
+		"/api/v1/namespaces/shop/services", "/apis/discovery.k8s.io/v1/namespaces/shop/endpointslices", "/apis/networking.k8s.io/v1/namespaces/shop/ingresses"} {
+		kube.List(p, "v1", "List")
+	}
+	dir := filepath.Join(t.TempDir(), "bundle")
+	cmd := exec.Command(bin, "triage", "--kubeconfig", kube.Kubeconfig(t, t.TempDir(), testKubeToken), "-n", "shop",
+		"--since", triageSince.Format(time.RFC3339), "--until", triageUntil.Format(time.RFC3339), "--save", dir, "-q", "-o", "json")
+	cmd.Env = append(os.Environ(), "KUBECONFIG=", "HOME="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t0 := time.Now()
+	err := cmd.Run()
+	wall := time.Since(t0)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+	man, err := bundle.ReadManifest(dir)
+	if err != nil || len(man.Sources) != 1 || man.Sources[0].Items[0].Records != events || !man.Sources[0].Complete {
+		t.Fatalf("manifest: %v %+v", err, man)
+	}
+	st, _ := os.Stat(filepath.Join(dir, "kube/events.json"))
+	t.Logf("%d events saved (%.1f MB) and analyzed in %v: peak RSS %.1f MB", events, float64(st.Size())/(1<<20), wall.Round(time.Millisecond), float64(rss)/(1<<20))
+	if !strings.Contains(stdout.String(), fmt.Sprintf(`"records": %d`, events)) {
+		t.Errorf("the analysis did not read every event:\n%.2000s", stdout.String())
+	}
+	// The same analysis on the saved bundle, to tell the fetch's share
+	// from the analysis's.
+	acmd := exec.Command(bin, "analyze", dir, "-o", "json")
+	acmd.Stdout = io.Discard
+	if err := acmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	arss := acmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	t.Logf("readygap analyze of the saved bundle alone: peak RSS %.1f MB", float64(arss)/(1<<20))
+	if rss > maxRSS {
+		t.Fatalf("peak RSS %.1f MB, want under %d MB (analyze of the bundle alone: %.1f MB)", float64(rss)/(1<<20), maxRSS>>20, float64(arss)/(1<<20))
+	}
+}
+
+func TestProgressLineShowsRetries(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgressLine(&b, false, false)
+	p.update(live.SourceS3ALB, live.ProgressState{Records: 1, Bytes: 10})
+	p.update(live.SourceS3ALB, live.ProgressState{Records: 1, Bytes: 10, Retrying: "retrying 1 object (SlowDown)"})
+	p.update(live.SourceS3ALB, live.ProgressState{Records: 1, Bytes: 10, Retrying: "retrying 3 objects (SlowDown)"})
+	p.update(live.SourceS3ALB, live.ProgressState{Records: 4, Bytes: 40})
+	p.update(live.SourceS3ALB, live.ProgressState{Records: 4, Bytes: 40, Retrying: "retrying 1 object (\x1b[31mHTTP 500)"})
+	if want := "s3-alb: retrying 1 object (SlowDown)\ns3-alb: retrying 1 object (\\x1b[31mHTTP 500)\n"; b.String() != want {
+		t.Fatalf("off a terminal:\n%q\nwant\n%q", b.String(), want)
+	}
+	b.Reset()
+	p = newProgressLine(&b, true, false)
+	p.update(live.SourceS3ALB, live.ProgressState{Records: 1, Bytes: 2048, Retrying: "retrying 3 objects (SlowDown)"})
+	if want := "\r\x1b[Kfetching: s3-alb 1 (2.0 KB) retrying 3 objects (SlowDown)"; b.String() != want {
+		t.Fatalf("on a terminal: %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	p = newProgressLine(&b, false, true)
+	p.update(live.SourceS3ALB, live.ProgressState{Retrying: "retrying 1 object (SlowDown)"})
+	if b.Len() != 0 {
+		t.Fatalf("quiet: %q", b.String())
+	}
 }

@@ -4,30 +4,24 @@
 // (`gcloud logging read --format=json`, the ALB objects as stored, `aws logs
 // filter-log-events --output json`, `kubectl get -o json`), so that the
 // offline analysis reads a bundle exactly as it reads exported files.
+//
+// Every call has deadlines (Timeouts), one failed object or page never
+// stops the others, and the bundle's manifest names every item asked for,
+// what came back and, for each gap, why and what it takes from the
+// analysis (bundle.ManifestWarnings). Server error text is redacted before it is
+// printed or saved, and container env values, last-applied-configuration
+// annotations and Secret data never reach a bundle.
 package live
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
-
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	"github.com/aws/smithy-go"
 )
-
-// BundleSchema names the layout of a bundle directory and of its manifest.
-const BundleSchema = "readygap-bundle/v1"
-
-// ManifestName is the name of a bundle's manifest file. It is JSON in no
-// format that sources.Read knows, so analyzing a bundle skips it with a warning;
-// sources.Read skips hidden files, hence the leading dot.
-const ManifestName = ".bundle.json"
 
 // Window is the time range a live fetch asks for: [Since, Until), in UTC.
 type Window struct {
@@ -39,61 +33,30 @@ func (w Window) String() string {
 	return w.Since.UTC().Format(time.RFC3339) + " to " + w.Until.UTC().Format(time.RFC3339)
 }
 
-// FetchReport describes what one live source wrote into a bundle. It never
-// holds credentials, tokens or signed URLs: only what was asked for and how
-// much came back.
-type FetchReport struct {
-	// Source names the live source: gcp-logging, s3-alb, cloudwatch-logs, kubernetes.
-	Source string `json:"source"`
-	// Queries lists the filters, prefixes and listings sent, as a user would
-	// retype them (a Cloud Logging filter, an s3:// prefix, a log group and
-	// its filter pattern, a Kubernetes list).
-	Queries []string `json:"queries"`
-	// Files lists the files written, relative to the bundle directory.
-	Files []string `json:"files"`
-	// Records counts the log entries, events or objects fetched; for S3 it
-	// counts the objects, whose lines are read later.
-	Records int `json:"records"`
-	// Bytes counts the bytes written.
-	Bytes int64 `json:"bytes"`
-	// Notes are one-line remarks: a window with no data, an optional resource
-	// that is not installed in the cluster.
-	Notes []string `json:"notes,omitempty"`
+// ProgressState is the running state of one source.
+type ProgressState struct {
+	// Records and Bytes count only what was saved.
+	Records int
+	Bytes   int64
+	// Retrying says what waits for a retry, e.g. "retrying 3 objects
+	// (SlowDown)"; empty when nothing does.
+	Retrying string
 }
 
-// Manifest is the content of a bundle's ManifestName file: what was fetched
-// and for which window.
-type Manifest struct {
-	Schema  string        `json:"schema"`
-	Created time.Time     `json:"created"`
-	Since   time.Time     `json:"since"`
-	Until   time.Time     `json:"until"`
-	Sources []FetchReport `json:"sources"`
-	// Errors lists the one-line errors of sources that failed.
-	Errors []string `json:"errors,omitempty"`
-}
-
-// WriteManifest writes m into the bundle directory dir.
-func WriteManifest(dir string, m *Manifest) error {
-	m.Schema = BundleSchema
-	sort.Slice(m.Sources, func(i, j int) bool { return m.Sources[i].Source < m.Sources[j].Source })
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
-}
-
-// Progress receives the running totals of one source while it fetches.
+// Progress receives the running state of one source while it fetches.
 // Calls are never concurrent, but may come from different goroutines.
-type Progress func(source string, records int, bytes int64)
+type Progress func(source string, s ProgressState)
 
-// FetchError is an error a user can act on, worded as one line that names
-// the source and, for a denied request, the permission that is missing.
+// FetchError is an error a user can act on, worded as one redacted line
+// that names the source and, for a denied request, the permission that is
+// missing.
 type FetchError struct {
 	Source string
 	Msg    string
 	Err    error
+	// stops is set when the error means that further calls of the source
+	// cannot work either: a dead endpoint, missing or rejected credentials.
+	stops bool
 }
 
 // Error implements error.
@@ -102,82 +65,119 @@ func (e *FetchError) Error() string { return e.Source + ": " + e.Msg }
 // Unwrap returns the underlying error.
 func (e *FetchError) Unwrap() error { return e.Err }
 
-// fetchErrorf builds a FetchError.
+// fetchErrorf builds a FetchError; the message is made one line and
+// redacted, since it may quote a server.
 func fetchErrorf(source string, err error, format string, args ...any) *FetchError {
-	return &FetchError{Source: source, Msg: fmt.Sprintf(format, args...), Err: err}
+	msg := strings.Join(strings.Fields(fmt.Sprintf(format, args...)), " ")
+	msg, _ = Redact(msg)
+	return &FetchError{Source: source, Msg: msg, Err: err}
 }
 
-// bundleFile is a file being written into a bundle: buffered, counting bytes.
+// stopping marks e as an error that stops its source.
+func (e *FetchError) stopping() *FetchError {
+	e.stops = true
+	return e
+}
+
+// transportError words an error that happened before any service answered
+// (a timeout, a refused connection) as a FetchError that stops the source,
+// or returns nil.
+func transportError(source string, err error) *FetchError {
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		fe := fetchErrorf(source, err, "%s", te.Error())
+		if !te.Stalled {
+			fe.stopping()
+		}
+		return fe
+	}
+	var ce *ConnectError
+	if errors.As(err, &ce) {
+		return fetchErrorf(source, err, "%s", ce.Error()).stopping()
+	}
+	return nil
+}
+
+// bundleFile is a file being written into a bundle: buffered, counting
+// bytes, and created only when something is written to it, so that a
+// bundle never holds an empty file.
 type bundleFile struct {
-	f   *os.File
-	w   *bufio.Writer
-	n   int64
-	rel string
+	dir, rel string
+	// head is written first when the file is created, tail when it is
+	// closed, if it was created (a JSON document's opening and closing).
+	head, tail string
+	f          *os.File
+	w          *bufio.Writer
+	n          int64
+	err        error
 }
 
-// createBundleFile creates rel (slash-separated) under dir, with its parents.
-func createBundleFile(dir, rel string) (*bundleFile, error) {
-	path := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	return &bundleFile{f: f, w: bufio.NewWriterSize(f, 256<<10), rel: rel}, nil
+// bundleFileBuffer is the write buffer of a bundle file.
+const bundleFileBuffer = 256 << 10
+
+// newBundleFile prepares rel (slash-separated) under dir.
+func newBundleFile(dir, rel, head, tail string) *bundleFile {
+	return &bundleFile{dir: dir, rel: rel, head: head, tail: tail}
 }
 
-// Write implements io.Writer.
-func (b *bundleFile) Write(p []byte) (int, error) {
+// open creates the file with its parents and writes the head.
+func (b *bundleFile) open() error {
+	if b.f != nil || b.err != nil {
+		return b.err
+	}
+	path := filepath.Join(b.dir, filepath.FromSlash(b.rel))
+	if b.err = os.MkdirAll(filepath.Dir(path), 0o755); b.err != nil {
+		return b.err
+	}
+	if b.f, b.err = os.Create(path); b.err != nil {
+		return b.err
+	}
+	b.w = bufio.NewWriterSize(b.f, bundleFileBuffer)
+	_, err := b.write([]byte(b.head))
+	return err
+}
+
+// write writes p to the open file, counting bytes.
+func (b *bundleFile) write(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
 	n, err := b.w.Write(p)
 	b.n += int64(n)
+	b.err = err
 	return n, err
 }
 
-// WriteString writes s.
-func (b *bundleFile) WriteString(s string) (int, error) { return b.Write([]byte(s)) }
+// Write implements io.Writer, creating the file on the first write.
+func (b *bundleFile) Write(p []byte) (int, error) {
+	if err := b.open(); err != nil {
+		return 0, err
+	}
+	return b.write(p)
+}
 
-// Close flushes and closes the file.
+// Close writes the tail, flushes and closes the file, if it was created.
 func (b *bundleFile) Close() error {
+	if b.f == nil {
+		return b.err
+	}
+	b.write([]byte(b.tail))
 	ferr := b.w.Flush()
 	if err := b.f.Close(); ferr == nil {
 		ferr = err
 	}
-	return ferr
+	if b.err == nil {
+		b.err = ferr
+	}
+	b.f = nil
+	return b.err
 }
 
-// Remove closes and deletes a file whose fetch failed.
+// Remove closes and deletes the file.
 func (b *bundleFile) Remove() {
-	b.f.Close()
-	os.Remove(b.f.Name())
-}
-
-// awsError words an error of an AWS API call as a FetchError: missing or
-// rejected credentials, a denied action (naming the IAM action and the
-// resource), a missing bucket or log group. Other errors keep their text.
-func awsError(source, action, resource string, err error) *FetchError {
-	// The SDK resolves credentials before signing and reports a failure as
-	// "get identity: get credentials: ..." without a type of its own.
-	var se *v4.SigningError
-	if errors.As(err, &se) || strings.Contains(err.Error(), "get identity: get credentials:") {
-		return fetchErrorf(source, err, "no AWS credentials: set --profile or AWS_PROFILE, run `aws sso login`, or export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+	if b.f != nil {
+		b.f.Close()
+		os.Remove(b.f.Name())
+		b.f = nil
 	}
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		switch ae.ErrorCode() {
-		case "AccessDenied", "AccessDeniedException", "Forbidden", "AllAccessDisabled":
-			return fetchErrorf(source, err, "permission denied: the credentials need %s on %s", action, resource)
-		case "NoSuchBucket":
-			return fetchErrorf(source, err, "bucket not found: %s", resource)
-		case "ResourceNotFoundException":
-			return fetchErrorf(source, err, "not found: %s", resource)
-		case "InvalidAccessKeyId", "SignatureDoesNotMatch", "UnrecognizedClientException", "InvalidClientTokenId":
-			return fetchErrorf(source, err, "credentials rejected (%s): check --profile and the keys in the environment", ae.ErrorCode())
-		case "ExpiredToken", "ExpiredTokenException", "TokenRefreshRequired":
-			return fetchErrorf(source, err, "credentials expired: refresh them (`aws sso login`) and retry")
-		}
-		return fetchErrorf(source, err, "%s on %s failed: %s: %s", action, resource, ae.ErrorCode(), ae.ErrorMessage())
-	}
-	return fetchErrorf(source, err, "%s on %s failed: %v", action, resource, err)
 }

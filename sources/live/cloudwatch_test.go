@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/readygap/readygap/sources"
+	"github.com/readygap/readygap/sources/bundle"
 	"github.com/readygap/readygap/sources/live/livetest"
 )
 
@@ -31,10 +31,10 @@ func TestCloudWatchLogsFetch(t *testing.T) {
 	}
 	srv.Groups["/empty"] = nil
 	dir := t.TempDir()
-	c := &CloudWatchLogs{Client: cloudwatchlogs.NewFromConfig(testAWSConfig(srv.URL)),
+	c := &CloudWatchLogs{Client: NewCloudWatchClient(testAWSConfig(srv.URL)),
 		LogGroups: []string{"/aws/containerinsights/prod/application", "/empty", "/missing"}, FilterPattern: `{ $.kubernetes.container_name = "aws-load-balancer-controller" }`}
 	rep, err := c.Fetch(context.Background(), w, dir, nil)
-	if err == nil || err.Error() != "cloudwatch-logs: not found: log group /missing" {
+	if err == nil || err.Error() != "cloudwatch-logs: 1 of 3 log groups not saved: not found: log group /missing" {
 		t.Fatalf("error = %v", err)
 	}
 	var calls []string
@@ -53,7 +53,8 @@ func TestCloudWatchLogsFetch(t *testing.T) {
 	if !slices.Equal(calls, want) {
 		t.Fatalf("calls\n%s\nwant\n%s", strings.Join(calls, "\n"), strings.Join(want, "\n"))
 	}
-	if rep.Records != 4 || !slices.Equal(rep.Files, []string{"cloudwatch/aws_containerinsights_prod_application.json", "cloudwatch/empty.json"}) {
+	if rep.Records != 4 || !slices.Equal(rep.Files, []string{"cloudwatch/aws_containerinsights_prod_application.json"}) ||
+		rep.Items[1].Status != bundle.ItemComplete || rep.Items[2].Status != bundle.ItemFailed {
 		t.Fatalf("report %+v", rep)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, rep.Files[0]))
@@ -73,7 +74,7 @@ func TestCloudWatchLogsFetch(t *testing.T) {
 func TestCloudWatchLogsDenied(t *testing.T) {
 	srv := livetest.NewCloudWatch(t)
 	srv.DenyGroups["/g"] = true
-	c := &CloudWatchLogs{Client: cloudwatchlogs.NewFromConfig(testAWSConfig(srv.URL)), LogGroups: []string{"/g"}}
+	c := &CloudWatchLogs{Client: NewCloudWatchClient(testAWSConfig(srv.URL)), LogGroups: []string{"/g"}}
 	_, err := c.Fetch(context.Background(), Window{Since: time.Unix(0, 0), Until: time.Unix(60, 0)}, t.TempDir(), nil)
 	if err == nil || err.Error() != "cloudwatch-logs: permission denied: the credentials need logs:FilterLogEvents on log group /g" {
 		t.Fatalf("error = %v", err)

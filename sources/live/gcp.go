@@ -11,10 +11,13 @@ import (
 	logging "cloud.google.com/go/logging/apiv2"
 	"cloud.google.com/go/logging/apiv2/loggingpb"
 	"github.com/googleapis/gax-go/v2"
+	"github.com/readygap/readygap/sources/bundle"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -52,6 +55,8 @@ type GCPLogging struct {
 	// Endpoint overrides the API's host:port; on localhost it is plaintext
 	// gRPC without credentials (a test server or an emulator).
 	Endpoint string
+	// Timeouts bound the connection, each call and the whole fetch.
+	Timeouts Timeouts
 }
 
 // Filter returns the Cloud Logging filter Fetch sends for w: the request
@@ -88,12 +93,31 @@ func (g *GCPLogging) Plan(w Window) []string {
 	return []string{fmt.Sprintf("ListLogEntries resourceNames=projects/%s orderBy=\"timestamp asc\" filter=%s", g.Project, g.Filter(w))}
 }
 
-// clientOptions returns the options that point the client at Endpoint.
-func (g *GCPLogging) clientOptions() []option.ClientOption {
-	if g.Endpoint == "" {
-		return nil
+// gcpDefaultEndpoint is the Cloud Logging API's gRPC endpoint.
+const gcpDefaultEndpoint = "logging.googleapis.com:443"
+
+// clientOptions returns the options that point the client at Endpoint and
+// bound its calls: a connect timeout on the dial, and per call the
+// interceptor of callDeadlines. Calls never wait for the connection to
+// become ready (no WaitForReady): a refused endpoint fails the call at
+// once.
+func (g *GCPLogging) clientOptions(t Timeouts) []option.ClientOption {
+	endpoint := g.endpoint()
+	d := dialer(t)
+	opts := []option.ClientOption{
+		option.WithGRPCDialOption(grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+			return d.DialContext(ctx, "tcp", addr)
+		})),
+		// The connection attempt (TCP, TLS, HTTP/2 settings) may take as
+		// long as a call waits for it, plus the dial.
+		option.WithGRPCDialOption(grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff: backoff.DefaultConfig, MinConnectTimeout: t.Response + t.Connect})),
+		option.WithGRPCDialOption(grpc.WithChainUnaryInterceptor(callDeadlines(endpoint, t))),
 	}
-	opts := []option.ClientOption{option.WithEndpoint(g.Endpoint)}
+	if g.Endpoint == "" {
+		return opts
+	}
+	opts = append(opts, option.WithEndpoint(g.Endpoint))
 	host, _, err := net.SplitHostPort(g.Endpoint)
 	if err != nil {
 		host = g.Endpoint
@@ -105,14 +129,74 @@ func (g *GCPLogging) clientOptions() []option.ClientOption {
 	return opts
 }
 
+// endpoint is the host:port the client talks to.
+func (g *GCPLogging) endpoint() string {
+	if g.Endpoint != "" {
+		return g.Endpoint
+	}
+	return gcpDefaultEndpoint
+}
+
+// callDeadlines bounds each gRPC call: the connection must be ready within
+// t.Response (else a TimeoutError: the server accepted and never answered,
+// or a dial that hangs), and the call's answer must come within t.Response
+// plus t.Idle after that (a page is one message: its first byte is nearly
+// its last).
+func callDeadlines(endpoint string, t Timeouts) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if err := waitReady(ctx, cc, endpoint, t.Response); err != nil {
+			return err
+		}
+		callTimeout := t.Response + t.Idle
+		cctx, cancel := context.WithTimeoutCause(ctx, callTimeout, &TimeoutError{Endpoint: endpoint, After: callTimeout})
+		defer cancel()
+		err := invoker(cctx, method, req, reply, cc, opts...)
+		if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+			return context.Cause(cctx)
+		}
+		return err
+	}
+}
+
+// waitReady waits up to d for cc to be ready or to have failed to connect
+// (then the call fails at once with the dial error).
+func waitReady(ctx context.Context, cc *grpc.ClientConn, endpoint string, d time.Duration) error {
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	for {
+		s := cc.GetState()
+		switch s {
+		case connectivity.Ready, connectivity.TransientFailure, connectivity.Shutdown:
+			return nil
+		case connectivity.Idle:
+			cc.Connect()
+		}
+		if !cc.WaitForStateChange(wctx, s) {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &TimeoutError{Endpoint: endpoint, After: d}
+		}
+	}
+}
+
+// impactGCP is what missing Cloud Logging entries take from the analysis.
+const impactGCP = "load-balancer requests, Kubernetes events and health checks from Cloud Logging are missing"
+
 // Fetch pages through the entries of Filter(w), oldest first, backing off
 // when rate limited, and streams them into dir/gcp/logging.json as a JSON
-// array of LogEntry objects with the REST (camelCase) field names.
-func (g *GCPLogging) Fetch(ctx context.Context, w Window, dir string, progress Progress) (FetchReport, error) {
-	rep := FetchReport{Source: SourceGCPLogging, Queries: g.Plan(w), Files: []string{}}
-	c, err := logging.NewClient(ctx, g.clientOptions()...)
+// array of LogEntry objects with the REST (camelCase) field names. When a
+// page fails, the entries before it are kept and the item is partial.
+func (g *GCPLogging) Fetch(ctx context.Context, w Window, dir string, progress Progress) (bundle.FetchReport, error) {
+	t := g.Timeouts.withDefaults()
+	r := newRun(ctx, SourceGCPLogging, "page", dir, t, progress)
+	r.rep.Queries = g.Plan(w)
+	i := r.add(bundle.Item{Kind: "query", Name: r.rep.Queries[0], Status: bundle.ItemNotRequested, Impact: "no entries: " + impactGCP})
+	c, err := logging.NewClient(r.ctx, g.clientOptions(t)...)
 	if err != nil {
-		return rep, gcpError(g.Project, err)
+		why := r.fail(err, func(err error) *FetchError { return gcpError(g.Project, g.endpoint(), err) })
+		r.update(i, func(it *bundle.Item) { it.Status, it.Reason = bundle.ItemFailed, why })
+		return r.finish()
 	}
 	defer c.Close()
 	req := &loggingpb.ListLogEntriesRequest{
@@ -122,86 +206,153 @@ func (g *GCPLogging) Fetch(ctx context.Context, w Window, dir string, progress P
 		PageSize:      gcpPageSize,
 	}
 	retry := gax.WithRetry(func() gax.Retryer {
-		return &limitedRetryer{r: gax.OnCodes([]codes.Code{codes.ResourceExhausted, codes.Unavailable, codes.DeadlineExceeded, codes.Internal}, gcpBackoff), left: gcpMaxAttempts - 1}
+		return &limitedRetryer{r: gax.OnCodes([]codes.Code{codes.ResourceExhausted, codes.Unavailable, codes.DeadlineExceeded, codes.Internal}, gcpBackoff),
+			left: gcpMaxAttempts - 1, notify: func(why string) { r.retry("page", why) }}
 	})
-	f, err := createBundleFile(dir, gcpLoggingFile)
-	if err != nil {
-		return rep, err
-	}
-	f.WriteString("[")
+	f := newBundleFile(dir, gcpLoggingFile, "[", "\n]\n")
 	mo := protojson.MarshalOptions{UseProtoNames: false}
-	it := c.ListLogEntries(ctx, req, retry)
-	n := 0
+	it := c.ListLogEntries(r.ctx, req, retry)
+	n, pageStart, before := 0, 0, int64(0)
+	var last time.Time
+	var fetchErr error
 	for {
 		e, err := it.Next()
 		if errors.Is(err, iterator.Done) {
 			break
 		}
 		if err != nil {
-			f.Remove()
-			return rep, gcpError(g.Project, err)
+			fetchErr = err
+			break
 		}
 		b, err := mo.Marshal(e)
 		if err != nil {
-			f.Remove()
-			return rep, fetchErrorf(SourceGCPLogging, err, "entry %s: %v", e.GetInsertId(), err)
+			continue // a message the server sent always marshals
 		}
 		if n > 0 {
-			f.WriteString(",")
+			f.Write([]byte(","))
 		}
-		f.WriteString("\n")
+		f.Write([]byte("\n"))
 		f.Write(b)
 		n++
-		if progress != nil && (n%gcpPageSize == 0 || it.PageInfo().Remaining() == 0) {
-			progress(SourceGCPLogging, n, f.n)
+		if ts := e.GetTimestamp(); ts != nil && ts.AsTime().After(last) {
+			last = ts.AsTime()
+		}
+		if it.PageInfo().Remaining() == 0 {
+			r.settle("page")
+			r.saved(n-pageStart, f.n-before)
+			pageStart, before = n, f.n
 		}
 	}
-	f.WriteString("\n]\n")
-	if err := f.Close(); err != nil {
+	r.settle("page")
+	if err := f.Close(); err != nil && fetchErr == nil {
+		fetchErr = err
+	}
+	file := ""
+	if f.n > 0 {
+		file = f.rel
+	}
+	if fetchErr == nil {
+		r.update(i, func(it *bundle.Item) {
+			it.Status, it.File, it.Records, it.Bytes, it.Impact = bundle.ItemComplete, file, n, f.n, ""
+		})
+		rep, err := r.finish()
+		if n == 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("no Cloud Logging entries in projects/%s for %s", g.Project, w))
+		}
 		return rep, err
 	}
-	rep.Records, rep.Bytes, rep.Files = n, f.n, []string{f.rel}
-	if n == 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("no Cloud Logging entries in projects/%s for %s", g.Project, w))
-	}
-	return rep, nil
+	why := r.fail(fetchErr, func(err error) *FetchError { return gcpError(g.Project, g.endpoint(), err) })
+	r.update(i, func(it *bundle.Item) {
+		it.Status, it.File, it.Records, it.Bytes, it.Reason = bundle.ItemFailed, file, n, f.n, why
+		if n > 0 {
+			it.Status = bundle.ItemPartial
+			it.Impact = fmt.Sprintf("entries after %s are missing: %s after it", last.UTC().Format(time.RFC3339Nano), impactGCP)
+		}
+	})
+	return r.finish()
 }
 
-// limitedRetryer stops a gax Retryer after a number of retries.
+// limitedRetryer stops a gax Retryer after a number of retries, never
+// retries a call whose connection could not be made or that got no answer
+// in time, and tells notify about each retry.
 type limitedRetryer struct {
-	r    gax.Retryer
-	left int
+	r      gax.Retryer
+	left   int
+	notify func(reason string)
 }
 
 // Retry implements gax.Retryer.
 func (l *limitedRetryer) Retry(err error) (time.Duration, bool) {
-	if l.left <= 0 {
+	if l.left <= 0 || gcpDialFailed(err) {
 		return 0, false
 	}
-	l.left--
-	return l.r.Retry(err)
+	d, ok := l.r.Retry(err)
+	if ok {
+		l.left--
+		if l.notify != nil {
+			l.notify(status.Code(err).String())
+		}
+	}
+	return d, ok
+}
+
+// gcpDialFailed reports whether a gRPC error says that no connection could
+// be made. grpc-go reports it as Unavailable with the dial error in the
+// message only.
+func gcpDialFailed(err error) bool {
+	if status.Code(err) != codes.Unavailable {
+		return false
+	}
+	msg := status.Convert(err).Message()
+	for _, s := range []string{"Error while dialing", "connection refused", "produced zero addresses", "no such host", "authentication handshake failed"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // gcpError words a Cloud Logging error as a FetchError.
-func gcpError(project string, err error) *FetchError {
+func gcpError(project, endpoint string, err error) *FetchError {
+	if fe := transportError(SourceGCPLogging, err); fe != nil {
+		return fe
+	}
 	if strings.Contains(err.Error(), "could not find default credentials") {
-		return fetchErrorf(SourceGCPLogging, err, "no Google credentials: run `gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS")
+		return fetchErrorf(SourceGCPLogging, err, "no Google credentials: run `gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS").stopping()
 	}
 	st, ok := status.FromError(err)
 	if !ok {
 		return fetchErrorf(SourceGCPLogging, err, "%v", err)
 	}
+	if gcpDialFailed(err) {
+		return fetchErrorf(SourceGCPLogging, err, "cannot connect to %s: %s", endpoint, gcpDialCause(st.Message())).stopping()
+	}
 	switch st.Code() {
 	case codes.PermissionDenied:
-		return fetchErrorf(SourceGCPLogging, err, "permission denied: the credentials need logging.logEntries.list on projects/%s (roles/logging.viewer)", project)
+		return fetchErrorf(SourceGCPLogging, err, "permission denied: the credentials need logging.logEntries.list on projects/%s (roles/logging.viewer)", project).stopping()
 	case codes.Unauthenticated:
-		return fetchErrorf(SourceGCPLogging, err, "credentials missing or rejected: run `gcloud auth application-default login`")
+		return fetchErrorf(SourceGCPLogging, err, "credentials missing or rejected: run `gcloud auth application-default login`").stopping()
 	case codes.NotFound:
-		return fetchErrorf(SourceGCPLogging, err, "project %s not found", project)
+		return fetchErrorf(SourceGCPLogging, err, "project %s not found", project).stopping()
 	case codes.InvalidArgument:
 		return fetchErrorf(SourceGCPLogging, err, "Cloud Logging rejected the query: %s", st.Message())
 	case codes.ResourceExhausted:
 		return fetchErrorf(SourceGCPLogging, err, "rate limited after %d attempts (read quota): retry later or narrow the window", gcpMaxAttempts)
+	case codes.Unavailable, codes.Internal, codes.DeadlineExceeded:
+		return fetchErrorf(SourceGCPLogging, err, "ListLogEntries failed after %d attempts: %s: %s", gcpMaxAttempts, st.Code(), st.Message())
 	}
 	return fetchErrorf(SourceGCPLogging, err, "ListLogEntries failed: %s: %s", st.Code(), st.Message())
+}
+
+// gcpDialCause shortens grpc-go's dial error message to its cause.
+func gcpDialCause(msg string) string {
+	switch {
+	case strings.Contains(msg, "connection refused"):
+		return "connection refused"
+	case strings.Contains(msg, "no such host"), strings.Contains(msg, "produced zero addresses"):
+		return "the name does not resolve"
+	case strings.Contains(msg, "i/o timeout"):
+		return "connect timed out"
+	}
+	return msg
 }

@@ -49,7 +49,7 @@ func TestGCPLoggingFetch(t *testing.T) {
 	g := &GCPLogging{Project: "my-project", URLMap: "k8s2-um-web", BackendService: `we"b`, Cluster: "prod-1", Namespace: "shop", Endpoint: srv.Addr}
 	w := Window{Since: time.Date(2024, 5, 1, 11, 45, 0, 0, time.UTC), Until: time.Date(2024, 5, 1, 12, 15, 0, 0, time.UTC)}
 	var last int
-	rep, err := g.Fetch(context.Background(), w, dir, func(_ string, n int, _ int64) { last = n })
+	rep, err := g.Fetch(context.Background(), w, dir, func(_ string, s ProgressState) { last = s.Records })
 	if err != nil {
 		t.Fatal(err)
 	}

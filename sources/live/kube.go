@@ -5,15 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/readygap/readygap/sources/bundle"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 )
 
 // SourceKubernetes names the Kubernetes source in reports and errors.
@@ -27,21 +34,44 @@ type kubeResource struct {
 	gvr schema.GroupVersionResource
 	// optional resources (CRDs) that are not installed are skipped.
 	optional bool
+	// impact says what its absence takes from the analysis.
+	impact string
 }
 
 // kubeResources are the objects the analysis reads, events first.
 var (
-	kubeEvents  = kubeResource{gvr: schema.GroupVersionResource{Version: "v1", Resource: "events"}}
+	kubeEvents = kubeResource{gvr: schema.GroupVersionResource{Version: "v1", Resource: "events"},
+		impact: "Kubernetes events are missing: pod starts, readiness changes, terminations and load-balancer registrations they record are not on the timeline"}
 	kubeObjects = []kubeResource{
-		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "pods"}},
-		{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}},
-		{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}},
-		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "services"}},
-		{gvr: schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}},
-		{gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}},
-		{gvr: schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "backendconfigs"}, optional: true},
-		{gvr: schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, optional: true},
+		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "pods"},
+			impact: "pod IPs, probes and container ports are unknown: failures may not be tied to pods and probe ports cannot be checked"},
+		{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"},
+			impact: "which pods are old and which new is inferred from times only"},
+		{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
+			impact: "the rollout strategy (maxUnavailable, maxSurge, minReadySeconds) is unknown"},
+		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "services"},
+			impact: "service target ports are unknown: probe ports cannot be checked against the serving port"},
+		{gvr: schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"},
+			impact: "the current endpoints and their readiness are unknown"},
+		{gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"},
+			impact: "which services the load balancer routes to is unknown"},
+		{gvr: schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "backendconfigs"}, optional: true,
+			impact: "GKE health-check settings are unknown: fixes use the defaults"},
+		{gvr: schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, optional: true,
+			impact: "target groups cannot be tied to services"},
 	}
+)
+
+// impactNamespace is what a namespace that could not be read takes from the analysis.
+const impactNamespace = "pod readiness gate injection (the namespace's label) is unknown"
+
+// Client-side rate limit of the Kubernetes client. client-go's default of 5
+// requests a second would take 80 s to page 200 000 events at
+// kubeListLimit; the API server protects itself with priority and fairness
+// (on by default since Kubernetes 1.20).
+const (
+	kubeQPS   = 50
+	kubeBurst = 100
 )
 
 // Kubernetes fetches a namespace's events and the objects the analysis
@@ -58,6 +88,8 @@ type Kubernetes struct {
 	Context string
 	// Namespace is the namespace read; empty means the context's.
 	Namespace string
+	// Timeouts bound the connection, each request and the whole fetch.
+	Timeouts Timeouts
 
 	config *rest.Config
 }
@@ -106,109 +138,282 @@ func kubeResourceName(gvr schema.GroupVersionResource) string {
 	return gvr.Resource + "." + gvr.Group
 }
 
+// restConfig returns the client configuration with t's deadlines: a
+// connect timeout on the dial and the TLS handshake, a first-byte and an
+// idle-read timeout on every request, server warnings dropped (they are
+// server text) and retries reported to the call's hook.
+func (k *Kubernetes) restConfig(t Timeouts) *rest.Config {
+	cfg := rest.CopyConfig(k.config)
+	cfg.Dial = dialer(t).DialContext
+	cfg.WarningHandler = rest.NoWarnings{}
+	cfg.QPS, cfg.Burst = kubeQPS, kubeBurst
+	prev := cfg.WrapTransport
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		// client-go allows 10 s for the TLS handshake; it is part of
+		// connecting. The transport is this configuration's own (its
+		// dialer is in the cache key).
+		for inner := rt; inner != nil; {
+			if tr, ok := inner.(*http.Transport); ok {
+				tr.TLSHandshakeTimeout = t.Connect
+				break
+			}
+			w, ok := inner.(utilnet.RoundTripperWrapper)
+			if !ok {
+				break
+			}
+			inner = w.WrappedRoundTripper()
+		}
+		if prev != nil {
+			rt = prev(rt)
+		}
+		return retryWatcher{newDeadlineTransport(rt, t)}
+	}
+	return cfg
+}
+
+// retryWatcher tells a request's retry hook when the API server asks to
+// retry (429 or 5xx with Retry-After, which client-go honours).
+type retryWatcher struct{ next http.RoundTripper }
+
+// RoundTrip implements http.RoundTripper.
+func (w retryWatcher) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := w.next.RoundTrip(req)
+	if hook, ok := req.Context().Value(retryHookKey{}).(func(string)); ok && err == nil &&
+		(resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500) && resp.Header.Get("Retry-After") != "" {
+		hook(fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode)))
+	}
+	return resp, err
+}
+
+// silenceClientGo keeps client-go from printing to standard error: it logs
+// unexpected body-read errors through klog, quoting what the server sent.
+var silenceClientGo sync.Once
+
 // Fetch lists the events of the namespace that may fall in w into
-// dir/kube/events.json and the objects into dir/kube/objects.json. Objects
-// have no time and are all kept. A list that is forbidden is an error
-// naming the RBAC verb and resource; the others are still written.
-func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress Progress) (FetchReport, error) {
-	rep := FetchReport{Source: SourceKubernetes, Queries: k.Plan(w), Files: []string{}}
+// dir/kube/events.json and the objects into dir/kube/objects.json, page by
+// page (limit/continue), writing item by item, so memory stays bounded
+// whatever the namespace's size. Objects have no time and are all kept;
+// env values, last-applied-configuration and Secret data are removed. A
+// list that is forbidden is reported naming the RBAC verb and resource and
+// the others are still written; rejected credentials or a dead API server
+// stop the source.
+func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress Progress) (bundle.FetchReport, error) {
+	t := k.Timeouts.withDefaults()
+	r := newRun(ctx, SourceKubernetes, "list", dir, t, progress)
+	r.rep.Queries = k.Plan(w)
+	var forbidden []string
+	r.summarize = func(bad []bundle.Item, total map[string]int) string {
+		return kubeSummary(k.Namespace, forbidden, bad, total)
+	}
 	if k.config == nil {
 		if err := k.Resolve(); err != nil {
-			return rep, err
+			var fe *FetchError
+			if !errors.As(err, &fe) {
+				fe = fetchErrorf(SourceKubernetes, err, "%v", err)
+			}
+			r.stop(fe)
+			return r.finish()
 		}
 	}
-	dc, err := dynamic.NewForConfig(k.config)
+	silenceClientGo.Do(func() { klog.SetLogger(logr.Discard()) })
+	dc, err := dynamic.NewForConfig(k.restConfig(t))
 	if err != nil {
-		return rep, fetchErrorf(SourceKubernetes, err, "kubeconfig: %v", err)
+		r.stop(fetchErrorf(SourceKubernetes, err, "kubeconfig: %v", err))
+		return r.finish()
 	}
-	var errs []error
-	events, err := k.list(ctx, dc, kubeEvents)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	kept := events[:0]
-	for _, e := range events {
-		if kubeEventMayOverlap(e.Object, w) {
-			kept = append(kept, e)
+	counts := map[string]int{}
+	events := &kubeListFile{f: newBundleFile(dir, "kube/events.json", kubeListHead, "\n]}\n")}
+	objects := &kubeListFile{f: newBundleFile(dir, "kube/objects.json", kubeListHead, "\n]}\n")}
+	word := func(verb, resource string) func(error) *FetchError {
+		return func(err error) *FetchError {
+			fe := kubeError(err, verb, resource, k.Namespace, k.config.Host)
+			if apierrors.IsForbidden(err) {
+				forbidden = append(forbidden, verb+" "+resource)
+			}
+			return fe
 		}
 	}
-	rep.Records += len(kept)
-	report := func() {
-		if progress != nil {
-			progress(SourceKubernetes, rep.Records, rep.Bytes)
+	k.list(r, dc, kubeEvents, events, func(ev map[string]any) bool { return kubeEventMayOverlap(ev, w) }, counts, word)
+	k.getNamespace(r, dc, objects, counts, word)
+	for _, res := range kubeObjects {
+		k.list(r, dc, res, objects, nil, counts, word)
+	}
+	for _, l := range []*kubeListFile{events, objects} {
+		if err := l.f.Close(); err != nil {
+			r.stop(fetchErrorf(SourceKubernetes, err, "writing %s: %v", l.f.rel, err).stopping())
 		}
 	}
-	report()
-	var objects []unstructured.Unstructured
-	if ns, err := dc.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Get(ctx, k.Namespace, metav1.GetOptions{}); err == nil {
-		objects = append(objects, *ns)
-	} else if apierrors.IsForbidden(err) {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("namespace %s not read (RBAC: get namespaces is forbidden): pod readiness gate injection is unknown", k.Namespace))
-	} else if !apierrors.IsNotFound(err) {
-		errs = append(errs, kubeError(err, "get", "namespaces", k.Namespace))
-	}
-	for _, r := range kubeObjects {
-		items, err := k.list(ctx, dc, r)
-		switch {
-		case err == nil:
-			objects = append(objects, items...)
-			rep.Records += len(items)
-			report()
-		case errors.Is(err, errKubeMissing):
-			rep.Notes = append(rep.Notes, kubeResourceName(r.gvr)+" not installed: skipped")
-		default:
-			errs = append(errs, err)
-		}
-	}
-	for _, out := range []struct {
-		rel   string
-		items []unstructured.Unstructured
-	}{{"kube/events.json", kept}, {"kube/objects.json", objects}} {
-		n, err := writeKubeList(dir, out.rel, out.items)
-		if err != nil {
-			return rep, err
-		}
-		rep.Bytes += n
-		rep.Files = append(rep.Files, out.rel)
-	}
-	report()
-	if len(kept) == 0 && len(errs) == 0 {
+	r.redacted(counts)
+	rep, err := r.finish()
+	if err == nil && events.items == 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("no events in namespace %s for %s (events expire after an hour)", k.Namespace, w))
 	}
-	return rep, errors.Join(errs...)
+	return rep, err
 }
 
-// errKubeMissing marks a list whose resource the server does not serve.
-var errKubeMissing = errors.New("resource not served")
+// kubeListHead opens a `kubectl get -o json` List; its items follow one
+// per line.
+const kubeListHead = `{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[`
 
-// list lists one resource of the namespace, page by page.
-func (k *Kubernetes) list(ctx context.Context, dc dynamic.Interface, r kubeResource) ([]unstructured.Unstructured, error) {
-	var items []unstructured.Unstructured
+// kubeListFile is a List being written item by item.
+type kubeListFile struct {
+	f     *bundleFile
+	items int
+}
+
+// add writes one item and returns the bytes written.
+func (l *kubeListFile) add(obj map[string]any) (int64, error) {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return 0, err
+	}
+	before := l.f.n
+	if l.items > 0 {
+		l.f.Write([]byte(","))
+	}
+	l.f.Write([]byte("\n"))
+	_, err = l.f.Write(b)
+	l.items++
+	return l.f.n - before, err
+}
+
+// getNamespace reads the Namespace object (its labels say whether the ALB
+// controller injects readiness gates). Many users may not get namespaces,
+// so a failure only limits the analysis.
+func (k *Kubernetes) getNamespace(r *run, dc dynamic.Interface, out *kubeListFile, counts map[string]int, word func(verb, resource string) func(error) *FetchError) {
+	i := r.add(bundle.Item{Kind: "list", Name: fmt.Sprintf("kubectl get namespace %s -o json", k.Namespace), Status: bundle.ItemNotRequested, Impact: impactNamespace, Optional: true})
+	if why := r.stopReason(); why != "" {
+		r.update(i, func(it *bundle.Item) { it.Reason = why })
+		return
+	}
+	ns, err := dc.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Get(r.ctx, k.Namespace, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		r.update(i, func(it *bundle.Item) { it.Status, it.Impact = bundle.ItemComplete, "" })
+		return
+	}
+	if err != nil {
+		why := r.fail(err, word("get", "namespaces"))
+		r.update(i, func(it *bundle.Item) { it.Status, it.Reason = bundle.ItemFailed, why })
+		return
+	}
+	redactKubeObject(ns.Object, counts)
+	n, err := out.add(ns.Object)
+	if err != nil {
+		r.stop(fetchErrorf(SourceKubernetes, err, "writing %s: %v", out.f.rel, err).stopping())
+	}
+	r.update(i, func(it *bundle.Item) {
+		it.Status, it.File, it.Records, it.Bytes, it.Impact = bundle.ItemComplete, out.f.rel, 1, n, ""
+	})
+	r.saved(1, n)
+}
+
+// list lists one resource of the namespace page by page into out, keeping
+// the items keep accepts (all when nil).
+func (k *Kubernetes) list(r *run, dc dynamic.Interface, res kubeResource, out *kubeListFile, keep func(map[string]any) bool,
+	counts map[string]int, word func(verb, resource string) func(error) *FetchError) {
+	resource := kubeResourceName(res.gvr)
+	i := r.add(bundle.Item{Kind: "list", Name: fmt.Sprintf("kubectl get %s -n %s -o json", resource, k.Namespace), Status: bundle.ItemNotRequested, Impact: res.impact})
+	if why := r.stopReason(); why != "" {
+		r.update(i, func(it *bundle.Item) { it.Reason = why })
+		return
+	}
+	ctx := withRetryHook(r.ctx, func(why string) { r.retry(resource, why) })
+	defer r.settle(resource)
 	opts := metav1.ListOptions{Limit: kubeListLimit}
+	n, bytes, pages := 0, int64(0), 0
 	for {
-		l, err := dc.Resource(r.gvr).Namespace(k.Namespace).List(ctx, opts)
+		l, err := dc.Resource(res.gvr).Namespace(k.Namespace).List(ctx, opts)
 		if err != nil {
-			if r.optional && apierrors.IsNotFound(err) {
-				return nil, errKubeMissing
+			if res.optional && apierrors.IsNotFound(err) && pages == 0 {
+				r.note("%s not installed: skipped", resource)
+				r.update(i, func(it *bundle.Item) { it.Status, it.Impact = bundle.ItemComplete, "" })
+				return
 			}
-			return nil, kubeError(err, "list", kubeResourceName(r.gvr), k.Namespace)
+			why := r.fail(err, word("list", resource))
+			r.update(i, func(it *bundle.Item) {
+				it.Status, it.Records, it.Bytes, it.Reason = bundle.ItemFailed, n, bytes, why
+				if pages > 0 {
+					it.Status, it.File = bundle.ItemPartial, out.f.rel
+					it.Impact = fmt.Sprintf("only the first %d pages were read: %s", pages, res.impact)
+				}
+			})
+			return
 		}
-		items = append(items, l.Items...)
+		r.settle(resource)
+		pages++
+		pn, pb := 0, int64(0)
+		for j := range l.Items {
+			obj := l.Items[j].Object
+			if keep != nil && !keep(obj) {
+				continue
+			}
+			redactKubeObject(obj, counts)
+			b, err := out.add(obj)
+			if err != nil {
+				r.stop(fetchErrorf(SourceKubernetes, err, "writing %s: %v", out.f.rel, err).stopping())
+				return
+			}
+			pn++
+			pb += b
+		}
+		n, bytes = n+pn, bytes+pb
+		r.saved(pn, pb)
 		if opts.Continue = l.GetContinue(); opts.Continue == "" {
-			return items, nil
+			break
 		}
 	}
+	r.update(i, func(it *bundle.Item) {
+		it.Status, it.Records, it.Bytes, it.Impact = bundle.ItemComplete, n, bytes, ""
+		if n > 0 {
+			it.File = out.f.rel
+		}
+	})
 }
 
-// kubeError words a Kubernetes API error as a FetchError.
-func kubeError(err error, verb, resource, namespace string) *FetchError {
+// kubeError words a Kubernetes API error as a FetchError: a dead API
+// server or rejected credentials stop the source; a forbidden list names
+// the RBAC verb and resource.
+func kubeError(err error, verb, resource, namespace, host string) *FetchError {
+	if fe := transportError(SourceKubernetes, err); fe != nil {
+		return fe
+	}
 	switch {
 	case apierrors.IsForbidden(err):
 		return fetchErrorf(SourceKubernetes, err, "RBAC: %s %s in namespace %s is forbidden: grant verb %q on %q", verb, resource, namespace, verb, resource)
 	case apierrors.IsUnauthorized(err):
-		return fetchErrorf(SourceKubernetes, err, "credentials rejected by the API server: refresh the kubeconfig's credentials")
+		return fetchErrorf(SourceKubernetes, err, "credentials rejected by the API server %s (401 Unauthorized): refresh the kubeconfig's credentials (`aws eks update-kubeconfig`, `gcloud container clusters get-credentials`)", host).stopping()
+	}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		s := st.Status()
+		return fetchErrorf(SourceKubernetes, err, "%s %s in namespace %s: %d %s: %s", verb, resource, namespace, s.Code, s.Reason, s.Message)
 	}
 	return fetchErrorf(SourceKubernetes, err, "%s %s in namespace %s: %v", verb, resource, namespace, err)
+}
+
+// kubeSummary words the lists not complete as one line: the forbidden
+// ones together, with the verbs and resources to grant, then the others.
+func kubeSummary(namespace string, forbidden []string, bad []bundle.Item, total map[string]int) string {
+	var rest []bundle.Item
+	for _, it := range bad {
+		if !strings.HasPrefix(it.Reason, "RBAC: ") {
+			rest = append(rest, it)
+		}
+	}
+	var parts []string
+	if len(forbidden) > 0 && len(rest) < len(bad) {
+		grant := "grant each verb on its resource"
+		if len(forbidden) == 1 {
+			verb, resource, _ := strings.Cut(forbidden[0], " ")
+			grant = fmt.Sprintf("grant verb %q on %q", verb, resource)
+		}
+		parts = append(parts, fmt.Sprintf("RBAC forbids %s in namespace %s: %s (a Role in the namespace, or the README's ClusterRole)",
+			strings.Join(forbidden, ", "), namespace, grant))
+	}
+	if s := summarizeItems(rest, total); s != "" {
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // kubeEventMayOverlap reports whether an event's occurrences may fall in
@@ -243,28 +448,4 @@ func kubeTime(m map[string]any, keys ...string) time.Time {
 		}
 	}
 	return time.Time{}
-}
-
-// writeKubeList writes items as a `kubectl get -o json` List. Items listed
-// through the dynamic client carry their apiVersion and kind.
-func writeKubeList(dir, rel string, items []unstructured.Unstructured) (int64, error) {
-	list := struct {
-		APIVersion string           `json:"apiVersion"`
-		Kind       string           `json:"kind"`
-		Items      []map[string]any `json:"items"`
-		Metadata   map[string]any   `json:"metadata"`
-	}{APIVersion: "v1", Kind: "List", Items: make([]map[string]any, 0, len(items)), Metadata: map[string]any{"resourceVersion": ""}}
-	for _, it := range items {
-		list.Items = append(list.Items, it.Object)
-	}
-	b, err := json.MarshalIndent(list, "", "    ")
-	if err != nil {
-		return 0, err
-	}
-	f, err := createBundleFile(dir, rel)
-	if err != nil {
-		return 0, err
-	}
-	f.Write(append(b, '\n'))
-	return f.n, f.Close()
 }

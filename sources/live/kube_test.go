@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/readygap/readygap/sources"
+	"github.com/readygap/readygap/sources/bundle"
 	"github.com/readygap/readygap/sources/live/livetest"
 )
 
@@ -72,7 +73,7 @@ func TestKubernetesFetch(t *testing.T) {
 	if !slices.Equal(paths, want) {
 		t.Fatalf("calls\n%s\nwant\n%s", strings.Join(paths, "\n"), strings.Join(want, "\n"))
 	}
-	if !slices.Equal(rep.Notes, []string{"backendconfigs.cloud.google.com not installed: skipped"}) || rep.Records != 2+5 {
+	if !slices.Equal(rep.Notes, []string{"backendconfigs.cloud.google.com not installed: skipped"}) || rep.Records != 2+1+5 {
 		t.Fatalf("report %+v", rep)
 	}
 	var list struct {
@@ -101,10 +102,10 @@ func TestKubernetesErrors(t *testing.T) {
 	srv.Forbidden["/api/v1/namespaces/shop"] = true
 	k := &Kubernetes{Kubeconfig: srv.Kubeconfig(t, t.TempDir(), "t")}
 	rep, err := k.Fetch(context.Background(), midnightWindow, t.TempDir(), nil)
-	if err == nil || err.Error() != `kubernetes: RBAC: list pods in namespace shop is forbidden: grant verb "list" on "pods"` {
+	if err == nil || err.Error() != `kubernetes: RBAC forbids get namespaces, list pods in namespace shop: grant each verb on its resource (a Role in the namespace, or the README's ClusterRole)` {
 		t.Fatalf("error = %v", err)
 	}
-	if len(rep.Files) != 2 || !strings.Contains(strings.Join(rep.Notes, "\n"), "get namespaces is forbidden") {
+	if len(rep.Files) != 2 || rep.Items[1].Status != bundle.ItemFailed || !rep.Items[1].Optional || rep.Items[2].Status != bundle.ItemFailed || rep.Items[3].Status != bundle.ItemComplete {
 		t.Fatalf("the other lists were not written: %+v", rep)
 	}
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))

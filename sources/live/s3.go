@@ -2,7 +2,6 @@ package live
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -10,12 +9,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/readygap/readygap/sources"
+	"github.com/readygap/readygap/sources/bundle"
 )
 
 // SourceS3ALB names the S3 ALB log source in reports and errors.
@@ -45,20 +44,9 @@ type ALBLogs struct {
 	Region string
 	// Workers bounds the concurrent downloads; 0 means DefaultS3Workers.
 	Workers int
-}
-
-// NewS3Client builds an S3 client from cfg. When an endpoint is configured
-// (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3 or the shared config file) it
-// addresses buckets by path, as S3-compatible stores expect.
-func NewS3Client(cfg aws.Config) *s3.Client {
-	return s3.NewFromConfig(cfg, func(o *s3.Options) {
-		if o.BaseEndpoint != nil {
-			o.UsePathStyle = true
-		}
-		// gzip carries its own CRC, checked when the bundle is read.
-		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
-		o.DisableLogOutputChecksumValidationSkipped = true
-	})
+	// Timeouts gives the source's budget; the per-call timeouts are the
+	// client's (WithAWSTimeouts).
+	Timeouts Timeouts
 }
 
 // ParseS3URL splits s3://bucket/prefix into its bucket and prefix (without
@@ -121,23 +109,26 @@ func (a *ALBLogs) Plan(w Window) []string {
 	return out
 }
 
+// Impacts of missing S3 items on the analysis.
+const (
+	impactALBObject  = "the load balancer's requests logged there are missing: failure counts may be low and the incident window cut short"
+	impactALBListing = "the ALB log objects in that folder are unknown: the load balancer's requests logged there are missing, so failure counts may be low and the incident window cut short"
+)
+
 // Fetch lists the date folders of w, keeps the objects whose name says
 // they may overlap w, and downloads them unchanged (still gzip'd) into
-// dir/alb/ with a bounded pool of workers.
-func (a *ALBLogs) Fetch(ctx context.Context, w Window, dir string, progress Progress) (FetchReport, error) {
-	rep := FetchReport{Source: SourceS3ALB, Queries: []string{}, Files: []string{}}
-	regions, err := a.regionPrefixes(ctx)
-	if err != nil {
-		return rep, err
-	}
+// dir/alb/ with a bounded pool of workers. An object that fails does not
+// stop the others; a dead endpoint or rejected credentials stop the
+// source, and the objects not yet asked for are listed as not requested.
+func (a *ALBLogs) Fetch(ctx context.Context, w Window, dir string, progress Progress) (bundle.FetchReport, error) {
+	r := newRun(ctx, SourceS3ALB, "object", dir, a.Timeouts, progress)
+	regions := a.regionPrefixes(r)
 	var keys []string
+	listed := true
 	for _, rp := range regions {
 		for _, p := range datePrefixes(rp, w) {
-			rep.Queries = append(rep.Queries, "s3://"+a.Bucket+"/"+p)
-			found, err := a.list(ctx, p, "")
-			if err != nil {
-				return rep, err
-			}
+			found, ok := a.list(r, p, "")
+			listed = listed && ok
 			for _, k := range found {
 				if albWanted(k, w) {
 					keys = append(keys, k)
@@ -146,13 +137,11 @@ func (a *ALBLogs) Fetch(ctx context.Context, w Window, dir string, progress Prog
 		}
 	}
 	sort.Strings(keys)
-	if len(keys) == 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("no ALB log objects for %s under s3://%s/%s", w, a.Bucket, a.root()))
-		return rep, nil
+	if len(keys) == 0 && listed && regions != nil {
+		r.note("no ALB log objects for %s under s3://%s/%s", w, a.Bucket, a.root())
 	}
-	files, n, err := a.download(ctx, keys, dir, progress)
-	rep.Files, rep.Records, rep.Bytes = files, len(files), n
-	return rep, err
+	a.download(r, keys, dir)
+	return r.finish()
 }
 
 // albWanted reports whether the object key is an access or health-check log
@@ -169,16 +158,18 @@ func albWanted(key string, w Window) bool {
 }
 
 // regionPrefixes returns the region folders to list, discovering the
-// account and region by listing when they were not given.
-func (a *ALBLogs) regionPrefixes(ctx context.Context) ([]string, error) {
+// account and region by listing when they were not given. It returns nil
+// when discovery failed or found no account.
+func (a *ALBLogs) regionPrefixes(r *run) []string {
 	accts := []string{a.root() + a.Account + "/"}
 	if a.Account == "" {
-		var err error
-		if accts, err = a.list(ctx, a.root(), "/"); err != nil {
-			return nil, err
-		}
+		var ok bool
+		accts, ok = a.list(r, a.root(), "/")
 		if len(accts) == 0 {
-			return nil, fetchErrorf(SourceS3ALB, nil, "no AWSLogs/<account>/ folders under s3://%s/%s: check --alb-logs (the prefix goes before AWSLogs/)", a.Bucket, a.root())
+			if ok { // else the failed listing says why
+				r.stop(fetchErrorf(SourceS3ALB, nil, "no AWSLogs/<account>/ folders under s3://%s/%s: check --alb-logs (the prefix goes before AWSLogs/)", a.Bucket, a.root()))
+			}
+			return nil
 		}
 	}
 	var out []string
@@ -188,28 +179,44 @@ func (a *ALBLogs) regionPrefixes(ctx context.Context) ([]string, error) {
 			out = append(out, elb+a.Region+"/")
 			continue
 		}
-		regions, err := a.list(ctx, elb, "/")
-		if err != nil {
-			return nil, err
-		}
+		regions, _ := a.list(r, elb, "/")
 		out = append(out, regions...)
 	}
-	return out, nil
+	if out == nil {
+		out = []string{}
+	}
+	return out
 }
 
 // list returns the keys under prefix, or with a delimiter the common
-// prefixes one level down.
-func (a *ALBLogs) list(ctx context.Context, prefix, delimiter string) ([]string, error) {
+// prefixes one level down, recording the listing as an item. It reports
+// false when the listing failed or was not made.
+func (a *ALBLogs) list(r *run, prefix, delimiter string) ([]string, bool) {
+	name := "s3://" + a.Bucket + "/" + prefix
+	r.mu.Lock()
+	r.rep.Queries = append(r.rep.Queries, name)
+	r.mu.Unlock()
+	i := r.add(bundle.Item{Kind: "listing", Name: name, Status: bundle.ItemNotRequested, Impact: impactALBListing})
+	if why := r.stopReason(); why != "" {
+		r.update(i, func(it *bundle.Item) { it.Reason = why })
+		return nil, false
+	}
 	in := &s3.ListObjectsV2Input{Bucket: aws.String(a.Bucket), Prefix: aws.String(prefix)}
 	if delimiter != "" {
 		in.Delimiter = aws.String(delimiter)
 	}
+	ctx := withRetryHook(r.ctx, func(why string) { r.retry(name, why) })
+	defer r.settle(name)
 	var out []string
 	p := s3.NewListObjectsV2Paginator(a.Client, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, awsError(SourceS3ALB, "s3:ListBucket", "arn:aws:s3:::"+a.Bucket, err)
+			why := r.fail(err, func(err error) *FetchError {
+				return awsError(SourceS3ALB, "s3:ListBucket", "arn:aws:s3:::"+a.Bucket, err)
+			})
+			r.update(i, func(it *bundle.Item) { it.Status, it.Reason = bundle.ItemFailed, why })
+			return out, false
 		}
 		for _, o := range page.Contents {
 			out = append(out, aws.ToString(o.Key))
@@ -218,84 +225,103 @@ func (a *ALBLogs) list(ctx context.Context, prefix, delimiter string) ([]string,
 			out = append(out, aws.ToString(cp.Prefix))
 		}
 	}
-	return out, nil
+	r.update(i, func(it *bundle.Item) { it.Status, it.Impact = bundle.ItemComplete, "" })
+	return out, true
 }
 
-// download copies the objects into dir/alb/ with a bounded worker pool. The
-// first error stops the other workers.
-func (a *ALBLogs) download(ctx context.Context, keys []string, dir string, progress Progress) ([]string, int64, error) {
+// download copies the objects into dir/alb/ with a bounded worker pool.
+// Every object is an item; those never asked for get the reason the
+// source stopped.
+func (a *ALBLogs) download(r *run, keys []string, dir string) {
 	workers := a.Workers
 	if workers <= 0 {
 		workers = DefaultS3Workers
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		done, total atomic.Int64
-		mu          sync.Mutex
-		firstErr    error
-		wg          sync.WaitGroup
-	)
-	files := make([]string, len(keys))
+	first := -1
+	for _, k := range keys {
+		i := r.add(bundle.Item{Kind: "object", Name: "s3://" + a.Bucket + "/" + k, Status: bundle.ItemNotRequested, Impact: impactALBObject})
+		if first < 0 {
+			first = i
+		}
+	}
 	jobs := make(chan int)
+	var wg sync.WaitGroup
 	for range min(workers, len(keys)) {
 		wg.Go(func() {
-			for i := range jobs {
-				rel, n, err := a.get(ctx, keys[i], dir)
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-						cancel()
-					}
-					mu.Unlock()
-					continue
-				}
-				files[i] = rel
-				bytes := total.Add(n)
-				if progress != nil {
-					mu.Lock() // one progress call at a time
-					progress(SourceS3ALB, int(done.Add(1)), bytes)
-					mu.Unlock()
-				}
+			for j := range jobs {
+				a.get(r, first+j, keys[j], dir)
 			}
 		})
 	}
-	for i := range keys {
-		if ctx.Err() != nil {
-			break
+feed:
+	for j := range keys {
+		select {
+		case jobs <- j:
+		case <-r.ctx.Done():
+			break feed
 		}
-		jobs <- i
 	}
 	close(jobs)
 	wg.Wait()
-	if firstErr == nil && ctx.Err() != nil {
-		firstErr = ctx.Err()
+	if why := r.stopReason(); why != "" {
+		for j := range keys {
+			r.update(first+j, func(it *bundle.Item) {
+				if it.Status == bundle.ItemNotRequested {
+					it.Reason = why
+				}
+			})
+		}
 	}
-	return files, total.Load(), firstErr
 }
 
-// get downloads one object into dir/alb/<base name> and returns the file's
-// bundle-relative name and size.
-func (a *ALBLogs) get(ctx context.Context, key, dir string) (string, int64, error) {
+// get downloads one object into dir/alb/<base name> and records it in item
+// i. An object that breaks off keeps what was read (a truncated gzip
+// stream reads up to the break) and is marked partial.
+func (a *ALBLogs) get(r *run, i int, key, dir string) {
+	if r.stopReason() != "" {
+		return
+	}
+	ctx := withRetryHook(r.ctx, func(why string) { r.retry(key, why) })
+	defer r.settle(key)
+	word := func(err error) *FetchError {
+		return awsError(SourceS3ALB, "s3:GetObject", "arn:aws:s3:::"+a.Bucket+"/"+a.root()+"*", err)
+	}
 	out, err := a.Client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(a.Bucket), Key: aws.String(key)})
 	if err != nil {
-		return "", 0, awsError(SourceS3ALB, "s3:GetObject", "arn:aws:s3:::"+a.Bucket+"/"+key, err)
+		why := r.fail(err, word)
+		r.update(i, func(it *bundle.Item) { it.Status, it.Reason = bundle.ItemFailed, why })
+		return
 	}
-	defer out.Body.Close()
-	f, err := createBundleFile(dir, "alb/"+path.Base(key))
-	if err != nil {
-		return "", 0, err
+	f := newBundleFile(dir, "alb/"+path.Base(key), "", "")
+	n, err := io.Copy(f, out.Body)
+	out.Body.Close()
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cerr
 	}
-	if _, err := io.Copy(f, out.Body); err != nil {
+	if err == nil {
+		r.update(i, func(it *bundle.Item) {
+			it.Status, it.File, it.Records, it.Bytes, it.Impact = bundle.ItemComplete, f.rel, 1, n, ""
+		})
+		r.saved(1, n)
+		return
+	}
+	if f.err != nil { // the disk, not the network: every other object would fail too
+		fe := fetchErrorf(SourceS3ALB, f.err, "writing %s: %v", f.rel, f.err).stopping()
+		r.stop(fe)
 		f.Remove()
-		if errors.Is(err, context.Canceled) {
-			return "", 0, err
+		r.update(i, func(it *bundle.Item) { it.Status, it.Reason = bundle.ItemFailed, fe.Msg })
+		return
+	}
+	why := r.fail(err, func(err error) *FetchError {
+		if fe := transportError(SourceS3ALB, err); fe != nil {
+			return fe
 		}
-		return "", 0, fetchErrorf(SourceS3ALB, err, "download of s3://%s/%s broke off: %v", a.Bucket, key, err)
+		return fetchErrorf(SourceS3ALB, err, "download broke off after %s: %v", humanSize(n), err)
+	})
+	if n == 0 {
+		r.update(i, func(it *bundle.Item) { it.Status, it.Reason = bundle.ItemFailed, why })
+		return
 	}
-	if err := f.Close(); err != nil {
-		return "", 0, err
-	}
-	return f.rel, f.n, nil
+	r.update(i, func(it *bundle.Item) { it.Status, it.File, it.Bytes, it.Reason = bundle.ItemPartial, f.rel, n, why })
+	r.saved(0, n)
 }

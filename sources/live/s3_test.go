@@ -55,7 +55,7 @@ func TestALBLogsFetchesOnlyTheWindow(t *testing.T) {
 	dir := t.TempDir()
 	a := &ALBLogs{Client: NewS3Client(testAWSConfig(srv.URL)), Bucket: "alb-logs", Prefix: "prod/", Workers: 3}
 	var calls int
-	rep, err := a.Fetch(context.Background(), midnightWindow, dir, func(src string, n int, b int64) { calls++ })
+	rep, err := a.Fetch(context.Background(), midnightWindow, dir, func(string, ProgressState) { calls++ })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,9 +141,12 @@ func TestALBLogsErrors(t *testing.T) {
 	}))
 	defer denied.Close()
 	a = &ALBLogs{Client: NewS3Client(testAWSConfig(denied.URL)), Bucket: "alb-logs", Account: "1", Region: "us-east-1"}
-	_, err = a.Fetch(context.Background(), midnightWindow, t.TempDir(), nil)
-	if err == nil || err.Error() != "s3-alb: permission denied: the credentials need s3:ListBucket on arn:aws:s3:::alb-logs" {
-		t.Fatalf("denied: %v", err)
+	for _, acct := range []string{"1", ""} { // given, or to be discovered
+		a.Account = acct
+		_, err = a.Fetch(context.Background(), midnightWindow, t.TempDir(), nil)
+		if err == nil || err.Error() != "s3-alb: permission denied: the credentials need s3:ListBucket on arn:aws:s3:::alb-logs" {
+			t.Fatalf("denied, account %q: %v", acct, err)
+		}
 	}
 }
 

@@ -6,11 +6,14 @@
 package livetest
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -55,6 +58,9 @@ type S3 struct {
 	Log
 	URL     string
 	backend *s3mem.Backend
+	// Faults maps an object key (or a listing's prefix) to the fault its
+	// requests get instead of the real answer.
+	Faults map[string]*Fault
 }
 
 // NewS3 starts an S3 server holding bucket; it stops when t ends.
@@ -63,15 +69,160 @@ func NewS3(t testing.TB, bucket string) *S3 {
 	if err := b.CreateBucket(bucket); err != nil {
 		t.Fatal(err)
 	}
-	s := &S3{backend: b}
+	s := &S3{backend: b, Faults: map[string]*Fault{}}
 	h := gofakes3.New(b, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.add(r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery + " auth=" + r.Header.Get("Authorization"))
+		key := strings.TrimPrefix(r.URL.Path, "/"+bucket+"/")
+		if key == r.URL.Path || key == "" {
+			key = r.URL.Query().Get("prefix")
+		}
+		if f := s.Faults[key]; f != nil && f.serve(w, r, h) {
+			return
+		}
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
 	s.URL = ts.URL
 	return s
+}
+
+// S3Error is the body of an S3 error answer.
+func S3Error(code, message string) string {
+	var esc bytes.Buffer
+	xml.EscapeText(&esc, []byte(message))
+	return `<?xml version="1.0" encoding="UTF-8"?><Error><Code>` + code + `</Code><Message>` + esc.String() +
+		`</Message><RequestId>4442587FB7D0A2F9</RequestId><HostId>` + "dGhpcyBpcyBub3QgYSByZWFsIGhvc3QgaWQ=" + `</HostId></Error>`
+}
+
+// Fault is what a fake answers to a request instead of the real answer:
+// an error status and body, or the real answer cut off and stalled.
+type Fault struct {
+	// Status and Body are the error answer; ContentType its type.
+	Status      int
+	Body        string
+	ContentType string
+	// Header is added to the answer (Retry-After).
+	Header map[string]string
+	// After is how many requests are answered normally before the fault
+	// starts; Times is how many requests then get it, 0 meaning every one.
+	After, Times int
+	// Delay, when set, holds the answer (the real one) that long before
+	// its first byte.
+	Delay time.Duration
+	// StallAfter, when Stall is set, is how many bytes of the real answer
+	// are sent (after its headers) before the fake sends nothing for
+	// StallFor, then the rest; a zero StallFor stalls until the client
+	// gives up.
+	Stall      bool
+	StallAfter int
+	StallFor   time.Duration
+	// Stalled, when not nil, receives the request's URL path each time a
+	// stall begins.
+	Stalled chan string
+
+	mu   sync.Mutex
+	seen int
+}
+
+// serve answers r with the fault and reports true, or reports false when
+// the fault has been used up.
+func (f *Fault) serve(w http.ResponseWriter, r *http.Request, real http.Handler) bool {
+	f.mu.Lock()
+	f.seen++
+	n := f.seen - f.After
+	use := n > 0 && (f.Times == 0 || n <= f.Times)
+	f.mu.Unlock()
+	if !use {
+		return false
+	}
+	if f.Delay > 0 {
+		select {
+		case <-time.After(f.Delay):
+		case <-r.Context().Done():
+			return true
+		}
+		if !f.Stall && f.Status == 0 {
+			real.ServeHTTP(w, r)
+			return true
+		}
+	}
+	for k, v := range f.Header {
+		w.Header().Set(k, v)
+	}
+	if !f.Stall {
+		if f.ContentType != "" {
+			w.Header().Set("Content-Type", f.ContentType)
+		}
+		w.WriteHeader(f.Status)
+		fmt.Fprint(w, f.Body)
+		return true
+	}
+	rec := httptest.NewRecorder()
+	real.ServeHTTP(rec, r)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	body := rec.Body.Bytes()
+	cut := min(f.StallAfter, len(body))
+	w.Write(body[:cut])
+	w.(http.Flusher).Flush()
+	if f.Stalled != nil {
+		f.Stalled <- r.URL.Path
+	}
+	if f.StallFor == 0 {
+		<-r.Context().Done()
+		return true
+	}
+	select {
+	case <-time.After(f.StallFor):
+		w.Write(body[cut:])
+	case <-r.Context().Done():
+	}
+	return true
+}
+
+// Silent starts a TCP server that accepts connections and never sends a
+// byte; it returns its host:port and stops when t ends.
+func Silent(t testing.TB) string {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := lis.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		lis.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return lis.Addr().String()
+}
+
+// Refused returns a loopback host:port where nothing listens.
+func Refused(t testing.TB) string {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	lis.Close()
+	return addr
 }
 
 // Put stores an object.
@@ -102,9 +253,14 @@ type Logging struct {
 	// Entries are served in pages of PageSize.
 	Entries  []*loggingpb.LogEntry
 	PageSize int
-	// FailCode is the error of the first FailCount calls (a rate limit).
-	FailCode  codes.Code
-	FailCount int
+	// FailCode is the error of the first FailCount calls (a rate limit);
+	// a negative FailCount fails every call. FailMessage is the error's
+	// text.
+	FailCode    codes.Code
+	FailCount   int
+	FailMessage string
+	// FailAfter is how many calls succeed before the failures start.
+	FailAfter int
 
 	mu    sync.Mutex
 	calls int
@@ -129,10 +285,15 @@ func (l *Logging) ListLogEntries(ctx context.Context, req *loggingpb.ListLogEntr
 	l.add(fmt.Sprintf("resources=%s order=%q pageSize=%d token=%q filter=%s", strings.Join(req.ResourceNames, ","), req.OrderBy, req.PageSize, req.PageToken, req.Filter))
 	l.mu.Lock()
 	l.calls++
-	fail := l.calls <= l.FailCount
+	n := l.calls - l.FailAfter
+	fail := n > 0 && (l.FailCount < 0 || n <= l.FailCount)
 	l.mu.Unlock()
 	if fail {
-		return nil, status.Error(l.FailCode, "Quota exceeded for quota metric 'Read requests'")
+		msg := l.FailMessage
+		if msg == "" {
+			msg = "Quota exceeded for quota metric 'Read requests'"
+		}
+		return nil, status.Error(l.FailCode, msg)
 	}
 	off, _ := strconv.Atoi(req.PageToken)
 	end := min(off+l.PageSize, len(l.Entries))
@@ -162,15 +323,39 @@ type CloudWatch struct {
 	PageSize int
 	// DenyGroups answers AccessDeniedException for these groups.
 	DenyGroups map[string]bool
+	// Faults maps "<group> <nextToken>" (the token empty for the first
+	// page) to the fault that page's requests get.
+	Faults map[string]*Fault
 }
 
 // NewCloudWatch starts a CloudWatch Logs server; it stops when t ends.
 func NewCloudWatch(t testing.TB) *CloudWatch {
-	c := &CloudWatch{Groups: map[string][]CloudWatchEvent{}, PageSize: 2, DenyGroups: map[string]bool{}}
-	ts := httptest.NewServer(http.HandlerFunc(c.serve))
+	c := &CloudWatch{Groups: map[string][]CloudWatchEvent{}, PageSize: 2, DenyGroups: map[string]bool{}, Faults: map[string]*Fault{}}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var in struct {
+			LogGroupName string `json:"logGroupName"`
+			NextToken    string `json:"nextToken"`
+		}
+		json.Unmarshal(body, &in)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if f := c.Faults[in.LogGroupName+" "+in.NextToken]; f != nil {
+			if f.serve(w, r, http.HandlerFunc(c.serve)) {
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		c.serve(w, r)
+	}))
 	t.Cleanup(ts.Close)
 	c.URL = ts.URL
 	return c
+}
+
+// CloudWatchError is the body of a CloudWatch Logs error answer.
+func CloudWatchError(typ, message string) string {
+	b, _ := json.Marshal(map[string]string{"__type": typ, "message": message})
+	return string(b)
 }
 
 // serve answers one FilterLogEvents call.
@@ -243,17 +428,77 @@ type Kube struct {
 	// Paths maps a URL path (/api/v1/namespaces/shop/pods) to the JSON body.
 	Paths     map[string]string
 	Forbidden map[string]bool
+	// Message is the text of the Status of a 401 or 403 answer.
+	Message string
+	// Unauthorized answers every request with 401.
+	Unauthorized bool
+	// Lists maps a URL path to a list served page by page (limit and
+	// continue), its items made on demand.
+	Lists map[string]*PagedList
+	// Faults maps a URL path to the fault its requests get.
+	Faults map[string]*Fault
+}
+
+// PagedList is a list of N items that the Kube fake serves page by page,
+// honouring limit and continue, making item i with Item(i) when asked.
+type PagedList struct {
+	APIVersion, Kind string
+	N                int
+	Item             func(i int) string
+	// PageDelay is a pause before each page's body is sent.
+	PageDelay time.Duration
+	// Pages counts the pages served.
+	Pages int
+}
+
+// serve answers one page of the list.
+func (p *PagedList) serve(w http.ResponseWriter, r *http.Request) {
+	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+	off, _ := strconv.Atoi(r.URL.Query().Get("continue"))
+	if limit <= 0 {
+		limit = p.N
+	}
+	end := min(off+limit, p.N)
+	next := ""
+	if end < p.N {
+		next = strconv.Itoa(end)
+	}
+	w.WriteHeader(200)
+	if p.PageDelay > 0 {
+		w.(http.Flusher).Flush()
+		time.Sleep(p.PageDelay)
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	fmt.Fprintf(bw, `{"apiVersion":%q,"kind":%q,"metadata":{"resourceVersion":"1","continue":%q},"items":[`, p.APIVersion, p.Kind, next)
+	for i := off; i < end; i++ {
+		if i > off {
+			bw.WriteByte(',')
+		}
+		bw.WriteString(p.Item(i))
+	}
+	bw.WriteString("]}")
+	bw.Flush()
+	p.Pages++
 }
 
 // NewKube starts a Kubernetes API server; it stops when t ends.
 func NewKube(t testing.TB) *Kube {
-	k := &Kube{Paths: map[string]string{}, Forbidden: map[string]bool{}}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		k.add(r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery + " auth=" + r.Header.Get("Authorization"))
+	k := &Kube{Paths: map[string]string{}, Forbidden: map[string]bool{}, Lists: map[string]*PagedList{}, Faults: map[string]*Fault{}, Message: "forbidden"}
+	var h http.HandlerFunc
+	h = func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if k.Unauthorized {
+			w.WriteHeader(401)
+			fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":%q,"reason":"Unauthorized","code":401}`, k.Message)
+			return
+		}
 		if k.Forbidden[r.URL.Path] {
 			w.WriteHeader(403)
-			fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden","reason":"Forbidden","code":403}`)
+			fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":%q,"reason":"Forbidden","code":403}`, k.Message)
+			return
+		}
+		if l := k.Lists[r.URL.Path]; l != nil {
+			l.serve(w, r)
 			return
 		}
 		body, ok := k.Paths[r.URL.Path]
@@ -263,6 +508,13 @@ func NewKube(t testing.TB) *Kube {
 			return
 		}
 		fmt.Fprint(w, body)
+	}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k.add(r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery + " auth=" + r.Header.Get("Authorization"))
+		if f := k.Faults[r.URL.Path]; f != nil && f.serve(w, r, h) {
+			return
+		}
+		h(w, r)
 	}))
 	t.Cleanup(ts.Close)
 	k.URL = ts.URL
@@ -278,6 +530,12 @@ func (k *Kube) List(path, apiVersion, kind string, items ...string) {
 // Kubeconfig writes a kubeconfig for the server with a bearer token into
 // dir and returns its path.
 func (k *Kube) Kubeconfig(t testing.TB, dir, token string) string {
+	return KubeconfigFor(t, dir, k.URL, token)
+}
+
+// KubeconfigFor writes a kubeconfig for the API server at url with a
+// bearer token into dir and returns its path.
+func KubeconfigFor(t testing.TB, dir, url, token string) string {
 	p := filepath.Join(dir, "kubeconfig")
 	cfg := fmt.Sprintf(`apiVersion: v1
 kind: Config
@@ -291,7 +549,7 @@ contexts:
 - name: fake
   context: {cluster: fake, user: fake, namespace: shop}
 current-context: fake
-`, k.URL, token)
+`, url, token)
 	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
