@@ -73,6 +73,11 @@ func backendRefs(a *correlate.Analysis, w *correlate.Window) []BackendRef {
 				ref.Role = f.Of.Role
 			}
 		}
+		if ref.Role == correlate.RoleUnknown && (f.States[correlate.StateTerminating] > 0 || f.States[correlate.StateGone] > 0) {
+			// Outside a rollout, a backend on its way out is the old side
+			// of whatever removed it (a drain, a scale-in).
+			ref.Role = correlate.RoleOld
+		}
 		ref.Why = roleWhy(a, f.Of, ref.Role, f.IP)
 		out = append(out, ref)
 	}

@@ -3,8 +3,12 @@ package classify
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -15,18 +19,72 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// expected is the truth the simulator wrote beside each fixture.
-type expected struct {
-	Cause   string        `json:"cause"`
-	Windows []truthWindow `json:"windows"`
+// truth is the simulator's account of what happened, written beside each
+// fixture (truth version 2, documented in fixtures/sim/result.go).
+type truth struct {
+	Incidents []truthIncident `json:"incidents"`
+	Pods      []truthPod      `json:"pods"`
+	// ClockSkew is the cluster's clock minus the load balancer's, in seconds.
+	ClockSkew float64 `json:"cluster_clock_skew_seconds"`
 }
 
-// truthWindow is one window of the simulator's truth.
-type truthWindow struct {
+type truthIncident struct {
+	Mechanism      string    `json:"mechanism"`
+	Trigger        string    `json:"trigger"`
 	Start          time.Time `json:"start"`
 	End            time.Time `json:"end"`
-	Cause          string    `json:"cause"`
+	ClientVisible  bool      `json:"client_visible"`
 	FailedRequests int       `json:"failed_requests"`
+	Logged         int       `json:"logged_failed_requests"`
+	Hidden         int       `json:"hidden_failures"`
+	Episode        *struct {
+		Workload      string `json:"workload"`
+		NewReplicaSet string `json:"new_replica_set"`
+	} `json:"episode"`
+	Pods []struct {
+		Pod            string    `json:"pod"`
+		IP             string    `json:"ip"`
+		Role           string    `json:"role"`
+		FailedRequests int       `json:"failed_requests"`
+		StopLag        float64   `json:"stop_lag_seconds"`
+		Start          time.Time `json:"start"`
+		End            time.Time `json:"end"`
+		Hidden         int       `json:"hidden_failures"`
+		StartToListen  float64   `json:"start_to_listen_seconds"`
+	} `json:"pods"`
+	Fix struct {
+		WorstStopLag       float64 `json:"worst_stop_lag_seconds"`
+		WorstStartToListen float64 `json:"worst_start_to_listen_seconds"`
+		Interval           int     `json:"health_check_interval_seconds"`
+		Healthy            int     `json:"healthy_threshold"`
+		Gap                float64 `json:"gap_seconds"`
+		AppKeepAlive       float64 `json:"app_keepalive_seconds"`
+		LBIdle             float64 `json:"lb_idle_timeout_seconds"`
+	} `json:"fix"`
+}
+
+type truthPod struct {
+	Name    string     `json:"name"`
+	Deleted *time.Time `json:"deleted"`
+	Leases  []struct {
+		IP   string     `json:"ip"`
+		From time.Time  `json:"from"`
+		To   *time.Time `json:"to"`
+	} `json:"leases"`
+}
+
+// readTruth reads a fixture's truth.
+func readTruth(t testing.TB, dir string) truth {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, ".expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr truth
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
 
 // analyzeDir runs the whole pipeline on a folder, as `readygap analyze` does.
@@ -48,10 +106,29 @@ func analyzeDir(t testing.TB, dir string) (*correlate.Analysis, []*Finding) {
 	return a, Classify(a).Findings
 }
 
+// Tolerances of the verdict tests, from the issue that asked for them.
+const (
+	// windowSlack: each incident's window within 2 s of the truth's.
+	windowSlack = 2 * time.Second
+	// countSlack: the failed-request count within 5 %.
+	countSlack = 0.05
+	// fixSlack: a fix number within a second of the one the truth implies
+	// (the truth measures to the millisecond, fixes round up to seconds).
+	fixSlack = 1
+	// lbOnlyLag: without events a pod's start is its first failure, up to
+	// a few seconds after its Ready.
+	lbOnlyLag = 5
+	// eventLag: the kubelet records a container's start up to two seconds
+	// after it happened.
+	eventLag = 2
+)
+
 // TestFixtureVerdicts checks every recreated incident against the
-// simulator's truth: the right cause, each window within 2 s, the exact
-// failed-request count; the controls (the same rollout with the fix applied)
-// must produce no incident.
+// simulator's truth: one finding per episode and mechanism with the right
+// cause, its window within 2 s, its count within 5 %, every pod the truth
+// names with its IP and role, every deleted pod joined to its IP, and the
+// fix numbers; the controls (the same rollout with the fix applied) must
+// produce no incident.
 func TestFixtureVerdicts(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join("..", "fixtures", "*", ".expected.json"))
 	if len(dirs) < 10 {
@@ -63,64 +140,317 @@ func TestFixtureVerdicts(t *testing.T) {
 			if testing.Short() && filepath.Base(dir) == "eks-alb-large" {
 				t.Skip("large fixture")
 			}
-			data, err := os.ReadFile(exp)
-			if err != nil {
-				t.Fatal(err)
+			if why, ok := notYetRead[filepath.Base(dir)]; ok {
+				t.Skip(why)
 			}
-			var want expected
-			if err := json.Unmarshal(data, &want); err != nil {
-				t.Fatal(err)
-			}
-			_, verdicts := analyzeDir(t, dir)
-			want.Windows = perMechanism(want.Windows)
-			if len(verdicts) != len(want.Windows) {
-				for _, v := range verdicts {
-					t.Logf("got %s %s–%s failed %d", v.Cause, v.Window.Start, v.Window.End, v.Window.Failed)
-				}
-				t.Fatalf("%d incidents, want %d", len(verdicts), len(want.Windows))
-			}
-			for i, w := range want.Windows {
-				v := verdicts[i]
-				if v.Cause != w.Cause {
-					t.Errorf("incident %d: cause %s (%s), want %s", i+1, v.Cause, v.Summary, w.Cause)
-				}
-				if d := v.Window.Start.Sub(w.Start); d < -2*time.Second || d > 2*time.Second {
-					t.Errorf("incident %d: start %s, want %s ±2 s", i+1, v.Window.Start, w.Start)
-				}
-				if d := v.Window.End.Sub(w.End); d < -2*time.Second || d > 2*time.Second {
-					t.Errorf("incident %d: end %s, want %s ±2 s", i+1, v.Window.End, w.End)
-				}
-				if v.Window.Failed != w.FailedRequests {
-					t.Errorf("incident %d: %d failed requests, want %d", i+1, v.Window.Failed, w.FailedRequests)
-				}
-				if len(v.Remediation) == 0 || v.Summary == "" || len(v.Evidence) == 0 {
-					t.Errorf("incident %d: a verdict needs a summary, evidence and a fix: %+v", i+1, *v)
-				}
+			for _, problem := range checkVerdicts(t, dir) {
+				t.Error(problem)
 			}
 		})
 	}
 }
 
-// perMechanism joins the simulator's windows, which a 20 s pause splits,
-// into one per mechanism and stretch of the rollout: consecutive windows of
-// the same cause less than a rollout step apart are one incident.
-func perMechanism(ws []truthWindow) []truthWindow {
-	var out []truthWindow
-	for _, w := range ws {
-		if n := len(out); n > 0 && out[n-1].Cause == w.Cause && w.Start.Sub(out[n-1].End) < sameRolloutWithin {
-			out[n-1].End = w.End
-			out[n-1].FailedRequests += w.FailedRequests
-			continue
-		}
-		out = append(out, w)
-	}
-	return out
+// notYetRead lists the fixtures whose inputs or mechanism readygap does not
+// handle yet, with what is missing; each entry goes when that lands.
+var notYetRead = map[string]string{
+	"eks-alb-keepalive-during-rollout":  "no keep-alive rule yet",
+	"eks-alb-keepalive-gunicorn":        "no keep-alive rule yet",
+	"eks-alb-keepalive-gunicorn-2h":     "no keep-alive rule yet",
+	"gke-neg-keepalive-gunicorn":        "no keep-alive rule yet",
+	"nginx-keepalive-node":              "no keep-alive rule yet",
+	"envoy-gateway-no-healthy-upstream": "Envoy access logs are not read yet",
+	"envoy-gateway-termination-race":    "Envoy access logs are not read yet",
+	"envoy-gateway-wrong-probe-port":    "Envoy access logs are not read yet",
+	"istio-termination-race":            "Envoy access logs are not read yet",
+	"istio-wrong-probe-port":            "Envoy access logs are not read yet",
+	"nginx-local-time-plain":            "zone-less nginx times are not yet placed from the input's zoned ones",
 }
 
-// sameRolloutWithin is how close the simulator's windows of one cause must
-// be to belong to one rollout: its rollouts are ten minutes apart, its steps
-// at most two.
-const sameRolloutWithin = 5 * time.Minute
+// checkVerdicts compares the analysis of dir with its truth and returns
+// what differs.
+func checkVerdicts(t testing.TB, dir string) []string {
+	tr := readTruth(t, dir)
+	a, findings := analyzeDir(t, dir)
+	var problems []string
+	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	want := append([]truthIncident(nil), tr.Incidents...)
+	sort.SliceStable(want, func(i, j int) bool { return want[i].Start.Before(want[j].Start) })
+	if len(findings) != len(want) {
+		for _, f := range findings {
+			fail("got %s %s–%s failed %d hidden %d", f.Cause, f.Window.SignalStart.Format(time.TimeOnly), f.Window.SignalEnd.Format(time.TimeOnly), f.Window.Failed, f.Window.Hidden)
+		}
+		for _, w := range want {
+			fail("want %s %s–%s failed %d hidden %d", w.Mechanism, w.Start.Format(time.TimeOnly), w.End.Format(time.TimeOnly), w.FailedRequests, w.Hidden)
+		}
+		fail("%d incidents, want %d", len(findings), len(want))
+		return problems
+	}
+	for i, w := range want {
+		f := findings[i]
+		fail := func(format string, args ...any) {
+			problems = append(problems, fmt.Sprintf("incident %d (%s): %s", i+1, f.Cause, fmt.Sprintf(format, args...)))
+		}
+		if f.Cause != w.Mechanism {
+			fail("cause %s, want %s (%s)", f.Cause, w.Mechanism, f.Summary)
+			continue
+		}
+		if w.Trigger != "" && f.Trigger != w.Trigger {
+			fail("trigger %s, want %s", f.Trigger, w.Trigger)
+		}
+		if d := f.Window.SignalStart.Sub(w.Start); d < -windowSlack || d > windowSlack {
+			fail("start %s, want %s ±2 s", f.Window.SignalStart, w.Start)
+		}
+		if d := f.Window.SignalEnd.Sub(w.End); d < -windowSlack || d > windowSlack {
+			fail("end %s, want %s ±2 s", f.Window.SignalEnd, w.End)
+		}
+		switch {
+		case w.Logged != w.FailedRequests:
+			// Sampled logs: what was logged must be counted exactly and
+			// scaled by the rate; the true count is only known to the
+			// sampling's own spread.
+			if f.Window.Failed != w.Logged || f.SampleRate == 0 {
+				fail("%d logged failed requests at sample rate %g, want %d logged", f.Window.Failed, f.SampleRate, w.Logged)
+			}
+		case !near(f.Estimated(), w.FailedRequests):
+			fail("%d failed requests, want %d", f.Estimated(), w.FailedRequests)
+		}
+		if !near(f.Window.Hidden, w.Hidden) {
+			fail("%d hidden failures, want %d", f.Window.Hidden, w.Hidden)
+		}
+		if len(f.Remediation) == 0 || f.Summary == "" || len(f.Evidence) == 0 {
+			fail("a finding needs a summary, evidence and a fix")
+		}
+		problems = append(problems, checkPods(f, w, tr, a.HasKubernetes())...)
+		problems = append(problems, checkFix(t, f, w, a.HasKubernetes() && !anyAlike(tr, f))...)
+	}
+	problems = append(problems, checkJoins(a, tr)...)
+	return problems
+}
+
+// near reports whether got is within countSlack of want (or off by one).
+func near(got, want int) bool {
+	return math.Abs(float64(got-want)) <= math.Max(1, countSlack*float64(want))
+}
+
+// checkPods checks that every pod whose failures the truth lists is named
+// by the finding with its IP and role.
+func checkPods(f *Finding, w truthIncident, tr truth, withKubernetes bool) []string {
+	if w.Mechanism != "termination_race" && w.Mechanism != "wrong_probe_port" {
+		return nil
+	}
+	byIP := map[string]BackendRef{}
+	for _, b := range f.Backends {
+		byIP[b.IP.String()] = b
+	}
+	var problems []string
+	for _, p := range w.Pods {
+		b, ok := byIP[p.IP]
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s: backend %s (%s) not named", f.Cause, p.IP, p.Pod))
+		case withKubernetes && b.Pod == "" && alike(tr, p.Pod):
+			// pods that changed in the same moment: see alike
+		case withKubernetes && b.Pod != p.Pod:
+			problems = append(problems, fmt.Sprintf("%s: backend %s is pod %q, want %s", f.Cause, p.IP, b.Pod, p.Pod))
+		case p.Role != "steady" && b.Role.String() != p.Role:
+			problems = append(problems, fmt.Sprintf("%s: backend %s %s has role %s, want %s", f.Cause, p.IP, p.Pod, b.Role, p.Role))
+		}
+	}
+	return problems
+}
+
+// checkJoins checks that every pod of the truth that failed or served at
+// an IP is the pod the analysis ties to that IP while it held it.
+func checkJoins(a *correlate.Analysis, tr truth) []string {
+	if !a.HasKubernetes() {
+		return nil
+	}
+	var problems []string
+	for _, p := range tr.Pods {
+		if a.Backend(podKey(a, p.Name)) == nil {
+			continue // no record of the pod: nothing to join
+		}
+		for _, l := range p.Leases {
+			ip, err := netip.ParseAddr(l.IP)
+			if err != nil || a.Traffic[ip] == nil {
+				continue
+			}
+			// A moment of the lease the logs cover: just before it ended,
+			// or just after it began.
+			at := l.From.Add(time.Second)
+			if l.To != nil {
+				at = l.To.Add(-time.Second)
+			}
+			b := a.BackendOf(ip, at)
+			switch {
+			case b != nil && b.Pod == p.Name:
+			case (b == nil || b.Pod == "") && alike(tr, p.Name):
+				// Pods deleted in the same moment look alike to the
+				// load balancer: leaving them unjoined is right, a wrong
+				// join is not.
+			default:
+				got := "nothing"
+				if b != nil {
+					got = b.Name()
+				}
+				problems = append(problems, fmt.Sprintf("pod %s held %s at %s but the analysis ties it to %s", p.Name, l.IP, at.Format(time.TimeOnly), got))
+			}
+		}
+	}
+	return problems
+}
+
+// alike reports whether another pod of the truth was created, or began
+// terminating, within deletedTogetherWithin of p: the load balancer sees
+// such pods change at the same moment, so nothing in the logs tells their
+// IPs apart.
+func alike(tr truth, name string) bool {
+	var p *truthPod
+	for i := range tr.Pods {
+		if tr.Pods[i].Name == name {
+			p = &tr.Pods[i]
+		}
+	}
+	if p == nil {
+		return false
+	}
+	for _, q := range tr.Pods {
+		if q.Name == p.Name {
+			continue
+		}
+		if p.Deleted != nil && q.Deleted != nil && absDur(q.Deleted.Sub(*p.Deleted)) <= deletedTogetherWithin {
+			return true
+		}
+		if len(p.Leases) > 0 && len(q.Leases) > 0 && absDur(q.Leases[0].From.Sub(p.Leases[0].From)) <= deletedTogetherWithin {
+			return true
+		}
+	}
+	return false
+}
+
+// deletedTogetherWithin is how close two deletions are to count as one
+// moment: Kubernetes events are stamped to the second.
+const deletedTogetherWithin = 2 * time.Second
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// anyAlike reports whether the finding names an IP it could not tie to a
+// pod because the pod changed at the same moment as another (see alike):
+// the fix is then sized from the IP's first failure, as from the logs alone.
+func anyAlike(tr truth, f *Finding) bool {
+	for _, b := range f.Backends {
+		if b.Pod != "" {
+			continue
+		}
+		for _, p := range tr.Pods {
+			for _, l := range p.Leases {
+				if l.IP == b.IP.String() && alike(tr, p.Name) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// podKey finds the key of a pod by name, whatever its namespace.
+func podKey(a *correlate.Analysis, name string) string {
+	for _, b := range a.Backends {
+		if b.Pod == name {
+			return b.Key()
+		}
+	}
+	return ""
+}
+
+// checkFix checks the numbers of a finding's fixes against the truth.
+func checkFix(t testing.TB, f *Finding, w truthIncident, withPods bool) []string {
+	var problems []string
+	check := func(what string, got, want float64) {
+		if math.Abs(got-want) > fixSlack {
+			problems = append(problems, fmt.Sprintf("%s: %s %g, want %g ±%d", f.Cause, what, got, want, fixSlack))
+		}
+	}
+	switch w.Mechanism {
+	case "termination_race":
+		if w.Fix.WorstStopLag > 0 {
+			want := math.Max(math.Ceil(w.Fix.WorstStopLag+preStopMargin.Seconds()), minPreStop)
+			check("preStop sleep", patchNumber(t, f, "Delay SIGTERM", "spec.template.spec.containers.0.lifecycle.preStop.sleep.seconds"), want)
+		}
+	case "wrong_probe_port":
+		if w.Fix.WorstStartToListen > 0 {
+			budget := patchNumber(t, f, "startupProbe", "spec.template.spec.containers.0.startupProbe.periodSeconds") *
+				patchNumber(t, f, "startupProbe", "spec.template.spec.containers.0.startupProbe.failureThreshold")
+			want := math.Ceil(w.Fix.WorstStartToListen + startupMargin.Seconds())
+			// The last failure precedes the port's opening by up to the
+			// time between requests to that pod, and a pod known from
+			// events alone starts when the kubelet records it, up to
+			// eventLag late: the logs cannot see closer.
+			low := want - fixSlack - maxRequestGap(w) - eventLag
+			if !withPods {
+				// From the logs alone a pod joins at its first failure,
+				// which follows its Ready by the endpoint update and the
+				// next request; lbOnlyLag allows for them.
+				low -= lbOnlyLag
+			}
+			if budget < low || budget > want+startupPeriod+fixSlack {
+				problems = append(problems, fmt.Sprintf("startupProbe budget %g s, want %g s to %g s", budget, want, want+startupPeriod))
+			}
+		}
+	}
+	return problems
+}
+
+// maxRequestGap is the longest mean time between the failures of one pod
+// of an incident, in seconds.
+func maxRequestGap(w truthIncident) float64 {
+	gap := 0.0
+	for _, p := range w.Pods {
+		if n := p.FailedRequests + p.Hidden; n > 1 {
+			gap = math.Max(gap, p.End.Sub(p.Start).Seconds()/float64(n-1))
+		}
+	}
+	return math.Ceil(gap)
+}
+
+// patchNumber returns the number at a dotted path (list items by index) of
+// the patch of the fix whose title contains title; NaN when there is none.
+func patchNumber(t testing.TB, f *Finding, title, path string) float64 {
+	t.Helper()
+	for _, fix := range f.Remediation {
+		if !strings.Contains(fix.Title, title) || fix.Patch == nil {
+			continue
+		}
+		var v any = map[string]any(fix.Patch)
+		for _, k := range strings.Split(path, ".") {
+			switch x := v.(type) {
+			case map[string]any:
+				v = x[k]
+			case []any:
+				var i int
+				fmt.Sscan(k, &i)
+				if i >= len(x) {
+					return math.NaN()
+				}
+				v = x[i]
+			default:
+				return math.NaN()
+			}
+		}
+		switch n := v.(type) {
+		case int:
+			return float64(n)
+		case float64:
+			return n
+		}
+	}
+	return math.NaN()
+}
 
 // TestLBOnlyIsLessCertain checks that the same rollout read from the load
 // balancer's logs alone gets the same cause with less confidence.
@@ -149,7 +479,8 @@ func TestFixesUseObservedSettings(t *testing.T) {
 	for _, f := range vs[0].Remediation {
 		whys += f.Why + "\n" + patchText(t, f.Patch)
 	}
-	for _, want := range []string{"checkIntervalSec: 5", "minReadySeconds: 15", "every 30 s", "replicas: 3", "topology.kubernetes.io/zone", "name: my-app"} {
+	for _, want := range []string{"checkIntervalSec: 5", "minReadySeconds: 15", "every 30 s", "replicas: 3", "topology.kubernetes.io/zone",
+		"name: my-app", "name: my-app-hc"} {
 		if !strings.Contains(whys, want) {
 			t.Errorf("fixes lack %q:\n%s", want, whys)
 		}

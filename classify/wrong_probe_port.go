@@ -93,7 +93,7 @@ func explainWrongProbePort(a *correlate.Analysis, g incidentGroup) *Finding {
 			break
 		}
 	}
-	listen := startToListen(f.Backends)
+	listen := startToListen(f.Backends, g.Rollout)
 	f.grade(w.Share(sources.FailureRefused), corroborated, probeClearFit)
 	portText := "the serving port"
 	if servingPort != 0 {
@@ -115,6 +115,29 @@ func readyMoment(b *correlate.Backend) *correlate.Moment {
 		return nil
 	}
 	return b.Moments[correlate.Ready]
+}
+
+// minTime returns the earlier of two times.
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// readyEarliest is the earliest a pod known from events alone could have
+// been Ready: its container's start plus its readiness probe's initial
+// delay; zero when either is unknown.
+func readyEarliest(b *correlate.Backend) time.Time {
+	if b == nil || b.Spec == nil || b.At(correlate.Started).IsZero() {
+		return time.Time{}
+	}
+	for _, c := range b.Spec.Containers {
+		if c.Readiness != nil && !c.Sidecar {
+			return b.At(correlate.Started).Add(time.Duration(c.Readiness.InitialDelaySec) * time.Second)
+		}
+	}
+	return time.Time{}
 }
 
 // mostUsedPort is the backend port the failed attempts were sent to most.
@@ -163,16 +186,30 @@ func readinessProbe(refs []BackendRef, wl workload, servingPort int) (probe *sou
 	return nil, "", ""
 }
 
-// startToListen is the longest a new pod took from joining (Ready, else
-// its first failure) to accepting connections (its last failure).
-func startToListen(refs []BackendRef) time.Duration {
+// startToListen is the longest a new pod took from joining (Ready; else
+// its container's start plus the readiness probe's initial delay, when
+// only events tell; else its first failure) to accepting connections (its
+// last failure).
+func startToListen(refs []BackendRef, r *correlate.Rollout) time.Duration {
 	var longest time.Duration
-	for _, r := range refs {
-		from := r.Start
-		if m := readyMoment(r.Of); m != nil && m.Time.Before(from) {
-			from = m.Time
+	for _, ref := range refs {
+		from := ref.Start
+		switch {
+		case readyMoment(ref.Of) != nil:
+			from = minTime(from, readyMoment(ref.Of).Time)
+		case !readyEarliest(ref.Of).IsZero():
+			from = minTime(from, readyEarliest(ref.Of))
+		case (ref.Of == nil || ref.Of.Pod == "") && r != nil:
+			// An IP no record ties to a pod joined no earlier than the
+			// last of the rollout's new pods that could have been Ready
+			// before its first failure.
+			for _, b := range r.New.Pods {
+				if t := readyEarliest(b); !t.IsZero() && !t.After(ref.Start) && (from.Equal(ref.Start) || t.After(from)) {
+					from = t
+				}
+			}
 		}
-		if d := r.End.Sub(from); d > longest {
+		if d := ref.End.Sub(from); d > longest {
 			longest = d
 		}
 	}

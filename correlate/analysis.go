@@ -73,20 +73,29 @@ func build(d *Dataset, o Options) *Analysis {
 	}
 	set := newBackendSet(d)
 	a.Identities = buildIdentities(d, set)
-	for ip := range d.Traffic {
-		if len(a.Identities.byIP[ip]) == 0 {
+	// An IP's activity that no lease covers belongs to a bare backend.
+	for ip, t := range d.Traffic {
+		if !a.covered(ip, t.Runs.First()) || !a.covered(ip, t.Runs.Last()) {
 			set.bare(ip)
 		}
 	}
-	for ip := range a.failuresByIP {
-		if len(a.Identities.byIP[ip]) == 0 {
-			set.bare(ip)
+	for ip, fs := range a.failuresByIP {
+		for _, f := range fs {
+			if !a.covered(ip, f.Time) {
+				set.bare(ip)
+				break
+			}
 		}
 	}
 	a.Backends = set.finish(d, a.Identities)
 	a.byKey = set.byKey
 	a.Rollouts = findRollouts(d, a.Backends, a.firstRequest, a.lastRequest)
 	return a
+}
+
+// covered reports whether a lease of ip covers t (zero t counts as covered).
+func (a *Analysis) covered(ip netip.Addr, t time.Time) bool {
+	return t.IsZero() || a.Identities.At(ip, t) != nil
 }
 
 // Backend returns the backend with the given key (namespace/pod, or an IP).

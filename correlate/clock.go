@@ -61,7 +61,7 @@ func (a *Analysis) clockPairs() []time.Duration {
 // stopPair is the termination pair of one lease (see clockPairs).
 func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*sources.Request) (time.Duration, bool) {
 	term := b.Moments[Terminating]
-	if term == nil || !term.Event.FromAPI || b.Spec == nil {
+	if term == nil || !term.Event.ClusterClock() || b.Spec == nil {
 		return 0, false
 	}
 	stop := term.Time.Add(time.Duration(b.Spec.PreStopSleep()) * time.Second)
@@ -88,7 +88,7 @@ func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*sources.Request) (
 // startPair is the Ready pair of one lease (see clockPairs).
 func startPair(b *Backend, fails []*sources.Request) (time.Duration, bool) {
 	ready := b.Moments[Ready]
-	if ready == nil || !ready.Event.FromAPI || len(b.GateStates) > 0 {
+	if ready == nil || !ready.Event.ClusterClock() || len(b.GateStates) > 0 {
 		return 0, false // with a readiness gate the load balancer may send before Ready
 	}
 	for _, f := range fails {
@@ -155,10 +155,10 @@ func median(sorted []time.Duration) time.Duration {
 	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
-// shiftCluster moves every record of the Kubernetes API by off.
+// shiftCluster moves every record stamped by the cluster's clocks by off.
 func shiftCluster(d *Dataset, off time.Duration) {
 	for i := range d.Lifecycle {
-		if d.Lifecycle[i].FromAPI {
+		if d.Lifecycle[i].ClusterClock() {
 			d.Lifecycle[i].Time = d.Lifecycle[i].Time.Add(off)
 		}
 	}

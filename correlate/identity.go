@@ -31,23 +31,18 @@ type Identities struct {
 	byIP map[netip.Addr][]*Lease
 }
 
-// At returns the lease of ip that contains t, else the last one that started
-// before t, else the first; nil when nothing ties the IP to a pod.
+// At returns the lease of ip that contains t (give or take the tolerated
+// clock skew); nil when no record ties the IP to a pod at that time.
 func (id *Identities) At(ip netip.Addr, t time.Time) *Lease {
 	ls := id.byIP[ip]
 	if len(ls) == 0 {
 		return nil
 	}
 	// Leases of one IP are in time order and do not overlap: find the last
-	// one that starts at or before t.
-	i := sort.Search(len(ls), func(i int) bool { return !ls[i].From.IsZero() && ls[i].From.After(t) }) - 1
-	switch {
-	case i < 0:
-		return ls[0]
-	case ls[i].Contains(t) || i == len(ls)-1:
-		return ls[i]
-	case !ls[i+1].From.IsZero() && ls[i+1].From.Sub(t) < t.Sub(ls[i].To):
-		return ls[i+1]
+	// one that starts at or before t (allowing for clock skew).
+	i := sort.Search(len(ls), func(i int) bool { return !ls[i].From.IsZero() && ls[i].From.Add(-DefaultSkew).After(t) }) - 1
+	if i < 0 || (!ls[i].To.IsZero() && t.After(ls[i].To.Add(DefaultSkew))) {
+		return nil // no pod the records know held the IP then
 	}
 	return ls[i]
 }
@@ -110,7 +105,19 @@ func buildIdentities(d *Dataset, s *backendSet) *Identities {
 			l.To = o.to
 		}
 	}
+	life := podLives(d, s)
 	for _, l := range order {
+		// A pod holds its IP from its creation to its end; what records
+		// say about it in between only confirms that.
+		if lf := life[l.Backend]; !lf.born.IsZero() && (l.From.IsZero() || lf.born.Before(l.From)) {
+			l.From = lf.born
+		}
+		if lf := life[l.Backend]; !l.To.IsZero() {
+			l.To = time.Time{}
+			if !lf.end.IsZero() {
+				l.To = lf.end
+			}
+		}
 		id.byIP[l.IP] = append(id.byIP[l.IP], l)
 	}
 	id.settle()
@@ -125,6 +132,64 @@ func buildIdentities(d *Dataset, s *backendSet) *Identities {
 		sort.Slice(b.Leases, func(i, j int) bool { return leaseBefore(b.Leases[i], b.Leases[j]) })
 	}
 	return id
+}
+
+// podLife bounds a pod's life as records tell it: born is its creation
+// (or scheduling, or start), end the end of its grace period after it
+// began terminating; zero when unknown.
+type podLife struct{ born, end time.Time }
+
+// podLives reads every pod's life from objects and events.
+func podLives(d *Dataset, s *backendSet) map[*Backend]podLife {
+	m := map[*Backend]podLife{}
+	born := func(b *Backend, t time.Time) {
+		if lf := m[b]; !t.IsZero() && (lf.born.IsZero() || t.Before(lf.born)) {
+			lf.born = t
+			m[b] = lf
+		}
+	}
+	ended := func(b *Backend, t time.Time, grace time.Duration) {
+		if lf := m[b]; !t.IsZero() && (lf.end.IsZero() || t.Add(grace).Before(lf.end)) {
+			lf.end = t.Add(grace)
+			m[b] = lf
+		}
+	}
+	for _, c := range d.Configs {
+		if c.Pod == nil {
+			continue
+		}
+		b := s.pod(c.Namespace, c.Name)
+		born(b, c.Created)
+		if !c.Pod.Deleted.IsZero() {
+			ended(b, c.Pod.Deleted, 0) // deletionTimestamp already holds the grace period
+		}
+	}
+	for i := range d.Lifecycle {
+		l := &d.Lifecycle[i]
+		if l.Pod == "" {
+			continue
+		}
+		b := s.pod(l.Namespace, l.Pod)
+		switch l.Kind {
+		case sources.PodCreated, sources.PodScheduled, sources.ContainerStarted:
+			born(b, l.Time)
+		case sources.Killing, sources.PodDeleted:
+			ended(b, l.Time, graceOf(b, s))
+		}
+	}
+	return m
+}
+
+// graceOf is a pod's grace period from its spec or its workload's template.
+func graceOf(b *Backend, s *backendSet) time.Duration {
+	spec := b.Spec
+	if spec == nil && b.ReplicaSet != "" {
+		spec = s.templates[b.Namespace+"/"+b.ReplicaSet]
+	}
+	if spec != nil && spec.TerminationGracePeriodSec > 0 {
+		return time.Duration(spec.TerminationGracePeriodSec) * time.Second
+	}
+	return DefaultGracePeriod
 }
 
 // leaseBefore orders leases by start (open starts first), then by pod.
@@ -150,224 +215,6 @@ func (id *Identities) settle() {
 			}
 		}
 	}
-}
-
-// pending is a pod without an IP, or an IP without a pod, described by
-// when it started and stopped taking traffic.
-type pending struct {
-	b  *Backend   // the pod (nil for an IP)
-	ip netip.Addr // the IP (invalid for a pod)
-	// start and stop are the pod's Ready and termination times, or the
-	// IP's first and last traffic (served or failed) and controller steps.
-	start, stop time.Time
-	// startWhy and stopWhy name the records behind start and stop.
-	startWhy, stopWhy string
-	// created is when the pod was created, if a record says.
-	created time.Time
-}
-
-// joinByTiming joins pods that no record ties to an IP with IPs that no
-// record ties to a pod, when exactly one of each fits the other: the pod
-// began terminating when the IP stopped serving (or was deregistered), or
-// became Ready when the IP began serving (or was registered). Events are
-// lossy and deleted pods are gone from `kubectl get pods`, so the old pods
-// of a rollout are often known by name only.
-func joinByTiming(d *Dataset, s *backendSet, id *Identities) {
-	pods := pendingPods(d, s, id)
-	if len(pods) == 0 {
-		return
-	}
-	ips := pendingIPs(d, id)
-	type pair struct {
-		p, q *pending
-		fit  time.Duration
-		why  string
-	}
-	var pairs []pair
-	for _, p := range pods {
-		for _, q := range candidates(ips, p) {
-			if fit, why, ok := joinFit(p, q); ok {
-				pairs = append(pairs, pair{p, q, fit, why})
-			}
-		}
-	}
-	// The best fit of each pod and of each IP, and the next best.
-	type bests struct{ first, second time.Duration }
-	byPod, byIP := map[*pending]*bests{}, map[*pending]*bests{}
-	for _, x := range pairs {
-		for _, k := range [2]struct {
-			m map[*pending]*bests
-			p *pending
-		}{{byPod, x.p}, {byIP, x.q}} {
-			b := k.m[k.p]
-			switch {
-			case b == nil:
-				k.m[k.p] = &bests{x.fit, 1 << 62}
-			case x.fit < b.first:
-				b.first, b.second = x.fit, b.first
-			case x.fit < b.second:
-				b.second = x.fit
-			}
-		}
-	}
-	sort.Slice(pairs, func(i, j int) bool {
-		if pairs[i].fit != pairs[j].fit {
-			return pairs[i].fit < pairs[j].fit
-		}
-		if pairs[i].p.b.Key() != pairs[j].p.b.Key() {
-			return pairs[i].p.b.Key() < pairs[j].p.b.Key()
-		}
-		return pairs[i].q.ip.Less(pairs[j].q.ip)
-	})
-	used := map[*pending]bool{}
-	for _, x := range pairs {
-		if used[x.p] || used[x.q] {
-			continue
-		}
-		bp, bq := byPod[x.p], byIP[x.q]
-		if x.fit != bp.first || x.fit != bq.first || bp.second-bp.first < joinMargin || bq.second-bq.first < joinMargin {
-			continue // another pod or IP fits about as well: no join
-		}
-		used[x.p], used[x.q] = true, true
-		id.byIP[x.q.ip] = append(id.byIP[x.q.ip], &Lease{IP: x.q.ip, Backend: x.p.b, From: x.p.created, Join: x.why})
-	}
-}
-
-// pendingPods describes every pod that no record ties to an IP by when it
-// became Ready and began terminating.
-func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
-	leased := map[*Backend]bool{}
-	for _, ls := range id.byIP {
-		for _, l := range ls {
-			leased[l.Backend] = true
-		}
-	}
-	m := map[*Backend]*pending{}
-	for _, c := range d.Configs {
-		if b := s.byKey[c.Namespace+"/"+c.Name]; c.Pod != nil && b != nil && !leased[b] {
-			m[b] = &pending{b: b, created: c.Created}
-		}
-	}
-	for i := range d.Lifecycle {
-		l := &d.Lifecycle[i]
-		if l.Pod == "" {
-			continue
-		}
-		b := s.byKey[l.Namespace+"/"+l.Pod]
-		if b == nil || leased[b] {
-			continue
-		}
-		p := m[b]
-		if p == nil {
-			p = &pending{b: b}
-			m[b] = p
-		}
-		switch {
-		case l.Kind == sources.PodReady || l.Kind == sources.ReadinessGate && l.Gate.Opened():
-			if p.start.IsZero() || l.Time.Before(p.start) {
-				p.start, p.startWhy = l.Time, "Ready at "+Clock(l.Time)
-			}
-		case l.Kind == sources.Killing || l.Kind == sources.PodDeleted:
-			if p.stop.IsZero() || l.Time.Before(p.stop) {
-				p.stop, p.stopWhy = l.Time, "began terminating at "+Clock(l.Time)
-			}
-		}
-	}
-	out := make([]*pending, 0, len(m))
-	for _, p := range m {
-		if !p.start.IsZero() || !p.stop.IsZero() {
-			out = append(out, p)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].b.Key() < out[j].b.Key() })
-	return out
-}
-
-// pendingIPs describes every backend IP that no record ties to a pod by
-// when it started and stopped taking traffic: the load-balancer
-// controller's registration and deregistration when it logged them, else
-// the first and last response the IP served.
-func pendingIPs(d *Dataset, id *Identities) []*pending {
-	m := map[netip.Addr]*pending{}
-	get := func(ip netip.Addr) *pending {
-		q := m[ip]
-		if q == nil {
-			q = &pending{ip: ip}
-			m[ip] = q
-		}
-		return q
-	}
-	for i := range d.Lifecycle {
-		l := &d.Lifecycle[i]
-		if !l.IP.IsValid() || l.Pod != "" || len(id.byIP[l.IP]) > 0 {
-			continue
-		}
-		switch l.Kind {
-		case sources.TargetRegistering, sources.TargetRegistered:
-			if q := get(l.IP); q.start.IsZero() || l.Time.Before(q.start) {
-				q.start, q.startWhy = l.Time, "registered with the load balancer at "+Clock(l.Time)
-			}
-		case sources.TargetDeregistering, sources.TargetDeregistered:
-			if q := get(l.IP); q.stop.IsZero() || l.Time.Before(q.stop) {
-				q.stop, q.stopWhy = l.Time, "deregistered from the load balancer at "+Clock(l.Time)
-			}
-		}
-	}
-	for ip, t := range d.Traffic {
-		if len(id.byIP[ip]) > 0 || len(t.Runs) == 0 {
-			continue
-		}
-		q := get(ip)
-		if q.start.IsZero() {
-			q.start, q.startWhy = t.Runs.First(), "first served at "+Clock(t.Runs.First())
-		}
-		if q.stop.IsZero() {
-			q.stop, q.stopWhy = t.Runs.Last(), "last served at "+Clock(t.Runs.Last())
-		}
-	}
-	out := make([]*pending, 0, len(m))
-	for _, q := range m {
-		out = append(out, q)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ip.Less(out[j].ip) })
-	return out
-}
-
-// candidates returns the IPs whose start or stop lies within joinWindow of
-// the pod's. The lists are short (pods that no object describes), so a scan
-// is enough; it stays linear in the IPs for each such pod.
-func candidates(ips []*pending, p *pending) []*pending {
-	var out []*pending
-	near := func(a, b time.Time) bool { return !a.IsZero() && !b.IsZero() && absDuration(a.Sub(b)) <= joinWindow }
-	for _, q := range ips {
-		if near(p.stop, q.stop) || near(p.start, q.start) {
-			out = append(out, q)
-		}
-	}
-	return out
-}
-
-// joinFit says how well a pod p and an IP q fit: the distance between the
-// pod's termination and the IP's stop (the stronger clue: the load balancer
-// is told at once), else between its Ready and the IP's start. ok is false
-// when they do not fit within joinWindow.
-func joinFit(p, q *pending) (fit time.Duration, why string, ok bool) {
-	if !p.stop.IsZero() && !q.stop.IsZero() {
-		// The load balancer stops sending at most joinWindow after the pod
-		// began terminating, and not much before it (clock skew).
-		d := q.stop.Sub(p.stop)
-		if d >= -DefaultSkew && d <= joinWindow {
-			return absDuration(d), p.stopWhy + "; " + q.stopWhy, true
-		}
-		return 0, "", false
-	}
-	if !p.start.IsZero() && !q.start.IsZero() {
-		d := q.start.Sub(p.start)
-		if d >= -joinWindow && d <= joinWindow {
-			return absDuration(d), p.startWhy + "; " + q.startWhy, true
-		}
-	}
-	return 0, "", false
 }
 
 func absDuration(d time.Duration) time.Duration {

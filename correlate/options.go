@@ -38,12 +38,12 @@ const (
 	maxRunsPerBackend = 64
 
 	// rolloutLookback is how long before a rollout's first step its failures
-	// and events may start (an old pod killed by the rollout's first scale-down
-	// can fail before the new ReplicaSet's scale-up is recorded, events lag)
-	// and rolloutLookahead how long after its last step: the load balancer
-	// learns of the last old pod's removal seconds to a minute later (ALB
-	// deregistration, GKE NEG detach).
-	rolloutLookback  = 30 * time.Second
+	// and events may start (the Deployment controller records its first
+	// scale-down and scale-up in one reconcile, and events are stamped to
+	// the second) and rolloutLookahead how long after its last step: the
+	// load balancer learns of the last old pod's removal seconds to a
+	// minute later (ALB deregistration, GKE NEG detach).
+	rolloutLookback  = 5 * time.Second
 	rolloutLookahead = 2 * time.Minute
 
 	// trafficRolloutGap separates rollouts seen in the load balancer's

@@ -156,7 +156,11 @@ func findRollouts(d *Dataset, backends []*Backend, dataStart, dataEnd time.Time)
 			out = append(out, r)
 		}
 	}
-	out = append(out, trafficRollouts(d, backends, out, dataStart, dataEnd)...)
+	if !d.HasKubernetes() {
+		// Kubernetes records explain every change they show; the traffic
+		// alone speaks only when there are none.
+		out = append(out, trafficRollouts(d, backends, dataStart, dataEnd)...)
+	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
 	for i, r := range out {
 		r.N = i + 1
@@ -270,7 +274,7 @@ func replicaSets(d *Dataset, backends []*Backend) []*ReplicaSet {
 // bare IPs no Kubernetes record names: IPs that began serving well after the
 // logs start are new, IPs that stopped well before they end are old, and
 // those within trafficRolloutGap of each other are one rollout.
-func trafficRollouts(d *Dataset, backends []*Backend, kube []*Rollout, dataStart, dataEnd time.Time) []*Rollout {
+func trafficRollouts(d *Dataset, backends []*Backend, dataStart, dataEnd time.Time) []*Rollout {
 	type step struct {
 		t   time.Time
 		b   *Backend
@@ -294,9 +298,7 @@ func trafficRollouts(d *Dataset, backends []*Backend, kube []*Rollout, dataStart
 		default:
 			continue
 		}
-		if !coveredBy(kube, s.t) {
-			steps = append(steps, s)
-		}
+		steps = append(steps, s)
 	}
 	sort.Slice(steps, func(i, j int) bool {
 		if !steps[i].t.Equal(steps[j].t) {
@@ -320,16 +322,6 @@ func trafficRollouts(d *Dataset, backends []*Backend, kube []*Rollout, dataStart
 		}
 	}
 	return out
-}
-
-// coveredBy reports whether any of the rollouts covers t.
-func coveredBy(rs []*Rollout, t time.Time) bool {
-	for _, r := range rs {
-		if r.Covers(t) {
-			return true
-		}
-	}
-	return false
 }
 
 // trafficSpan returns the first and last time the IP served a response or

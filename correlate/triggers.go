@@ -1,7 +1,6 @@
 package correlate
 
 import (
-	"strings"
 	"time"
 
 	"github.com/readygap/readygap/sources"
@@ -55,7 +54,7 @@ func (t Trigger) Key() string {
 		return "node/" + t.Node
 	case TriggerScaleIn:
 		if t.Event != nil {
-			return "scale-in/" + t.Event.Object + "/" + t.Event.Time.String()
+			return "scale-in/" + t.Event.Origin.String()
 		}
 	}
 	return ""
@@ -104,24 +103,52 @@ func (a *Analysis) TriggerOf(b *Backend, term time.Time) Trigger {
 			}
 		}
 	}
-	var rescaled []*sources.Lifecycle
-	for _, l := range a.EventsBetween(term.Add(-scaleInLookback), term.Add(skew), sources.Rescaled, sources.ScaledDown) {
-		if l.Namespace != "" && b.Namespace != "" && l.Namespace != b.Namespace {
+	if e := a.scaleInBefore(term.Add(skew), b.Namespace, b.ReplicaSet); e != nil {
+		return Trigger{Kind: TriggerScaleIn, Event: e}
+	}
+	return Trigger{}
+}
+
+// scaleInBefore returns the record of a scale-in shortly before t in the
+// namespace: the autoscaler's rescale when there is one (every pod the
+// scale-in deleted names the same record, so they group together), else
+// the ReplicaSet's scale-down outside any rollout; nil when neither. rs,
+// when given, must be the ReplicaSet scaled down.
+func (a *Analysis) scaleInBefore(t time.Time, ns, rs string) *sources.Lifecycle {
+	var down *sources.Lifecycle
+	for _, l := range a.EventsBetween(t.Add(-scaleInLookback), t, sources.Rescaled, sources.ScaledDown) {
+		if l.Namespace != "" && ns != "" && l.Namespace != ns {
 			continue
 		}
 		switch {
-		case l.Kind == sources.ScaledDown && l.Group == b.ReplicaSet:
-			return Trigger{Kind: TriggerScaleIn, Event: l}
-		case l.Kind == sources.Rescaled && b.Workload != "" && strings.TrimPrefix(l.Object, "HorizontalPodAutoscaler/") == b.Workload:
-			return Trigger{Kind: TriggerScaleIn, Event: l}
 		case l.Kind == sources.Rescaled:
-			rescaled = append(rescaled, l)
+			return l
+		case down == nil && (rs == "" || l.Group == rs) && a.RolloutAt(l.Time) == nil:
+			down = l
 		}
 	}
-	// An autoscaler is often named apart from its Deployment: one that
-	// alone rescaled in the namespace then is the one.
-	if len(rescaled) == 1 {
-		return Trigger{Kind: TriggerScaleIn, Event: rescaled[0]}
+	return down
+}
+
+// TriggerNear says what deleted the pod behind a failure at t when no
+// record ties the failing IP to a pod: the node drain, eviction or
+// scale-in recorded shortly before t, if exactly one kind of them was.
+func (a *Analysis) TriggerNear(t time.Time) Trigger {
+	var found []Trigger
+	for _, l := range a.EventsBetween(t.Add(-drainLookback), t, sources.NodeDraining, sources.PodEvicted) {
+		node := l.Node
+		if b := a.Backend(l.Namespace + "/" + l.Pod); l.Pod != "" && b != nil && b.Node != "" {
+			node = b.Node
+		}
+		found = append(found, Trigger{Kind: TriggerNodeDrain, Node: node, Event: l})
 	}
-	return Trigger{}
+	if len(found) == 0 {
+		if e := a.scaleInBefore(t, "", ""); e != nil {
+			return Trigger{Kind: TriggerScaleIn, Event: e}
+		}
+		return Trigger{}
+	}
+	// The latest before t; a drain's key is its node, so the pods of one
+	// node group together.
+	return found[len(found)-1]
 }

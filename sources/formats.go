@@ -29,6 +29,10 @@ type FormatInfo struct {
 	Description string
 	// HowToGet says how users usually get such a file (Markdown).
 	HowToGet string
+	// ClusterClock marks a format written by a component that runs in
+	// the cluster (a controller), whose times follow the cluster's clocks
+	// rather than the load balancer's.
+	ClusterClock bool
 
 	line lineAdapter
 	json jsonAdapter
@@ -56,7 +60,7 @@ var formatTable = []FormatInfo{
 		HowToGet:    "`health_check_log_*.log.gz` objects from S3",
 	},
 	{
-		ID: FormatAWSLBC, Family: FamilyALB, line: awsLBC{},
+		ID: FormatAWSLBC, Family: FamilyALB, line: awsLBC{}, ClusterClock: true,
 		Description: "AWS Load Balancer Controller logs: target (de)registration",
 		HowToGet:    "`kubectl logs -n kube-system deploy/aws-load-balancer-controller`, CloudWatch Logs",
 	},
@@ -107,15 +111,18 @@ func FormatIDs() []string {
 	return ids
 }
 
-// FamilyOf returns the family of a format; "" for an unknown format.
-func FamilyOf(f Format) Family {
+// formatInfo returns the row of a format; the zero row for an unknown one.
+func formatInfo(f Format) FormatInfo {
 	for _, x := range formatTable {
 		if x.ID == f {
-			return x.Family
+			return x
 		}
 	}
-	return ""
+	return FormatInfo{}
 }
+
+// FamilyOf returns the family of a format; "" for an unknown format.
+func FamilyOf(f Format) Family { return formatInfo(f).Family }
 
 // formatsHelp lists the formats readygap reads, for messages about unknown inputs.
 func formatsHelp() string {

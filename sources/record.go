@@ -345,6 +345,11 @@ func (g GateState) String() string {
 // Opened reports whether the gate let the pod become Ready.
 func (g GateState) Opened() bool { return g >= GateLBHealthy }
 
+// ClusterClock reports whether the record was stamped by the cluster's
+// clocks (the Kubernetes API, a controller running in the cluster) rather
+// than the load balancer's.
+func (l *Lifecycle) ClusterClock() bool { return l.FromAPI || formatInfo(l.Format).ClusterClock }
+
 // Handler receives the records of one input. The pipeline calls a Handler from
 // one goroutine at a time; values passed in are reused after the call returns.
 type Handler interface {

@@ -1,0 +1,576 @@
+package correlate
+
+import (
+	"math"
+	"net/netip"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// Joining pods to IPs without a record that names both.
+const (
+	// prefixBitCost is what one bit of address in common with a pod's
+	// node is worth against timing, relative to the pod's best candidate:
+	// pods of one node share its CIDR (GKE, kubenet) or its subnet (the
+	// AWS VPC CNI), while the timings of one rollout step differ by seconds.
+	prefixBitCost = 2 * time.Second
+	// joinSkew is how much earlier than a pod's termination its IP's stop
+	// may come in the records: the cluster's clock may run a few seconds
+	// ahead of the load balancer's (seen up to 5 s where nodes drift), and
+	// events are stamped to the second.
+	joinSkew = 6 * time.Second
+	// controllerLag is how long after a pod begins terminating a
+	// load-balancer controller deregisters its IP: the AWS Load Balancer
+	// Controller reconciles on the EndpointSlice change within seconds.
+	controllerLag = 10 * time.Second
+	// logEdge is how close to the logs' first or last request a backend's
+	// first or last response may be and still be only the edge of the
+	// logs: a backend behind a load balancer with traffic answers every
+	// few seconds.
+	logEdge = 5 * time.Second
+	// maxJoinComponent bounds the pods one assignment weighs at once; a
+	// larger tangle of simultaneous deletions is joined greedily.
+	maxJoinComponent = 64
+)
+
+// pending is a pod without an IP, or an IP without a pod, described by
+// when it started and stopped taking traffic.
+type pending struct {
+	b  *Backend   // the pod (nil for an IP)
+	ip netip.Addr // the IP (invalid for a pod)
+	// start and stop are the pod's Ready and termination times, or the
+	// IP's first and last traffic and controller steps.
+	start, stop time.Time
+	// startWhy and stopWhy name the records behind start and stop.
+	startWhy, stopWhy string
+	// created is when the pod was created, if a record says.
+	created time.Time
+	// near are addresses the pod's node is known to hand out: its other
+	// pods' IPs, or the node's own address from its name.
+	near []netip.Addr
+	// spacing is the IP's mean time between responses: how uncertain its
+	// first and last request are as the moment of a change.
+	spacing time.Duration
+	// stopLate is how long after a pod's termination its IP's stop may
+	// come: joinWindow for the last request the load balancer sent,
+	// controllerLag for a deregistration the controller logged.
+	stopLate time.Duration
+}
+
+// joinByTiming joins pods that no record ties to an IP with IPs that no
+// record ties to a pod: a pod began terminating when an IP stopped serving
+// (or was deregistered), or became Ready when an IP began serving (or was
+// registered), and the IP lies in its node's address block. Events are
+// lossy and deleted pods are gone from `kubectl get pods`, so the old pods
+// of a rollout are often known by name only. Pods and IPs are matched as a
+// whole (a minimum-cost assignment), and a join is made only when every
+// other way of matching that pod costs joinMargin more.
+func joinByTiming(d *Dataset, s *backendSet, id *Identities) {
+	joinRound(d, s, id)
+}
+
+// joinRound makes the joins the current leases allow and says how many.
+func joinRound(d *Dataset, s *backendSet, id *Identities) int {
+	pods := pendingPods(d, s, id)
+	if len(pods) == 0 {
+		return 0
+	}
+	ips := pendingIPs(d, id)
+	var edges []joinEdge
+	for i, p := range pods {
+		var mine []joinEdge
+		best := -1
+		for j, q := range ips {
+			if cost, why, ok := joinCost(p, q); ok {
+				mine = append(mine, joinEdge{i, j, cost, why, joinMargin + q.spacing})
+				best = max(best, nearBits(p, q.ip))
+			}
+		}
+		// Every bit of address a candidate shares with the pod's node less
+		// than the best candidate does makes it likelier another node's.
+		for _, e := range mine {
+			if b := nearBits(p, ips[e.ip].ip); b >= 0 {
+				e.cost += time.Duration(best-b) * prefixBitCost
+			}
+			edges = append(edges, e)
+		}
+	}
+	joined := 0
+	for _, comp := range components(len(pods), edges) {
+		for _, e := range solveJoins(comp) {
+			p, q := pods[e.pod], ips[e.ip]
+			id.byIP[q.ip] = append(id.byIP[q.ip], &Lease{IP: q.ip, Backend: p.b, From: p.created, Join: e.why})
+			joined++
+		}
+	}
+	return joined
+}
+
+// joinEdge is one possible join: pod index, IP index, what it costs (the
+// timing distance plus the address distance), and the clues.
+type joinEdge struct {
+	pod, ip int
+	cost    time.Duration
+	why     string
+	// margin is how much better than any other assignment this join must
+	// be: joinMargin plus the IP's spacing.
+	margin time.Duration
+}
+
+// joinCost says how well a pod p and an IP q fit (lower is better): the
+// distance between the pod's termination and the IP's stop (the stronger
+// clue: the load balancer is told at once), else between its Ready and the
+// IP's start. ok is false when the timings do not fit within joinWindow.
+func joinCost(p, q *pending) (time.Duration, string, bool) {
+	var fit time.Duration
+	var why string
+	switch {
+	case !p.stop.IsZero() && !q.stop.IsZero():
+		// The load balancer stops sending at most joinWindow after the pod
+		// began terminating, and not much before it (clock skew).
+		d := q.stop.Sub(p.stop)
+		if d < -joinSkew-2*q.spacing || d > q.stopLate {
+			return 0, "", false
+		}
+		fit, why = absDuration(d), p.stopWhy+"; "+q.stopWhy
+	case !p.start.IsZero() && !q.start.IsZero():
+		d := q.start.Sub(p.start)
+		if d < -joinWindow || d > joinWindow {
+			return 0, "", false
+		}
+		fit, why = absDuration(d), p.startWhy+"; "+q.startWhy
+	default:
+		return 0, "", false
+	}
+	return fit, why, true
+}
+
+// nearBits is how many leading bits an IP shares with the addresses the
+// pod's node is known to hand out; -1 when nothing is known of the node.
+func nearBits(p *pending, ip netip.Addr) int {
+	if len(p.near) == 0 {
+		return -1
+	}
+	bits := 0
+	for _, a := range p.near {
+		bits = max(bits, commonBits(a, ip))
+	}
+	return bits
+}
+
+// commonBits counts the leading bits two addresses of one family share.
+func commonBits(a, b netip.Addr) int {
+	if a.BitLen() != b.BitLen() {
+		return 0
+	}
+	x, y := a.AsSlice(), b.AsSlice()
+	n := 0
+	for i := range x {
+		d := x[i] ^ y[i]
+		if d == 0 {
+			n += 8
+			continue
+		}
+		for d&0x80 == 0 {
+			n++
+			d <<= 1
+		}
+		break
+	}
+	return n
+}
+
+// components splits the pods linked by edges into independent groups.
+func components(pods int, edges []joinEdge) [][]joinEdge {
+	parent := make([]int, pods)
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	byIP := map[int]int{} // IP → a pod it links
+	for _, e := range edges {
+		if other, ok := byIP[e.ip]; ok {
+			parent[find(e.pod)] = find(other)
+		} else {
+			byIP[e.ip] = e.pod
+		}
+	}
+	groups := map[int][]joinEdge{}
+	var roots []int
+	for _, e := range edges {
+		r := find(e.pod)
+		if groups[r] == nil {
+			roots = append(roots, r)
+		}
+		groups[r] = append(groups[r], e)
+	}
+	sort.Ints(roots)
+	out := make([][]joinEdge, 0, len(roots))
+	for _, r := range roots {
+		out = append(out, groups[r])
+	}
+	return out
+}
+
+// solveJoins chooses the joins of one component: the minimum-cost
+// assignment of its pods to its IPs (a pod may stay unjoined), keeping only
+// the joins that no other assignment comes within joinMargin of.
+func solveJoins(edges []joinEdge) []joinEdge {
+	podIdx, ipIdx := map[int]int{}, map[int]int{}
+	var pods, ips []int
+	for _, e := range edges {
+		if _, ok := podIdx[e.pod]; !ok {
+			podIdx[e.pod] = len(pods)
+			pods = append(pods, e.pod)
+		}
+		if _, ok := ipIdx[e.ip]; !ok {
+			ipIdx[e.ip] = len(ips)
+			ips = append(ips, e.ip)
+		}
+	}
+	if len(pods) > maxJoinComponent {
+		return greedyJoins(edges)
+	}
+	n, m := len(pods), len(ips)
+	// Columns: the IPs, then one "stays unjoined" column per pod.
+	cost := make([][]float64, n)
+	unjoined := (joinWindow + 128*prefixBitCost).Seconds()
+	for i := range cost {
+		cost[i] = make([]float64, m+n)
+		for j := range cost[i] {
+			cost[i][j] = math.Inf(1)
+		}
+		cost[i][m+i] = unjoined
+	}
+	edgeOf := map[[2]int]joinEdge{}
+	for _, e := range edges {
+		i, j := podIdx[e.pod], ipIdx[e.ip]
+		cost[i][j] = e.cost.Seconds()
+		edgeOf[[2]int{i, j}] = e
+	}
+	total, match := assign(cost)
+	var out []joinEdge
+	for i, j := range match {
+		if j >= m {
+			continue
+		}
+		saved := cost[i][j]
+		cost[i][j] = math.Inf(1)
+		alt, _ := assign(cost)
+		cost[i][j] = saved
+		if e := edgeOf[[2]int{i, j}]; alt-total >= e.margin.Seconds() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// greedyJoins joins, cheapest first, each pod and IP whose best edge beats
+// its second best by joinMargin.
+func greedyJoins(edges []joinEdge) []joinEdge {
+	type bests struct{ first, second time.Duration }
+	best := func(key func(joinEdge) int) map[int]*bests {
+		m := map[int]*bests{}
+		for _, e := range edges {
+			b := m[key(e)]
+			switch {
+			case b == nil:
+				m[key(e)] = &bests{e.cost, math.MaxInt64}
+			case e.cost < b.first:
+				b.first, b.second = e.cost, b.first
+			case e.cost < b.second:
+				b.second = e.cost
+			}
+		}
+		return m
+	}
+	byPod, byIP := best(func(e joinEdge) int { return e.pod }), best(func(e joinEdge) int { return e.ip })
+	sorted := append([]joinEdge(nil), edges...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].cost < sorted[j].cost })
+	usedPod, usedIP := map[int]bool{}, map[int]bool{}
+	var out []joinEdge
+	for _, e := range sorted {
+		bp, bq := byPod[e.pod], byIP[e.ip]
+		if usedPod[e.pod] || usedIP[e.ip] || e.cost != bp.first || e.cost != bq.first ||
+			bp.second-bp.first < e.margin || bq.second-bq.first < e.margin {
+			continue
+		}
+		usedPod[e.pod], usedIP[e.ip] = true, true
+		out = append(out, e)
+	}
+	return out
+}
+
+// assign solves the assignment problem for a cost matrix with at least as
+// many columns as rows (the Hungarian method, O(n²m)): it returns the least
+// total cost and each row's column. Infinite costs are forbidden pairs.
+func assign(cost [][]float64) (float64, []int) {
+	n := len(cost)
+	if n == 0 {
+		return 0, nil
+	}
+	m := len(cost[0])
+	const big = 1e18
+	c := func(i, j int) float64 {
+		if math.IsInf(cost[i][j], 1) {
+			return big
+		}
+		return cost[i][j]
+	}
+	u, v := make([]float64, n+1), make([]float64, m+1)
+	p, way := make([]int, m+1), make([]int, m+1)
+	for i := 1; i <= n; i++ {
+		p[0] = i
+		j0 := 0
+		minv := make([]float64, m+1)
+		used := make([]bool, m+1)
+		for j := range minv {
+			minv[j] = math.Inf(1)
+		}
+		for {
+			used[j0] = true
+			i0, delta, j1 := p[j0], math.Inf(1), 0
+			for j := 1; j <= m; j++ {
+				if used[j] {
+					continue
+				}
+				if cur := c(i0-1, j-1) - u[i0] - v[j]; cur < minv[j] {
+					minv[j], way[j] = cur, j0
+				}
+				if minv[j] < delta {
+					delta, j1 = minv[j], j
+				}
+			}
+			for j := 0; j <= m; j++ {
+				if used[j] {
+					u[p[j]] += delta
+					v[j] -= delta
+				} else {
+					minv[j] -= delta
+				}
+			}
+			j0 = j1
+			if p[j0] == 0 {
+				break
+			}
+		}
+		for j0 != 0 {
+			j1 := way[j0]
+			p[j0] = p[j1]
+			j0 = j1
+		}
+	}
+	match := make([]int, n)
+	total := 0.0
+	for j := 1; j <= m; j++ {
+		if p[j] != 0 {
+			match[p[j]-1] = j - 1
+			total += c(p[j]-1, j-1)
+		}
+	}
+	return total, match
+}
+
+// pendingPods describes every pod that no record ties to an IP by when it
+// became Ready and began terminating, and the addresses near its node.
+func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
+	leased := map[*Backend]bool{}
+	nodeOf := map[*Backend]string{}
+	for _, c := range d.Configs {
+		if c.Pod != nil && c.Pod.Node != "" {
+			nodeOf[s.byKey[c.Namespace+"/"+c.Name]] = c.Pod.Node
+		}
+	}
+	for i := range d.Lifecycle {
+		if l := &d.Lifecycle[i]; l.Pod != "" && l.Node != "" {
+			if b := s.byKey[l.Namespace+"/"+l.Pod]; b != nil && nodeOf[b] == "" {
+				nodeOf[b] = l.Node
+			}
+		}
+	}
+	nodeIPs := map[string][]netip.Addr{}
+	for _, ls := range id.byIP {
+		for _, l := range ls {
+			leased[l.Backend] = true
+			if n := nodeOf[l.Backend]; n != "" {
+				nodeIPs[n] = append(nodeIPs[n], l.IP)
+			}
+		}
+	}
+	m := map[*Backend]*pending{}
+	get := func(b *Backend) *pending {
+		p := m[b]
+		if p == nil {
+			p = &pending{b: b}
+			m[b] = p
+		}
+		return p
+	}
+	for _, c := range d.Configs {
+		if b := s.byKey[c.Namespace+"/"+c.Name]; c.Pod != nil && b != nil && !leased[b] {
+			get(b).created = c.Created
+		}
+	}
+	for i := range d.Lifecycle {
+		l := &d.Lifecycle[i]
+		if l.Pod == "" {
+			continue
+		}
+		b := s.byKey[l.Namespace+"/"+l.Pod]
+		if b == nil || leased[b] {
+			continue
+		}
+		p := get(b)
+		switch {
+		case l.Kind == sources.PodReady || l.Kind == sources.ReadinessGate && l.Gate.Opened():
+			if p.start.IsZero() || l.Time.Before(p.start) || p.startWhy[0] != 'R' {
+				p.start, p.startWhy = l.Time, "Ready at "+Clock(l.Time)
+			}
+		case l.Kind == sources.ContainerStarted:
+			// Kubernetes records no event for Ready: a pod known from
+			// events alone starts when its container does.
+			if p.start.IsZero() {
+				p.start, p.startWhy = l.Time, "started at "+Clock(l.Time)
+			}
+		case l.Kind == sources.Killing || l.Kind == sources.PodDeleted:
+			if p.stop.IsZero() || l.Time.Before(p.stop) {
+				p.stop, p.stopWhy = l.Time, "began terminating at "+Clock(l.Time)
+			}
+		}
+	}
+	out := make([]*pending, 0, len(m))
+	for b, p := range m {
+		if p.start.IsZero() && p.stop.IsZero() {
+			continue
+		}
+		node := nodeOf[b]
+		p.near = nodeIPs[node]
+		if len(p.near) == 0 {
+			if ip, ok := nodeAddress(node); ok {
+				p.near = []netip.Addr{ip}
+			}
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].b.Key() < out[j].b.Key() })
+	return out
+}
+
+// failuresBefore returns the failure records that name ip before t, in
+// time order.
+func failuresBefore(d *Dataset, ip netip.Addr, t time.Time) []*sources.Request {
+	var out []*sources.Request
+	for _, f := range d.Failures {
+		if !f.Time.Before(t) {
+			break
+		}
+		if f.Backend.Addr() == ip {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// nodeAddress reads a node's address from its name where the name is made
+// of it, as EKS names nodes: ip-10-0-29-154.ap-northeast-2.compute.internal.
+func nodeAddress(node string) (netip.Addr, bool) {
+	rest, ok := strings.CutPrefix(node, "ip-")
+	if !ok {
+		return netip.Addr{}, false
+	}
+	if i := strings.IndexByte(rest, '.'); i >= 0 {
+		rest = rest[:i]
+	}
+	a, err := netip.ParseAddr(strings.ReplaceAll(rest, "-", "."))
+	return a, err == nil && a.Is4()
+}
+
+// pendingIPs describes every backend IP that no record ties to a pod by
+// when it started and stopped taking traffic: the load-balancer
+// controller's registration and deregistration when it logged them, else
+// the first and last response the IP served.
+func pendingIPs(d *Dataset, id *Identities) []*pending {
+	m := map[netip.Addr]*pending{}
+	get := func(ip netip.Addr) *pending {
+		q := m[ip]
+		if q == nil {
+			q = &pending{ip: ip}
+			m[ip] = q
+		}
+		return q
+	}
+	for i := range d.Lifecycle {
+		l := &d.Lifecycle[i]
+		if !l.IP.IsValid() || l.Pod != "" || id.At(l.IP, l.Time) != nil {
+			continue
+		}
+		switch l.Kind {
+		case sources.TargetRegistering, sources.TargetRegistered:
+			if q := get(l.IP); q.start.IsZero() || l.Time.Before(q.start) {
+				q.start, q.startWhy = l.Time, "registered with the load balancer at "+Clock(l.Time)
+			}
+		case sources.TargetDeregistering, sources.TargetDeregistered:
+			if q := get(l.IP); q.stop.IsZero() || l.Time.Before(q.stop) {
+				q.stop, q.stopWhy, q.stopLate = l.Time, "deregistered from the load balancer at "+Clock(l.Time), controllerLag
+			}
+		}
+	}
+	first, last, _ := d.Span()
+	dataStart, dataEnd := time.Unix(first, 0), time.Unix(last, 0)
+	for ip, t := range d.Traffic {
+		// Only the part of the IP's traffic that no lease covers waits for
+		// a pod: before its first lease (an IP reused by a pod an object
+		// shows), or all of it.
+		until := time.Time{}
+		if ls := id.byIP[ip]; len(ls) > 0 {
+			if ls[0].From.IsZero() {
+				continue
+			}
+			until = ls[0].From.Add(-DefaultSkew)
+		}
+		first, last := t.Runs.FirstIn(time.Time{}, until), t.Runs.LastIn(time.Time{}, until)
+		if first.IsZero() {
+			continue
+		}
+		lastSent := t.LastFailed
+		if !until.IsZero() {
+			lastSent = time.Time{}
+			for _, f := range failuresBefore(d, ip, until) {
+				lastSent = f.Time
+			}
+		}
+		// Serving from the logs' first moments or up to their last is the
+		// logs' edge, not the backend's.
+		q := get(ip)
+		if q.start.IsZero() && first.Sub(dataStart) > logEdge {
+			q.start, q.startWhy = first, "first served at "+Clock(first)
+		}
+		if q.stop.IsZero() && dataEnd.Sub(last) > logEdge {
+			q.stop, q.stopWhy, q.stopLate = last, "last served at "+Clock(last), joinWindow
+			if lastSent.After(last) {
+				q.stop, q.stopWhy = lastSent, "last sent a request at "+Clock(lastSent)
+			}
+		}
+		// A backend that answered every few seconds may have been sent its
+		// last request that long before the change that ended it.
+		if span := t.Runs.Last().Sub(t.Runs.First()); t.Served > 1 {
+			q.spacing = span / time.Duration(t.Served-1)
+		}
+	}
+	out := make([]*pending, 0, len(m))
+	for _, q := range m {
+		out = append(out, q)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ip.Less(out[j].ip) })
+	return out
+}
+
