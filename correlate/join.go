@@ -573,4 +573,3 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 	sort.Slice(out, func(i, j int) bool { return out[i].ip.Less(out[j].ip) })
 	return out
 }
-
