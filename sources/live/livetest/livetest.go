@@ -484,8 +484,7 @@ func (p *PagedList) serve(w http.ResponseWriter, r *http.Request) {
 // NewKube starts a Kubernetes API server; it stops when t ends.
 func NewKube(t testing.TB) *Kube {
 	k := &Kube{Paths: map[string]string{}, Forbidden: map[string]bool{}, Lists: map[string]*PagedList{}, Faults: map[string]*Fault{}, Message: "forbidden"}
-	var h http.HandlerFunc
-	h = func(w http.ResponseWriter, r *http.Request) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if k.Unauthorized {
 			w.WriteHeader(401)
@@ -508,7 +507,7 @@ func NewKube(t testing.TB) *Kube {
 			return
 		}
 		fmt.Fprint(w, body)
-	}
+	})
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		k.add(r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery + " auth=" + r.Header.Get("Authorization"))
 		if f := k.Faults[r.URL.Path]; f != nil && f.serve(w, r, h) {
