@@ -96,6 +96,10 @@ type Finding struct {
 	// SampleRate is the share of requests the load balancer logged, when
 	// an object says it samples (0 < rate < 1); 0 otherwise.
 	SampleRate float64
+	// Rate describes a finding spread over time rather than a burst.
+	Rate *Rate
+	// Timeouts are the timeouts the finding rests on.
+	Timeouts []Timeout
 }
 
 // Estimated is the number of client-visible failures the logged ones stand
@@ -121,7 +125,7 @@ type Rule interface {
 
 // Rules lists every rule in the order they claim failures: a failure goes
 // to the first rule that claims it.
-var Rules = []Rule{registrationLag{}, wrongProbePort{}, terminationRace{}}
+var Rules = []Rule{registrationLag{}, wrongProbePort{}, terminationRace{}, keepaliveTimeout{}}
 
 // Result is the classification of one analysis.
 type Result struct {

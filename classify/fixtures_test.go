@@ -153,11 +153,6 @@ func TestFixtureVerdicts(t *testing.T) {
 // notYetRead lists the fixtures whose inputs or mechanism readygap does not
 // handle yet, with what is missing; each entry goes when that lands.
 var notYetRead = map[string]string{
-	"eks-alb-keepalive-during-rollout":  "no keep-alive rule yet",
-	"eks-alb-keepalive-gunicorn":        "no keep-alive rule yet",
-	"eks-alb-keepalive-gunicorn-2h":     "no keep-alive rule yet",
-	"gke-neg-keepalive-gunicorn":        "no keep-alive rule yet",
-	"nginx-keepalive-node":              "no keep-alive rule yet",
 	"envoy-gateway-no-healthy-upstream": "Envoy access logs are not read yet",
 	"envoy-gateway-termination-race":    "Envoy access logs are not read yet",
 	"envoy-gateway-wrong-probe-port":    "Envoy access logs are not read yet",

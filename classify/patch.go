@@ -49,3 +49,9 @@ func mainContainer(wl workload) string {
 	}
 	return placeholderName("container")
 }
+
+// with returns the patch with one more top-level field (data for a ConfigMap).
+func (p Patch) with(key string, value any) Patch {
+	p[key] = value
+	return p
+}

@@ -24,7 +24,7 @@ import (
 //	req 31s nginx 200 ok attempts=10.0.2.7:8080/502/refused,10.0.1.5:8080/200/ok
 //	err 31s nginx refused backend=10.0.2.7:8080          (a proxy error-log line)
 //	event 28s killing pod=web-old-abcde [ns=] [ip=] [reason=] [status=] [gate=] [health=] [group=] [count=] [from=] [zone=] [object=]
-//	pod web-new-abcde ip=10.0.2.7 [ns=] [rs=] [created=5s] [deleted=60s] [probe=tcpSocket:9090] [port=http:8080]
+//	pod web-new-abcde ip=10.0.2.7 [ns=] [rs=] [created=5s] [deleted=60s] [probe=tcpSocket:9090] [port=http:8080] [keepalive=gunicorn:2]
 //	backendconfig web-hc [interval=5] [healthy=1] [samplerate=0.1]
 //	expect incidents 1
 //	expect incident cause=registration_lag [start=30s] [end=49.9s] [failed=200] [hidden=0] [confidence=medium] [variant=...] [note=WORD]
@@ -283,6 +283,14 @@ func (s *scenario) pod(words []string) error {
 			return err
 		}
 		ctr.Ports = append(ctr.Ports, sources.ContainerPort{Name: name, Number: n})
+	}
+	if v := kv["keepalive"]; v != "" {
+		server, secs, _ := strings.Cut(v, ":")
+		n, err := strconv.ParseFloat(secs, 64)
+		if err != nil {
+			return err
+		}
+		ctr.KeepAlive = &sources.KeepAlive{Server: server, Seconds: n, Set: true, Via: "--keep-alive " + secs}
 	}
 	if v := kv["probe"]; v != "" {
 		handler, num, _ := strings.Cut(v, ":")

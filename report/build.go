@@ -97,6 +97,12 @@ func newIncident(f *classify.Finding) Incident {
 	if f.Rollout != nil {
 		in.Rollout = f.Rollout.ID()
 	}
+	if r := f.Rate; r != nil {
+		in.Rate = &Rate{PerHour: r.PerHour, Share: r.Share, Backends: r.Backends, Hours: r.Hours}
+	}
+	for _, t := range f.Timeouts {
+		in.Timeouts = append(in.Timeouts, Timeout{What: t.What, Seconds: t.Seconds, Source: t.Source})
+	}
 	for code, n := range w.StatusCounts {
 		in.StatusCounts[fmt.Sprint(code)] = n
 	}

@@ -1,0 +1,311 @@
+package classify
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/sources"
+)
+
+// keepaliveTimeout explains a steady trickle of connections closed under a
+// request at backends that were serving normally: the load balancer keeps
+// idle upstream connections open longer than the application does, and
+// now and then sends a request on one just as the application closes it
+// (AWS: "Check whether the keep-alive duration of the target is shorter
+// than the idle timeout value of the load balancer"). Its symptom is not a
+// burst but failures spread over time and backends, away from rollouts,
+// each a closed connection: ALB 502 with a target and no target status,
+// GCP backend_connection_closed_before_data_sent_to_client, ingress-nginx
+// "upstream prematurely closed connection", Envoy UC. The timeouts in the
+// objects make it certain and size the fix.
+type keepaliveTimeout struct{}
+
+// keepaliveTimeoutCause is the cause keepaliveTimeout names.
+var keepaliveTimeoutCause = Cause{
+	ID:          "keepalive_timeout",
+	Name:        "idle keep-alive race",
+	Description: "the app closes idle keep-alive connections sooner than the load balancer stops reusing them: a steady trickle of 502s on healthy pods, at any time",
+	Signature:   "closed connections (ALB 502 with a target and no target status, GCP `backend_connection_closed_before_data_sent_to_client`, ingress-nginx \"upstream prematurely closed connection\", Envoy `UC`) spread over time and pods that kept serving; the app's keep-alive below the LB's idle timeout",
+}
+
+// Tuning of the keep-alive rule.
+const (
+	// minKeepaliveFailures is the fewest closed connections that make a
+	// trickle: a handful is what any load balancer sees from client resets.
+	minKeepaliveFailures = 8
+	// minKeepaliveConfirmed is the fewest when the objects show the app's
+	// keep-alive below the load balancer's idle timeout: the mechanism is
+	// then known, and the failures only show it at work.
+	minKeepaliveConfirmed = 4
+	// minKeepaliveSpan is the shortest stretch a trickle must cover: the
+	// race recurs at random as connections go idle, so it spreads over
+	// minutes, where a crash or a deploy makes a burst.
+	minKeepaliveSpan = 5 * time.Minute
+	// keepaliveBucket and maxKeepaliveBurst say what spread means: no
+	// minute may hold more than half of the failures.
+	keepaliveBucket   = time.Minute
+	maxKeepaliveBurst = 0.5
+	// keepaliveMargin is how much longer than the load balancer's idle
+	// timeout the app's keep-alive should be (AWS and Google both advise
+	// "greater than"; five seconds covers the LB's own timer slack).
+	keepaliveMargin = 5
+	// minLBIdleFix is the shortest idle timeout proposed for the load
+	// balancer when the app's keep-alive is short: below ten seconds the
+	// load balancer reconnects for almost every request.
+	minLBIdleFix = 10
+	// keepaliveClearFit is the fit above which the pattern alone is medium
+	// confidence.
+	keepaliveClearFit = 0.9
+)
+
+// Load balancers' idle timeouts for upstream connections when no object
+// sets them, from the providers' documentation.
+const (
+	// albIdleTimeout: ALB's connection idle timeout defaults to 60 s
+	// (idle_timeout.timeout_seconds).
+	albIdleTimeout = 60
+	// gcpBackendKeepalive: Google's external Application Load Balancer keeps
+	// backend connections alive up to 600 s (fixed, its "backend keepalive
+	// timeout").
+	gcpBackendKeepalive = 600
+	// nginxUpstreamKeepalive: ingress-nginx upstream-keepalive-timeout
+	// defaults to 60 s.
+	nginxUpstreamKeepalive = 60
+)
+
+// Cause implements Rule.
+func (keepaliveTimeout) Cause() Cause { return keepaliveTimeoutCause }
+
+// Claims implements Rule: a connection closed under a request at a backend
+// that was serving normally.
+func (keepaliveTimeout) Claims(_ *correlate.Analysis, s *correlate.Signal) bool {
+	at := s.Last()
+	return at != nil && at.Kind == sources.FailureClosed && at.State == correlate.StateServing
+}
+
+// Explain implements Rule: one finding over the whole data, when the closed
+// connections form a trickle rather than a burst.
+func (keepaliveTimeout) Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding {
+	if len(claimed) == 0 {
+		return nil
+	}
+	w := correlate.Summarize(claimed)
+	f := &Finding{Cause: keepaliveTimeoutCause.ID, Window: w, Backends: backendRefs(a, w)}
+	family := platformOf(w)
+	lb := lbIdleTimeout(a, family)
+	app, wl := appKeepAlive(a, f.Backends)
+	least := minKeepaliveFailures
+	if app != nil && app.Seconds < lb.Seconds {
+		least = minKeepaliveConfirmed // the objects already show the mismatch
+	}
+	if !isTrickle(claimed, least) {
+		return nil
+	}
+	f.Evidence = failureEvidence(w, nil)
+	f.Timeouts = []Timeout{lb}
+	corroborated := 0
+	if app != nil {
+		f.Timeouts = append(f.Timeouts, Timeout{What: "the app's keep-alive (" + orDefault(app.Server, "server") + ")", Seconds: app.Seconds, Source: appSource(app)})
+		if app.Seconds < lb.Seconds {
+			corroborated += 2
+			f.Evidence = append(f.Evidence, factEvidence("%s keeps idle connections %g s, the load balancer reuses them for up to %g s (%s)", orDefault(app.Server, "the app"), app.Seconds, lb.Seconds, lb.Source))
+		}
+	}
+	if len(f.Backends) > 1 {
+		corroborated++
+	}
+	f.Rate = trickleRate(a, w, len(f.Backends))
+	f.grade(1, corroborated, keepaliveClearFit)
+	f.Summary = keepaliveSummary(w, f.Rate, lb, app)
+	f.Remediation = keepaliveFixes(a, wl, family, lb, app)
+	return []*Finding{f}
+}
+
+// isTrickle reports whether closed connections are spread like the
+// keep-alive race: at least least of them, over minutes, no minute holding
+// most.
+func isTrickle(sigs []*correlate.Signal, least int) bool {
+	if len(sigs) < least || sigs[len(sigs)-1].Time.Sub(sigs[0].Time) < minKeepaliveSpan {
+		return false
+	}
+	buckets := map[int64]int{}
+	worst := 0
+	for _, s := range sigs {
+		k := s.Time.UnixNano() / int64(keepaliveBucket)
+		buckets[k]++
+		worst = max(worst, buckets[k])
+	}
+	return float64(worst) <= maxKeepaliveBurst*float64(len(sigs))
+}
+
+// Timeout is one timeout setting a finding rests on.
+type Timeout struct {
+	// What names the setting.
+	What string
+	// Seconds is its value; Source where it was read, or "default".
+	Seconds float64
+	Source  string
+}
+
+// Rate is how often a spread-out failure happened.
+type Rate struct {
+	PerHour, Share, Hours float64
+	Backends              int
+}
+
+// trickleRate measures a trickle over the whole data: failures per hour,
+// their share of all requests, the backends affected.
+func trickleRate(a *correlate.Analysis, w *correlate.Window, backends int) *Rate {
+	first, last := a.DataSpan()
+	hours := last.Sub(first).Hours()
+	r := &Rate{Hours: math.Round(hours*100) / 100, Backends: backends}
+	if hours > 0 {
+		r.PerHour = math.Round(float64(w.Failed)/hours*10) / 10
+	}
+	if f, l, ok := a.Span(); ok {
+		if total := a.Sum(f, l).Total; total > 0 {
+			r.Share = float64(w.Failed) / float64(total)
+		}
+	}
+	return r
+}
+
+// lbIdleTimeout reads the load balancer's idle timeout for upstream
+// connections where users set it, else its documented default.
+func lbIdleTimeout(a *correlate.Analysis, family sources.Family) Timeout {
+	switch family {
+	case sources.FamilyALB:
+		for _, c := range a.Configs {
+			if hc := c.HealthCheck; hc != nil && hc.IdleTimeoutSec != nil {
+				return Timeout{What: "the ALB's idle timeout", Seconds: float64(*hc.IdleTimeoutSec),
+					Source: fmt.Sprintf("%s %s/%s alb.ingress.kubernetes.io/load-balancer-attributes", c.Kind, c.Namespace, c.Name)}
+			}
+		}
+		return Timeout{What: "the ALB's idle timeout", Seconds: albIdleTimeout, Source: "the ALB default"}
+	case sources.FamilyIngressNginx:
+		for _, c := range a.Configs {
+			if c.Proxy != nil && c.Proxy.UpstreamKeepaliveTimeoutSec != nil {
+				return Timeout{What: "ingress-nginx upstream-keepalive-timeout", Seconds: float64(*c.Proxy.UpstreamKeepaliveTimeoutSec),
+					Source: fmt.Sprintf("ConfigMap %s/%s", c.Namespace, c.Name)}
+			}
+		}
+		return Timeout{What: "ingress-nginx upstream-keepalive-timeout", Seconds: nginxUpstreamKeepalive, Source: "the ingress-nginx default"}
+	}
+	return Timeout{What: "the load balancer's backend keep-alive", Seconds: gcpBackendKeepalive, Source: "Google's external Application Load Balancer (fixed)"}
+}
+
+// appKeepAlive finds the keep-alive the failing backends' containers set,
+// from their spec or their workload's template, and the workload.
+func appKeepAlive(a *correlate.Analysis, refs []BackendRef) (*sources.KeepAlive, workload) {
+	var specs []*sources.PodSpec
+	for _, r := range refs {
+		if r.Of != nil && r.Of.Spec != nil {
+			specs = append(specs, r.Of.Spec)
+		}
+	}
+	wl := findWorkload(a, nil, refs)
+	if wl.Template != nil {
+		specs = append(specs, wl.Template)
+	}
+	for _, s := range specs {
+		for _, c := range s.Containers {
+			if c.KeepAlive != nil && !c.Sidecar {
+				return c.KeepAlive, wl
+			}
+		}
+	}
+	return nil, wl
+}
+
+// appSource says where the app's keep-alive came from.
+func appSource(k *sources.KeepAlive) string {
+	if k.Set {
+		return k.Via
+	}
+	return k.Server + "'s default"
+}
+
+// keepaliveSummary is the one sentence a human reads first.
+func keepaliveSummary(w *correlate.Window, r *Rate, lb Timeout, app *sources.KeepAlive) string {
+	head := fmt.Sprintf("A steady trickle of %s (%s) over %.1f hours — %.1f an hour, %.3f %% of requests — on %s that kept serving normally",
+		plural(w.Failed, "failed request"), statusList(w.StatusCounts), r.Hours, r.PerHour, r.Share*100, plural(r.Backends, "backend"))
+	if app != nil && app.Seconds < lb.Seconds {
+		return head + fmt.Sprintf(": the load balancer reuses idle connections for up to %g s (%s), but %s closes them after %g s (%s), so now and then a request goes out on a connection the app is closing.",
+			lb.Seconds, lb.Source, orDefault(app.Server, "the app"), app.Seconds, appSource(app))
+	}
+	return head + fmt.Sprintf(": the load balancer reuses idle connections for up to %g s (%s); an app that closes them sooner races it. The app's keep-alive timeout is not in the objects read.", lb.Seconds, lb.Source)
+}
+
+// keepaliveFixes raise the app's keep-alive above the load balancer's idle
+// timeout, with the flag of the server when it is known, or lower the load
+// balancer's.
+func keepaliveFixes(a *correlate.Analysis, wl workload, family sources.Family, lb Timeout, app *sources.KeepAlive) []Fix {
+	want := int(math.Ceil(lb.Seconds)) + keepaliveMargin
+	fix := Fix{Title: fmt.Sprintf("Keep idle connections open %d s in the app, longer than the load balancer's %g s", want, lb.Seconds)}
+	container := mainContainer(wl)
+	switch {
+	case app != nil && strings.HasPrefix(app.Via, "GUNICORN_CMD_ARGS"):
+		fix.Why = fmt.Sprintf("gunicorn closes idle connections after %g s (%s). Raise --keep-alive in GUNICORN_CMD_ARGS to %d; keep the other arguments.", app.Seconds, app.Via, want)
+	case app != nil && app.Set && strings.HasPrefix(app.Via, "--"):
+		flag, _, _ := strings.Cut(app.Via, " ")
+		fix.Why = fmt.Sprintf("%s closes idle connections after %g s: in the container's args, change `%s` to `%s %d`.", app.Server, app.Seconds, app.Via, flag, want)
+	case app != nil && app.Set:
+		name, _, _ := strings.Cut(app.Via, "=")
+		fix.Why = fmt.Sprintf("The app closes idle connections after %g s (%s).", app.Seconds, app.Via)
+		fix.Patch = containerPatch(wl, container, map[string]any{"env": []any{map[string]any{"name": name, "value": fmt.Sprint(want)}}})
+	case app != nil && app.Server == "node":
+		fix.Why = fmt.Sprintf("Node.js closes idle connections after 5 s by default: set server.keepAliveTimeout = %d000 (and server.headersTimeout above it) where the server is created.", want)
+	case app != nil && app.Server == "gunicorn":
+		fix.Why = fmt.Sprintf("gunicorn closes idle connections after 2 s by default: add `--keep-alive %d` to its arguments.", want)
+	case app != nil && app.Server == "uvicorn":
+		fix.Why = fmt.Sprintf("uvicorn closes idle connections after 5 s by default: add `--timeout-keep-alive %d` to its arguments.", want)
+	default:
+		fix.Why = fmt.Sprintf("Set the server's keep-alive (idle) timeout to %d s: gunicorn --keep-alive, uvicorn --timeout-keep-alive, Node.js server.keepAliveTimeout.", want)
+	}
+	fixes := []Fix{fix}
+	if app == nil || app.Seconds-1 < minLBIdleFix {
+		return fixes
+	}
+	// Or let the load balancer give up on idle connections first.
+	lower := int(app.Seconds) - 1
+	switch family {
+	case sources.FamilyALB:
+		ns, name, ok := ingressOf(a)
+		if !ok {
+			ns, name = wl.Namespace, placeholderName("Ingress")
+		}
+		fixes = append(fixes, Fix{
+			Title: fmt.Sprintf("Or close idle connections in the ALB after %d s", lower),
+			Why:   "The ALB idle timeout applies to client connections too; lowering it below the app's keep-alive ends the race from the load balancer's side.",
+			Patch: objectPatch("networking.k8s.io/v1", "Ingress", ns, name, map[string]any{"annotations": map[string]any{
+				"alb.ingress.kubernetes.io/load-balancer-attributes": fmt.Sprintf("idle_timeout.timeout_seconds=%d", lower)}}, nil),
+		})
+	case sources.FamilyIngressNginx:
+		ns, name := "ingress-nginx", "ingress-nginx-controller"
+		if cms := proxyConfigMaps(a); len(cms) > 0 {
+			ns, name = cms[0].Namespace, cms[0].Name
+		}
+		fixes = append(fixes, Fix{
+			Title: fmt.Sprintf("Or let ingress-nginx drop idle upstream connections after %d s", lower),
+			Why:   "upstream-keepalive-timeout below the app's keep-alive makes nginx close an idle connection before the app does.",
+			Patch: objectPatch("v1", "ConfigMap", ns, name, nil, nil).with("data", map[string]any{"upstream-keepalive-timeout": fmt.Sprint(lower)}),
+		})
+	}
+	return fixes
+}
+
+// proxyConfigMaps returns the ingress-nginx ConfigMaps read, by name.
+func proxyConfigMaps(a *correlate.Analysis) []*sources.Config {
+	var out []*sources.Config
+	for _, c := range a.Configs {
+		if c.Proxy != nil {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name })
+	return out
+}
