@@ -296,12 +296,3 @@ func newHTMLIncident(n int, in Incident) htmlIncident {
 	}
 	return h
 }
-
-// sanitizeLines sanitizes each line of a block of text, keeping the line breaks.
-func sanitizeLines(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = Sanitize(l)
-	}
-	return strings.Join(lines, "\n")
-}

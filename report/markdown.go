@@ -142,22 +142,75 @@ func mermaidText(s string) string {
 	}, Sanitize(s))
 }
 
-// mdText escapes untrusted text for Markdown prose.
+// mdEscaped are the ASCII punctuation characters that can start inline
+// markup in CommonMark or GitHub Flavored Markdown: emphasis, code, links
+// and images, raw HTML and autolinks, entities, table cells, strikethrough,
+// math, headings, and the escape itself. Every one of them may be
+// backslash-escaped (CommonMark 0.31, section 2.4).
+const mdEscaped = "\\`*_[]<>!|~&@#$"
+
+// mdText escapes untrusted text for Markdown prose, list items and table
+// cells so that it renders as exactly the text it is: control and
+// bidirectional characters are made visible (Sanitize), markup characters
+// are backslash-escaped, a character that would start a block (a list
+// marker, a heading) at the beginning is escaped, and the two patterns
+// GitHub turns into links without any markup, "scheme://" and "www.", are
+// broken by escaping their ':' or '.'.
 func mdText(s string) string {
-	r := strings.NewReplacer("<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "`", "\\`", "|", `\|`)
-	return r.Replace(Sanitize(s))
+	s = Sanitize(s)
+	marker := -1 // the '.' or ')' of a leading ordered-list marker
+	if n := orderedMarker(s); n > 0 {
+		marker = n
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case strings.IndexByte(mdEscaped, c) >= 0, i == marker:
+			b.WriteByte('\\')
+		case i == 0 && (c == '-' || c == '+' || c == '=' || c == '>'):
+			// A bullet list marker or a setext heading underline.
+			b.WriteByte('\\')
+		case c == ':' && strings.HasPrefix(s[i:], "://"):
+			b.WriteByte('\\')
+		case c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// orderedMarker returns the index of the '.' or ')' when s starts like an
+// ordered list item (one to nine digits, then '.' or ')'), else 0.
+func orderedMarker(s string) int {
+	for i := 0; i < len(s) && i < 10; i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+		case (c == '.' || c == ')') && i > 0:
+			return i
+		default:
+			return 0
+		}
+	}
+	return 0
 }
 
 // mdCell escapes untrusted text for a Markdown table cell or list item.
 func mdCell(s string) string { return mdText(s) }
 
-// mdCode puts a source reference in code spans; empty stays empty.
+// mdCode puts a source reference in a code span, where nothing is markup;
+// backticks, which would end the span, become quotes. Empty stays empty.
 func mdCode(s string) string {
 	if s == "" {
 		return ""
 	}
 	return "`" + strings.ReplaceAll(Sanitize(s), "`", "'") + "`"
 }
+
+// mdCodeCell is mdCode for a table cell, where '|' ends the cell even inside
+// a code span unless escaped (GFM tables, example 200).
+func mdCodeCell(s string) string { return strings.ReplaceAll(mdCode(s), "|", `\|`) }
 
 // indentLines prefixes every line of s (which ends in a newline).
 func indentLines(s, prefix string) string {
