@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/readygap/readygap/classify"
@@ -10,9 +11,10 @@ import (
 	"github.com/readygap/readygap/sources"
 )
 
-// newReport builds the report of a read and its verdicts.
-func newReport(res *sources.Result, a *correlate.Analysis, verdicts []*classify.Verdict) *Report {
-	rep := &Report{Schema: SchemaVersion, Summary: Summary{Changes: []Change{}}, Inputs: []Input{}, Warnings: []string{},
+// newReport builds the report of a read and its verdicts; win is the time
+// window the inputs were read with (nil without one).
+func newReport(res *sources.Result, a *correlate.Analysis, verdicts []*classify.Verdict, win *Window) *Report {
+	rep := &Report{Schema: SchemaVersion, Inputs: []Input{}, Warnings: []string{}, Window: win,
 		Rollouts: []Rollout{}, Incidents: []Incident{}, Lanes: []Lane{}, PrunedObjects: res.Pruned}
 	for _, in := range res.Inputs {
 		rep.Inputs = append(rep.Inputs, Input{
@@ -25,19 +27,33 @@ func newReport(res *sources.Result, a *correlate.Analysis, verdicts []*classify.
 	for i, v := range verdicts {
 		in := newIncident(v)
 		in.ID = fmt.Sprintf("incident-%d", i+1)
+		if in.Cut == "" {
+			in.Cut = cutBy(win, in, a.Opts.MergeGap)
+		}
 		rep.Incidents = append(rep.Incidents, in)
 	}
-	rep.Summary = summarize(a, rep.Incidents)
-	for _, l := range a.Lanes() {
-		rep.Lanes = append(rep.Lanes, newLane(l))
+	x := newDataAxis(a)
+	if w := x.warning(); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
 	}
-	rep.Series = newSeries(a.Series())
+	rep.Summary = summarize(a, rep.Incidents)
+	rep.Summary.First, rep.Summary.Last = x.First, x.Last
+	rep.Summary.Caveats = caveats(rep, x)
+	for _, l := range a.Lanes() {
+		rl := newLane(l)
+		if x.ok {
+			rl.States = laneStates(rl, x.First, x.Last)
+		}
+		rep.Lanes = append(rep.Lanes, rl)
+	}
+	rep.Lanes, rep.LanesOmitted = boundLanes(rep.Lanes, rep.Incidents)
+	rep.Series = newSeries(a, x, rep.Incidents)
 	return rep
 }
 
 func newLane(l *correlate.Lane) Lane {
 	rl := Lane{Name: l.Name, ReplicaSet: l.ReplicaSet, Zone: l.Zone, Role: l.Role.String(), Milestones: map[string]time.Time{},
-		FirstServed: utc(l.FirstServed), LastServed: utc(l.LastServed), Markers: []Marker{}}
+		FirstServed: utc(l.FirstServed), LastServed: utc(l.LastServed), Markers: []Marker{}, States: []LaneState{}}
 	if l.IP.IsValid() {
 		rl.IP = l.IP.String()
 	}
@@ -50,19 +66,6 @@ func newLane(l *correlate.Lane) Lane {
 		rl.Markers = append(rl.Markers, Marker{Time: utc(mk.Time), Kind: mk.Kind.String(), Text: mk.Text, Source: mk.Source})
 	}
 	return rl
-}
-
-func newSeries(points []correlate.Point) *Series {
-	if len(points) == 0 {
-		return nil
-	}
-	s := &Series{Start: utc(points[0].Time), StepSeconds: 1, Columns: seriesColumns}
-	for _, p := range points {
-		f := p.LBFailed
-		s.Values = append(s.Values, []int{p.OK, p.AppErrors, f[sources.FailureNoBackend], f[sources.FailureRefused],
-			f[sources.FailureUnreachable], f[sources.FailureClosed], f[sources.FailureTimeout], f[sources.FailureOther], p.Hidden})
-	}
-	return s
 }
 
 func newIncident(v *classify.Verdict) Incident {
@@ -102,14 +105,32 @@ func newIncident(v *classify.Verdict) Incident {
 	return in
 }
 
+// cutBy says whether the window may have cut the incident: its first
+// failure lies closer to --since, or its last one closer to --until, than
+// the gap that joins failures into one incident, so failures outside the
+// window could have belonged to it.
+func cutBy(win *Window, in Incident, gap time.Duration) string {
+	if win == nil {
+		return ""
+	}
+	var cut []string
+	if !win.Since.IsZero() && in.Start.Sub(win.Since) < gap {
+		cut = append(cut, "starts before --since")
+	}
+	if !win.Until.IsZero() && win.Until.Sub(in.End) < gap {
+		cut = append(cut, "ends after --until")
+	}
+	return strings.Join(cut, ", ")
+}
+
 // summarize adds up the incidents and states each of their fixes once, in
 // the order they first appear.
 func summarize(a *correlate.Analysis, incidents []Incident) Summary {
-	sum := Summary{Incidents: len(incidents), Changes: []Change{}}
-	for _, p := range a.Series() {
-		sum.Requests += p.Total
-		sum.AppErrors += p.AppErrors
-	}
+	sum := Summary{Incidents: len(incidents), Changes: []Change{}, Caveats: []string{}}
+	eachSecond(a, func(_ int64, c correlate.Counts) {
+		sum.Requests += c.Total
+		sum.AppErrors += c.AppErrors
+	})
 	index := map[Remediation]int{}
 	for _, in := range incidents {
 		sum.FailedRequests += in.FailedRequests
@@ -126,6 +147,55 @@ func summarize(a *correlate.Analysis, incidents []Incident) Summary {
 		}
 	}
 	return sum
+}
+
+// caveats collects what changes how to read the verdicts, from the fields
+// that say so.
+func caveats(rep *Report, x dataAxis) []string {
+	out := []string{}
+	if w := rep.Window; w != nil && w.Empty {
+		msg := "the time window " + windowText(w) + " holds no record with a time"
+		if !w.DataFirst.IsZero() {
+			msg += fmt.Sprintf("; the data runs from %s to %s UTC", w.DataFirst.UTC().Format(time.DateTime), w.DataLast.UTC().Format(time.DateTime))
+		}
+		out = append(out, msg)
+	}
+	for _, c := range rep.Clocks {
+		out = append(out, fmt.Sprintf("%s times were shifted by %+.1f s to the load balancer's clock (%s, %s)",
+			c.Source, c.OffsetSeconds, plural(c.Pairs, "paired observation"), c.How))
+	}
+	for _, in := range rep.Incidents {
+		if in.SampleRate > 0 && in.SampleRate < 1 {
+			out = append(out, fmt.Sprintf("%s: request logs are sampled at %s; its %d failed requests are an estimate from the %d logged",
+				in.ID, percent(in.SampleRate), in.FailedRequests, in.LoggedFailedRequests))
+		}
+		if in.Cut != "" {
+			out = append(out, fmt.Sprintf("%s %s: it may have begun or ended outside the window", in.ID, in.Cut))
+		}
+	}
+	if w := x.warning(); w != "" {
+		out = append(out, w)
+	}
+	return out
+}
+
+// windowText renders a window as [since, until).
+func windowText(w *Window) string {
+	t := func(t time.Time, open string) string {
+		if t.IsZero() {
+			return open
+		}
+		return t.UTC().Format(time.DateTime)
+	}
+	return "[" + t(w.Since, "…") + ", " + t(w.Until, "…") + ") UTC"
+}
+
+// percent renders a share as a percentage for people.
+func percent(f float64) string {
+	if f*100 >= 10 {
+		return fmt.Sprintf("%.0f %%", f*100)
+	}
+	return fmt.Sprintf("%.2g %%", f*100)
 }
 
 // rfc3339 renders t as the JSON contract does: UTC RFC 3339 with the
