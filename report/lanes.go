@@ -18,7 +18,14 @@ type laneView struct {
 	// Omitted counts the backends not drawn: beyond the view's bound, and
 	// those the report itself left out.
 	Omitted int
+	// Quantum is how close times must be for lanes to look alike: the
+	// drawing's resolution, or coarser when that kept too many rows.
+	Quantum time.Duration
 }
+
+// maxCoarsening bounds how many times buildLaneView doubles the resolution
+// at which lanes look alike before it leaves rows out.
+const maxCoarsening = 6
 
 // laneGroup is the lanes of one ReplicaSet, or the backends known only by
 // their IP.
@@ -69,14 +76,29 @@ func laneViewSpan(rep *Report) (from, to time.Time, ok bool) {
 
 // buildLaneView prepares rep's lanes for a drawing whose smallest visible
 // step is quantum and which holds at most maxRows rows: lanes with the same
-// ReplicaSet, role and states (times rounded to quantum) share a row, and
-// beyond maxRows the lanes an incident names are kept first.
+// ReplicaSet, role and states (times within quantum) share a row; when that
+// leaves more than maxRows rows, the quantum doubles (up to maxCoarsening
+// times), and beyond that the lanes an incident names are kept first.
 func buildLaneView(rep *Report, quantum time.Duration, maxRows int) *laneView {
+	v := collapseLanes(rep, quantum)
+	for i := 0; v != nil && v.Rows > maxRows && i < maxCoarsening; i++ {
+		quantum *= 2
+		v = collapseLanes(rep, quantum)
+	}
+	if v != nil && v.Rows > maxRows {
+		v.bound(maxRows)
+	}
+	return v
+}
+
+// collapseLanes groups rep's lanes by ReplicaSet and collapses those alike
+// at resolution quantum.
+func collapseLanes(rep *Report, quantum time.Duration) *laneView {
 	from, to, ok := laneViewSpan(rep)
 	if !ok {
 		return nil
 	}
-	v := &laneView{From: from, To: to, Omitted: rep.LanesOmitted}
+	v := &laneView{From: from, To: to, Omitted: rep.LanesOmitted, Quantum: quantum}
 	named := involvedBackends(rep)
 	groups := map[string]*laneGroup{}
 	var order []string
@@ -88,14 +110,21 @@ func buildLaneView(rep *Report, quantum time.Duration, maxRows int) *laneView {
 		if len(states) == 0 {
 			continue
 		}
-		key := l.ReplicaSet
+		// A ReplicaSet is one group; bare IPs are grouped by their role.
+		key := "rs/" + l.ReplicaSet
+		if l.ReplicaSet == "" {
+			key = "ip/" + l.Role
+		}
 		g := groups[key]
 		if g == nil {
 			g = &laneGroup{ReplicaSet: l.ReplicaSet}
+			if l.ReplicaSet == "" && l.Role != "unknown" {
+				g.Role = l.Role
+			}
 			groups[key] = g
 			order = append(order, key)
 		}
-		if l.Role == "new" || (l.Role == "old" && g.Role == "") {
+		if l.ReplicaSet != "" && (l.Role == "new" || (l.Role == "old" && g.Role == "")) {
 			g.Role = l.Role
 		}
 		vl := viewLane{Name: l.Name, IP: l.IP, Role: l.Role, States: states, Markers: l.Markers, Names: []string{l.Name},
@@ -120,9 +149,6 @@ func buildLaneView(rep *Report, quantum time.Duration, maxRows int) *laneView {
 	})
 	for _, g := range v.Groups {
 		v.Rows += len(g.Lanes)
-	}
-	if v.Rows > maxRows {
-		v.bound(maxRows)
 	}
 	return v
 }

@@ -12,7 +12,7 @@ import (
 // Text lanes.
 const (
 	// maxTextLanes bounds the rows of the text lanes; alike lanes share one.
-	maxTextLanes = 40
+	maxTextLanes = 24
 	// textLabelMin and textLabelMax bound the label column; a longer label
 	// gets a line of its own above its row.
 	textLabelMin = 14
@@ -48,7 +48,11 @@ func (t *textOut) lanes(rep *Report) {
 	if v == nil || v.Rows == 0 {
 		return
 	}
-	t.line(headingStyle.Render("Lanes") + fmt.Sprintf(" %s → %s UTC, one column ≈ %s", from.UTC().Format("15:04:05"), to.UTC().Format("15:04:05"), stepText(step)))
+	head := fmt.Sprintf(" %s → %s UTC, one column ≈ %s", from.UTC().Format("15:04:05"), to.UTC().Format("15:04:05"), stepText(step))
+	if v.Quantum > step {
+		head += fmt.Sprintf("; lanes within %s of each other are alike", stepText(v.Quantum))
+	}
+	t.para(headingStyle.Render("Lanes")+" ", head, "  ")
 	t.para("", dimStyle.Render("░ starting  ▒ Ready for Kubernetes  █ healthy for the LB  ╌ terminating  ! LB/proxy 5xx"), "")
 	t.para("", dimStyle.Render("…-x7k2q: a pod of the ReplicaSet above · +N: N more pods alike · new pods blue, old yellow"), "")
 	for _, g := range v.Groups {
@@ -116,6 +120,9 @@ func groupTitle(g laneGroup) (head, rest string) {
 		count += " " + g.Role
 	}
 	if g.ReplicaSet == "" {
+		if g.Role == "" {
+			count += " of unknown role"
+		}
 		return "Backends known only by IP ", "· " + count
 	}
 	noun := " pods"
@@ -144,26 +151,35 @@ func laneRow(states []LaneState, from time.Time, step time.Duration, cols int) s
 	return string(row)
 }
 
-// incidentMarks writes each incident's number under the column it starts in.
+// incidentMarks writes each incident's number under the column it starts
+// in; incidents that would touch share one mark ("#1,2").
 func incidentMarks(rep *Report, from time.Time, step time.Duration, cols int) string {
-	row := []rune(strings.Repeat(" ", cols+1))
-	any := false
+	type mark struct {
+		col   int
+		label string
+	}
+	var marks []mark
 	for i, in := range rep.Incidents {
 		c := int(in.Start.Sub(from) / step)
 		if c < 0 || c >= cols {
 			continue
 		}
-		for k, r := range "#" + strconv.Itoa(i+1) {
-			if c+k < len(row) && row[c+k] == ' ' {
-				row[c+k] = r
-			}
+		if n := len(marks); n > 0 && c <= marks[n-1].col+len(marks[n-1].label) {
+			marks[n-1].label += "," + strconv.Itoa(i+1)
+			continue
 		}
-		any = true
+		marks = append(marks, mark{c, "#" + strconv.Itoa(i+1)})
 	}
-	if !any {
-		return ""
+	var b strings.Builder
+	for _, m := range marks {
+		if pad := m.col - lipgloss.Width(b.String()); pad > 0 {
+			b.WriteString(strings.Repeat(" ", pad))
+		} else if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(m.label)
 	}
-	return strings.TrimRight(string(row), " ")
+	return b.String()
 }
 
 // stepText renders a column's duration.
