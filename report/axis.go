@@ -40,6 +40,7 @@ type dataAxis struct {
 	// axis; OutsideFirst and OutsideLast bound their times.
 	OutsideRequests, OutsideEvents int
 	OutsideFirst, OutsideLast      time.Time
+	outside                        bool
 }
 
 // contains reports whether t lies on the axis.
@@ -58,10 +59,12 @@ func (x dataAxis) warning() string {
 		x.OutsideFirst.UTC().Format(time.DateTime), x.OutsideLast.UTC().Format(time.DateTime))
 }
 
-// hourGroup is what fell into one hour of the data.
+// hourGroup is what fell into one hour of the data: the records, and the
+// times the first and last ones have (seen) and cover up to (last, the end
+// of a request's second).
 type hourGroup struct {
-	requests, events int
-	first, last      time.Time
+	requests, events  int
+	first, seen, last time.Time
 }
 
 // newDataAxis finds the axis from the requests and the lifecycle events:
@@ -75,11 +78,14 @@ func newDataAxis(a *correlate.Analysis) dataAxis {
 		h := floorDiv(t.Unix(), 3600)
 		g := hours[h]
 		if g == nil {
-			g = &hourGroup{first: t, last: t}
+			g = &hourGroup{first: t, seen: t, last: t}
 			hours[h] = g
 		}
 		if t.Before(g.first) {
 			g.first = t
+		}
+		if t.After(g.seen) {
+			g.seen = t
 		}
 		if t.After(g.last) {
 			g.last = t
@@ -145,12 +151,13 @@ func newDataAxis(a *correlate.Analysis) dataAxis {
 			}
 			x.OutsideRequests += hg.requests
 			x.OutsideEvents += hg.events
-			if x.OutsideFirst.IsZero() || hg.first.Before(x.OutsideFirst) {
+			if !x.outside || hg.first.Before(x.OutsideFirst) {
 				x.OutsideFirst = hg.first
 			}
-			if hg.last.After(x.OutsideLast) {
-				x.OutsideLast = hg.last
+			if !x.outside || hg.seen.After(x.OutsideLast) {
+				x.OutsideLast = hg.seen
 			}
+			x.outside = true
 		}
 	}
 	return x
