@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"time"
 
@@ -182,14 +181,4 @@ func clampTime(t, lo, hi time.Time) time.Time {
 		return hi
 	}
 	return t
-}
-
-// secondsBetween is hi-lo in whole seconds, saturating instead of
-// overflowing for times centuries apart.
-func secondsBetween(lo, hi time.Time) int64 {
-	d := hi.Unix() - lo.Unix()
-	if d < 0 {
-		return 0
-	}
-	return min(d, math.MaxInt64/2)
 }

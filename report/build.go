@@ -198,15 +198,6 @@ func percent(f float64) string {
 	return fmt.Sprintf("%.2g %%", f*100)
 }
 
-// rfc3339 renders t as the JSON contract does: UTC RFC 3339 with the
-// precision the input had; the zero time renders empty.
-func rfc3339(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339Nano)
-}
-
 // utc returns t in UTC; the zero time stays zero.
 func utc(t time.Time) time.Time {
 	if t.IsZero() {
