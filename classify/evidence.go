@@ -99,7 +99,8 @@ func sortRefs(refs []BackendRef) {
 	})
 }
 
-// roleWhy says how a backend's role was decided, from its own records.
+// roleWhy says how a backend's role was decided, from its own records (how
+// its pod was joined to its IP is the lease's to tell).
 func roleWhy(a *correlate.Analysis, b *correlate.Backend, role correlate.Role, ip netip.Addr) string {
 	var parts []string
 	if b != nil && b.Rollout != nil && b.ReplicaSet != "" {
@@ -116,11 +117,6 @@ func roleWhy(a *correlate.Analysis, b *correlate.Backend, role correlate.Role, i
 			parts = append(parts, "created at "+correlate.Clock(b.At(correlate.Created)))
 		case role == correlate.RoleOld && !b.At(correlate.Terminating).IsZero():
 			parts = append(parts, "terminating from "+correlate.Clock(b.At(correlate.Terminating)))
-		}
-		for _, l := range b.Leases {
-			if l.IP == ip && l.Join != "" {
-				parts = append(parts, "joined to "+ip.String()+" by timing: "+l.Join)
-			}
 		}
 	}
 	if len(parts) == 0 && ip.IsValid() {

@@ -19,6 +19,9 @@ type Lease struct {
 	// record named both the pod and the IP (a pod object, an EndpointSlice,
 	// a probe message).
 	Join string
+	// seen is the first record of the lease; it orders a lease whose start
+	// is open among the others of its IP.
+	seen time.Time
 }
 
 // Contains reports whether t falls in the lease.
@@ -93,13 +96,13 @@ func buildIdentities(d *Dataset, s *backendSet) *Identities {
 		k := key{o.ip, o.b}
 		l := leases[k]
 		if l == nil {
-			l = &Lease{IP: o.ip, Backend: o.b, From: o.from, To: o.to}
+			l = &Lease{IP: o.ip, Backend: o.b, From: o.from, To: o.to, seen: o.from}
 			leases[k] = l
 			order = append(order, l)
 			continue
 		}
 		if o.from.IsZero() || (!l.From.IsZero() && o.from.Before(l.From)) {
-			l.From = o.from
+			l.From, l.seen = o.from, o.from
 		}
 		if o.to.IsZero() || (!l.To.IsZero() && o.to.After(l.To)) {
 			l.To = o.to
@@ -109,8 +112,11 @@ func buildIdentities(d *Dataset, s *backendSet) *Identities {
 	for _, l := range order {
 		// A pod holds its IP from its creation to its end; what records
 		// say about it in between only confirms that.
-		if lf := life[l.Backend]; !lf.born.IsZero() && (l.From.IsZero() || lf.born.Before(l.From)) {
+		switch lf := life[l.Backend]; {
+		case !lf.born.IsZero() && (l.From.IsZero() || lf.born.Before(l.From)):
 			l.From = lf.born
+		case lf.before:
+			l.From = time.Time{} // it held the IP before the records began
 		}
 		if lf := life[l.Backend]; !l.To.IsZero() {
 			l.To = time.Time{}
@@ -136,8 +142,12 @@ func buildIdentities(d *Dataset, s *backendSet) *Identities {
 
 // podLife bounds a pod's life as records tell it: born is its creation
 // (or scheduling, or start), end the end of its grace period after it
-// began terminating; zero when unknown.
-type podLife struct{ born, end time.Time }
+// began terminating; zero when unknown. before says that the records of
+// the pod tell only of its end: it was there before they began.
+type podLife struct {
+	born, end time.Time
+	before    bool
+}
 
 // podLives reads every pod's life from objects and events.
 func podLives(d *Dataset, s *backendSet) map[*Backend]podLife {
@@ -164,6 +174,12 @@ func podLives(d *Dataset, s *backendSet) map[*Backend]podLife {
 			ended(b, c.Pod.Deleted, 0) // deletionTimestamp already holds the grace period
 		}
 	}
+	began := map[*Backend]bool{} // a record tells of the pod's start
+	for _, c := range d.Configs {
+		if c.Pod != nil {
+			began[s.pod(c.Namespace, c.Name)] = true
+		}
+	}
 	for i := range d.Lifecycle {
 		l := &d.Lifecycle[i]
 		if l.Pod == "" {
@@ -176,8 +192,28 @@ func podLives(d *Dataset, s *backendSet) map[*Backend]podLife {
 		case sources.Killing, sources.PodDeleted:
 			ended(b, l.Time, graceOf(b, s))
 		}
+		if !endOfLife(l.Kind) {
+			began[b] = true
+		}
+	}
+	for b, lf := range m {
+		if lf.born.IsZero() && !began[b] {
+			lf.before = true
+			m[b] = lf
+		}
 	}
 	return m
+}
+
+// endOfLife reports whether a record of kind k tells only of a pod's end:
+// a pod known by such records alone was running before they began.
+func endOfLife(k sources.LifecycleKind) bool {
+	switch k {
+	case sources.Killing, sources.PreStopFailed, sources.PodDeleted, sources.PodEvicted,
+		sources.TargetDeregistering, sources.TargetDeregistered, sources.NEGDetach:
+		return true
+	}
+	return false
 }
 
 // graceOf is a pod's grace period from its spec or its workload's template.
@@ -192,10 +228,11 @@ func graceOf(b *Backend, s *backendSet) time.Duration {
 	return DefaultGracePeriod
 }
 
-// leaseBefore orders leases by start (open starts first), then by pod.
+// leaseBefore orders leases by start (an open start by the lease's first
+// record), then by pod.
 func leaseBefore(a, b *Lease) bool {
-	if !a.From.Equal(b.From) {
-		return a.From.Before(b.From)
+	if af, bf := a.start(), b.start(); !af.Equal(bf) {
+		return af.Before(bf)
 	}
 	if a.IP != b.IP {
 		return a.IP.Less(b.IP)
@@ -203,13 +240,29 @@ func leaseBefore(a, b *Lease) bool {
 	return a.Backend.Key() < b.Backend.Key()
 }
 
+// start is when the lease begins, or, for an open start, its first record.
+func (l *Lease) start() time.Time {
+	if l.From.IsZero() {
+		return l.seen
+	}
+	return l.From
+}
+
 // settle orders each IP's leases and closes every lease at the start of
-// the next one, so that a reused IP maps to one pod at any time.
+// the next one, so that a reused IP maps to one pod at any time. A lease
+// with an open start after another begins where that one ends (or, when
+// that one has no end, at its own first record).
 func (id *Identities) settle() {
 	for _, ls := range id.byIP {
 		sort.SliceStable(ls, func(i, j int) bool { return leaseBefore(ls[i], ls[j]) })
 		for i := 0; i+1 < len(ls); i++ {
 			next := ls[i+1]
+			if next.From.IsZero() && !next.seen.IsZero() {
+				if ls[i].To.IsZero() || ls[i].To.After(next.seen) {
+					ls[i].To = next.seen.Add(-time.Nanosecond)
+				}
+				next.From = ls[i].To.Add(time.Nanosecond)
+			}
 			if !next.From.IsZero() && (ls[i].To.IsZero() || ls[i].To.After(next.From)) {
 				ls[i].To = next.From.Add(-time.Nanosecond)
 			}

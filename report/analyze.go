@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/correlate"
@@ -23,7 +25,9 @@ type Options struct {
 // standard input) and returns the report on them: the one way from inputs
 // to a verdict, sources → correlate → classify → report, that every command
 // and test uses. It fails only when no input can be read at all (see
-// sources.Read); everything else is a warning in the report.
+// sources.Read); everything else is a warning in the report. When the time
+// window leaves no record with a time, the inputs are read a second time,
+// without it, to tell the reader what time range the data has.
 func Analyze(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	var mu sync.Mutex
 	var collectors []*correlate.Collector
@@ -37,8 +41,12 @@ func Analyze(ctx context.Context, paths []string, opts Options) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
+	win := readWindow(opts.Read, res)
+	if win != nil && win.Empty && !slices.Contains(paths, "-") {
+		win.DataFirst, win.DataLast = dataRange(ctx, paths, opts.Read)
+	}
 	a := correlate.Analyze(correlate.Merge(collectors...), correlate.Options{})
-	rep := newReport(res, a, classify.Classify(a))
+	rep := newReport(res, a, classify.Classify(a), win)
 	rep.Warnings = append(bundleWarnings(paths), rep.Warnings...)
 	return rep, nil
 }
@@ -59,3 +67,47 @@ func bundleWarnings(paths []string) []string {
 	}
 	return out
 }
+
+// readWindow describes the window of o as applied to res; nil without one.
+func readWindow(o sources.Options, res *sources.Result) *Window {
+	if o.Since.IsZero() && o.Until.IsZero() {
+		return nil
+	}
+	w := &Window{Since: utc(o.Since), Until: utc(o.Until), Empty: true}
+	filtered := 0
+	for _, in := range res.Inputs {
+		filtered += in.Filtered
+		if !in.First.IsZero() {
+			w.Empty = false
+		}
+	}
+	w.Empty = w.Empty && (filtered > 0 || res.Pruned > 0)
+	return w
+}
+
+// dataRange reads the inputs again without the window and returns the
+// earliest and latest record time; zero when the second read fails.
+func dataRange(ctx context.Context, paths []string, o sources.Options) (first, last time.Time) {
+	o.Since, o.Until = time.Time{}, time.Time{}
+	res, err := sources.Read(ctx, paths, o, func(*sources.InputReport) sources.Handler { return discard{} })
+	if err != nil {
+		return time.Time{}, time.Time{}
+	}
+	for _, in := range res.Inputs {
+		if !in.First.IsZero() && (first.IsZero() || in.First.Before(first)) {
+			first = in.First
+		}
+		if in.Last.After(last) {
+			last = in.Last
+		}
+	}
+	return utc(first), utc(last)
+}
+
+// discard is a sources.Handler that keeps nothing: the second read only
+// needs the inputs' time ranges.
+type discard struct{}
+
+func (discard) Request(*sources.Request)     {}
+func (discard) Lifecycle(*sources.Lifecycle) {}
+func (discard) Config(*sources.Config)       {}

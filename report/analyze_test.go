@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/readygap/readygap/internal/golden"
 )
@@ -113,33 +112,5 @@ func TestAnalyzeSeedGolden(t *testing.T) {
 			out := render(t, JSON, analyze(t, fixture(name)))
 			golden.Assert(t, filepath.Join("testdata", name+".golden.json"), []byte(out))
 		})
-	}
-}
-
-// TestTextLaneViewFitsAndMarkdownDrawsGantt checks the drawn rollout: the
-// text lanes fit 100 columns and show the failures, and the Markdown section
-// carries a Mermaid gantt chart with a critical bar for them.
-func TestTextLaneViewFitsAndMarkdownDrawsGantt(t *testing.T) {
-	rep := analyze(t, fixture("nginx-wrong-probe-port"))
-	out := render(t, Text, rep)
-	lanes := out[strings.Index(out, "Lanes "):]
-	lanes = lanes[:strings.Index(lanes, "\nInputs")]
-	rows := 0
-	for _, line := range strings.Split(lanes, "\n") {
-		if n := utf8.RuneCountInString(line); n > 100 {
-			t.Errorf("lane line of %d columns: %q", n, line)
-		}
-		if strings.Contains(line, "│") {
-			rows++
-		}
-	}
-	if rows < 5 || !strings.Contains(lanes, "!!!") || !strings.Contains(lanes, "▒") {
-		t.Errorf("lane view lacks lanes, Ready stretches or failures:\n%s", lanes)
-	}
-	md := render(t, Markdown, rep)
-	for _, want := range []string{"### Incident 1 of 1: wrong readiness-probe port (high confidence)", "```mermaid\ngantt\n", "5xx :crit, ", "section web-d6d2r8xqqf-", "```yaml\n"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q", want)
-		}
 	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/readygap/readygap/classify"
@@ -11,9 +12,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// newReport builds the report of a read and its classification.
-func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result) *Report {
-	rep := &Report{Schema: SchemaVersion, Summary: Summary{Changes: []Change{}}, Inputs: []Input{}, Warnings: []string{},
+// newReport builds the report of a read and its classification; win is the
+// time window the inputs were read with (nil without one).
+func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, win *Window) *Report {
+	rep := &Report{Schema: SchemaVersion, Summary: Summary{Changes: []Change{}, Caveats: []string{}}, Inputs: []Input{}, Warnings: []string{}, Window: win,
 		Rollouts: []Rollout{}, Incidents: []Incident{}, Lanes: []Lane{}, Notes: cl.Notes, PrunedObjects: res.Pruned}
 	for _, in := range res.Inputs {
 		rep.Inputs = append(rep.Inputs, Input{
@@ -31,6 +33,9 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result) 
 	for i, f := range cl.Findings {
 		in := newIncident(f)
 		in.ID = fmt.Sprintf("incident-%d", i+1)
+		if in.Cut == "" {
+			in.Cut = cutBy(win, in, a.Opts.MergeGap)
+		}
 		rep.Incidents = append(rep.Incidents, in)
 		if f.Rollout != nil {
 			used[f.Rollout] = true
@@ -41,9 +46,22 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result) 
 			rep.Rollouts = append(rep.Rollouts, newRollout(r))
 		}
 	}
+	x := newDataAxis(a)
+	if w := x.warning(); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
+	}
 	rep.Summary = summarize(a, rep.Incidents)
-	rep.Lanes = newLanes(a)
-	rep.Series = newSeries(a)
+	rep.Summary.First, rep.Summary.Last = x.First, x.Last
+	rep.Summary.Caveats = caveats(rep, x)
+	for _, l := range newLanes(a) {
+		l.States = []LaneState{}
+		if x.ok {
+			l.States = laneStates(l, x.First, x.Last)
+		}
+		rep.Lanes = append(rep.Lanes, l)
+	}
+	rep.Lanes, rep.LanesOmitted = boundLanes(rep.Lanes, rep.Incidents)
+	rep.Series = newSeries(a, x, rep.Incidents)
 	return rep
 }
 
@@ -58,30 +76,6 @@ func newRollout(r *correlate.Rollout) Rollout {
 	}
 	out.OldReplicaSets = slices.DeleteFunc(out.OldReplicaSets, func(s string) bool { return s == "" })
 	return out
-}
-
-// newSeries is the per-second outcome series from the first to the last
-// second with requests.
-func newSeries(a *correlate.Analysis) *Series {
-	first, last, ok := a.Span()
-	if !ok {
-		return nil
-	}
-	s := &Series{Start: time.Unix(first, 0).UTC(), StepSeconds: 1, Columns: seriesColumns, Values: make([][]int, 0, last-first+1)}
-	row := func(c correlate.Counts) []int {
-		f := c.LBFailed
-		return []int{c.OK, c.AppErrors, f[sources.FailureNoBackend], f[sources.FailureRefused],
-			f[sources.FailureUnreachable], f[sources.FailureClosed], f[sources.FailureTimeout], f[sources.FailureOther], c.Hidden}
-	}
-	next := first
-	a.Each(first, last, func(sec int64, c correlate.Counts) {
-		for ; next < sec; next++ {
-			s.Values = append(s.Values, row(correlate.Counts{}))
-		}
-		s.Values = append(s.Values, row(c))
-		next = sec + 1
-	})
-	return s
 }
 
 // newIncident turns one finding into the contract's incident.
@@ -157,14 +151,32 @@ func patchYAML(p classify.Patch) string {
 	return string(b)
 }
 
+// cutBy says whether the window may have cut the incident: its first
+// failure lies closer to --since, or its last one closer to --until, than
+// the gap that joins failures into one incident, so failures outside the
+// window could have belonged to it.
+func cutBy(win *Window, in Incident, gap time.Duration) string {
+	if win == nil {
+		return ""
+	}
+	var cut []string
+	if !win.Since.IsZero() && in.Start.Sub(win.Since) < gap {
+		cut = append(cut, "starts before --since")
+	}
+	if !win.Until.IsZero() && win.Until.Sub(in.End) < gap {
+		cut = append(cut, "ends after --until")
+	}
+	return strings.Join(cut, ", ")
+}
+
 // summarize adds up the incidents and states each of their fixes once, in
 // the order they first appear.
 func summarize(a *correlate.Analysis, incidents []Incident) Summary {
-	sum := Summary{Incidents: len(incidents), Changes: []Change{}}
-	if first, last, ok := a.Span(); ok {
-		all := a.Sum(first, last)
-		sum.Requests, sum.AppErrors = all.Total, all.AppErrors
-	}
+	sum := Summary{Incidents: len(incidents), Changes: []Change{}, Caveats: []string{}}
+	eachSecond(a, func(_ int64, c correlate.Counts) {
+		sum.Requests += c.Total
+		sum.AppErrors += c.AppErrors
+	})
 	index := map[Remediation]int{}
 	for _, in := range incidents {
 		sum.FailedRequests += in.FailedRequests
@@ -183,13 +195,53 @@ func summarize(a *correlate.Analysis, incidents []Incident) Summary {
 	return sum
 }
 
-// rfc3339 renders t as the JSON contract does: UTC RFC 3339 with the
-// precision the input had; the zero time renders empty.
-func rfc3339(t time.Time) string {
-	if t.IsZero() {
-		return ""
+// caveats collects what changes how to read the verdicts, from the fields
+// that say so.
+func caveats(rep *Report, x dataAxis) []string {
+	out := []string{}
+	if w := rep.Window; w != nil && w.Empty {
+		msg := "the time window " + windowText(w) + " holds no record with a time"
+		if !w.DataFirst.IsZero() {
+			msg += fmt.Sprintf("; the data runs from %s to %s UTC", w.DataFirst.UTC().Format(time.DateTime), w.DataLast.UTC().Format(time.DateTime))
+		}
+		out = append(out, msg)
 	}
-	return t.UTC().Format(time.RFC3339Nano)
+	for _, c := range rep.Clocks {
+		out = append(out, fmt.Sprintf("%s times were shifted by %+.1f s to the load balancer's clock (%s, %s)",
+			c.Source, c.OffsetSeconds, plural(c.Pairs, "paired observation"), c.How))
+	}
+	for _, in := range rep.Incidents {
+		if in.SampleRate > 0 && in.SampleRate < 1 {
+			out = append(out, fmt.Sprintf("%s: request logs are sampled at %s; its %d failed requests are an estimate from the %d logged",
+				in.ID, percent(in.SampleRate), in.FailedRequests, in.LoggedFailedRequests))
+		}
+		if in.Cut != "" {
+			out = append(out, fmt.Sprintf("%s %s: it may have begun or ended outside the window", in.ID, in.Cut))
+		}
+	}
+	if w := x.warning(); w != "" {
+		out = append(out, w)
+	}
+	return out
+}
+
+// windowText renders a window as [since, until).
+func windowText(w *Window) string {
+	t := func(t time.Time, open string) string {
+		if t.IsZero() {
+			return open
+		}
+		return t.UTC().Format(time.DateTime)
+	}
+	return "[" + t(w.Since, "…") + ", " + t(w.Until, "…") + ") UTC"
+}
+
+// percent renders a share as a percentage for people.
+func percent(f float64) string {
+	if f*100 >= 10 {
+		return fmt.Sprintf("%.0f %%", f*100)
+	}
+	return fmt.Sprintf("%.2g %%", f*100)
 }
 
 // utc returns t in UTC; the zero time stays zero.

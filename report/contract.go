@@ -14,6 +14,9 @@ type Report struct {
 	Summary  Summary  `json:"summary"`
 	Inputs   []Input  `json:"inputs"`
 	Warnings []string `json:"warnings"`
+	// Window is the --since/--until window the inputs were read with; nil
+	// when none was given.
+	Window *Window `json:"window,omitempty"`
 	// Clocks lists the clock offsets found between sources and applied.
 	Clocks []Clock `json:"clocks,omitempty"`
 	// Rollouts lists the rollouts found, which incidents refer to by id.
@@ -22,9 +25,12 @@ type Report struct {
 	// Notes are observations below the incident threshold: a few LB 5xx
 	// without a mechanism, failures that retries hid entirely.
 	Notes []string `json:"notes,omitempty"`
-	// Lanes is every backend's life on the shared time axis.
+	// Lanes is every backend's life on the shared time axis, at most
+	// maxLanes of them: those an incident names first.
 	Lanes []Lane `json:"lanes"`
-	// Series is the per-second outcome series on the same axis.
+	// LanesOmitted counts the backends beyond maxLanes left out of Lanes.
+	LanesOmitted int `json:"lanes_omitted,omitempty"`
+	// Series is the outcome series on the same axis, bounded in points.
 	Series *Series `json:"series,omitempty"`
 	// PrunedObjects counts ALB log objects skipped by the end time in their name.
 	PrunedObjects int `json:"pruned_objects,omitempty"`
@@ -42,6 +48,21 @@ type Input struct {
 	Last       time.Time `json:"last,omitzero"`
 }
 
+// Window is the time window the inputs were read with.
+type Window struct {
+	// Since and Until bound the records kept: [Since, Until); either may be
+	// open (zero, left out).
+	Since time.Time `json:"since,omitzero"`
+	Until time.Time `json:"until,omitzero"`
+	// Empty says that no record with a time fell inside the window.
+	Empty bool `json:"empty"`
+	// DataFirst and DataLast bound the times of every record, inside the
+	// window or not; set only when Empty, and left out when they could not
+	// be found (standard input is read once).
+	DataFirst time.Time `json:"data_first,omitzero"`
+	DataLast  time.Time `json:"data_last,omitzero"`
+}
+
 // Summary is the report at a glance.
 type Summary struct {
 	Incidents int `json:"incidents"`
@@ -56,6 +77,14 @@ type Summary struct {
 	// Changes are the fixes of every incident, each stated once, with the
 	// incidents it prevents.
 	Changes []Change `json:"changes"`
+	// Caveats are what changes how to read the verdicts, for the top of
+	// every report: clock offsets applied, sampled request logs, incidents
+	// the window cuts, an empty window, records far from the rest.
+	Caveats []string `json:"caveats"`
+	// First and Last bound the time axis every lane and the series share:
+	// the data's first and last record, records far from the rest left out.
+	First time.Time `json:"first,omitzero"`
+	Last  time.Time `json:"last,omitzero"`
 }
 
 // Change is one fix to apply, and the incidents it prevents.
@@ -200,7 +229,8 @@ type Moment struct {
 
 // Lane is one backend's life: milestones by name (created, scheduled,
 // started, ready, lb_attached, lb_healthy, terminating, lb_detached,
-// deleted), when it served traffic, and its events.
+// deleted), when it served traffic, its events, and the states drawn from
+// them.
 type Lane struct {
 	Name        string               `json:"name"`
 	IP          string               `json:"ip,omitempty"`
@@ -211,6 +241,34 @@ type Lane struct {
 	FirstServed time.Time            `json:"first_served,omitzero"`
 	LastServed  time.Time            `json:"last_served,omitzero"`
 	Markers     []Marker             `json:"markers"`
+	// States are the backend's consecutive states on the report's axis, in
+	// time order (see LaneState); after the last one it is gone, unless the
+	// last one ends with the data.
+	States []LaneState `json:"states"`
+}
+
+// The lane states, in the order a pod passes them.
+const (
+	// StateStarting: created, not yet Ready for Kubernetes.
+	StateStarting = "starting"
+	// StateReady: Ready for Kubernetes, not (yet) healthy for the LB.
+	StateReady = "ready"
+	// StateLBHealthy: healthy for the load balancer, serving.
+	StateLBHealthy = "lb_healthy"
+	// StateTerminating: terminating, or deregistered from the LB.
+	StateTerminating = "terminating"
+)
+
+// LaneState is one stretch of a lane in one state.
+type LaneState struct {
+	State string    `json:"state"`
+	From  time.Time `json:"from"`
+	// To is when the next state began, the backend was gone, or the data
+	// ends; To equals From when the end is not known.
+	To time.Time `json:"to"`
+	// Inferred says how From was found when no record states it (e.g.
+	// "first served"); empty when a record does.
+	Inferred string `json:"inferred,omitempty"`
 }
 
 // Marker is one event on a lane.
@@ -221,15 +279,28 @@ type Marker struct {
 	Source string    `json:"source,omitempty"`
 }
 
-// Series is the per-second outcome series: Values[i] holds the counts of
-// second Start+i, one per column.
+// Series is the outcome series of the whole axis, bounded in points: Values[i]
+// holds, one count per column, the requests of [Start+i*Step, Start+(i+1)*Step).
+// Step grows with the span so that Values never holds more than
+// maxSeriesPoints rows; Detail repeats each incident and its context at a
+// finer step.
 type Series struct {
 	Start       time.Time `json:"start"`
 	StepSeconds int       `json:"step_seconds"`
 	Columns     []string  `json:"columns"`
 	Values      [][]int   `json:"values"`
+	// Detail holds the incidents with their context at one second (or the
+	// finest step that keeps all of them within maxDetailPoints rows), in
+	// time order, never overlapping; empty when Values is as fine.
+	Detail []SeriesPart `json:"detail"`
+	// Outside counts the requests far from the rest of the data, in no row.
+	Outside int `json:"outside,omitempty"`
 }
 
-// seriesColumns names the series columns: client-visible outcomes by kind,
-// then requests whose failed attempts a retry hid.
-var seriesColumns = []string{"ok", "app_5xx", "no_backend", "refused", "unreachable", "closed", "timeout", "other", "hidden"}
+// SeriesPart is a stretch of the series at its own step, with the columns
+// of the Series.
+type SeriesPart struct {
+	Start       time.Time `json:"start"`
+	StepSeconds int       `json:"step_seconds"`
+	Values      [][]int   `json:"values"`
+}

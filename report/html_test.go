@@ -40,63 +40,81 @@ func TestRenderHTMLGolden(t *testing.T) {
 }
 
 var (
-	reH2        = regexp.MustCompile(`(?s)<h2>(.*?)</h2>`)
+	reH2        = regexp.MustCompile(`(?s)<h2[^>]*>(.*?)</h2>`)
 	reTag       = regexp.MustCompile(`<[^>]*>`)
-	reLane      = regexp.MustCompile(`(?s)<g class="lane" data-name="([^"]*)">(.*?)</g>`)
-	reRole      = regexp.MustCompile(`<text class="role"[^>]*>([^<]*)</text>`)
-	reSegClass  = regexp.MustCompile(`class="seg ([a-z-]+)`)
+	reGroupRow  = regexp.MustCompile(`<text class="group-label"[^>]*>([^<]*)</text>`)
+	reLane      = regexp.MustCompile(`(?s)<g class="lane" data-name="([^"]*)"><text class="lane-label"[^>]*>([^<]*)<title>(.*?)</g>`)
+	reSegClass  = regexp.MustCompile(`class="st st-([a-z_]+) (c\d)"`)
 	reMarkClass = regexp.MustCompile(`class="mk (m-[a-z]+)"`)
-	reCaption   = regexp.MustCompile(`(?s)<figcaption>(.*?)</figcaption>`)
+	reCaption   = regexp.MustCompile(`(?s)<p class="note">(Requests per.*?)</p>`)
 	reRow       = regexp.MustCompile(`<tr><td`)
-	reFixTitle  = regexp.MustCompile(`<h3 class="fix">([^<]*)</h3>`)
-	reInputName = regexp.MustCompile(`<tr><td class="txt">([^<]*)</td><td>([^<]*)</td>`)
+	reChange    = regexp.MustCompile(`<h3 id="change-\d+">([^<]*)<small>`)
+	reFixLink   = regexp.MustCompile(`<a href="#(change-\d+)">`)
+	reInputName = regexp.MustCompile(`<tr><td class="src">([^<]*)</td><td data-label="format">([^<]*)</td>`)
+	reSummaryTD = regexp.MustCompile(`(?s)<td data-label="cause">(.*?)</td>`)
 )
 
 // htmlStructure summarises a report page: the parts a reader relies on,
 // without the coordinates and texts that change with every tweak.
 func htmlStructure(t *testing.T, page string) string {
 	t.Helper()
+	page = strings.ReplaceAll(page, "<wbr>", "")
 	var b strings.Builder
-	text := func(s string) string { return html.UnescapeString(reTag.ReplaceAllString(s, "")) }
+	text := func(s string) string {
+		return strings.Join(strings.Fields(html.UnescapeString(reTag.ReplaceAllString(s, ""))), " ")
+	}
 	for _, m := range reH2.FindAllStringSubmatch(page, -1) {
 		fmt.Fprintf(&b, "h2: %s\n", text(m[1]))
 	}
+	summary := page[strings.Index(page, `<section class="summary`):]
+	summary = summary[:strings.Index(summary, "</section>")]
+	for _, m := range reSummaryTD.FindAllStringSubmatch(summary, -1) {
+		fmt.Fprintf(&b, "summary cause: %s\n", text(m[1]))
+	}
+	fmt.Fprintf(&b, "summary changes: %d, caveats: %d\n", strings.Count(summary, "<li><a href=\"#change-"), strings.Count(listOf(summary, "caveats"), "<li>"))
 	lanes, series := chartOf(page, "lanes"), chartOf(page, "series")
-	fmt.Fprintf(&b, "zoomed: %v\n", strings.Contains(page, `class="note zoom"`))
+	for _, m := range reGroupRow.FindAllStringSubmatch(lanes, -1) {
+		fmt.Fprintf(&b, "group: %s\n", html.UnescapeString(m[1]))
+	}
 	laneMatches := reLane.FindAllStringSubmatch(lanes, -1)
 	fmt.Fprintf(&b, "lanes: %d\n", len(laneMatches))
 	for _, m := range laneMatches {
-		role := "-"
-		if r := reRole.FindStringSubmatch(m[2]); r != nil {
-			role = r[1]
-		}
 		var segs, marks []string
-		for _, s := range reSegClass.FindAllStringSubmatch(m[2], -1) {
+		colour := ""
+		for _, s := range reSegClass.FindAllStringSubmatch(m[3], -1) {
 			segs = append(segs, s[1])
+			colour = s[2]
 		}
-		for _, s := range reMarkClass.FindAllStringSubmatch(m[2], -1) {
+		for _, s := range reMarkClass.FindAllStringSubmatch(m[3], -1) {
 			marks = append(marks, s[1])
 		}
-		fmt.Fprintf(&b, "  lane %s [%s] segs=%s markers=%s\n", html.UnescapeString(m[1]), role, strings.Join(segs, ","), strings.Join(marks, ","))
+		fmt.Fprintf(&b, "  lane %s %q %s states=%s markers=%s\n", html.UnescapeString(m[1]), html.UnescapeString(m[2]), colour, strings.Join(segs, ","), strings.Join(marks, ","))
 	}
 	fmt.Fprintf(&b, "windows: lanes=%d series=%d\n", strings.Count(lanes, `<rect class="window"`), strings.Count(series, `<rect class="window"`))
 	fmt.Fprintf(&b, "bars: %d\n", strings.Count(series, `<g class="bucket">`))
-	for _, m := range reCaption.FindAllStringSubmatch(series, -1) {
+	for _, m := range reCaption.FindAllStringSubmatch(page, -1) {
 		fmt.Fprintf(&b, "bars caption: %s\n", text(m[1]))
 	}
-	for _, sec := range strings.Split(page, `<section class="details"`)[1:] {
+	for _, sec := range strings.Split(page, `<section class="incident"`)[1:] {
 		sec = sec[:strings.Index(sec, "</section>")]
-		ev, mo := tableOf(sec, "evidence"), tableOf(sec, "moments")
-		fmt.Fprintf(&b, "details: evidence rows=%d moment rows=%d\n", len(reRow.FindAllString(ev, -1)), len(reRow.FindAllString(mo, -1)))
-		for _, m := range reFixTitle.FindAllStringSubmatch(sec, -1) {
-			fmt.Fprintf(&b, "  fix: %s\n", html.UnescapeString(m[1]))
+		fmt.Fprintf(&b, "incident: moments=%d evidence=%d backends=%d",
+			len(reRow.FindAllString(tableOf(sec, "moments stack"), -1)), len(reRow.FindAllString(tableOf(sec, "evidence stack"), -1)),
+			len(reRow.FindAllString(tableOf(sec, "backends stack"), -1)))
+		var fixes []string
+		for _, m := range reFixLink.FindAllStringSubmatch(sec, -1) {
+			fixes = append(fixes, m[1])
 		}
+		fmt.Fprintf(&b, " fix=%s\n", strings.Join(fixes, ","))
 	}
-	for _, m := range reInputName.FindAllStringSubmatch(tableOf(page, "inputs"), -1) {
+	for _, m := range reChange.FindAllStringSubmatch(page, -1) {
+		fmt.Fprintf(&b, "change: %s\n", strings.TrimSpace(html.UnescapeString(m[1])))
+	}
+	for _, m := range reInputName.FindAllStringSubmatch(tableOf(page, "inputs stack"), -1) {
 		fmt.Fprintf(&b, "input: %s (%s)\n", html.UnescapeString(m[1]), m[2])
 	}
 	fmt.Fprintf(&b, "warnings: %d\n", strings.Count(listOf(page, "warnings"), "<li>"))
-	fmt.Fprintf(&b, "scripts: %d, policy: %v\n", strings.Count(page, "<script"), strings.Contains(page, `http-equiv="Content-Security-Policy"`))
+	fmt.Fprintf(&b, "scripts: %d, policy: %v, media rules: %d\n", strings.Count(page, "<script"), strings.Contains(page, `http-equiv="Content-Security-Policy"`),
+		strings.Count(page, "@media"))
 	return b.String()
 }
 
@@ -106,7 +124,7 @@ func chartOf(page, id string) string {
 	if i < 0 {
 		return ""
 	}
-	end := strings.Index(page[i:], "</figure>")
+	end := strings.Index(page[i:], "</svg>")
 	return page[i : i+end]
 }
 
@@ -132,8 +150,8 @@ func listOf(page, class string) string {
 // else (an <img>, a second <script>) came from log content.
 var pageElements = map[string]bool{
 	"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "script": true,
-	"h1": true, "h2": true, "h3": true, "p": true, "b": true, "a": true, "span": true, "section": true,
-	"dl": true, "dt": true, "dd": true, "ul": true, "li": true, "pre": true, "code": true,
+	"h1": true, "h2": true, "h3": true, "p": true, "b": true, "a": true, "span": true, "section": true, "small": true, "div": true,
+	"ul": true, "ol": true, "li": true, "pre": true, "code": true, "wbr": true,
 	"table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true, "figure": true, "figcaption": true,
 	"svg": true, "defs": true, "pattern": true, "g": true, "rect": true, "line": true, "path": true, "circle": true, "text": true,
 }
@@ -214,7 +232,7 @@ func TestRenderHTMLHostileContent(t *testing.T) {
 		`data-name="web.xxxxxxxx`,
 		"in&lt;script&gt;alert(&#39;dir&#39;)&lt;/script&gt;&#34;", // the folder's name, quote escaped
 	} {
-		if !strings.Contains(page, want) {
+		if !strings.Contains(strings.ReplaceAll(page, "<wbr>", ""), want) {
 			t.Errorf("page lacks the escaped form %q", want)
 		}
 	}
@@ -238,51 +256,37 @@ func copyDir(t *testing.T, src, dst string) {
 
 // TestHTMLChartsScale draws a synthetic rollout of 50 pods over a 2-hour
 // input with a marker storm and checks the limits that keep it readable:
-// at most maxBars bars, lanes of at least 14 px, capped markers, and an axis
-// zoomed to the incidents ±5 minutes.
+// the whole span drawn, at most maxBars bars, at most maxHTMLLanes rows of
+// at least 14 px on a phone, and capped markers.
 func TestHTMLChartsScale(t *testing.T) {
-	start := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
-	at := func(d time.Duration) time.Time { return start.Add(d) }
-	rep := &Report{Series: &Series{Start: at(0), StepSeconds: 1, Columns: seriesColumns}}
-	for i := 0; i < 7200; i++ {
-		rep.Series.Values = append(rep.Series.Values, []int{100, 0, i % 7, 0, 0, 0, 0, 0, 1})
-	}
-	for i := 0; i < 50; i++ {
-		l := Lane{Name: fmt.Sprintf("web-abc-%02d", i), ReplicaSet: "web-abc", Role: "new", Milestones: map[string]time.Time{
-			"created": at(time.Hour + time.Duration(i)*10*time.Second), "ready": at(time.Hour + time.Duration(i)*10*time.Second + 5*time.Second)}}
+	rep := largeRollout(t)
+	for i := range rep.Lanes {
 		for k := 0; k < 300; k++ {
-			l.Markers = append(l.Markers, Marker{Time: at(time.Hour + time.Duration(k)*time.Second), Kind: "probe_failed", Text: "Readiness probe failed"})
+			rep.Lanes[i].Markers = append(rep.Lanes[i].Markers, Marker{Time: rep.Summary.First.Add(time.Hour + time.Duration(k)*time.Second), Kind: "probe_failed", Text: "Readiness probe failed"})
 		}
-		rep.Lanes = append(rep.Lanes, l)
 	}
-	rep.Incidents = []Incident{{Start: at(time.Hour + 2*time.Minute), End: at(time.Hour + 3*time.Minute), Cause: "registration_lag"}}
 	c := newCharts(rep)
-	if c.Zoom == "" {
-		t.Fatalf("a 2-hour input with an incident is not zoomed")
-	}
-	if got, want := time.UnixMilli(c.T1).Sub(time.UnixMilli(c.T0)), 11*time.Minute; got != want {
-		t.Errorf("zoomed span = %v, want %v (the incident ±5 minutes)", got, want)
+	if got, want := time.UnixMilli(c.T1).Sub(time.UnixMilli(c.T0)), rep.Summary.Last.Sub(rep.Summary.First); got != want {
+		t.Errorf("axis spans %v, want the data's %v", got, want)
 	}
 	if len(c.Bars) == 0 || len(c.Bars) > maxBars {
 		t.Errorf("%d bars, want 1..%d", len(c.Bars), maxBars)
 	}
-	if len(c.Lanes) != 50 || laneHeight < 14 {
-		t.Errorf("%d lanes of %d px, want 50 of at least 14 px", len(c.Lanes), laneHeight)
+	if len(c.Lanes) == 0 || len(c.Lanes) > maxHTMLLanes {
+		t.Errorf("%d lane rows, want 1..%d", len(c.Lanes), maxHTMLLanes)
+	}
+	if phone := float64(laneHeight) * chartMinWidth / chartWidth; phone < minLanePixels {
+		t.Errorf("lanes are %.1f px tall at the narrowest, want at least %d", phone, minLanePixels)
 	}
 	for _, l := range c.Lanes {
 		if len(l.Markers) > maxGlyphs {
 			t.Fatalf("lane %s has %d marker glyphs, want at most %d", l.Name, len(l.Markers), maxGlyphs)
 		}
 	}
-	rep.Incidents = nil
-	c = newCharts(rep)
-	if c.Zoom != "" || len(c.Bars) > maxBars {
-		t.Errorf("without incidents: zoom %q, %d bars; want the whole input in at most %d bars", c.Zoom, len(c.Bars), maxBars)
-	}
 	var buf bytes.Buffer
 	must(t, renderHTML(&buf, rep))
-	if n := strings.Count(buf.String(), `class="lane"`); n != 50 {
-		t.Errorf("%d lanes drawn, want 50", n)
+	if n := strings.Count(buf.String(), `<g class="lane"`); n != len(c.Lanes) {
+		t.Errorf("%d lanes drawn, want %d", n, len(c.Lanes))
 	}
 }
 
@@ -293,6 +297,29 @@ func BenchmarkRenderHTMLLargest(b *testing.B) {
 	for b.Loop() {
 		if err := renderHTML(io.Discard, rep); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestRenderHTMLNeutralisesBidiControls checks that a right-to-left
+// override in log text reaches the page as visible text, not as a control
+// that reorders what follows it.
+func TestRenderHTMLNeutralisesBidiControls(t *testing.T) {
+	at := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	rep := &Report{Incidents: []Incident{{ID: "incident-1", Start: at, End: at.Add(time.Second), Cause: "unknown", Confidence: "low",
+		Summary: "GET /\u202Egnp.exe", Evidence: []Evidence{{Time: at, Source: "a\u2066.log:1", Text: "user \u202Dagent\u2069"}},
+		Timeline: []Moment{{Time: at, What: "x\u200Fy", Who: "pod\u202A"}}}}}
+	var buf bytes.Buffer
+	must(t, renderHTML(&buf, rep))
+	page := buf.String()
+	for _, r := range page {
+		if unsafeRune(r) && r != '\n' && r != '\t' {
+			t.Fatalf("raw %U in the page", r)
+		}
+	}
+	for _, want := range []string{`\u{202e}gnp.exe`, `a\u{2066}.log:1`, `\u{202d}agent\u{2069}`, `x\u{200f}y`, `pod\u{202a}`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
 		}
 	}
 }

@@ -7,221 +7,287 @@ import (
 	"time"
 )
 
-// laneSpan is one coloured stretch of a backend's life.
-type laneSpan struct {
-	From, To time.Time
-	// State is what the backend was in between: starting, ready, lb-healthy or terminating.
-	State string
-}
-
-// laneStates are the stretch states, in drawing order (later ones win).
-var laneStates = []string{"starting", "ready", "lb-healthy", "terminating"}
-
-// viewLane is a lane prepared for drawing.
-type viewLane struct {
-	Name, Role, IP string
-	Spans          []laneSpan
-}
-
-// laneView is the lanes and the failure counts of one time range.
+// laneView is the lanes of a report prepared for one drawing: on the
+// report's axis, grouped by ReplicaSet, with the lanes whose timelines look
+// the same at the drawing's resolution collapsed into one row.
 type laneView struct {
 	From, To time.Time
-	Lanes    []viewLane
-	// Failed holds, per second from From, the client-visible LB-generated failures.
-	Failed []int
+	Groups   []laneGroup
+	// Rows counts the rows the groups hold.
+	Rows int
+	// Omitted counts the backends not drawn: beyond the view's bound, and
+	// those the report itself left out.
+	Omitted int
+	// Quantum is how close times must be for lanes to look alike: the
+	// drawing's resolution, or coarser when that kept too many rows.
+	Quantum time.Duration
 }
 
-// maxViewLanes bounds the lanes drawn in text and Markdown.
-const maxViewLanes = 20
+// maxCoarsening bounds how many times buildLaneView doubles the resolution
+// at which lanes look alike before it leaves rows out.
+const maxCoarsening = 6
 
-// buildLaneView picks the time range worth drawing (the incidents with some
-// context, else everything) and the lanes active in it.
-func buildLaneView(rep *Report) *laneView {
-	if rep.Series == nil || len(rep.Series.Values) == 0 {
-		return nil
+// laneGroup is the lanes of one ReplicaSet, or the backends known only by
+// their IP.
+type laneGroup struct {
+	// ReplicaSet is empty for the group of bare IPs.
+	ReplicaSet string
+	// Role is the role its pods had ("new", "old"), or "".
+	Role  string
+	Lanes []viewLane
+}
+
+// viewLane is one row: a backend, or several whose timelines look the same.
+type viewLane struct {
+	Name, IP, Role string
+	States         []LaneState
+	Markers        []Marker
+	// Names lists the backends collapsed into this row (Name first), and
+	// IPs their IPs in the same order ("" for none).
+	Names, IPs []string
+	// Involved says that an incident names this backend; such lanes are
+	// never collapsed.
+	Involved bool
+}
+
+// named is the i-th backend of the row: its name (after the ReplicaSet's,
+// as label shortens it) and its IP when that is not its name.
+func (l viewLane) named(i int, g laneGroup) string {
+	one := viewLane{Name: l.Names[i]}
+	s := one.label(g)
+	if ip := l.IPs[i]; ip != "" && ip != l.Names[i] {
+		s += " " + ip
 	}
-	start := rep.Series.Start
-	v := &laneView{From: start, To: start.Add(time.Duration(len(rep.Series.Values)) * time.Second)}
-	if len(rep.Incidents) > 0 {
-		v.From, v.To = (rep.Incidents[0].Start), (rep.Incidents[0].End)
-		for _, in := range rep.Incidents[1:] {
-			if t := (in.Start); t.Before(v.From) {
-				v.From = t
-			}
-			if t := (in.End); t.After(v.To) {
-				v.To = t
-			}
+	return s
+}
+
+// label is the row's name in a group: the pod name without its
+// ReplicaSet's prefix (stated in the group's heading), or the IP.
+func (l viewLane) label(g laneGroup) string {
+	name := l.Name
+	if g.ReplicaSet != "" {
+		if rest, ok := strings.CutPrefix(name, g.ReplicaSet); ok && rest != "" {
+			name = "…" + rest
 		}
-		v.From, v.To = v.From.Add(-90*time.Second), v.To.Add(45*time.Second)
 	}
-	involved := map[string]bool{}
-	for _, in := range rep.Incidents {
-		for _, b := range in.Backends {
-			involved[b.Pod] = true
-			involved[b.IP] = true
-		}
+	if len(l.Names) > 1 {
+		return fmt.Sprintf("%s +%d", name, len(l.Names)-1)
 	}
-	for _, l := range rep.Lanes {
-		vl := viewLane{Name: l.Name, Role: l.Role, IP: l.IP, Spans: laneSpans(l)}
-		if overlaps(vl.Spans, v.From, v.To) {
-			v.Lanes = append(v.Lanes, vl)
-		}
+	return name
+}
+
+// laneViewSpan is the axis of rep: the one the report was built on, or, for
+// a report made without it, the span of everything its lanes and series hold.
+func laneViewSpan(rep *Report) (from, to time.Time, ok bool) {
+	if !rep.Summary.First.IsZero() && rep.Summary.Last.After(rep.Summary.First) {
+		return rep.Summary.First, rep.Summary.Last, true
 	}
-	sort.SliceStable(v.Lanes, func(i, j int) bool {
-		return involved[v.Lanes[i].Name] && !involved[v.Lanes[j].Name]
-	})
-	if len(v.Lanes) > maxViewLanes {
-		v.Lanes = v.Lanes[:maxViewLanes]
+	a, ok := reportSpan(rep)
+	return a.t0, a.t1, ok
+}
+
+// buildLaneView prepares rep's lanes for a drawing whose smallest visible
+// step is quantum and which holds at most maxRows rows: lanes with the same
+// ReplicaSet, role and states (times within quantum) share a row; when that
+// leaves more than maxRows rows, the quantum doubles (up to maxCoarsening
+// times), and beyond that the lanes an incident names are kept first.
+func buildLaneView(rep *Report, quantum time.Duration, maxRows int) *laneView {
+	v := collapseLanes(rep, quantum)
+	for i := 0; v != nil && v.Rows > maxRows && i < maxCoarsening; i++ {
+		quantum *= 2
+		v = collapseLanes(rep, quantum)
 	}
-	sort.SliceStable(v.Lanes, func(i, j int) bool { return firstSpan(v.Lanes[i]).Before(firstSpan(v.Lanes[j])) })
-	for s := v.From.Truncate(time.Second); s.Before(v.To); s = s.Add(time.Second) {
-		i := int(s.Sub(start) / time.Second)
-		n := 0
-		if i >= 0 && i < len(rep.Series.Values) {
-			row := rep.Series.Values[i]
-			for c := 2; c < 8; c++ { // the LB-generated failure columns
-				n += row[c]
-			}
-		}
-		v.Failed = append(v.Failed, n)
+	if v != nil && v.Rows > maxRows {
+		v.bound(maxRows)
 	}
 	return v
 }
 
-// laneSpans turns a lane's milestones into stretches of state.
-func laneSpans(l Lane) []laneSpan {
-	m := map[string]time.Time{}
-	for k, v := range l.Milestones {
-		m[k] = (v)
+// collapseLanes groups rep's lanes by ReplicaSet and collapses those alike
+// at resolution quantum.
+func collapseLanes(rep *Report, quantum time.Duration) *laneView {
+	from, to, ok := laneViewSpan(rep)
+	if !ok {
+		return nil
 	}
-	first := func(keys ...string) time.Time {
-		for _, k := range keys {
-			if t := m[k]; !t.IsZero() {
-				return t
+	v := &laneView{From: from, To: to, Omitted: rep.LanesOmitted, Quantum: quantum}
+	named := involvedBackends(rep)
+	groups := map[string]*laneGroup{}
+	var order []string
+	for _, l := range rep.Lanes {
+		states := l.States
+		if len(states) == 0 {
+			states = laneStates(l, from, to)
+		}
+		if len(states) == 0 {
+			continue
+		}
+		// A ReplicaSet is one group; bare IPs are grouped by their role.
+		key := "rs/" + l.ReplicaSet
+		if l.ReplicaSet == "" {
+			key = "ip/" + l.Role
+		}
+		g := groups[key]
+		if g == nil {
+			g = &laneGroup{ReplicaSet: l.ReplicaSet}
+			if l.ReplicaSet == "" && l.Role != "unknown" {
+				g.Role = l.Role
+			}
+			groups[key] = g
+			order = append(order, key)
+		}
+		if l.ReplicaSet != "" && (l.Role == "new" || (l.Role == "old" && g.Role == "")) {
+			g.Role = l.Role
+		}
+		vl := viewLane{Name: l.Name, IP: l.IP, Role: l.Role, States: states, Markers: l.Markers, Names: []string{l.Name}, IPs: []string{l.IP},
+			Involved: named[l.Name] || named[l.IP]}
+		if !vl.Involved {
+			if i := findAlike(g.Lanes, vl, quantum); i >= 0 {
+				g.Lanes[i].Names = append(g.Lanes[i].Names, l.Name)
+				g.Lanes[i].IPs = append(g.Lanes[i].IPs, l.IP)
+				continue
 			}
 		}
-		return time.Time{}
+		g.Lanes = append(g.Lanes, vl)
 	}
-	begin := first("created", "scheduled", "started")
-	if begin.IsZero() {
-		begin = (l.FirstServed)
+	for _, key := range order {
+		g := groups[key]
+		sort.SliceStable(g.Lanes, func(i, j int) bool { return g.Lanes[i].States[0].From.Before(g.Lanes[j].States[0].From) })
+		v.Groups = append(v.Groups, *g)
 	}
-	ready := first("ready")
-	healthy := first("lb_healthy")
-	term := first("terminating", "lb_detached")
-	end := first("deleted")
-	lastServed := (l.LastServed)
-	if end.IsZero() {
-		end = lastServed
+	// Groups in order of their first state; bare IPs with the group they
+	// precede, as they served before the pods appeared.
+	sort.SliceStable(v.Groups, func(i, j int) bool {
+		return v.Groups[i].Lanes[0].States[0].From.Before(v.Groups[j].Lanes[0].States[0].From)
+	})
+	for _, g := range v.Groups {
+		v.Rows += len(g.Lanes)
 	}
-	if !term.IsZero() && end.Before(term) {
-		end = term.Add(5 * time.Second)
-	}
-	stop := func(ts ...time.Time) time.Time { // the first non-zero of ts
-		for _, t := range ts {
-			if !t.IsZero() {
-				return t
-			}
-		}
-		return time.Time{}
-	}
-	var spans []laneSpan
-	add := func(from, to time.Time, state string) {
-		if !from.IsZero() && !to.IsZero() && to.After(from) {
-			spans = append(spans, laneSpan{From: from, To: to, State: state})
-		}
-	}
-	if healthy.IsZero() {
-		healthy = (l.FirstServed) // it served, so the LB used it
-	}
-	if first("created", "scheduled", "started", "ready").IsZero() {
-		// Known only to the load balancer: draw when it served.
-		add(healthy, stop(term, lastServed), "lb-healthy")
-		add(term, end, "terminating")
-		return spans
-	}
-	add(begin, stop(ready, term, end), "starting")
-	add(ready, stop(term, end), "ready")
-	add(healthy, stop(term, end), "lb-healthy")
-	add(term, end, "terminating")
-	return spans
+	return v
 }
 
-func overlaps(spans []laneSpan, from, to time.Time) bool {
-	for _, s := range spans {
-		if s.From.Before(to) && s.To.After(from) {
-			return true
-		}
-	}
-	return false
-}
-
-func firstSpan(l viewLane) time.Time {
-	if len(l.Spans) == 0 {
-		return time.Time{}
-	}
-	return l.Spans[0].From
-}
-
-// laneChars draw the states in text; a later state overrides an earlier one.
-var laneChars = map[string]rune{"starting": '░', "ready": '▒', "lb-healthy": '█', "terminating": '╌'}
-
-// laneColumns is the width of the drawing area; with the 26-column label it
-// fits 100 columns.
-const laneColumns = 72
-
-// renderLanesText draws the lanes as text that fits 100 columns.
-func renderLanesText(v *laneView) string {
-	if v == nil || len(v.Lanes) == 0 {
-		return ""
-	}
-	span := v.To.Sub(v.From)
-	step := span / laneColumns
-	if step <= 0 {
-		step = time.Second
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s → %s UTC, one column ≈ %s\n", headingStyle.Render("Lanes"), v.From.UTC().Format("15:04:05"), v.To.UTC().Format("15:04:05"), step.Round(100*time.Millisecond))
-	fmt.Fprintf(&b, "%s\n", dimStyle.Render("░ starting  ▒ Ready for Kubernetes  █ healthy for the LB  ╌ terminating  ! LB/proxy 5xx"))
-	for _, l := range v.Lanes {
-		row := make([]rune, laneColumns)
-		for i := range row {
-			row[i] = ' '
-		}
-		for _, state := range laneStates {
-			for _, s := range l.Spans {
-				if s.State != state {
-					continue
-				}
-				for i := range row {
-					at := v.From.Add(time.Duration(i)*step + step/2)
-					if !at.Before(s.From) && at.Before(s.To) {
-						row[i] = laneChars[state]
-					}
+// bound keeps at most n rows: those with involved backends first, then the
+// earliest.
+func (v *laneView) bound(n int) {
+	kept := 0
+	keep := map[*viewLane]bool{}
+	for pass := 0; pass < 2; pass++ {
+		for gi := range v.Groups {
+			for li := range v.Groups[gi].Lanes {
+				l := &v.Groups[gi].Lanes[li]
+				if kept < n && !keep[l] && (pass == 1 || l.Involved) {
+					keep[l] = true
+					kept++
 				}
 			}
 		}
-		label := fmt.Sprintf("%-21s %-4s", ellipsize(Sanitize(l.Name), 21), roleShort(l.Role))
-		fmt.Fprintf(&b, "%s│%s│\n", label, string(row))
 	}
-	fails := make([]rune, laneColumns)
-	for i := range fails {
-		fails[i] = ' '
-		from := int(time.Duration(i) * step / time.Second)
-		to := int(time.Duration(i+1) * step / time.Second)
-		for s := from; s <= to && s < len(v.Failed); s++ {
-			if v.Failed[s] > 0 {
-				fails[i] = '!'
+	var groups []laneGroup
+	for gi := range v.Groups {
+		g := v.Groups[gi]
+		var lanes []viewLane
+		for li := range g.Lanes {
+			if keep[&v.Groups[gi].Lanes[li]] {
+				lanes = append(lanes, g.Lanes[li])
+			} else {
+				v.Omitted += len(g.Lanes[li].Names)
+			}
+		}
+		if len(lanes) > 0 {
+			g.Lanes = lanes
+			groups = append(groups, g)
+		}
+	}
+	v.Groups, v.Rows = groups, kept
+}
+
+// findAlike returns the index of the lane in lanes that looks like l at
+// resolution q, or -1.
+func findAlike(lanes []viewLane, l viewLane, q time.Duration) int {
+	for i, o := range lanes {
+		if o.Involved || o.Role != l.Role || len(o.States) != len(l.States) {
+			continue
+		}
+		same := true
+		for k, s := range o.States {
+			t := l.States[k]
+			if s.State != t.State || !near(s.From, t.From, q) || !near(s.To, t.To, q) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return i
+		}
+	}
+	return -1
+}
+
+// near reports whether a and b lie within q of each other.
+func near(a, b time.Time, q time.Duration) bool {
+	d := a.Sub(b)
+	return d < q && d > -q
+}
+
+// involvedBackends are the pods and IPs the incidents name.
+func involvedBackends(rep *Report) map[string]bool {
+	named := map[string]bool{}
+	for _, in := range rep.Incidents {
+		for _, b := range in.Backends {
+			if b.Pod != "" {
+				named[b.Pod] = true
+			}
+			if b.IP != "" {
+				named[b.IP] = true
 			}
 		}
 	}
-	fmt.Fprintf(&b, "%-26s│%s│\n", "LB/proxy 5xx", causeStyle.Render(string(fails)))
-	return b.String()
+	return named
 }
 
-func roleShort(role string) string {
-	if role == "unknown" {
-		return ""
+// stateAt returns the state a lane is in at t, or "".
+func stateAt(states []LaneState, t time.Time) string {
+	for _, s := range states {
+		if !t.Before(s.From) && (t.Before(s.To) || s.To.Equal(s.From) && t.Sub(s.From) < time.Second) {
+			return s.State
+		}
 	}
-	return role
+	return ""
+}
+
+// stateNames are the lane states for a reader, in the order pods pass them.
+var stateNames = []struct{ state, name string }{
+	{StateStarting, "starting"},
+	{StateReady, "Ready for Kubernetes"},
+	{StateLBHealthy, "healthy for the LB"},
+	{StateTerminating, "terminating"},
+}
+
+// stateName is a lane state for a reader.
+func stateName(state string) string {
+	for _, s := range stateNames {
+		if s.state == state {
+			return s.name
+		}
+	}
+	return state
+}
+
+// failedIn sums the LB-generated failures of the series in [from, to).
+func failedIn(s *Series, from, to time.Time) int {
+	if s == nil {
+		return 0
+	}
+	start, step, rows := s.rowsFor(from, to)
+	d := time.Duration(step) * time.Second
+	n := 0
+	i := max(int(from.Sub(start)/d), 0)
+	for ; i < len(rows); i++ {
+		t := start.Add(time.Duration(i) * d)
+		if !t.Before(to) {
+			break
+		}
+		n += lbFailed(rows[i])
+	}
+	return n
 }

@@ -2,32 +2,37 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// Geometry of the two charts of the HTML report. Both share one x mapping so
-// that a moment sits at the same horizontal position in the swimlanes and in
-// the request bars.
+// Geometry of the two charts of the HTML report, in viewBox units. Both
+// share one x mapping so that a moment sits at the same horizontal position
+// in the lanes and in the request bars. The page never draws the charts
+// narrower than chartMinWidth CSS pixels (they scroll in their box instead),
+// so a lane is at least laneHeight × chartMinWidth / chartWidth pixels tall.
 const (
-	chartWidth   = 1100 // SVG width in px (viewBox units)
-	plotLeft     = 250  // x where the time axis starts; lane labels sit left of it
-	plotRight    = 1068 // x where the time axis ends; the rest holds the last tick's label
-	axisHeight   = 26   // room for tick labels below the bars
-	lanesTop     = 34   // room for tick and incident labels above the lanes
-	laneHeight   = 20   // one backend's row (never below 14 px)
-	barsHeight   = 180  // height of the stacked-bar plot
-	maxBars      = 600  // the series is summed into at most this many buckets
-	laneLabelMax = 28   // characters of a lane name shown; longer ones lose their middle
-	markerMerge  = 4.0  // markers of one kind closer than this (px) are drawn as one
-	maxGlyphs    = 40   // marker glyphs drawn on one lane at most
-	tooltipLines = 6    // events listed in one merged marker's tooltip
-	// longInput is the span beyond which the charts zoom to the incidents.
-	longInput = 20 * time.Minute
-	// zoomMargin is the time shown before the first and after the last incident when zoomed.
-	zoomMargin = 5 * time.Minute
+	chartWidth    = 1100 // SVG width
+	chartMinWidth = 880  // CSS px: the narrowest the charts are drawn
+	plotLeft      = 250  // x where the time axis starts; lane labels sit left of it
+	plotRight     = 1068 // x where the time axis ends; the rest holds the last tick's label
+	axisHeight    = 26   // room for tick labels below the bars
+	lanesTop      = 34   // room for tick and incident labels above the lanes
+	groupHeight   = 20   // a ReplicaSet's heading row
+	laneHeight    = 24   // one backend's row: 19 CSS px at chartMinWidth
+	barTop        = 4    // the state bar's offset in its row
+	barHeight     = 16   // the state bar's height
+	barsHeight    = 180  // height of the stacked-bar plot
+	maxBars       = 600  // the series is summed into at most this many bars
+	maxHTMLLanes  = 80   // rows of lanes drawn at most; alike lanes share one
+	laneLabelMax  = 32   // characters of a lane label shown; longer ones lose their middle
+	markerMerge   = 4.0  // markers of one kind closer than this are drawn as one
+	maxGlyphs     = 40   // marker glyphs drawn on one lane at most
+	tooltipLines  = 6    // events listed in one merged marker's tooltip
+	minStateWidth = 3.0  // a state shorter than this (or of unknown end) is drawn this wide
 )
 
 // px is a coordinate, printed with one decimal to keep the SVG small.
@@ -36,7 +41,7 @@ type px float64
 // String implements fmt.Stringer for the template.
 func (p px) String() string { return strconv.FormatFloat(float64(p), 'f', 1, 64) }
 
-// svgCharts is everything the template needs to draw the swimlanes and the bars.
+// svgCharts is everything the template needs to draw the lanes and the bars.
 type svgCharts struct {
 	Width       int
 	PlotLeft    px
@@ -47,14 +52,16 @@ type svgCharts struct {
 	BarsHeight int
 	// T0 and T1 bound the axis in Unix milliseconds, for the hover script.
 	T0, T1 int64
-	// Day is the UTC date (or dates) the axis covers.
-	Day string
-	// Zoom explains a zoomed axis; empty when the whole input is shown.
-	Zoom     string
-	Ticks    []svgTick
-	Windows  []svgWindow
-	Lanes    []svgLane
-	Replicas []svgReplicaSet
+	// Day is the UTC date (or dates) the axis covers; Span its length.
+	Day, Span string
+	Ticks     []svgTick
+	Windows   []svgWindow
+	Groups    []svgGroup
+	Lanes     []svgLane
+	Hatches   []string
+	Replicas  []svgReplicaSet
+	// LanesNote says how many lanes were collapsed or left out.
+	LanesNote string
 	// Bars are the buckets of the outcome series; BarsNote says how they were summed.
 	Bars     []svgBucket
 	BarsNote string
@@ -79,14 +86,18 @@ type svgWindow struct {
 	Title string
 }
 
-// svgLane is one backend's row.
+// svgGroup is a ReplicaSet's heading row.
+type svgGroup struct {
+	Y     px
+	Title string
+}
+
+// svgLane is one row: a backend, or several alike.
 type svgLane struct {
 	Y       px
 	Name    string // full name, for the tooltip and data attribute
 	Label   string // name shortened to fit the gutter
 	Title   string
-	Role    string
-	Colour  string // CSS class of the replica set's colour
 	Odd     bool
 	Segs    []svgRect
 	Markers []svgMarker
@@ -112,36 +123,16 @@ type svgBucket struct {
 	Title string
 }
 
-// svgReplicaSet is a legend entry: a replica set, its colour and its role.
+// svgReplicaSet is a legend entry: a ReplicaSet, its colour and its role.
 type svgReplicaSet struct {
-	Name, Role, Colour string
+	Name         template.HTML
+	Role, Colour string
 }
 
 // svgOutcome is a legend entry of the bars.
 type svgOutcome struct {
 	Class, Label string
 }
-
-// outcomeStyle gives each series column a CSS class and a legend label, in
-// stacking order from the baseline up: the load balancer's failures first so
-// that they stand on the axis, then app 5xx, hidden retries and ok.
-var outcomeStyle = []struct{ column, class, label string }{
-	{"no_backend", "o-nobackend", "no backend"},
-	{"refused", "o-refused", "refused"},
-	{"unreachable", "o-unreachable", "unreachable"},
-	{"closed", "o-closed", "closed / reset"},
-	{"timeout", "o-timeout", "timeout"},
-	{"other", "o-other", "other LB/proxy error"},
-	{"app_5xx", "o-app", "app 5xx (sent by the application)"},
-	{"hidden", "o-hidden", "retried & hidden (a retry rescued a failed attempt; counted once)"},
-	{"ok", "o-ok", "ok"},
-}
-
-// Positions of the ok and hidden columns in outcomeStyle.
-const (
-	outcomeHidden = 7
-	outcomeOK     = 8
-)
 
 // markerClass groups lifecycle kinds into the marker shapes of the legend.
 var markerClass = map[string]string{
@@ -169,31 +160,22 @@ func (a axis) x(t time.Time) px {
 // contains reports whether t lies on the axis.
 func (a axis) contains(t time.Time) bool { return !t.Before(a.t0) && !t.After(a.t1) }
 
-// clock renders t as UTC wall-clock time with milliseconds.
+// clock renders t as UTC wall-clock time with milliseconds, the one time
+// format of the HTML report.
 func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }
 
-// newCharts lays out the charts of rep, or returns nil when nothing has a time.
+// newCharts lays out the charts of rep on its whole axis, from the data's
+// first to its last record, or returns nil when nothing has a time.
 func newCharts(rep *Report) *svgCharts {
-	full, ok := reportSpan(rep)
+	from, to, ok := laneViewSpan(rep)
 	if !ok {
 		return nil
 	}
-	c := &svgCharts{Width: chartWidth, PlotLeft: plotLeft, PlotRight: plotRight}
-	ax := full
-	if span := full.t1.Sub(full.t0); span > longInput && len(rep.Incidents) > 0 {
-		z := axis{(rep.Incidents[0].Start).Add(-zoomMargin), (rep.Incidents[0].End).Add(zoomMargin)}
-		for _, in := range rep.Incidents[1:] {
-			z.t0 = minTime(z.t0, (in.Start).Add(-zoomMargin))
-			z.t1 = maxTime(z.t1, (in.End).Add(zoomMargin))
-		}
-		z.t0, z.t1 = maxTime(z.t0, full.t0), minTime(z.t1, full.t1)
-		if z.t1.Sub(z.t0) < span {
-			ax = z
-			c.Zoom = fmt.Sprintf("The input spans %s (%s–%s UTC); the charts show the incidents ±5 minutes, %s–%s UTC.",
-				roundSpan(span), full.t0.UTC().Format("15:04:05"), full.t1.UTC().Format("15:04:05"),
-				ax.t0.UTC().Format("15:04:05"), ax.t1.UTC().Format("15:04:05"))
-		}
+	if to.Sub(from) < 10*time.Second {
+		to = from.Add(10 * time.Second)
 	}
+	ax := axis{from, to}
+	c := &svgCharts{Width: chartWidth, PlotLeft: plotLeft, PlotRight: plotRight, Span: roundSpan(to.Sub(from))}
 	c.T0, c.T1 = ax.t0.UnixMilli(), ax.t1.UnixMilli()
 	c.Day = ax.t0.UTC().Format("2006-01-02")
 	if d := ax.t1.UTC().Format("2006-01-02"); d != c.Day {
@@ -202,19 +184,38 @@ func newCharts(rep *Report) *svgCharts {
 	c.Ticks = timeTicks(ax)
 	c.layoutLanes(rep, ax)
 	c.layoutBars(rep, ax)
+	var labelEnd px // where the last window label ends
 	for i, in := range rep.Incidents {
-		s, e := (in.Start), (in.End)
+		s, e := in.Start, in.End
 		if e.Before(ax.t0) || s.After(ax.t1) {
 			continue
 		}
 		x0, x1 := ax.x(s), ax.x(e)
-		c.Windows = append(c.Windows, svgWindow{X: x0, W: max(x1-x0, 2), Mid: (x0 + x1) / 2, Label: "#" + strconv.Itoa(i+1),
-			Title: fmt.Sprintf("Incident %d: %s, %s–%s UTC, %s", i+1, in.Cause, clock(s), clock(e), plural(in.FailedRequests, "failed request"))})
+		w := svgWindow{X: x0, W: max(x1-x0, 2), Mid: (x0 + x1) / 2, Label: "#" + strconv.Itoa(i+1),
+			Title: fmt.Sprintf("Incident %d: %s, %s–%s UTC, %s", i+1, causeName(in.Cause), clock(s), clock(e), plural(in.FailedRequests, "failed request"))}
+		if n := len(c.Windows); n > 0 && w.Mid-labelWidth(w.Label)/2 < labelEnd {
+			// Too close to the previous label to have its own: join it.
+			prev := &c.Windows[n-1]
+			prev.Label += "," + strconv.Itoa(i+1)
+			labelEnd = prev.Mid + labelWidth(prev.Label)/2
+			w.Label = ""
+		} else {
+			labelEnd = w.Mid + labelWidth(w.Label)/2
+		}
+		c.Windows = append(c.Windows, w)
 	}
 	return c
 }
 
-// reportSpan is the time range everything in the report covers.
+// labelCharWidth is the width of a character of a window label (bold
+// 13 px), to keep labels from running into each other.
+const labelCharWidth = 8
+
+// labelWidth is the width of a window label.
+func labelWidth(label string) px { return px(len(label)*labelCharWidth + labelCharWidth) }
+
+// reportSpan is the time range everything in the report covers, for a
+// report built without an axis.
 func reportSpan(rep *Report) (axis, bool) {
 	var a axis
 	add := func(t time.Time) {
@@ -230,9 +231,7 @@ func reportSpan(rep *Report) (axis, bool) {
 	}
 	if s := rep.Series; s != nil && len(s.Values) > 0 {
 		add(s.Start)
-		if t := (s.Start); !t.IsZero() {
-			add(t.Add(time.Duration(len(s.Values)*s.StepSeconds) * time.Second))
-		}
+		add(s.end())
 	}
 	for _, l := range rep.Lanes {
 		for _, t := range l.Milestones {
@@ -240,21 +239,12 @@ func reportSpan(rep *Report) (axis, bool) {
 		}
 		add(l.FirstServed)
 		add(l.LastServed)
-		for _, m := range l.Markers {
-			add(m.Time)
-		}
 	}
 	for _, in := range rep.Incidents {
 		add(in.Start)
 		add(in.End)
 	}
-	if a.t0.IsZero() {
-		return a, false
-	}
-	if a.t1.Sub(a.t0) < 10*time.Second {
-		a.t1 = a.t0.Add(10 * time.Second)
-	}
-	return a, true
+	return a, !a.t0.IsZero()
 }
 
 // tickSteps are the candidate distances between time ticks.
@@ -272,8 +262,14 @@ func timeTicks(ax axis) []svgTick {
 			break
 		}
 	}
+	if span/step > 10 {
+		step = span / 10 // longer than days: ticks on the tenths
+	}
 	layout := "15:04:05"
-	if step >= time.Minute {
+	switch {
+	case step >= 24*time.Hour:
+		layout = "01-02 15:04"
+	case step >= time.Minute:
 		layout = "15:04"
 	}
 	var ticks []svgTick
@@ -286,150 +282,140 @@ func timeTicks(ax axis) []svgTick {
 	return ticks
 }
 
-// layoutLanes draws one row per backend: Kubernetes state as the main bar,
-// the load balancer's view as a thinner bar below it, and events as markers.
+// layoutLanes draws one row per backend (alike ones collapsed), grouped by
+// ReplicaSet under a heading row: its states as one bar in the ReplicaSet's
+// colour, pale when starting, solid once healthy for the load balancer,
+// hatched while terminating, and its events as markers.
 func (c *svgCharts) layoutLanes(rep *Report, ax axis) {
-	colours := replicaSetColours(rep.Lanes)
-	for i, l := range rep.Lanes {
-		y := px(lanesTop + i*laneHeight)
-		lane := svgLane{Y: y, Name: Sanitize(l.Name), Label: shorten(Sanitize(l.Name), laneLabelMax), Role: l.Role, Odd: i%2 == 1, Colour: colours[l.ReplicaSet]}
-		if lane.Role == "unknown" {
-			lane.Role = ""
+	quantum := ax.t1.Sub(ax.t0) / time.Duration(plotRight-plotLeft) * 2
+	v := buildLaneView(rep, max(quantum, time.Millisecond), maxHTMLLanes)
+	y := px(lanesTop)
+	colours := groupColours(v)
+	hatched := map[string]bool{}
+	row := 0
+	collapsed := 0
+	if v != nil {
+		for gi, g := range v.Groups {
+			head, rest := groupTitle(g)
+			c.Groups = append(c.Groups, svgGroup{Y: y, Title: head + rest})
+			y += groupHeight
+			colour := colourClass(colours[gi])
+			c.Replicas = append(c.Replicas, svgReplicaSet{Name: breakable(strings.TrimSpace(head)), Role: g.Role, Colour: colour})
+			for _, l := range g.Lanes {
+				collapsed += len(l.Names) - 1
+				label := laneLabel(l, g)
+				lane := svgLane{Y: y, Name: Sanitize(l.Name), Label: shorten(label, laneLabelMax), Odd: row%2 == 1,
+					Title: laneTitle(l, g)}
+				lane.Segs = stateSegments(l.States, ax, y, colour)
+				for _, s := range l.States {
+					hatched[colour] = hatched[colour] || s.State == StateTerminating
+				}
+				lane.Markers = laneMarkers(l.Markers, ax, y)
+				c.Lanes = append(c.Lanes, lane)
+				y += laneHeight
+				row++
+			}
 		}
-		lane.Title = laneTitle(l)
-		lane.Segs = laneSegments(l, ax, y, lane.Colour)
-		lane.Markers = laneMarkers(l, ax, y)
-		c.Lanes = append(c.Lanes, lane)
 	}
-	c.LanesHeight = lanesTop + len(rep.Lanes)*laneHeight + 6
+	for _, colour := range laneColourClasses {
+		if cl := colourClass(colour); hatched[cl] || cl == "c0" { // c0's is the legend's
+			c.Hatches = append(c.Hatches, cl)
+		}
+	}
+	c.LanesHeight = int(y) + 6
 	c.LanesInner = c.LanesHeight - lanesTop + 4
-	seen := map[string]bool{}
-	for _, l := range rep.Lanes {
-		if l.ReplicaSet == "" || seen[l.ReplicaSet] {
-			continue
-		}
-		seen[l.ReplicaSet] = true
-		c.Replicas = append(c.Replicas, svgReplicaSet{Name: Sanitize(l.ReplicaSet), Role: replicaSetRole(rep.Lanes, l.ReplicaSet), Colour: colours[l.ReplicaSet]})
+	var notes []string
+	if collapsed > 0 {
+		notes = append(notes, fmt.Sprintf("%s drawn in the row of one alike at this scale (“+N” in a label; hover for the names)", plural(collapsed, "backend")))
 	}
+	if v != nil && v.Omitted > 0 {
+		notes = append(notes, fmt.Sprintf("%s not drawn (the JSON report lists every lane)", plural(v.Omitted, "more backend")))
+	}
+	c.LanesNote = strings.Join(notes, "; ")
 }
 
-// replicaSetColours gives replica sets with new pods cool colours (c0–c2) and
-// the others warm ones (c3–c5); backends without a replica set are grey (c6).
-func replicaSetColours(lanes []Lane) map[string]string {
-	out := map[string]string{"": "c6"}
-	cool, warm := 0, 0
-	for _, l := range lanes {
-		if _, ok := out[l.ReplicaSet]; ok {
-			continue
+// groupColours gives each group of v its colour: by the role of its pods,
+// the next colour of that role's list for each further group of the role.
+func groupColours(v *laneView) []string {
+	if v == nil {
+		return nil
+	}
+	used := map[string]int{}
+	out := make([]string, len(v.Groups))
+	for i, g := range v.Groups {
+		list := roleColours[g.Role]
+		if list == nil {
+			list = roleColours[""]
 		}
-		if replicaSetRole(lanes, l.ReplicaSet) == "new" {
-			out[l.ReplicaSet] = "c" + strconv.Itoa(cool%3)
-			cool++
-		} else {
-			out[l.ReplicaSet] = "c" + strconv.Itoa(3+warm%3)
-			warm++
-		}
+		out[i] = list[used[g.Role]%len(list)]
+		used[g.Role]++
 	}
 	return out
 }
 
-// replicaSetRole is "new" or "old" when a pod of rs had that role, else "".
-func replicaSetRole(lanes []Lane, rs string) string {
-	role := ""
-	for _, l := range lanes {
-		if l.ReplicaSet != rs {
-			continue
+// laneTitle is a row's tooltip: names, IP, ReplicaSet and role.
+func laneTitle(l viewLane, g laneGroup) string {
+	var parts []string
+	if len(l.Names) == 1 {
+		parts = append(parts, Sanitize(l.Name))
+		if l.IP != "" && l.IP != l.Name {
+			parts = append(parts, "IP "+Sanitize(l.IP))
 		}
-		if l.Role == "new" {
-			return "new"
+	} else {
+		named := make([]string, len(l.Names))
+		for i := range named {
+			named[i] = l.Names[i]
+			if ip := l.IPs[i]; ip != "" && ip != l.Names[i] {
+				named[i] += " (" + ip + ")"
+			}
 		}
-		if l.Role == "old" {
-			role = "old"
-		}
+		parts = append(parts, Sanitize(strings.Join(named, ", ")))
 	}
-	return role
-}
-
-// laneTitle is a lane's tooltip: name, IP, replica set, zone and role.
-func laneTitle(l Lane) string {
-	parts := []string{Sanitize(l.Name)}
-	if l.IP != "" && l.IP != l.Name {
-		parts = append(parts, "IP "+Sanitize(l.IP))
-	}
-	if l.ReplicaSet != "" {
-		parts = append(parts, "ReplicaSet "+Sanitize(l.ReplicaSet))
-	}
-	if l.Zone != "" {
-		parts = append(parts, "zone "+Sanitize(l.Zone))
+	if g.ReplicaSet != "" {
+		parts = append(parts, "ReplicaSet "+Sanitize(g.ReplicaSet))
 	}
 	if l.Role != "" && l.Role != "unknown" {
 		parts = append(parts, l.Role+" backend")
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, "; ")
 }
 
-// laneSegments builds a lane's bars: starting, Ready and terminating from
-// Kubernetes; registered, LB-healthy and served from the load balancer.
-func laneSegments(l Lane, ax axis, y px, colour string) []svgRect {
-	m := func(name string) time.Time { return (l.Milestones[name]) }
-	created := firstTime(m("created"), m("scheduled"), m("started"))
-	ready, term, del := m("ready"), m("terminating"), m("deleted")
-	firstServed, lastServed := (l.FirstServed), (l.LastServed)
+// stateSegments draws a lane's states as one bar.
+func stateSegments(states []LaneState, ax axis, y px, colour string) []svgRect {
 	var segs []svgRect
-	add := func(from, to time.Time, top, h px, class, what string) {
-		if from.IsZero() || to.Before(from) || to.Before(ax.t0) || from.After(ax.t1) {
-			return
+	for _, s := range states {
+		if s.To.Before(ax.t0) || s.From.After(ax.t1) {
+			continue
 		}
-		x0, x1 := ax.x(from), ax.x(to)
-		segs = append(segs, svgRect{X: x0, Y: y + top, W: max(x1-x0, 1.5), H: h, Class: class + " " + colour,
-			Title: fmt.Sprintf("%s: %s – %s UTC (%s)", what, clock(from), clock(to), roundSpan(to.Sub(from)))})
-	}
-	gone := firstTime(term, del, ax.t1)
-	if !ready.IsZero() {
-		add(created, ready, 3, 10, "seg starting", "starting (created → Ready)")
-		add(ready, gone, 3, 10, "seg ready", "Kubernetes Ready")
-	} else {
-		add(created, gone, 3, 10, "seg starting", "running, Ready time not seen")
-	}
-	if !term.IsZero() {
-		end := del
-		if end.IsZero() {
-			end = maxTime(term.Add(time.Second), maxTime(lastServed, m("lb_detached")))
+		x0, x1 := ax.x(s.From), ax.x(s.To)
+		title := fmt.Sprintf("%s: %s – %s UTC (%s)", stateName(s.State), clock(s.From), clock(s.To), roundSpan(s.To.Sub(s.From)))
+		if s.To.Equal(s.From) {
+			title = fmt.Sprintf("%s from %s UTC; its end is not in the data", stateName(s.State), clock(s.From))
 		}
-		add(term, end, 3, 10, "seg terminating", "terminating")
-	}
-	attached, healthy := m("lb_attached"), m("lb_healthy")
-	lbEnd := firstTime(m("lb_detached"), term, del, ax.t1)
-	switch {
-	case attached.IsZero():
-	case healthy.IsZero():
-		add(attached, lbEnd, 14, 4, "seg lb-reg", "registered at the load balancer (its health checks are not in the inputs)")
-	default:
-		add(attached, healthy, 14, 4, "seg lb-reg", "registered at the load balancer, not yet healthy")
-	}
-	add(healthy, lbEnd, 14, 4, "seg lb-ok", "LB-healthy")
-	if !firstServed.IsZero() {
-		add(firstServed, lastServed, 18, 2, "seg served", "served requests (first to last response from this backend)")
+		if s.Inferred != "" {
+			title += "; start inferred: " + Sanitize(s.Inferred)
+		}
+		segs = append(segs, svgRect{X: x0, Y: y + barTop, W: max(x1-x0, minStateWidth), H: barHeight, Class: "st st-" + s.State + " " + colour, Title: title})
 	}
 	return segs
 }
 
 // laneMarkers draws a lane's events; events of one kind closer than
-// markerMerge pixels share a glyph whose tooltip lists them.
-func laneMarkers(l Lane, ax axis, y px) []svgMarker {
+// markerMerge units share a glyph whose tooltip lists them.
+func laneMarkers(markers []Marker, ax axis, y px) []svgMarker {
 	type glyph struct {
 		x     px
 		class string
 		lines []string
 		more  int
 	}
-	marks := append([]Marker(nil), l.Markers...)
-	sort.SliceStable(marks, func(i, j int) bool { return (marks[i].Time).Before((marks[j].Time)) })
+	marks := append([]Marker(nil), markers...)
+	sort.SliceStable(marks, func(i, j int) bool { return marks[i].Time.Before(marks[j].Time) })
 	var glyphs []*glyph
 	last := map[string]*glyph{}
 	hidden := 0
 	for _, mk := range marks {
-		t := (mk.Time)
+		t := mk.Time
 		if t.IsZero() || !ax.contains(t) {
 			continue
 		}
@@ -437,7 +423,7 @@ func laneMarkers(l Lane, ax axis, y px) []svgMarker {
 		if class == "" {
 			class = "m-info"
 		}
-		line := rfc3339(mk.Time) + "  " + Sanitize(mk.Text)
+		line := clock(mk.Time) + "  " + Sanitize(mk.Text)
 		if mk.Source != "" {
 			line += "  (" + Sanitize(mk.Source) + ")"
 		}
@@ -467,7 +453,7 @@ func laneMarkers(l Lane, ax axis, y px) []svgMarker {
 		if hidden > 0 && i == len(glyphs)-1 {
 			title += fmt.Sprintf("\n(%d later events on this lane not drawn)", hidden)
 		}
-		out = append(out, svgMarker{Path: markerPath(g.class, g.x, y+8), Class: "mk " + g.class, Title: title})
+		out = append(out, svgMarker{Path: markerPath(g.class, g.x, y+barTop+barHeight/2), Class: "mk " + g.class, Title: title})
 	}
 	return out
 }
@@ -477,28 +463,24 @@ func markerPath(class string, x, y px) string {
 	p := func(dx, dy px) string { return (x + dx).String() + "," + (y + dy).String() }
 	switch class {
 	case "m-attach":
-		return "M" + p(0, -5) + "L" + p(5, 4) + "L" + p(-5, 4) + "Z"
+		return "M" + p(0, -6) + "L" + p(6, 5) + "L" + p(-6, 5) + "Z"
 	case "m-detach":
-		return "M" + p(0, 5) + "L" + p(5, -4) + "L" + p(-5, -4) + "Z"
+		return "M" + p(0, 6) + "L" + p(6, -5) + "L" + p(-6, -5) + "Z"
 	case "m-gate":
-		return "M" + p(0, -5) + "L" + p(5, 0) + "L" + p(0, 5) + "L" + p(-5, 0) + "Z"
+		return "M" + p(0, -6) + "L" + p(6, 0) + "L" + p(0, 6) + "L" + p(-6, 0) + "Z"
 	case "m-fail":
-		return "M" + p(-4, -4) + "L" + p(4, 4) + "M" + p(4, -4) + "L" + p(-4, 4)
+		return "M" + p(-5, -5) + "L" + p(5, 5) + "M" + p(5, -5) + "L" + p(-5, 5)
 	case "m-stop":
-		return "M" + p(-4, -4) + "H" + (x + 4).String() + "V" + (y + 4).String() + "H" + (x - 4).String() + "Z"
+		return "M" + p(-5, -5) + "H" + (x + 5).String() + "V" + (y + 5).String() + "H" + (x - 5).String() + "Z"
 	}
-	return "M" + p(-2.5, 0) + "A2.5,2.5 0 1,0 " + p(2.5, 0) + "A2.5,2.5 0 1,0 " + p(-2.5, 0) + "Z"
+	return "M" + p(-3, 0) + "A3,3 0 1,0 " + p(3, 0) + "A3,3 0 1,0 " + p(-3, 0) + "Z"
 }
 
-// bucketSteps are the candidate bucket widths of the bars, in seconds.
-var bucketSteps = []int{1, 2, 3, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800, 3600}
-
-// layoutBars sums the per-second series into at most maxBars buckets and
-// stacks each bucket's outcomes.
+// layoutBars sums the series rows on the axis into at most maxBars buckets
+// and stacks each bucket's outcomes.
 func (c *svgCharts) layoutBars(rep *Report, ax axis) {
-	c.Outcomes = make([]svgOutcome, len(outcomeStyle))
-	for i, o := range outcomeStyle {
-		c.Outcomes[i] = svgOutcome{Class: o.class, Label: o.label}
+	for _, o := range outcomes {
+		c.Outcomes = append(c.Outcomes, svgOutcome{Class: o.class, Label: o.label})
 	}
 	top := px(12)
 	c.BarsBase = top + barsHeight
@@ -508,56 +490,42 @@ func (c *svgCharts) layoutBars(rep *Report, ax axis) {
 		c.BarsNote = "No request logs: no outcome series to draw."
 		return
 	}
-	col := map[string]int{}
-	for i, name := range s.Columns {
-		col[name] = i
-	}
-	step := max(s.StepSeconds, 1)
-	start := (s.Start)
-	from := max(int(ax.t0.Sub(start)/time.Second)/step, 0)
-	to := min(int(ax.t1.Sub(start)/time.Second)/step+1, len(s.Values))
+	start, step, rows := s.rowsFor(ax.t0, ax.t1)
+	stepDur := time.Duration(step) * time.Second
+	from := max(int(ax.t0.Sub(start)/stepDur), 0)
+	to := min(int(ax.t1.Sub(start)/stepDur)+1, len(rows))
 	if from >= to {
 		c.BarsNote = "No requests in the time shown."
 		return
 	}
-	per := bucketSteps[len(bucketSteps)-1]
-	for _, b := range bucketSteps {
-		if b%step == 0 && (to-from)*step/b <= maxBars {
-			per = b
-			break
-		}
-	}
-	rows := per / step
+	per := (to - from + maxBars - 1) / maxBars // rows per bar
+	width := time.Duration(per) * stepDur
 	type bucket struct {
 		t    time.Time
 		sums []int
 	}
 	var buckets []bucket
-	for i := from; i < to; i += rows {
-		b := bucket{t: start.Add(time.Duration(i*step) * time.Second), sums: make([]int, len(outcomeStyle))}
-		for j := i; j < min(i+rows, to); j++ {
-			for k, o := range outcomeStyle {
-				if ci, ok := col[o.column]; ok && ci < len(s.Values[j]) {
-					b.sums[k] += s.Values[j][ci]
-				}
+	peak := 1
+	for i := from; i < to; i += per {
+		b := bucket{t: start.Add(time.Duration(i) * stepDur), sums: make([]int, len(outcomes))}
+		total := 0
+		for j := i; j < min(i+per, to); j++ {
+			for k, o := range outcomes {
+				b.sums[k] += rows[j][o.column]
 			}
 		}
-		// Hidden requests are part of ok (or app 5xx): draw them once, as their own part.
-		b.sums[outcomeHidden] = min(b.sums[outcomeHidden], b.sums[outcomeOK])
-		b.sums[outcomeOK] -= b.sums[outcomeHidden]
-		buckets = append(buckets, b)
-	}
-	peak := 1
-	for _, b := range buckets {
-		total := 0
+		// A rescued request is also counted as ok (or app 5xx): draw it once, as its own part.
+		hid, ok := len(outcomes)-2, len(outcomes)-1
+		b.sums[hid] = min(b.sums[hid], b.sums[ok])
+		b.sums[ok] -= b.sums[hid]
 		for _, n := range b.sums {
 			total += n
 		}
 		peak = max(peak, total)
+		buckets = append(buckets, b)
 	}
 	peak = niceCeil(peak)
 	scale := float64(barsHeight) / float64(peak)
-	width := time.Duration(per) * time.Second
 	for _, b := range buckets {
 		x0, x1 := ax.x(b.t), ax.x(b.t.Add(width))
 		w := max(x1-x0-0.3, 0.7)
@@ -572,8 +540,8 @@ func (c *svgCharts) layoutBars(rep *Report, ax axis) {
 			total += n
 			h := px(float64(n) * scale)
 			yb -= h
-			rects = append(rects, svgRect{X: x0, Y: yb, W: w, H: h, Class: "bar " + outcomeStyle[k].class})
-			parts = append(parts, fmt.Sprintf("%s %d", strings.SplitN(outcomeStyle[k].label, " (", 2)[0], n))
+			rects = append(rects, svgRect{X: x0, Y: yb, W: w, H: h, Class: "bar " + outcomes[k].class})
+			parts = append(parts, fmt.Sprintf("%s %d", outcomes[k].label, n))
 		}
 		if total > 0 {
 			c.Bars = append(c.Bars, svgBucket{Parts: rects, Title: fmt.Sprintf("%s – %s UTC: %s — %s",
@@ -583,9 +551,10 @@ func (c *svgCharts) layoutBars(rep *Report, ax axis) {
 	for _, v := range []int{0, peak / 2, peak} {
 		c.YTicks = append(c.YTicks, svgTick{At: c.BarsBase - px(float64(v)*scale), Label: strconv.Itoa(v)})
 	}
-	c.BarsNote = fmt.Sprintf("Requests per %s, stacked by outcome; %s drawn.", roundSpan(width), plural(len(c.Bars), "bar"))
-	if per == 1 {
+	if width == time.Second {
 		c.BarsNote = fmt.Sprintf("Requests per second, stacked by outcome; %s drawn.", plural(len(c.Bars), "bar"))
+	} else {
+		c.BarsNote = fmt.Sprintf("Requests per %s, stacked by outcome; %s drawn.", roundSpan(width), plural(len(c.Bars), "bar"))
 	}
 }
 
@@ -609,9 +578,11 @@ func roundSpan(d time.Duration) string {
 		return strconv.Itoa(int(d.Round(time.Second).Seconds())) + " s"
 	case d < 2*time.Hour:
 		return strconv.Itoa(int(d.Round(time.Minute).Minutes())) + " min"
+	case d < 72*time.Hour:
+		d = d.Round(time.Minute)
+		return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
 	}
-	d = d.Round(time.Minute)
-	return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
+	return strconv.Itoa(int(d.Round(24*time.Hour).Hours()/24)) + " days"
 }
 
 // shorten cuts s to n runes by replacing its middle with an ellipsis, keeping
@@ -633,14 +604,6 @@ func firstTime(ts ...time.Time) time.Time {
 		}
 	}
 	return time.Time{}
-}
-
-// minTime is the earlier of a and b.
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
 
 // maxTime is the later of a and b.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -51,7 +52,12 @@ prefixes are unwrapped and reported as the format they wrap.`,
 
   # ingress-nginx logs from a pipe; nginx error-log times are in Europe/Berlin
   kubectl logs -n ingress-nginx deploy/ingress-nginx-controller --since=1h | readygap analyze --tz Europe/Berlin -`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError(errors.New("analyze needs at least one PATH: a file, a directory, or - for standard input"))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.In = cmd.InOrStdin()
@@ -107,11 +113,19 @@ func analyzeRun(cmd *cobra.Command, opts *analyzeOptions) error {
 	return writeReport(opts.Out, opts.Output, rep, opts.ExitCode)
 }
 
-// writeReport writes rep and, with --exit-code, turns a found incident into
-// exit code 3.
+// writeReport writes rep and turns what a script must tell apart into exit
+// codes: a time window that left no record (code 4, with the time range the
+// data has), and, with --exit-code, a found incident (code 3).
 func writeReport(w io.Writer, f report.Format, rep *report.Report, exitOnIncident bool) error {
 	if err := report.Write(w, f, rep); err != nil {
 		return err
+	}
+	if win := rep.Window; win != nil && win.Empty {
+		msg := "no record with a time lies in the window given by --since/--until"
+		if !win.DataFirst.IsZero() {
+			msg += fmt.Sprintf("; the data runs from %s to %s", win.DataFirst.Format(time.RFC3339Nano), win.DataLast.Format(time.RFC3339Nano))
+		}
+		return &codedError{code: exitNoRecord, err: errors.New(msg)}
 	}
 	if n := len(rep.Incidents); exitOnIncident && n > 0 {
 		return &codedError{code: exitIncident, err: fmt.Errorf("%s found", plural(n, "incident"))}

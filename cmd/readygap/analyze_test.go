@@ -40,7 +40,7 @@ func TestNewCmdAnalyze(t *testing.T) {
 		{name: "markdown alias", args: "--output md x", want: analyzeOptions{Paths: []string{"x"}, Output: report.Markdown, TZ: "UTC"}},
 		{name: "tz", args: "--tz Europe/Berlin x", want: analyzeOptions{Paths: []string{"x"}, Output: report.Text, TZ: "Europe/Berlin"}},
 		{name: "bad output", args: "-o yaml x", wantCode: exitUsage, wantErr: "must be one of text, json, markdown, html"},
-		{name: "no paths", args: "", wantCode: exitError, wantErr: "requires at least 1 arg"},
+		{name: "no paths", args: "", wantCode: exitUsage, wantErr: "analyze needs at least one PATH"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,21 +9,41 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/charmbracelet/fang"
 	"github.com/readygap/readygap/report"
 )
 
-// Exit codes, documented in `readygap help exit-codes` and the README.
+// Exit codes. exitCodes documents them; `readygap help exit-codes` and the
+// README's table are made from it.
 const (
 	exitOK       = 0
 	exitError    = 1
 	exitUsage    = 2
 	exitIncident = 3
+	exitNoRecord = 4
 )
 
+// exitCodes is the one table of exit codes, in order. Meanings are Markdown
+// (the README's table); the help topic prints them without backticks. Only a
+// mistake in the command line exits 2: the Go runtime also exits 2 when it
+// dies (an unrecovered panic in a worker, a failed allocation), which is why
+// commands recover their own panics into exit 1.
+var exitCodes = []struct {
+	Code    int
+	Meaning string
+}{
+	{exitOK, "the command worked (no incident found, or `--exit-code` not given)"},
+	{exitError, "an error: unreadable input, no input in a known format, a failed API call, an internal failure"},
+	{exitUsage, "a mistake in the command line: unknown command, flag or value (bad time, time zone or output format, missing `PATH`); a suggestion follows"},
+	{exitIncident, "with `--exit-code`: the analysis found an incident"},
+	{exitNoRecord, "`--since`/`--until` left no record with a time; the warning gives the time range the data has"},
+}
+
 func main() {
+	setMemoryLimit()
 	root := newRootCmd(os.Stdin, os.Stdout, os.Stderr)
 	err := fang.Execute(context.Background(), root,
 		fang.WithNotifySignal(os.Interrupt, syscall.SIGTERM), fang.WithErrorHandler(printError))
@@ -43,13 +63,21 @@ func exitCode(err error) int {
 }
 
 // printError writes a command's error for a person: file names keep their
-// case, control characters in them are made visible, and a mistake in the
-// command line points at --help.
+// case, control characters in them are made visible line by line, and a
+// mistake in the command line points at --help.
 func printError(w io.Writer, styles fang.Styles, err error) {
 	fmt.Fprintln(w, styles.ErrorHeader.String())
-	fmt.Fprintln(w, styles.ErrorText.UnsetTransform().Render(report.Sanitize(err.Error())+"."))
+	text := styles.ErrorText.UnsetTransform()
+	lines := strings.Split(strings.TrimRight(err.Error(), "\n"), "\n")
+	for i, line := range lines {
+		line = report.Sanitize(strings.ReplaceAll(line, "\t", "  "))
+		if i == len(lines)-1 && !strings.HasSuffix(line, ".") && !strings.HasSuffix(line, "?") {
+			line += "."
+		}
+		fmt.Fprintln(w, text.Render(line))
+	}
 	if exitCode(err) == exitUsage {
-		fmt.Fprintln(w, styles.ErrorText.UnsetTransform().Render("Try --help for usage."))
+		fmt.Fprintln(w, text.Render("Try --help for usage."))
 	}
 	fmt.Fprintln(w)
 }

@@ -1,0 +1,119 @@
+package report
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/readygap/readygap/internal/golden"
+)
+
+// TestRenderMarkdownGolden compares the Markdown report of each fixture
+// with testdata/NAME.md (go test -update rewrites them) and checks that the
+// summary comes first.
+func TestRenderMarkdownGolden(t *testing.T) {
+	for _, name := range textFixtures {
+		t.Run(name, func(t *testing.T) {
+			rep := analyze(t, fixture(name))
+			md := render(t, Markdown, rep)
+			golden.Assert(t, filepath.Join("testdata", name+".md"), []byte(md))
+			first := strings.Index(md, "\n### ")
+			if first < 0 {
+				t.Fatalf("no section:\n%s", md)
+			}
+			head := md[:first]
+			for _, want := range []string{"Data: ", strconv.Itoa(rep.Summary.Requests) + " requests"} {
+				if !strings.Contains(head, want) {
+					t.Errorf("summary before the first section lacks %q:\n%s", want, head)
+				}
+			}
+			if len(rep.Incidents) > 0 {
+				for i, c := range rep.Summary.Changes {
+					if !strings.Contains(head, strconv.Itoa(i+1)+". "+mdText(c.Title)) {
+						t.Errorf("summary lacks change %d %q", i+1, c.Title)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestMarkdownWithoutIncidentKeepsEveryCount checks that the control's
+// report states the requests, the application's own 5xx and the requests a
+// retry rescued, as the text report does.
+func TestMarkdownWithoutIncidentKeepsEveryCount(t *testing.T) {
+	start := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	rep := &Report{Summary: Summary{Requests: 1234, AppErrors: 17, First: start, Last: start.Add(time.Minute)},
+		Series: &Series{Start: start, StepSeconds: 60, Columns: seriesColumns, Values: [][]int{{1200, 17, 0, 0, 0, 0, 0, 0, 9}}}}
+	for _, f := range []Format{Markdown, Text} {
+		out := render(t, f, rep)
+		for _, want := range []string{"No incident", "1234 requests", "17 application 5xx", "9 requests outside incidents failed on a first attempt"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s report lacks %q:\n%s", f, want, out)
+			}
+		}
+	}
+}
+
+var (
+	reMermaidPad     = regexp.MustCompile(`"leftPadding": (\d+)`)
+	reMermaidSection = regexp.MustCompile(`^    section (.*)$`)
+	reMermaidTask    = regexp.MustCompile(`^    (\S[^:]*) :(?:\w+, )*(\S+), (\S+)$`)
+)
+
+// TestMermaidTasksNeverOverlap checks the gantt chart of every fixture:
+// the tasks of a section (one lane) follow each other without overlapping,
+// every task is one of the four states or a failure run, and the left
+// margin holds the longest section title, so that no label lies on a bar.
+func TestMermaidTasksNeverOverlap(t *testing.T) {
+	const layout = "2006-01-02T15:04:05.000"
+	for _, name := range append(textFixtures, "eks-alb-large", "hostile-content") {
+		md := render(t, Markdown, analyze(t, fixture(name)))
+		i := strings.Index(md, "```mermaid\n")
+		if i < 0 {
+			t.Fatalf("%s: no Mermaid chart", name)
+		}
+		chart := md[i : i+strings.Index(md[i+3:], "```")+3]
+		m := reMermaidPad.FindStringSubmatch(chart)
+		if m == nil {
+			t.Fatalf("%s: no leftPadding", name)
+		}
+		pad, _ := strconv.Atoi(m[1])
+		var prevEnd time.Time
+		sections := 0
+		for _, line := range strings.Split(chart, "\n") {
+			if s := reMermaidSection.FindStringSubmatch(line); s != nil {
+				sections++
+				prevEnd = time.Time{}
+				if w := len([]rune(s[1])) * mermaidCharWidth; w > pad {
+					t.Errorf("%s: section %q needs %d px, the margin is %d", name, s[1], w, pad)
+				}
+				continue
+			}
+			task := reMermaidTask.FindStringSubmatch(line)
+			if task == nil {
+				continue
+			}
+			switch task[1] {
+			case "starting", "Ready", "LB-healthy", "terminating", "5xx":
+			default:
+				t.Errorf("%s: unexpected task %q", name, task[1])
+			}
+			from, err1 := time.Parse(layout, task[2])
+			to, err2 := time.Parse(layout, task[3])
+			if err1 != nil || err2 != nil || !to.After(from) {
+				t.Errorf("%s: task %q has no extent", name, line)
+			}
+			if from.Before(prevEnd) {
+				t.Errorf("%s: task %q starts before the previous one of its section ends (%s)", name, line, prevEnd.Format(layout))
+			}
+			prevEnd = to
+		}
+		if sections == 0 || sections > maxMermaidLanes+1 {
+			t.Errorf("%s: %d sections, want 1..%d", name, sections, maxMermaidLanes+1)
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package report
+
+import (
+	"sort"
+	"time"
+)
+
+// maxLanes bounds the lanes of a report: a rollout of hundreds of pods is
+// drawn whole, a cluster's thousands of backends over a day are not. The
+// backends an incident names come first.
+const maxLanes = 500
+
+// laneStates turns a lane's milestones and traffic into consecutive states
+// on the axis [first, last]. At any moment a backend is in the furthest
+// state it has reached: terminating once it began terminating (or the load
+// balancer deregistered it), else LB-healthy once the load balancer called
+// it healthy (or it served its first request), else Ready once Kubernetes
+// did, else starting once it was created. It is gone after it was deleted,
+// after its last request when the request logs are all that knew it, or
+// once its termination ended; a pod still there ends with the data.
+func laneStates(l Lane, first, last time.Time) []LaneState {
+	m := func(name string) time.Time { return l.Milestones[name] }
+	begin := firstTime(m("created"), m("scheduled"), m("started"))
+	ready := m("ready")
+	healthy, healthyHow := m("lb_healthy"), ""
+	if healthy.IsZero() && !l.FirstServed.IsZero() {
+		healthy, healthyHow = l.FirstServed, "first served"
+	}
+	term, termHow := m("terminating"), ""
+	if term.IsZero() && !m("lb_detached").IsZero() {
+		term, termHow = m("lb_detached"), "deregistered from the load balancer"
+	}
+	lbOnly := begin.IsZero() && ready.IsZero() && l.IP != "" && l.Name == l.IP
+
+	gone := m("deleted")
+	switch {
+	case !gone.IsZero():
+	case !term.IsZero():
+		gone = maxTime(term, maxTime(l.LastServed, m("lb_detached")))
+	case lbOnly && !l.LastServed.IsZero():
+		gone = l.LastServed
+	default:
+		gone = last // still there when the data ends
+	}
+
+	type change struct {
+		at    time.Time
+		state string
+		how   string
+	}
+	var changes []change
+	add := func(t time.Time, state, how string) {
+		if !t.IsZero() {
+			changes = append(changes, change{t, state, how})
+		}
+	}
+	add(begin, StateStarting, "")
+	add(ready, StateReady, "")
+	add(healthy, StateLBHealthy, healthyHow)
+	add(term, StateTerminating, termHow)
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].at.Before(changes[j].at) })
+
+	rank := map[string]int{StateStarting: 1, StateReady: 2, StateLBHealthy: 3, StateTerminating: 4}
+	out := []LaneState{}
+	reached := 0
+	for i, c := range changes {
+		if rank[c.state] <= reached {
+			continue // an earlier state reported late: the backend is already past it
+		}
+		reached = rank[c.state]
+		to := gone
+		for _, next := range changes[i+1:] {
+			if rank[next.state] > reached {
+				to = next.at
+				break
+			}
+		}
+		if to.Before(c.at) {
+			to = c.at
+		}
+		from := c.at
+		if to.Before(first) || from.After(last) {
+			continue
+		}
+		st := LaneState{State: c.state, From: clampTime(from, first, last), To: clampTime(to, first, last), Inferred: c.how}
+		if from.Before(first) && st.Inferred == "" {
+			st.Inferred = "before the data began"
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// boundLanes keeps at most maxLanes lanes, those the incidents name first,
+// in their order of appearance, and returns how many it left out.
+func boundLanes(lanes []Lane, incidents []Incident) ([]Lane, int) {
+	if len(lanes) <= maxLanes {
+		return lanes, 0
+	}
+	named := map[string]bool{}
+	for _, in := range incidents {
+		for _, b := range in.Backends {
+			named[b.Pod] = b.Pod != ""
+			named[b.IP] = b.IP != ""
+		}
+	}
+	keep := make([]bool, len(lanes))
+	n := 0
+	for pass := 0; pass < 2 && n < maxLanes; pass++ {
+		for i, l := range lanes {
+			if n == maxLanes {
+				break
+			}
+			if !keep[i] && (pass == 1 || named[l.Name] || named[l.IP]) {
+				keep[i] = true
+				n++
+			}
+		}
+	}
+	out := make([]Lane, 0, maxLanes)
+	for i, l := range lanes {
+		if keep[i] {
+			out = append(out, l)
+		}
+	}
+	return out, len(lanes) - len(out)
+}

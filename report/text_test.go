@@ -1,0 +1,193 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"charm.land/lipgloss/v2"
+	"github.com/readygap/readygap/internal/golden"
+)
+
+// textFixtures are the fixtures whose text report is pinned at each of
+// textWidths: the four seed incidents and a control without incident.
+var textFixtures = []string{"gke-neg-zone-move", "eks-alb-no-gate", "nginx-wrong-probe-port", "eks-alb-termination-race", "nginx-probe-fixed"}
+
+// textWidths are the terminal widths the text goldens are laid out for.
+var textWidths = []int{80, 120}
+
+// renderTextAt renders rep as text laid out for width columns.
+func renderTextAt(t testing.TB, rep *Report, width int) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := renderTextWidth(&b, rep, width); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestRenderTextGolden compares the text report of each fixture at 80 and
+// 120 columns with testdata/NAME.wWIDTH.txt (go test -update rewrites them)
+// and checks that no line is wider than the terminal.
+func TestRenderTextGolden(t *testing.T) {
+	for _, name := range textFixtures {
+		rep := analyze(t, fixture(name))
+		for _, width := range textWidths {
+			t.Run(fmt.Sprintf("%s/%d", name, width), func(t *testing.T) {
+				out := renderTextAt(t, rep, width)
+				golden.Assert(t, filepath.Join("testdata", fmt.Sprintf("%s.w%d.txt", name, width)), []byte(out))
+				for i, line := range strings.Split(out, "\n") {
+					if w := lipgloss.Width(line); w > width {
+						t.Errorf("line %d is %d columns wide, more than %d: %q", i+1, w, width, line)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestTextKeepsIdentifiersWhole checks, for each fixture at each width,
+// that every IP, pod name and file:line of the JSON report's incidents
+// (evidence, key moments, backends), lanes and inputs appears whole in the
+// text, or shortened only by a rule the text states: names relative to the
+// directory the Inputs heading names, a prefix a "… stands for" line names,
+// a pod written after its ReplicaSet's heading as "…" and the rest of its
+// name.
+func TestTextKeepsIdentifiersWhole(t *testing.T) {
+	for _, name := range append(textFixtures, "eks-alb-large", "hostile-content") {
+		rep := analyze(t, fixture(name))
+		var buf bytes.Buffer
+		must(t, renderJSON(&buf, rep))
+		var doc Report // the identifiers as the contract holds them
+		must(t, json.Unmarshal(buf.Bytes(), &doc))
+		for _, width := range textWidths {
+			out := renderTextAt(t, rep, width)
+			r := readTextRules(t, out)
+			for _, in := range doc.Incidents {
+				for _, e := range in.Evidence {
+					r.wantSource(t, e.Source)
+				}
+				for _, m := range in.Timeline {
+					r.wantSource(t, m.Source)
+				}
+				for _, b := range in.Backends {
+					r.wantIP(t, b.IP)
+					r.wantPod(t, b.Pod)
+				}
+			}
+			for _, l := range doc.Lanes {
+				r.wantIP(t, l.IP)
+				r.wantPod(t, l.Name)
+			}
+			for _, in := range doc.Inputs {
+				r.wantSource(t, in.Name)
+			}
+		}
+	}
+}
+
+var (
+	reInputsDir = regexp.MustCompile(`(?m)^Inputs in (.*?)(?: \(times UTC.*\))?$`)
+	reAlias     = regexp.MustCompile(`^(…\d*) stands for (\S+)$`)
+	reGroup     = regexp.MustCompile(`^ReplicaSet (\S+) `)
+	reLaneLabel = regexp.MustCompile(`^ (…\S+)`)
+	reAlike     = regexp.MustCompile(`^ {3}(?:\S+ · )?alike: (.*)$`)
+)
+
+// textRules are the shortening rules a text report states, and what its
+// lanes name.
+type textRules struct {
+	out     string
+	dir     string
+	aliases map[string]string
+	pods    map[string]bool
+}
+
+// readTextRules reads the rules a text report states.
+func readTextRules(t *testing.T, out string) *textRules {
+	r := &textRules{out: out, aliases: map[string]string{}, pods: map[string]bool{}}
+	if m := reInputsDir.FindStringSubmatch(out); m != nil {
+		r.dir = m[1]
+	}
+	lines := strings.Split(out, "\n")
+	group := ""
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if m := reAlias.FindStringSubmatch(strings.TrimRight(line, " ")); m != nil || strings.Contains(line, " stands for ") {
+			// The prefix continues on indented lines.
+			fields := strings.SplitN(line, " stands for ", 2)
+			prefix := strings.TrimSpace(fields[1])
+			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], strings.Repeat(" ", lipgloss.Width(fields[0]+" stands for "))) {
+				i++
+				prefix += strings.TrimSpace(lines[i])
+			}
+			r.aliases[fields[0]] = prefix
+			continue
+		}
+		if m := reGroup.FindStringSubmatch(line); m != nil {
+			group = m[1]
+			continue
+		}
+		if strings.HasPrefix(line, "Backends known only by IP") || strings.HasPrefix(line, " LB/proxy 5xx") {
+			group = ""
+		}
+		if group == "" {
+			continue
+		}
+		if m := reLaneLabel.FindStringSubmatch(line); m != nil {
+			r.pods[group+strings.TrimPrefix(m[1], "…")] = true
+		}
+		if m := reAlike.FindStringSubmatch(line); m != nil {
+			for _, p := range strings.Split(m[1], ", ") {
+				p, _, _ = strings.Cut(p, " ") // the pod, then its IP
+				r.pods[group+strings.TrimPrefix(p, "…")] = true
+			}
+		}
+	}
+	return r
+}
+
+// wantSource fails unless the file or file:line s appears whole, or by a
+// stated rule.
+func (r *textRules) wantSource(t *testing.T, s string) {
+	t.Helper()
+	if s == "" || strings.Contains(r.out, Sanitize(s)) {
+		return
+	}
+	rel := strings.TrimPrefix(s, r.dir)
+	if rel != s && strings.Contains(r.out, Sanitize(rel)) {
+		return
+	}
+	for mark, prefix := range r.aliases {
+		if rest, ok := strings.CutPrefix(rel, prefix); ok && strings.Contains(r.out, mark+Sanitize(rest)) {
+			return
+		}
+	}
+	t.Errorf("%q (relative %q) does not appear whole, nor by a stated rule (dir %q, aliases %v)", s, rel, r.dir, r.aliases)
+}
+
+// wantIP fails unless ip appears as a whole address.
+func (r *textRules) wantIP(t *testing.T, ip string) {
+	t.Helper()
+	if ip == "" {
+		return
+	}
+	re := regexp.MustCompile(`(^|[^0-9.])` + regexp.QuoteMeta(ip) + `([^0-9]|$)`)
+	if !re.MatchString(r.out) {
+		t.Errorf("IP %s does not appear whole", ip)
+	}
+}
+
+// wantPod fails unless the pod name appears whole, or under its
+// ReplicaSet's heading in the lanes.
+func (r *textRules) wantPod(t *testing.T, pod string) {
+	t.Helper()
+	if pod == "" || strings.Contains(r.out, Sanitize(pod)) || r.pods[Sanitize(pod)] {
+		return
+	}
+	t.Errorf("pod %q does not appear whole, nor under its ReplicaSet in the lanes", pod)
+}

@@ -1,0 +1,197 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+)
+
+// Text lanes.
+const (
+	// maxTextLanes bounds the rows of the text lanes; alike lanes share one.
+	maxTextLanes = 24
+	// textLabelMin and textLabelMax bound the label column; a longer label
+	// gets a line of its own above its row.
+	textLabelMin = 14
+	textLabelMax = 34
+)
+
+// laneChars draw the states; laneTick marks a state whose end is not known.
+var laneChars = map[string]rune{StateStarting: '░', StateReady: '▒', StateLBHealthy: '█', StateTerminating: '╌'}
+
+// Lanes of new and old pods in colours that stay apart for red-green
+// colour blindness: blue and yellow.
+var (
+	newLaneStyle = lipgloss.NewStyle().Foreground(lipgloss.Color("4"))
+	oldLaneStyle = lipgloss.NewStyle().Foreground(lipgloss.Color("3"))
+)
+
+// lanes draws every backend on the report's axis, grouped by ReplicaSet.
+func (t *textOut) lanes(rep *Report) {
+	from, to, ok := laneViewSpan(rep)
+	if !ok || len(rep.Lanes) == 0 {
+		return
+	}
+	probe := buildLaneView(rep, time.Nanosecond, maxTextLanes)
+	labelW := textLabelMin
+	for _, g := range probe.Groups {
+		for _, l := range g.Lanes {
+			labelW = max(labelW, min(lipgloss.Width(laneLabel(l, g)), textLabelMax))
+		}
+	}
+	cols := t.width - labelW - 4 // a space, the label, a space and two bars
+	step := max(to.Sub(from)/time.Duration(cols), time.Millisecond)
+	v := buildLaneView(rep, step, maxTextLanes)
+	if v == nil || v.Rows == 0 {
+		return
+	}
+	head := fmt.Sprintf(" %s → %s UTC, one column ≈ %s", from.UTC().Format("15:04:05"), to.UTC().Format("15:04:05"), stepText(step))
+	if v.Quantum > step {
+		head += fmt.Sprintf("; lanes within %s of each other are alike", stepText(v.Quantum))
+	}
+	t.para(headingStyle.Render("Lanes")+" ", head, "  ")
+	t.para("", dimStyle.Render("░ starting  ▒ Ready for Kubernetes  █ healthy for the LB  ╌ terminating  ! LB/proxy 5xx"), "")
+	t.para("", dimStyle.Render("…-x7k2q: a pod of the ReplicaSet above · +N: N more pods alike · new pods blue, old yellow"), "")
+	for _, g := range v.Groups {
+		head, rest := groupTitle(g)
+		t.para(headingStyle.Render(head), rest, "  ")
+		style := func(s ...string) string { return strings.Join(s, "") }
+		switch g.Role {
+		case "new":
+			style = newLaneStyle.Render
+		case "old":
+			style = oldLaneStyle.Render
+		}
+		for _, l := range g.Lanes {
+			label := laneLabel(l, g)
+			if lipgloss.Width(label) > labelW {
+				t.line(" " + label)
+				label = ""
+			}
+			t.line(" " + padRight(label, labelW) + " │" + style(laneRow(l.States, from, step, cols)) + "│")
+			if len(l.Names) > 1 {
+				// The row's label has no room for IPs: the first one
+				// leads the list of the others.
+				others := make([]string, len(l.Names)-1)
+				for k := range others {
+					others[k] = Sanitize(l.named(k+1, g))
+				}
+				first := ""
+				if ip := l.IPs[0]; ip != "" && ip != l.Names[0] {
+					first = Sanitize(ip) + " · "
+				}
+				t.line(dimStyle.Render(hanging("   "+first+"alike: ", strings.Join(others, ", "), "          ", t.width)))
+			}
+		}
+	}
+	fails := make([]rune, cols)
+	for i := range fails {
+		fails[i] = ' '
+		a := from.Add(time.Duration(i) * step)
+		if failedIn(rep.Series, a, a.Add(step)) > 0 {
+			fails[i] = '!'
+		}
+	}
+	t.line(" " + padRight("LB/proxy 5xx", labelW) + " │" + causeStyle.Render(string(fails)) + "│")
+	if marks := incidentMarks(rep, from, step, cols); marks != "" {
+		t.line(" " + padRight("incidents", labelW) + "  " + marks)
+	}
+	if v.Omitted > 0 {
+		t.line(dimStyle.Render(fmt.Sprintf("%s more not drawn (the JSON report lists every lane).", plural(v.Omitted, "backend"))))
+	}
+	t.blank()
+}
+
+// laneLabel is a row's label: the pod (after its ReplicaSet's name) and IP.
+func laneLabel(l viewLane, g laneGroup) string {
+	label := Sanitize(l.label(g))
+	if l.IP != "" && l.IP != l.Name && len(l.Names) == 1 {
+		label += " " + l.IP
+	}
+	return label
+}
+
+// groupTitle names a group of lanes: the ReplicaSet's name, kept on one
+// line with the word before it, and the rest.
+func groupTitle(g laneGroup) (head, rest string) {
+	n := 0
+	for _, l := range g.Lanes {
+		n += len(l.Names)
+	}
+	count := strconv.Itoa(n)
+	if g.Role != "" {
+		count += " " + g.Role
+	}
+	if g.ReplicaSet == "" {
+		if g.Role == "" {
+			count += " of unknown role"
+		}
+		return "Backends known only by IP ", "· " + count
+	}
+	noun := " pods"
+	if n == 1 {
+		noun = " pod"
+	}
+	return "ReplicaSet " + Sanitize(g.ReplicaSet) + " ", "· " + count + noun
+}
+
+// laneRow draws states in cols columns of step from from: each column shows
+// the state at its middle; a state of unknown end marks its column.
+func laneRow(states []LaneState, from time.Time, step time.Duration, cols int) string {
+	row := make([]rune, cols)
+	for i := range row {
+		row[i] = ' '
+		if s := stateAt(states, from.Add(time.Duration(i)*step+step/2)); s != "" {
+			row[i] = laneChars[s]
+		}
+	}
+	for _, s := range states {
+		i := int(s.From.Sub(from) / step)
+		if i >= 0 && i < cols && (s.To.Sub(s.From) < step) && row[i] == ' ' {
+			row[i] = laneChars[s.State]
+		}
+	}
+	return string(row)
+}
+
+// incidentMarks writes each incident's number under the column it starts
+// in; incidents that would touch share one mark ("#1,2").
+func incidentMarks(rep *Report, from time.Time, step time.Duration, cols int) string {
+	type mark struct {
+		col   int
+		label string
+	}
+	var marks []mark
+	for i, in := range rep.Incidents {
+		c := int(in.Start.Sub(from) / step)
+		if c < 0 || c >= cols {
+			continue
+		}
+		if n := len(marks); n > 0 && c <= marks[n-1].col+len(marks[n-1].label) {
+			marks[n-1].label += "," + strconv.Itoa(i+1)
+			continue
+		}
+		marks = append(marks, mark{c, "#" + strconv.Itoa(i+1)})
+	}
+	var b strings.Builder
+	for _, m := range marks {
+		if pad := m.col - lipgloss.Width(b.String()); pad > 0 {
+			b.WriteString(strings.Repeat(" ", pad))
+		} else if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(m.label)
+	}
+	return b.String()
+}
+
+// stepText renders a column's duration.
+func stepText(d time.Duration) string {
+	if d < time.Minute {
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+	}
+	return roundSpan(d)
+}
