@@ -69,7 +69,7 @@ type FormatInfo struct {
 var formatTable = []FormatInfo{
 	{
 		ID: FormatGCPLogging, Family: FamilyGCP, json: gcpLogging{},
-		Description: "Cloud Logging entries: global, regional and internal Application LB request logs (`statusDetails` or `proxyStatus`), Kubernetes events from `logs/events`, health-check logs",
+		Description: "Cloud Logging entries: global, regional and internal Application LB request logs (`statusDetails` or `proxyStatus`), Cloud Service Mesh (Istio) access logs, Kubernetes events from `logs/events`, health-check logs",
 		HowToGet:    "`gcloud logging read ... --format=json` (a JSON array, newest first), a Logs Explorer download, a sink's NDJSON, an `entries:list` response",
 	},
 	{
