@@ -577,7 +577,7 @@ type envoyJSONKey struct {
 // envoyKeyMap is a compiled JSON format dictionary.
 type envoyKeyMap struct {
 	// top maps the top-level keys to their operators.
-	top map[string]envoyJSONKey
+	top map[string]*envoyJSONKey
 	// nested lists the keys inside nested dictionaries.
 	nested []envoyJSONKey
 	// statusKey is the top-level key of %RESPONSE_CODE%, which a line must
@@ -592,7 +592,7 @@ type envoyKeyMap struct {
 // reads; values that mix operators and text are skipped, as Envoy then
 // writes them as strings readygap cannot take apart.
 func compileEnvoyKeyMap(dict map[string]any) (*envoyKeyMap, error) {
-	m := &envoyKeyMap{top: map[string]envoyJSONKey{}}
+	m := &envoyKeyMap{top: map[string]*envoyJSONKey{}}
 	hasStatus := false
 	var walk func(prefix []string, d map[string]any) error
 	walk = func(prefix []string, d map[string]any) error {
@@ -628,7 +628,7 @@ func compileEnvoyKeyMap(dict map[string]any) (*envoyKeyMap, error) {
 					}
 				}
 				if len(path) == 1 {
-					m.top[k] = key
+					m.top[k] = &key
 				} else {
 					m.nested = append(m.nested, key)
 				}

@@ -61,9 +61,7 @@ var envoyJSONDefaults = func() *envoyKeyMap {
 		panic("default Envoy JSON keys: " + err.Error())
 	}
 	for k, p := range envoyJSONPlatformKeys {
-		key := m.top[k]
-		key.platform = p
-		m.top[k] = key
+		m.top[k].platform = p
 	}
 	return m
 }()
@@ -123,7 +121,27 @@ type envoyJSONState struct {
 	keys *envoyKeyMap
 	loc  *time.Location
 	err  error
+	// slots remembers what the key at each position of the last lines was:
+	// Envoy writes the keys of a dictionary in the same order on every
+	// line, so comparing a key with the one seen at its position is
+	// cheaper than looking it up. slotKeys is the dictionary they belong
+	// to, pos the position of the next key.
+	slots    []envoyKeySlot
+	slotKeys *envoyKeyMap
+	pos      int
 }
+
+// envoyKeySlot is a key seen at one position and what it means (nil: a
+// key readygap does not read).
+type envoyKeySlot struct {
+	key string
+	k   *envoyJSONKey
+}
+
+// maxEnvoyKeySlots bounds the positions remembered, so that a line with
+// very many keys costs no more memory than a realistic one; Envoy
+// Gateway's default has 24 keys.
+const maxEnvoyKeySlots = 64
 
 // Parse reports the Request of one JSON access line.
 func (a envoyJSON) Parse(line []byte, ln *Line, out *Emitter) error {
@@ -152,7 +170,10 @@ func (st *envoyJSONState) read(line []byte, keys *envoyKeyMap, loc *time.Locatio
 	if err != nil {
 		return errEnvoyJSONInvalid
 	}
-	st.keys, st.loc, st.err = keys, loc, nil
+	st.keys, st.loc, st.err, st.pos = keys, loc, nil, 0
+	if st.slotKeys != keys {
+		st.slots, st.slotKeys = st.slots[:0], keys
+	}
 	obj.Visit(st.visit)
 	for i := range keys.nested {
 		k := &keys.nested[i]
@@ -174,14 +195,32 @@ func (st *envoyJSONState) read(line []byte, keys *envoyKeyMap, loc *time.Locatio
 
 // visit reads one top-level key of the object.
 func (st *envoyJSONState) visit(key []byte, val *fastjson.Value) {
-	k, ok := st.keys.top[string(key)]
-	if !ok || st.err != nil {
+	k := st.lookup(key)
+	if k == nil || st.err != nil {
 		return
 	}
 	if k.platform != "" {
 		st.rec.platform = k.platform
 	}
 	st.err = st.set(&k.envoyCommand, val)
+}
+
+// lookup returns what key, the next key of the line, means: from the
+// slot of its position when the last line had the same key there.
+func (st *envoyJSONState) lookup(key []byte) *envoyJSONKey {
+	i := st.pos
+	st.pos++
+	if i < len(st.slots) && st.slots[i].key == string(key) {
+		return st.slots[i].k
+	}
+	k := st.keys.top[string(key)]
+	switch {
+	case i < len(st.slots):
+		st.slots[i] = envoyKeySlot{key: string(key), k: k}
+	case i == len(st.slots) && i < maxEnvoyKeySlots:
+		st.slots = append(st.slots, envoyKeySlot{key: string(key), k: k})
+	}
+	return k
 }
 
 // set stores one value: a string as the text adapter reads it, a number

@@ -523,6 +523,19 @@ type envoyRequestBuffer struct {
 	attempts [4]Attempt
 	scratch  []byte
 	strings  gcpInterner
+	// last holds the LB, method and detail of the last record: they repeat
+	// from line to line, and comparing is cheaper than interning.
+	last [3]string
+}
+
+// str returns v as a string, the one of the last record in slot i when
+// they are equal, else interned.
+func (b *envoyRequestBuffer) str(i int, v []byte) string {
+	if string(v) == b.last[i] {
+		return b.last[i]
+	}
+	b.last[i] = b.strings.get(v)
+	return b.last[i]
 }
 
 // envoyTCP reports whether rec is a TCP proxy entry (an Istio sidecar logs
@@ -544,15 +557,15 @@ func (b *envoyRequestBuffer) build(rec *envoyRecord, flags envoyFlags, format Fo
 	if lb == nil {
 		lb = rec.route
 	}
-	r.LB = b.strings.get(lb)
+	r.LB = b.str(0, lb)
 	r.Platform = envoyPlatform(rec.cluster)
 	if r.Platform == "" {
 		r.Platform = rec.platform
 	}
-	r.Method = b.strings.get(rec.method)
+	r.Method = b.str(1, rec.method)
 	r.Path = string(rec.path)
 	b.scratch = envoyDetailText(b.scratch[:0], rec)
-	r.Detail = b.strings.get(b.scratch)
+	r.Detail = b.str(2, b.scratch)
 	r.Attempts = envoyAttempts(b.attempts[:0], rec.hostsAttempted, r)
 	if r.Failure == FailureNoBackend && r.Backend.IsValid() && len(r.Attempts) == 0 {
 		// No healthy host was left for the last try, yet a host is logged:
