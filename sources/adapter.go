@@ -56,7 +56,7 @@ func (o *Options) lineAdapterSet() []lineAdapter {
 	for i, a := range lineAdapters {
 		switch {
 		case a.Format() == FormatEnvoyAccess && o.envoy.text != nil:
-			a = envoyText{custom: o.envoy.text}
+			a = newEnvoyText(o.envoy.text)
 		case a.Format() == FormatEnvoyJSON && o.envoy.json != nil:
 			a = envoyJSON{custom: o.envoy.json}
 		}

@@ -402,20 +402,29 @@ func compileEnvoyTime(spec string, local bool) (*envoyTimeLayout, error) {
 // monthAbbrevs are the English month abbreviations %b writes.
 var monthAbbrevs = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
-// parse reads a time written in layout l. loc is the zone of times
-// without one for the _LOCAL operators (START_TIME is always UTC). It
-// reports false for anything the layout does not describe exactly.
+// parse reads a time written in layout l, all of b. loc is the zone of
+// times without one for the _LOCAL operators (START_TIME is always UTC).
+// It reports false for anything the layout does not describe exactly.
 func (l *envoyTimeLayout) parse(b []byte, loc *time.Location) (time.Time, bool) {
+	t, n, ok := l.scan(b, loc)
+	return t, ok && n == len(b)
+}
+
+// scan reads a time written in layout l at the start of b, as parse does,
+// and returns how many bytes it took: a layout may contain the text that
+// follows it in a format (`%START_TIME(%F %T)% %RESPONSE_CODE%`).
+func (l *envoyTimeLayout) scan(b []byte, loc *time.Location) (time.Time, int, bool) {
 	if l.rfc3339 {
-		if t, ok := lex.ParseRFC3339(b); ok {
-			return t, true
+		if t, n, ok := lex.ScanRFC3339(b); ok {
+			return t, n, true
 		}
 		if l.local {
 			// START_TIME_LOCAL's default writes the zone as ±hhmm.
-			return envoyDefaultLocal.parse(b, loc)
+			return envoyDefaultLocal.scan(b, loc)
 		}
-		return time.Time{}, false
+		return time.Time{}, 0, false
 	}
+	start := len(b)
 	var (
 		year, month, day, hour, minute, second, nsec int
 		epoch                                        int64
@@ -514,22 +523,21 @@ func (l *envoyTimeLayout) parse(b []byte, loc *time.Location) (time.Time, bool) 
 			ok, b = n >= 3, b[n:]
 		}
 		if !ok {
-			return time.Time{}, false
+			return time.Time{}, 0, false
 		}
 	}
-	if len(b) != 0 {
-		return time.Time{}, false
-	}
+	n := start - len(b)
 	if hasEpoch {
-		return time.Unix(epoch, int64(nsec)).UTC(), true
+		return time.Unix(epoch, int64(nsec)).UTC(), n, true
 	}
 	if l.local && !hasZone && loc != nil && loc != time.UTC {
 		if !lex.ValidDate(year, month, day) || !lex.ValidClock(hour, minute, second) {
-			return time.Time{}, false
+			return time.Time{}, 0, false
 		}
-		return time.Date(year, time.Month(month), day, hour, minute, second, nsec, loc).UTC(), true
+		return time.Date(year, time.Month(month), day, hour, minute, second, nsec, loc).UTC(), n, true
 	}
-	return lex.Time(year, month, day, hour, minute, second, nsec, offset)
+	t, ok := lex.Time(year, month, day, hour, minute, second, nsec, offset)
+	return t, n, ok
 }
 
 // envoyZoneOffset reads ±hhmm (or ±hh:mm when colon) from the front of *b.

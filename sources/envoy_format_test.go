@@ -145,7 +145,7 @@ func TestEnvoyCustomFormatKeepsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := envoyText{custom: f}
+	a := newEnvoyText(f)
 	for _, tc := range envoyTextCases[:3] {
 		if c, rep := envoyParse(t, a, tc.line, time.Time{}); len(c.requests) != 1 || rep.Skipped != 0 {
 			t.Errorf("%s: requests=%d %v", tc.name, len(c.requests), rep.SkipSamples())
@@ -279,10 +279,33 @@ func FuzzEnvoyFormat(f *testing.F) {
 			return
 		}
 		if c.text != nil {
-			checkEnvoyFuzzLine(t, envoyText{custom: c.text}, line)
+			checkEnvoyFuzzLine(t, newEnvoyText(c.text), line)
 		}
 		if c.json != nil {
 			checkEnvoyFuzzLine(t, envoyJSON{custom: c.json}, line)
 		}
 	})
+}
+
+// TestEnvoyTextTimeLayoutWithSpaces checks that a START_TIME layout that
+// contains the literal after it is read by its layout, and that an unset
+// start time falls back to the wrapper stamp.
+func TestEnvoyTextTimeLayoutWithSpaces(t *testing.T) {
+	f, err := compileEnvoyFormat(`%START_TIME(%F %T)% %RESPONSE_CODE% %RESPONSE_FLAGS% %UPSTREAM_HOST%`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newEnvoyText(f)
+	c, rep := envoyParse(t, a, `2024-05-01 12:00:01 503 UH -`, time.Time{})
+	if rep.Skipped != 0 || len(c.requests) != 1 || !c.requests[0].Time.Equal(envoyMs(2024, 5, 1, 12, 0, 1, 0)) || c.requests[0].Failure != FailureNoBackend {
+		t.Fatalf("skipped=%d %v requests=%+v", rep.Skipped, rep.SkipSamples(), c.requests)
+	}
+	stamp := envoyUs(2024, 5, 1, 12, 0, 2, 5)
+	c, rep = envoyParse(t, a, `- 200 - 10.0.0.1:80`, stamp)
+	if rep.Skipped != 0 || len(c.requests) != 1 || !c.requests[0].Time.Equal(stamp) {
+		t.Fatalf("skipped=%d %v requests=%+v", rep.Skipped, rep.SkipSamples(), c.requests)
+	}
+	if _, rep = envoyParse(t, a, `2024-05-01T12:00:01 200 - 10.0.0.1:80`, stamp); rep.Skipped != 1 {
+		t.Errorf("a time not in the layout is read")
+	}
 }

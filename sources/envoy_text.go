@@ -3,6 +3,7 @@ package sources
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,9 +18,15 @@ import (
 // `[date][thread][level][logger]` lines, Istio's pilot-agent lines) are
 // valid lines without a record.
 type envoyText struct {
-	// custom is the format of Options.EnvoyFormat, tried before the
-	// defaults; nil without one.
-	custom *envoyFormat
+	// formats are the formats lines are tried against: the format of
+	// Options.EnvoyFormat, then the defaults (newEnvoyText); nil for the
+	// defaults alone.
+	formats []*envoyFormat
+}
+
+// newEnvoyText returns the adapter that reads custom before the defaults.
+func newEnvoyText(custom *envoyFormat) envoyText {
+	return envoyText{formats: append([]*envoyFormat{custom}, envoyTextDefaults...)}
 }
 
 // The default format strings, verbatim from their sources (see docs/envoy.md).
@@ -69,7 +76,7 @@ func (envoyText) Format() Format { return FormatEnvoyAccess }
 func (a envoyText) Match(line []byte) bool {
 	var rec envoyRecord
 	line = envoyTrimLine(line)
-	for _, f := range a.formats() {
+	for _, f := range a.list() {
 		if f.scan(line, &rec, time.UTC) == nil {
 			return true
 		}
@@ -77,12 +84,12 @@ func (a envoyText) Match(line []byte) bool {
 	return false
 }
 
-// formats returns the formats lines are tried against, in order.
-func (a envoyText) formats() []*envoyFormat {
-	if a.custom == nil {
+// list returns the formats lines are tried against, in order.
+func (a envoyText) list() []*envoyFormat {
+	if a.formats == nil {
 		return envoyTextDefaults
 	}
-	return append([]*envoyFormat{a.custom}, envoyTextDefaults...)
+	return a.formats
 }
 
 // Reasons for skipping a text line.
@@ -100,6 +107,9 @@ var envoyTextStates = sync.Pool{New: func() any { return new(envoyTextState) }}
 type envoyTextState struct {
 	rec envoyRecord
 	buf envoyRequestBuffer
+	// last is the format the last line was in, tried first: the lines of
+	// one input are almost always in one format.
+	last *envoyFormat
 }
 
 // Parse reports the Request of one access line.
@@ -110,15 +120,18 @@ func (a envoyText) Parse(line []byte, ln *Line, out *Emitter) error {
 	}
 	st := envoyTextStates.Get().(*envoyTextState)
 	defer envoyTextStates.Put(st)
-	matched := false
-	for _, f := range a.formats() {
-		if f.scan(line, &st.rec, out.Location()) == nil {
-			matched = true
+	formats := a.list()
+	matched := st.last != nil && slices.Contains(formats, st.last) && st.last.scan(line, &st.rec, out.Location()) == nil
+	for _, f := range formats {
+		if matched {
 			break
+		}
+		if f != st.last && f.scan(line, &st.rec, out.Location()) == nil {
+			matched, st.last = true, f
 		}
 	}
 	if !matched {
-		if a.custom != nil {
+		if a.formats != nil {
 			return errEnvoyTextCustom
 		}
 		return errEnvoyTextUnknown
@@ -196,6 +209,20 @@ func (f *envoyFormat) scan(line []byte, rec *envoyRecord, loc *time.Location) er
 	n := len(f.ops)
 	for i := range f.ops {
 		next := f.lits[i+1]
+		c := &f.ops[i]
+		if c.time != nil && i < n-1 {
+			t, after, err := envoyScanTime(c, rest, next, loc)
+			if err != nil {
+				return err
+			}
+			if c.op == opStartTime {
+				rec.time = t
+			} else {
+				emit = t
+			}
+			rest = after
+			continue
+		}
 		var value []byte
 		switch {
 		case i == n-1:
@@ -215,11 +242,11 @@ func (f *envoyFormat) scan(line []byte, rec *envoyRecord, loc *time.Location) er
 			}
 			value, rest = rest[:j], rest[j+len(next):]
 		}
-		t, err := rec.set(&f.ops[i], value, loc)
+		t, err := rec.set(c, value, loc)
 		if err != nil {
 			return err
 		}
-		if f.ops[i].op == opEmitTime {
+		if c.op == opEmitTime {
 			emit = t
 		}
 	}
@@ -230,6 +257,26 @@ func (f *envoyFormat) scan(line []byte, rec *envoyRecord, loc *time.Location) er
 		rec.time = emit
 	}
 	return nil
+}
+
+// envoyScanTime reads the value of time operator c at the start of rest,
+// followed by the literal next, and returns the time (zero when unset) and
+// what follows the literal. A time is read by its layout rather than up to
+// the literal, which the layout may contain.
+func envoyScanTime(c *envoyCommand, rest, next []byte, loc *time.Location) (time.Time, []byte, error) {
+	if t, n, ok := c.time.scan(rest, loc); ok {
+		if after, ok := bytes.CutPrefix(rest[n:], next); ok {
+			return t, after, nil
+		}
+	}
+	for _, unset := range [...][]byte{nil, []byte("-")} {
+		if after, ok := bytes.CutPrefix(rest, unset); ok {
+			if after, ok = bytes.CutPrefix(after, next); ok {
+				return time.Time{}, after, nil
+			}
+		}
+	}
+	return time.Time{}, nil, errEnvoyScanValue
 }
 
 // set stores the value of one command operator in rec, checking it is

@@ -100,7 +100,7 @@ var formatTable = []FormatInfo{
 	{
 		ID: FormatEnvoyJSON, Family: FamilyEnvoy, line: envoyJSON{},
 		Description: "Envoy access logs as JSON lines: Envoy Gateway's default (string values up to v1.3, typed from v1.4), Istio's `accessLogEncoding: JSON`, Contour's `json` format, any dictionary given with `--envoy-format`",
-		HowToGet:    "`kubectl logs --timestamps -n envoy-gateway-system -l gateway.envoyproxy.io/owning-gateway-name=NAME -c envoy`",
+		HowToGet:    "`kubectl logs --timestamps --tail=-1 -n envoy-gateway-system -l gateway.envoyproxy.io/owning-gateway-name=NAME -c envoy`",
 	},
 	{
 		ID: FormatK8sEvents, Family: FamilyKubernetes, json: k8sEvents{},
