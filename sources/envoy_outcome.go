@@ -566,16 +566,37 @@ func (b *envoyRequestBuffer) build(rec *envoyRecord, flags envoyFlags, format Fo
 	r.Path = string(rec.path)
 	b.scratch = envoyDetailText(b.scratch[:0], rec)
 	r.Detail = b.str(2, b.scratch)
-	r.Attempts = envoyAttempts(b.attempts[:0], rec.hostsAttempted, r)
+	r.Attempts = envoyAttempts(b.attempts[:0], rec.hostsAttempted)
 	if r.Failure == FailureNoBackend && r.Backend.IsValid() && len(r.Attempts) == 0 {
 		// No healthy host was left for the last try, yet a host is logged:
-		// an earlier try's (UH,URX). The request was not finally sent there.
-		r.Attempts = append(b.attempts[:0],
-			Attempt{Backend: r.Backend, Failure: FailureOther},
-			Attempt{Status: r.Status, Failure: FailureNoBackend})
-		r.Backend = netip.AddrPort{}
+		// an earlier try's (UH,URX).
+		r.Attempts = append(r.Attempts, Attempt{Backend: r.Backend, Failure: FailureOther})
 	}
+	envoyLastAttempt(r)
 	return r
+}
+
+// envoyLastAttempt makes the last attempt the request's own outcome and
+// the request's backend the last attempt's. With no healthy host left
+// (UH), the hosts logged were earlier tries: a last attempt without a
+// backend is added, and the request was sent nowhere in the end.
+// Otherwise %UPSTREAM_HOST% is the final attempt's host, and the last host
+// attempted stands for it when it is not logged.
+func envoyLastAttempt(r *Request) {
+	n := len(r.Attempts)
+	switch {
+	case n == 0:
+		return
+	case r.Failure == FailureNoBackend:
+		r.Attempts = append(r.Attempts, Attempt{Status: r.Status, Failure: FailureNoBackend})
+		r.Backend = netip.AddrPort{}
+		return
+	case r.Backend.IsValid():
+		r.Attempts[n-1].Backend = r.Backend
+	default:
+		r.Backend = r.Attempts[n-1].Backend
+	}
+	r.Attempts[n-1].Status, r.Attempts[n-1].Failure = r.Status, r.Failure
 }
 
 // envoyDetailText appends what Envoy said about the outcome to dst: the
@@ -602,11 +623,11 @@ func envoyDetailText(dst []byte, rec *envoyRecord) []byte {
 }
 
 // envoyAttempts returns the attempts %UPSTREAM_HOSTS_ATTEMPTED% lists,
-// appended to dst, when it lists more than one: every host but the last
-// was tried and given up on (Envoy does not log why, so those attempts
-// count as FailureOther without a status); the last is the request's own
-// outcome, at the request's backend. One host or none gives no attempts: r.Backend says it all.
-func envoyAttempts(dst []Attempt, hosts []byte, r *Request) []Attempt {
+// appended to dst, when it lists more than one: every host was tried and,
+// but for the last (see envoyLastAttempt), given up on. Envoy does not log
+// why, so those attempts count as FailureOther without a status. One host
+// or none gives no attempts: the request's backend says it all.
+func envoyAttempts(dst []Attempt, hosts []byte) []Attempt {
 	if bytes.IndexByte(hosts, ',') < 0 {
 		return dst
 	}
@@ -618,11 +639,6 @@ func envoyAttempts(dst []Attempt, hosts []byte, r *Request) []Attempt {
 			hosts = nil
 		}
 		dst = append(dst, Attempt{Backend: envoyAddr(bytes.TrimSpace(host)), Failure: FailureOther})
-	}
-	last := &dst[len(dst)-1]
-	last.Status, last.Failure = r.Status, r.Failure
-	if r.Backend.IsValid() {
-		last.Backend = r.Backend // %UPSTREAM_HOST% is the final attempt's
 	}
 	return dst
 }

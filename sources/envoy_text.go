@@ -12,7 +12,7 @@ import (
 
 // envoyText reads Envoy access logs written by a format string: Envoy's
 // default format (plain Envoy, Contour, kgateway, Envoy Gateway's text
-// option), Istio's default (1.9 and later, and the 1.5-1.8 format before
+// option), Istio's default (1.9 and later, and the 1.3-1.8 format before
 // it), and the format given with Options.EnvoyFormat. The proxy's own log
 // lines interleaved with them in `kubectl logs` (Envoy's
 // `[date][thread][level][logger]` lines, Istio's pilot-agent lines) are
@@ -49,8 +49,9 @@ const (
 		`"%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" ` +
 		`%UPSTREAM_CLUSTER_RAW% %UPSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_LOCAL_ADDRESS% ` +
 		`%DOWNSTREAM_REMOTE_ADDRESS% %REQUESTED_SERVER_NAME% %ROUTE_NAME%\n`
-	// istioMixerFormat is Istio's default from 1.5 to 1.8, with the Mixer
-	// status where 1.9 put the response code details.
+	// istioMixerFormat is Istio's default from 1.3 to 1.8
+	// (EnvoyTextLogFormat13), with the Mixer status where 1.9 put the
+	// response code details.
 	istioMixerFormat = `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" ` +
 		`%RESPONSE_CODE% %RESPONSE_FLAGS% "%DYNAMIC_METADATA(istio.mixer:status)%" ` +
 		`"%UPSTREAM_TRANSPORT_FAILURE_REASON%" %BYTES_RECEIVED% %BYTES_SENT% %DURATION% ` +

@@ -130,7 +130,7 @@ var envoyTextCases = []struct {
 		`[2026-08-10T08:50:55.958Z] "POST /invalid HTTP/1.1" 404 NR - - "-" 0 0 1 - "-" "curl/8.21.0" "55667739-e394-4814-91b2-2cdd90744892" "example.com" "-" - - - 10.4.1.8:59778 - -`,
 		envoyWant{time: envoyMs(2026, 8, 10, 8, 50, 55, 958), status: 404, gen: GeneratedByLB, failure: FailureNone,
 			method: "POST", path: "/invalid", detail: "NR", platform: PlatformIstio}},
-	// Real: istio/istio#29109 (Istio 1.8, the Mixer format; quoted in the issue).
+	// Real: istio/istio#29109 (Istio 1.8, the 1.3-1.8 format; quoted in the issue).
 	{"istio#29109 1.8 format 500 from the app on 127.0.0.1",
 		`[2020-11-22T20:04:32.765Z] "GET /products HTTP/1.1" 500 - "-" "-" 0 122 11939 11933 "-" "PostmanRuntime/7.26.8" "66fa4542-266e-9364-8447-e7d63047b344" "172.17.0.2:30164" "127.0.0.1:8080" inbound|8080|http-8080|scrappers-service.default.svc.cluster.local 127.0.0.1:52034 172.18.0.10:8080 172.18.0.1:37035 - default`,
 		envoyWant{time: envoyMs(2020, 11, 22, 20, 4, 32, 765), status: 500, gen: GeneratedByBackend, failure: FailureAppError,
