@@ -82,8 +82,8 @@ func (a envoyJSON) keys() *envoyKeyMap {
 func (a envoyJSON) Match(line []byte) bool {
 	line = envoyTrimLine(line)
 	m := a.keys()
-	if len(line) == 0 || line[0] != '{' || m.statusKey != "" && !envoyHasKey(line, m.statusKey) {
-		return false
+	if len(line) == 0 || line[0] != '{' || m.statusKey != "" && !envoyHasKey(line, m.statusKey) && bytes.IndexByte(line, '\\') < 0 {
+		return false // no status key, not even an escaped one
 	}
 	st := envoyJSONStates.Get().(*envoyJSONState)
 	defer envoyJSONStates.Put(st)

@@ -66,6 +66,9 @@ var envoyJSONCases = []struct {
 		envoyWant{time: envoyMs(2024, 5, 1, 12, 0, 4, 300), status: 200, gen: GeneratedByBackend, failure: FailureNone,
 			backend: "10.244.2.31:8080", detail: "via_upstream",
 			tries: []nginxWantAttempt{{"10.244.1.17:8080", 0, FailureOther}, {"10.244.2.31:8080", 200, FailureNone}}}},
+	{"constructed escaped keys (fuzzing found Match missed them)",
+		`{"start_time":"2024-05-01T12:00:04.400Z","response\u005fcode":503,"response_flags":"UH"}`,
+		envoyWant{time: envoyMs(2024, 5, 1, 12, 0, 4, 400), status: 503, gen: GeneratedByLB, failure: FailureNoBackend, detail: "UH"}},
 	// Constructed: Contour's default json fields, empty values omitted.
 	{"constructed contour 503 UC, flags and host logged, no details",
 		`{"@timestamp":"2024-05-01T12:00:05.250Z","authority":"shop.example.com","bytes_received":312,"bytes_sent":95,"downstream_local_address":"10.244.0.9:8080","downstream_remote_address":"203.0.113.10:51237","duration":12,"method":"POST","path":"/api/orders","protocol":"HTTP/1.1","request_id":"3f2f3e4a-5b6c-7d8e-9f0a-1b2c3d4e5f63","response_code":503,"response_flags":"UC","upstream_cluster":"shop/web/80/da39a3ee5e","upstream_host":"10.244.1.17:8080","user_agent":"curl/8.5.0"}`,
