@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -178,4 +179,49 @@ func FuzzGCPLoggingMesh(f *testing.F) {
 			}
 		}
 	})
+}
+
+// gcpMeshBenchEntries builds n compact Cloud Service Mesh entries, as a
+// sink's NDJSON holds them: mostly 200s, some no-healthy-upstream 503s.
+func gcpMeshBenchEntries(n int) [][]byte {
+	entries := make([][]byte, n)
+	for i := range entries {
+		status, flag, details, host := 200, "-", "via_upstream", fmt.Sprintf("10.4.%d.%d:9080", i%7, 10+i%200)
+		if i%101 == 0 {
+			status, flag, details, host = 503, "UH", "no_healthy_upstream", ""
+		}
+		entries[i] = []byte(fmt.Sprintf(`{"httpRequest":{"latency":"0.00%ds","protocol":"http","remoteIp":"10.4.1.8","requestMethod":"GET",`+
+			`"requestSize":"0","requestUrl":"http://productpage.default.svc.cluster.local:9080/productpage?i=%d","responseSize":"1683",`+
+			`"serverIp":"%s","status":%d,"userAgent":"curl/8.5.0"},"insertId":"%016x","labels":{"destination_canonical_revision":"v1",`+
+			`"destination_canonical_service":"productpage","destination_service_host":"productpage.default.svc.cluster.local",`+
+			`"destination_service_name":"productpage","log_sampled":"false","mesh_uid":"proj-123","protocol":"http",`+
+			`"request_id":"%08x-e394-4814-91b2-2cdd90744892","response_details":"%s","response_flag":"%s","route_name":"default",`+
+			`"source_canonical_service":"istio-ingressgateway","source_name":"istio-ingressgateway-5d8f7c9b6-abcde",`+
+			`"source_namespace":"istio-system","upstream_cluster":"outbound|9080||productpage.default.svc.cluster.local","upstream_host":"%s"},`+
+			`"logName":"projects/my-project/logs/client-accesslog-stackdriver","receiveTimestamp":"2024-05-01T12:00:02.345678901Z",`+
+			`"resource":{"labels":{"cluster_name":"c1","location":"us-central1","namespace_name":"istio-system",`+
+			`"pod_name":"istio-ingressgateway-5d8f7c9b6-abcde","project_id":"my-project"},"type":"k8s_pod"},"severity":"INFO",`+
+			`"timestamp":"2024-05-01T12:%02d:%02d.%06dZ"}`,
+			i%10, i, host, status, i, i, details, flag, host, (i/60)%60, i%60, i%1000000))
+	}
+	return entries
+}
+
+func BenchmarkEnvoyGCPMeshParse(b *testing.B) {
+	entries := gcpMeshBenchEntries(10000)
+	total := 0
+	for _, e := range entries {
+		total += len(e) + 1
+	}
+	em := newEmitter(nginxDiscard{}, &Options{}, &InputReport{}, nil)
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for i, e := range entries {
+			if err := (gcpLogging{}).ParseJSON(e, Origin{File: "bench", Line: i + 1}, em); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }
