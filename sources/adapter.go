@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"fmt"
 	"io"
 	"time"
 )
@@ -20,6 +21,48 @@ type Options struct {
 	MaxWarnings int
 	// Stdin is read for the input "-"; nil means os.Stdin.
 	Stdin io.Reader
+	// EnvoyFormat is the access-log format of Envoy inputs written in a
+	// format other than the defaults readygap knows: an Envoy format string
+	// (`[%START_TIME%] "%REQ(:METHOD)% ..." %RESPONSE_CODE% %RESPONSE_FLAGS% ...`)
+	// or a JSON format dictionary (`{"ts":"%START_TIME%","status":"%RESPONSE_CODE%",...}`).
+	// Lines in the default formats are still read. Empty means the defaults only.
+	EnvoyFormat string
+
+	// envoy is EnvoyFormat compiled by prepare; nil without one.
+	envoy *envoyCustom
+}
+
+// prepare checks and compiles the options that need it; Read calls it
+// before reading anything.
+func (o *Options) prepare() error {
+	if o.EnvoyFormat == "" {
+		return nil
+	}
+	c, err := compileEnvoyCustom(o.EnvoyFormat)
+	if err != nil {
+		return fmt.Errorf("Envoy access-log format: %w", err)
+	}
+	o.envoy = c
+	return nil
+}
+
+// lineAdapterSet returns the line adapters detection tries, in the table's
+// order: with an Envoy format, the Envoy adapters that read it.
+func (o *Options) lineAdapterSet() []lineAdapter {
+	if o == nil || o.envoy == nil {
+		return lineAdapters
+	}
+	set := make([]lineAdapter, len(lineAdapters))
+	for i, a := range lineAdapters {
+		switch {
+		case a.Format() == FormatEnvoyAccess && o.envoy.text != nil:
+			a = newEnvoyText(o.envoy.text)
+		case a.Format() == FormatEnvoyJSON && o.envoy.json != nil:
+			a = envoyJSON{custom: o.envoy.json}
+		}
+		set[i] = a
+	}
+	return set
 }
 
 func (o *Options) location() *time.Location {

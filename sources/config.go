@@ -46,6 +46,23 @@ type Config struct {
 	EndpointSlice *EndpointSlice
 	// Proxy is set for an ingress-nginx controller's ConfigMap.
 	Proxy *ProxySettings
+
+	// Gateway is set for Gateway API Gateways.
+	Gateway *Gateway
+	// HTTPRoute is set for Gateway API HTTPRoutes.
+	HTTPRoute *HTTPRoute
+	// BackendTrafficPolicy is set for Envoy Gateway BackendTrafficPolicies.
+	BackendTrafficPolicy *BackendTrafficPolicy
+	// DestinationRule is set for Istio DestinationRules.
+	DestinationRule *DestinationRule
+	// VirtualService is set for Istio VirtualServices.
+	VirtualService *VirtualService
+	// HTTPProxy is set for Contour HTTPProxies.
+	HTTPProxy *HTTPProxy
+	// IstioMesh is set for Istio's mesh ConfigMap (`istio` or
+	// `istio-<revision>` with a `mesh` key): its meshConfig.defaultConfig,
+	// which applies to every sidecar the pod annotation does not override.
+	IstioMesh *IstioProxyConfig
 }
 
 // LabelALBReadinessGateInject is the Namespace label that makes the AWS Load
@@ -97,6 +114,9 @@ type PodSpec struct {
 	TerminationGracePeriodSec int
 	// TerminationGraceDefaulted is true when the spec did not set the grace period.
 	TerminationGraceDefaulted bool
+	// Istio holds the Istio sidecar settings of the pod or template; nil
+	// when it has neither an istio-proxy container nor an Istio annotation.
+	Istio *IstioSidecar
 }
 
 // HasALBTargetHealthGate reports whether the spec carries a readiness gate
@@ -402,4 +422,239 @@ func (s *PodSpec) PreStopSleep() int {
 		}
 	}
 	return longest
+}
+
+// The facts below describe Envoy-based gateways and meshes: Gateway API
+// objects, Envoy Gateway, Istio and Contour policies, and the Istio sidecar
+// settings that decide how a pod stops. Like every fact they hold only
+// what the object says: unset fields are nil, "" or empty, and the
+// products' defaults (Envoy Gateway's 2 retries once a retry policy
+// exists, Istio's 5 s terminationDrainDuration) are the rules' business.
+// Durations are parsed from the Go-style strings these APIs use ("5s",
+// "1m30s", "250ms"); nil when absent or unreadable.
+
+// Gateway holds a Gateway API Gateway (gateway.networking.k8s.io).
+type Gateway struct {
+	// Class is spec.gatewayClassName.
+	Class     string
+	Listeners []GatewayListener
+	// Addresses are status.addresses[].value: where the gateway is reached.
+	Addresses []string
+}
+
+// GatewayListener is one entry of a Gateway's spec.listeners.
+type GatewayListener struct {
+	Name, Protocol, Hostname string
+	Port                     int
+}
+
+// HTTPRoute holds a Gateway API HTTPRoute.
+type HTTPRoute struct {
+	// Parents are spec.parentRefs: the Gateways the route attaches to.
+	Parents   []ObjectRef
+	Hostnames []string
+	Rules     []HTTPRouteRule
+}
+
+// ObjectRef names another object as a reference writes it: Group and Kind
+// as written ("" where the API defaults them), Namespace "" for the
+// referring object's own, Section the sectionName of a parent or target
+// (a listener or a Service port name).
+type ObjectRef struct {
+	Group, Kind, Namespace, Name, Section string
+	// Port is a parentRef's port; 0 when unset.
+	Port int
+}
+
+// HTTPRouteRule is one entry of an HTTPRoute's spec.rules.
+type HTTPRouteRule struct {
+	// Index is the rule's position in spec.rules. Envoy Gateway names the
+	// rule's cluster httproute/<namespace>/<route>/rule/<Index>, the
+	// upstream cluster its access log shows.
+	Index int
+	// Name is the rule's name; "" when unset.
+	Name     string
+	Backends []RouteBackend
+	// Retry is the rule's retry (GEP-1731); nil when unset.
+	Retry *RouteRetry
+	// RequestTimeout and BackendRequestTimeout are timeouts.request and
+	// timeouts.backendRequest.
+	RequestTimeout, BackendRequestTimeout *time.Duration
+}
+
+// RouteBackend is one backend of a route: a Gateway API backendRef, an
+// Istio route destination, a Contour route service.
+type RouteBackend struct {
+	// Group and Kind are as written; both "" means a Service (the API default).
+	Group, Kind string
+	// Namespace is "" for the route's own.
+	Namespace string
+	// Name is the Service name (an Istio destination host, as written).
+	Name string
+	// Subset is an Istio destination subset; "" otherwise.
+	Subset string
+	// Port is the Service port number; 0 when unset.
+	Port int
+	// Weight is the backend's weight; nil when unset (Gateway API and Istio
+	// then share traffic as if every weight were equal).
+	Weight *int
+}
+
+// RouteRetry is a Gateway API HTTPRoute rule's retry.
+type RouteRetry struct {
+	// Attempts is the maximum number of retries; nil when unset.
+	Attempts *int
+	// Codes are the statuses that are retried.
+	Codes   []int
+	Backoff *time.Duration
+}
+
+// BackendTrafficPolicy holds the parts of an Envoy Gateway
+// BackendTrafficPolicy (gateway.envoyproxy.io) that decide which backends
+// Envoy sends to and whether it tries again.
+type BackendTrafficPolicy struct {
+	// Targets are spec.targetRef and spec.targetRefs.
+	Targets []ObjectRef
+	// ActiveHealthCheck is spec.healthCheck.active; nil when unset.
+	ActiveHealthCheck *ActiveHealthCheck
+	// PassiveHealthCheck is spec.healthCheck.passive; nil when unset.
+	PassiveHealthCheck *OutlierDetection
+	// Retry is spec.retry; nil when unset (Envoy Gateway then does not retry).
+	Retry *ProxyRetry
+}
+
+// ActiveHealthCheck is a proxy's own health checking of backends (Envoy
+// Gateway active health checks, Contour healthCheckPolicy).
+type ActiveHealthCheck struct {
+	// Type is HTTP, TCP or GRPC ("" when the object does not say).
+	Type string
+	Path string
+	// Port is the port checked instead of the backend's; 0 when unset.
+	Port                                 int
+	Interval, Timeout                    *time.Duration
+	HealthyThreshold, UnhealthyThreshold *int
+}
+
+// OutlierDetection is passive health checking: backends ejected for a
+// while after consecutive failures (Envoy Gateway passive health checks,
+// Istio DestinationRule outlierDetection).
+type OutlierDetection struct {
+	Consecutive5xxErrors, ConsecutiveGatewayErrors, ConsecutiveLocalOriginFailures *int
+	Interval, BaseEjectionTime                                                     *time.Duration
+	MaxEjectionPercent                                                             *int
+	// MinHealthPercent is Istio's minHealthPercent; nil elsewhere.
+	MinHealthPercent               *int
+	SplitExternalLocalOriginErrors *bool
+}
+
+// ProxyRetry is a proxy's retry policy: Envoy Gateway's retry, an Istio
+// VirtualService route's retries, a Contour route's retryPolicy.
+type ProxyRetry struct {
+	// Retries is the number of retries as written (Envoy Gateway
+	// numRetries, Istio attempts, Contour count); nil when unset. Istio's 0
+	// and Contour's -1 turn retries off; Contour's 0 means Envoy's 1.
+	Retries *int
+	// On lists the retry conditions as written (Envoy Gateway triggers,
+	// Istio retryOn split at commas, Contour retryOn).
+	On []string
+	// StatusCodes are the retried statuses (Envoy Gateway httpStatusCodes,
+	// Contour retriableStatusCodes).
+	StatusCodes   []int
+	PerTryTimeout *time.Duration
+}
+
+// DestinationRule holds an Istio DestinationRule (networking.istio.io).
+type DestinationRule struct {
+	// Host is spec.host as written.
+	Host string
+	// OutlierDetection is spec.trafficPolicy.outlierDetection; nil when unset.
+	OutlierDetection *OutlierDetection
+	Subsets          []DestinationSubset
+}
+
+// DestinationSubset is one entry of a DestinationRule's spec.subsets.
+type DestinationSubset struct {
+	Name   string
+	Labels map[string]string
+	// OutlierDetection is the subset's own trafficPolicy.outlierDetection; nil when unset.
+	OutlierDetection *OutlierDetection
+}
+
+// VirtualService holds an Istio VirtualService.
+type VirtualService struct {
+	Hosts, Gateways []string
+	// Routes are spec.http.
+	Routes []VirtualServiceRoute
+}
+
+// VirtualServiceRoute is one entry of a VirtualService's spec.http.
+type VirtualServiceRoute struct {
+	Name string
+	// Destinations are route[].destination with their weights.
+	Destinations []RouteBackend
+	// Retries is the route's retries; nil when unset, which in Istio means
+	// its default policy (2 retries on connect-failure,refused-stream,
+	// unavailable,cancelled,retriable-status-codes with 503).
+	Retries *ProxyRetry
+	Timeout *time.Duration
+}
+
+// HTTPProxy holds a Contour HTTPProxy (projectcontour.io).
+type HTTPProxy struct {
+	// FQDN is spec.virtualhost.fqdn; "" for an included proxy.
+	FQDN   string
+	Routes []HTTPProxyRoute
+}
+
+// HTTPProxyRoute is one entry of an HTTPProxy's spec.routes.
+type HTTPProxyRoute struct {
+	// Prefix is the first prefix condition; "" when none.
+	Prefix   string
+	Services []RouteBackend
+	// HealthCheck is healthCheckPolicy; nil when unset.
+	HealthCheck *ActiveHealthCheck
+	// Retry is retryPolicy; nil when unset.
+	Retry *ProxyRetry
+	// ResponseTimeout is timeoutPolicy.response.
+	ResponseTimeout *time.Duration
+}
+
+// IstioSidecar holds what a pod or pod template says about its Istio
+// sidecar: whether it has one, whether it is a native sidecar, and the
+// proxy settings that decide how it starts and drains.
+type IstioSidecar struct {
+	// Container is true when the spec has an istio-proxy container (an
+	// injected pod); templates usually do not, as injection happens when
+	// the pod is created.
+	Container bool
+	// Native is true when istio-proxy is a restartable init container
+	// (a Kubernetes native sidecar): it stops after the application.
+	Native bool
+	// Inject and NativeSidecar are the sidecar.istio.io/inject and
+	// sidecar.istio.io/nativeSidecar annotations as written.
+	Inject, NativeSidecar string
+	// Annotation is the proxy.istio.io/config annotation; nil without it.
+	Annotation *IstioProxyConfig
+	// Injected is what the istio-proxy container's environment says (the
+	// PROXY_CONFIG the injector wrote, and the proxy metadata variables);
+	// nil without the container.
+	Injected *IstioProxyConfig
+}
+
+// IstioProxyConfig holds the ProxyConfig fields that decide how the
+// sidecar drains, from the proxy.istio.io/config annotation, the mesh
+// config's defaultConfig, or the injected container's environment.
+type IstioProxyConfig struct {
+	// TerminationDrainDuration is how long the proxy keeps serving after
+	// SIGTERM (Istio's default, when unset, is 5 s).
+	TerminationDrainDuration *time.Duration
+	DrainDuration            *time.Duration
+	// HoldApplicationUntilProxyStarts delays the application until the proxy is ready.
+	HoldApplicationUntilProxyStarts *bool
+	// ExitOnZeroActiveConnections and MinimumDrainDuration are the
+	// EXIT_ON_ZERO_ACTIVE_CONNECTIONS and MINIMUM_DRAIN_DURATION proxy
+	// metadata: drain until the connections are gone instead of for a
+	// fixed time.
+	ExitOnZeroActiveConnections *bool
+	MinimumDrainDuration        *time.Duration
 }

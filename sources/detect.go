@@ -42,8 +42,9 @@ type errUnknownFormat struct{}
 func (errUnknownFormat) Error() string { return "not in a format readygap reads" }
 
 // detect decides how to read an input from its first bytes. complete says
-// whether head holds the whole input.
-func detect(head []byte, complete bool) (plan, error) {
+// whether head holds the whole input; lines are the line adapters to try
+// (Options.lineAdapterSet).
+func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	body := bytes.TrimLeft(head, " \t\r\n")
 	if len(body) == 0 {
@@ -52,7 +53,7 @@ func detect(head []byte, complete bool) (plan, error) {
 	switch {
 	case body[0] == '{' || body[0] == '[':
 		if looksLikeCloudWatchExport(body) {
-			if a := voteLines(cloudWatchSample(body)); a != nil {
+			if a := voteLines(cloudWatchSample(body), lines); a != nil {
 				return plan{layout: layoutCloudWatch, line: a, format: a.Format()}, nil
 			}
 			return plan{}, errUnknownFormat{}
@@ -65,7 +66,7 @@ func detect(head []byte, complete bool) (plan, error) {
 			return plan{layout: layoutYAML, format: f}, nil
 		}
 	}
-	if a := voteLines(textSample(head, complete)); a != nil {
+	if a := voteLines(textSample(head, complete), lines); a != nil {
 		return plan{layout: layoutLines, line: a, format: a.Format()}, nil
 	}
 	return plan{}, errUnknownFormat{}
@@ -142,10 +143,10 @@ func cloudWatchSample(body []byte) [][]byte {
 	return lines
 }
 
-// voteLines unwraps each sample line and returns the line adapter that matches
-// the most of them, or nil when none matches any.
-func voteLines(lines [][]byte) lineAdapter {
-	votes := make([]int, len(lineAdapters))
+// voteLines unwraps each sample line and returns the one of adapters that
+// matches the most of them, or nil when none matches any.
+func voteLines(lines [][]byte, adapters []lineAdapter) lineAdapter {
+	votes := make([]int, len(adapters))
 	var scratch []byte
 	for _, l := range lines {
 		var inner []byte
@@ -154,7 +155,7 @@ func voteLines(lines [][]byte) lineAdapter {
 		if len(inner) == 0 {
 			continue
 		}
-		for i, a := range lineAdapters {
+		for i, a := range adapters {
 			if a.Match(inner) {
 				votes[i]++
 			}
@@ -169,7 +170,7 @@ func voteLines(lines [][]byte) lineAdapter {
 	if best < 0 {
 		return nil
 	}
-	return lineAdapters[best]
+	return adapters[best]
 }
 
 // looksLikeYAML reports whether body starts like a Kubernetes YAML manifest.

@@ -17,6 +17,33 @@ const (
 	FamilyIngressNginx Family = "ingress-nginx"
 	// FamilyKubernetes is Kubernetes itself: events and objects.
 	FamilyKubernetes Family = "kubernetes"
+	// FamilyEnvoy is the Envoy-based gateways and meshes: Istio (and Cloud
+	// Service Mesh), Envoy Gateway, Contour, kgateway, plain Envoy.
+	FamilyEnvoy Family = "envoy"
+)
+
+// Platform is the product around an Envoy proxy, when a record shows it.
+// Envoy logs the same way whoever configures it, but products differ in
+// their defaults (Istio retries twice unless told otherwise, Envoy Gateway
+// only when a policy says so), so rules may want to know. Adapters set it
+// from the upstream cluster's name, which each control plane builds in its
+// own shape, or from a log format only one product writes.
+type Platform string
+
+// The platforms readygap recognises.
+const (
+	// PlatformIstio: clusters named `outbound|<port>|<subset>|<fqdn>` or
+	// `inbound|<port>||`, Istio's default text format, Cloud Service Mesh entries.
+	PlatformIstio Platform = "istio"
+	// PlatformEnvoyGateway: clusters named `httproute/<ns>/<name>/rule/<n>`
+	// (and grpcroute/, tlsroute/, tcproute/, udproute/), the `x-envoy-origin-path`
+	// key of Envoy Gateway's default JSON.
+	PlatformEnvoyGateway Platform = "envoy-gateway"
+	// PlatformContour: clusters named `<ns>/<service>/<port>/<10 hex digits>`,
+	// the `@timestamp` key of Contour's default JSON fields.
+	PlatformContour Platform = "contour"
+	// PlatformKgateway: clusters named `kube-svc:<...>`.
+	PlatformKgateway Platform = "kgateway"
 )
 
 // FormatInfo describes one format readygap reads: the table row in the
@@ -46,7 +73,7 @@ type FormatInfo struct {
 var formatTable = []FormatInfo{
 	{
 		ID: FormatGCPLogging, Family: FamilyGCP, json: gcpLogging{},
-		Description: "Cloud Logging entries: global, regional and internal Application LB request logs (`statusDetails` or `proxyStatus`), Kubernetes events from `logs/events`, health-check logs",
+		Description: "Cloud Logging entries: global, regional and internal Application LB request logs (`statusDetails` or `proxyStatus`), Cloud Service Mesh (Istio) access logs, Kubernetes events from `logs/events`, health-check logs",
 		HowToGet:    "`gcloud logging read ... --format=json` (a JSON array, newest first), a Logs Explorer download, a sink's NDJSON, an `entries:list` response",
 	},
 	{
@@ -70,14 +97,24 @@ var formatTable = []FormatInfo{
 		HowToGet:    "`kubectl logs -n ingress-nginx deploy/ingress-nginx-controller [--timestamps]`",
 	},
 	{
+		ID: FormatEnvoyAccess, Family: FamilyEnvoy, line: envoyText{},
+		Description: "Envoy access logs in text: Envoy's default format (Contour, kgateway, plain Envoy), Istio's default (1.9+ and 1.3–1.8), any format string given with `--envoy-format`; the proxy's own log lines are passed over",
+		HowToGet:    "`kubectl logs --timestamps -n istio-system deploy/istio-ingressgateway`, `kubectl logs --timestamps POD -c istio-proxy`, `kubectl logs -n projectcontour ds/envoy -c envoy`",
+	},
+	{
+		ID: FormatEnvoyJSON, Family: FamilyEnvoy, line: envoyJSON{},
+		Description: "Envoy access logs as JSON lines: Envoy Gateway's default (string values up to v1.3, typed from v1.4), Istio's `accessLogEncoding: JSON`, Contour's `json` format, any dictionary given with `--envoy-format`",
+		HowToGet:    "`kubectl logs --timestamps --tail=-1 -n envoy-gateway-system -l gateway.envoyproxy.io/owning-gateway-name=NAME -c envoy`",
+	},
+	{
 		ID: FormatK8sEvents, Family: FamilyKubernetes, json: k8sEvents{},
 		Description: "Kubernetes events, core/v1 and events.k8s.io/v1, JSON or YAML",
 		HowToGet:    "`kubectl get events -A -o json`",
 	},
 	{
 		ID: FormatK8sObjects, Family: FamilyKubernetes, json: k8sObjects{},
-		Description: "Pods, Deployments, ReplicaSets, Services, EndpointSlices, Ingresses, Namespaces, BackendConfigs, TargetGroupBindings, JSON or YAML",
-		HowToGet:    "`kubectl get deploy,rs,pods,svc,endpointslices,ingress -o yaml`",
+		Description: "Pods, Deployments, ReplicaSets, Services, EndpointSlices, Ingresses, Namespaces, BackendConfigs, TargetGroupBindings; Gateways, HTTPRoutes, BackendTrafficPolicies, DestinationRules, VirtualServices, HTTPProxies, Istio's mesh ConfigMap; JSON or YAML",
+		HowToGet:    "`kubectl get deploy,rs,pods,svc,endpointslices,ingress -o yaml`; `kubectl get gateways,httproutes,backendtrafficpolicies,destinationrules,virtualservices,httpproxies -A -o yaml`",
 	},
 }
 

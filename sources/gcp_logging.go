@@ -75,6 +75,8 @@ const (
 	gcpRequestEntry
 	gcpEventEntry
 	gcpHealthCheckEntry
+	// gcpMeshEntry: a Cloud Service Mesh (Istio) access-log entry, read in gcp_logging_mesh.go.
+	gcpMeshEntry
 )
 
 const (
@@ -95,6 +97,8 @@ func gcpClassifyEntry(logName, resourceType []byte, hasHTTPRequest bool) gcpEntr
 	switch {
 	case bytes.HasSuffix(logName, []byte(gcpHealthCheckLogSuffix)):
 		return gcpHealthCheckEntry
+	case gcpMeshLog(logName):
+		return gcpMeshEntry
 	case bytes.HasSuffix(logName, []byte(gcpEventsLogSuffix)):
 		switch string(resourceType) {
 		case "k8s_cluster", "k8s_pod", "k8s_node", "gke_cluster":
@@ -151,6 +155,8 @@ func (gcpLogging) ParseJSON(elem []byte, o Origin, out *Emitter) error {
 		return parseGCPEvent(entry, string(logName), o, out)
 	case gcpHealthCheckEntry:
 		return parseGCPHealthCheck(entry, resource, string(logName), o, out)
+	case gcpMeshEntry:
+		return parseGCPMeshRequest(entry, httpRequest, st.strings.get(logName), o, out)
 	}
 	return nil
 }

@@ -20,10 +20,11 @@ import (
 
 // k8sObjects reads Kubernetes objects (kubectl get -o json/yaml, API lists,
 // support bundles): Pods, Deployments, ReplicaSets, Services, Namespaces,
-// EndpointSlices, Ingresses and the BackendConfig and TargetGroupBinding
-// CRDs. Each object becomes one Config fact; a Pod's status also yields
-// Lifecycle records (created, scheduled, ready, readiness gates, container
-// starts, termination). Objects of other kinds are ignored.
+// EndpointSlices, Ingresses, the BackendConfig and TargetGroupBinding CRDs,
+// and the objects of Envoy-based gateways (k8s_objects_mesh.go). Each
+// object becomes one Config fact; a Pod's status also yields Lifecycle
+// records (created, scheduled, ready, readiness gates, container starts,
+// termination). Objects of other kinds are ignored.
 type k8sObjects struct{}
 
 // Format reports FormatK8sObjects.
@@ -78,6 +79,13 @@ var objectDecoders = map[objectKey]func(elem []byte, c *Config, out *Emitter) er
 	{"cloud.google.com", "BackendConfig"}:   decodeBackendConfig,
 	{"elbv2.k8s.aws", "TargetGroupBinding"}: decodeTargetGroupBinding,
 	{"", "ConfigMap"}:                       decodeConfigMap,
+	// Envoy-based gateways and meshes (k8s_objects_mesh.go).
+	{"gateway.networking.k8s.io", "Gateway"}:          decodeGateway,
+	{"gateway.networking.k8s.io", "HTTPRoute"}:        decodeHTTPRoute,
+	{"gateway.envoyproxy.io", "BackendTrafficPolicy"}: decodeBackendTrafficPolicy,
+	{"networking.istio.io", "DestinationRule"}:        decodeDestinationRule,
+	{"networking.istio.io", "VirtualService"}:         decodeVirtualService,
+	{"projectcontour.io", "HTTPProxy"}:                decodeHTTPProxy,
 }
 
 // group returns the API group of an apiVersion ("apps/v1" → "apps", "v1" → "").
@@ -120,6 +128,7 @@ func decodePod(elem []byte, c *Config, out *Emitter) error {
 	}
 	setMeta(c, &p.ObjectMeta)
 	c.PodSpec = podSpecFacts(&p.Spec)
+	c.PodSpec.Istio = istioSidecarFacts(p.Annotations, &p.Spec)
 	c.Pod = podStatusFacts(&p)
 	out.Config(c)
 	emitPodLifecycle(c, out)
@@ -168,6 +177,7 @@ func workloadFacts(m *metav1.ObjectMeta, replicas *int32, minReady int32, sel *m
 		TemplateLabels:  tmpl.Labels,
 		Template:        podSpecFacts(&tmpl.Spec),
 	}
+	w.Template.Istio = istioSidecarFacts(tmpl.Annotations, &tmpl.Spec)
 	if replicas != nil {
 		n := int(*replicas)
 		w.Replicas = &n
@@ -651,9 +661,15 @@ func decodeConfigMap(elem []byte, c *Config, out *Emitter) error {
 	if err := json.Unmarshal(elem, &cm); err != nil {
 		return err
 	}
-	// Only an ingress-nginx controller's ConfigMap says anything readygap
-	// reads; others (and their data) are left alone.
-	if c.Proxy = proxySettingsOf(&cm); c.Proxy == nil {
+	// Only an ingress-nginx controller's ConfigMap and Istio's mesh
+	// ConfigMap say anything readygap reads; others (and their data) are
+	// left alone.
+	mesh, err := istioMeshOf(&cm)
+	if err != nil {
+		return err
+	}
+	c.Proxy, c.IstioMesh = proxySettingsOf(&cm), mesh
+	if c.Proxy == nil && c.IstioMesh == nil {
 		return nil
 	}
 	setMeta(c, &cm.ObjectMeta)

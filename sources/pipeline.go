@@ -51,6 +51,9 @@ type Result struct {
 // is a warning, not an error; Read fails only when a path cannot be found or
 // when no input at all is in a known format.
 func Read(ctx context.Context, paths []string, opts Options, newHandler func(*InputReport) Handler) (*Result, error) {
+	if err := opts.prepare(); err != nil {
+		return nil, err
+	}
 	files, err := expand(paths)
 	if err != nil {
 		return nil, err
@@ -222,7 +225,7 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 	if herr != nil && herr != io.EOF && herr != bufio.ErrBufferFull && len(head) == 0 {
 		return nil, fmt.Errorf("unreadable: %w", herr)
 	}
-	p, err := detect(head, complete)
+	p, err := detect(head, complete, opts.lineAdapterSet())
 	if err != nil {
 		return nil, err
 	}

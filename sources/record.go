@@ -26,6 +26,8 @@ const (
 	FormatIngressNginx   Format = "ingress-nginx"
 	FormatK8sEvents      Format = "k8s-events"
 	FormatK8sObjects     Format = "k8s-objects"
+	FormatEnvoyAccess    Format = "envoy-access"
+	FormatEnvoyJSON      Format = "envoy-json"
 )
 
 // Origin says where a record came from: the input name and the 1-based line
@@ -115,7 +117,8 @@ type Attempt struct {
 type Request struct {
 	Time time.Time
 	// LB names the load balancer or proxy: the ALB id (app/name/id), the GCP
-	// backend service or URL map, the ingress-nginx upstream (ns-svc-port).
+	// backend service or URL map, the ingress-nginx upstream (ns-svc-port),
+	// the Envoy upstream cluster (or, without one, the route name).
 	LB string
 	// Status is the status code the client saw; 0 when none was sent.
 	Status    int
@@ -125,19 +128,47 @@ type Request struct {
 	// backend was chosen. Its port is 0 when the log does not give one.
 	Backend netip.AddrPort
 	// Attempts lists every upstream attempt in order when the proxy retries
-	// (ingress-nginx). It is empty when the log records a single target only.
+	// and logs each one (ingress-nginx, Envoy's %UPSTREAM_HOSTS_ATTEMPTED%).
+	// It is empty when the log records a single target only.
 	Attempts []Attempt
 	Method   string
 	Path     string
 	// Detail is the LB's own wording of the outcome: GCP statusDetails or
-	// proxyStatus details, the nginx error text, the ALB error_reason.
+	// proxyStatus details, the nginx error text, the ALB error_reason, the
+	// Envoy response flags and response code details.
 	Detail string
 	// AttemptOnly marks a proxy error-log line about one failed upstream
 	// attempt. It is evidence of a failure kind and backend, not a
 	// client-visible outcome, and must not be counted as a request.
 	AttemptOnly bool
-	Format      Format
-	Origin      Origin
+	// AttemptCount is how many upstream attempts the proxy says it made
+	// (Envoy %UPSTREAM_REQUEST_ATTEMPT_COUNT%); 0 when the log does not say.
+	// Envoy logs no per-attempt backend by default, so a count above 1 on a
+	// request that did not fail is a request a retry rescued even when
+	// Attempts is empty.
+	AttemptCount int
+	// RetryLimit says the proxy stopped because its retry limit was reached
+	// (Envoy's URX response flag): every attempt it was allowed failed.
+	RetryLimit bool
+	// Family is the load-balancer family of the proxy that logged the
+	// request when it differs from its format's: Cloud Service Mesh (Istio)
+	// access-log entries in a gcp-logging export are FamilyEnvoy. Empty means
+	// FamilyOf(Format); use ProxyFamily.
+	Family Family
+	// Platform names the product around the proxy when the record shows it
+	// (see Platform); "" when it does not.
+	Platform Platform
+	Format   Format
+	Origin   Origin
+}
+
+// ProxyFamily returns the load-balancer family of the proxy that logged r:
+// its Family override, or its format's family.
+func (r *Request) ProxyFamily() Family {
+	if r.Family != "" {
+		return r.Family
+	}
+	return FamilyOf(r.Format)
 }
 
 // Clone returns a copy of r that does not share the Attempts slice.

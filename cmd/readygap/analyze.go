@@ -19,6 +19,8 @@ type analyzeOptions struct {
 	Since  string
 	Until  string
 	TZ     string
+	// EnvoyFormat is the Envoy access-log format of Envoy inputs in a custom format.
+	EnvoyFormat string
 	// ExitCode makes a found incident exit with code 3.
 	ExitCode bool
 
@@ -73,6 +75,7 @@ prefixes are unwrapped and reported as the format they wrap.`,
 	cmd.Flags().StringVar(&opts.Since, "since", "", "keep records at or after this time (RFC 3339, \"2006-01-02 15:04:05\", or a duration back from now such as 30m)")
 	cmd.Flags().StringVar(&opts.Until, "until", "", "keep records before this time (same forms as --since)")
 	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit with code 3 when an incident is found (for scripts and CI)")
+	cmd.Flags().StringVar(&opts.EnvoyFormat, "envoy-format", "", "Envoy access-log format of Envoy logs in a custom format: a format string ('[%START_TIME%] \"%REQ(:METHOD)% ...') or a JSON dictionary")
 	cmd.Flags().StringVar(&opts.TZ, "tz", "UTC", "time zone of log times written without one (nginx error log, klog), e.g. Europe/Berlin or Local")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.FormatNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("tz", cobra.FixedCompletions([]string{"UTC", "Local"}, cobra.ShellCompDirectiveNoFileComp))
@@ -97,7 +100,7 @@ func (o *analyzeOptions) readOptions() (sources.Options, error) {
 	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
 		return sources.Options{}, usageError(fmt.Errorf("--since %s is not before --until %s", since.Format(time.RFC3339), until.Format(time.RFC3339)))
 	}
-	return sources.Options{Since: since, Until: until, TZ: loc, Stdin: o.In}, nil
+	return sources.Options{Since: since, Until: until, TZ: loc, Stdin: o.In, EnvoyFormat: o.EnvoyFormat}, nil
 }
 
 // analyzeRun reads the inputs and renders the report.
