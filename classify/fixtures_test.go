@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,8 +23,15 @@ import (
 // truth is the simulator's account of what happened, written beside each
 // fixture (truth version 2, documented in fixtures/sim/result.go).
 type truth struct {
+	Platform  string          `json:"platform"`
 	Incidents []truthIncident `json:"incidents"`
 	Pods      []truthPod      `json:"pods"`
+	// Windows are the runs of client-visible failures, per mechanism.
+	Windows []struct {
+		Start time.Time `json:"start"`
+		End   time.Time `json:"end"`
+		Cause string    `json:"cause"`
+	} `json:"windows"`
 	// ClockSkew is the cluster's clock minus the load balancer's, in seconds.
 	ClockSkew float64 `json:"cluster_clock_skew_seconds"`
 }
@@ -41,17 +49,10 @@ type truthIncident struct {
 		Workload      string `json:"workload"`
 		NewReplicaSet string `json:"new_replica_set"`
 	} `json:"episode"`
-	Pods []struct {
-		Pod            string    `json:"pod"`
-		IP             string    `json:"ip"`
-		Role           string    `json:"role"`
-		FailedRequests int       `json:"failed_requests"`
-		StopLag        float64   `json:"stop_lag_seconds"`
-		Start          time.Time `json:"start"`
-		End            time.Time `json:"end"`
-		Hidden         int       `json:"hidden_failures"`
-		StartToListen  float64   `json:"start_to_listen_seconds"`
-	} `json:"pods"`
+	Pods []truthIncidentPod `json:"pods"`
+	// EndHidden is the true end when the logs show only visible failures
+	// (see visibleOnly); zero otherwise.
+	EndHidden time.Time `json:"-"`
 	Fix struct {
 		WorstStopLag       float64 `json:"worst_stop_lag_seconds"`
 		WorstStartToListen float64 `json:"worst_start_to_listen_seconds"`
@@ -61,6 +62,18 @@ type truthIncident struct {
 		AppKeepAlive       float64 `json:"app_keepalive_seconds"`
 		LBIdle             float64 `json:"lb_idle_timeout_seconds"`
 	} `json:"fix"`
+}
+
+type truthIncidentPod struct {
+	Pod            string    `json:"pod"`
+	IP             string    `json:"ip"`
+	Role           string    `json:"role"`
+	FailedRequests int       `json:"failed_requests"`
+	StopLag        float64   `json:"stop_lag_seconds"`
+	Start          time.Time `json:"start"`
+	End            time.Time `json:"end"`
+	Hidden         int       `json:"hidden_failures"`
+	StartToListen  float64   `json:"start_to_listen_seconds"`
 }
 
 type truthPod struct {
@@ -84,7 +97,48 @@ func readTruth(t testing.TB, dir string) truth {
 	if err := json.Unmarshal(data, &tr); err != nil {
 		t.Fatal(err)
 	}
+	if _, ok := lastAttemptOnly[tr.Platform]; ok {
+		tr.Incidents = visibleOnly(tr)
+	}
 	return tr
+}
+
+// lastAttemptOnly lists the platforms whose default access log records a
+// request's last attempt only, with why: a retry that rescued a request
+// leaves no trace, so only client-visible failures can be found.
+var lastAttemptOnly = map[string]string{
+	"istio-gateway": "Istio's default access-log format has no %UPSTREAM_REQUEST_ATTEMPT_COUNT% or " +
+		"%UPSTREAM_HOSTS_ATTEMPTED%, and its default retries (2, on connect-failure) hide refusals",
+}
+
+// visibleOnly is the truth as logs of the last attempt can show it: the
+// incidents clients saw, each with the window of its visible failures
+// (EndHidden keeps the true end), no hidden failures, and the pods a
+// visible failure reached.
+func visibleOnly(tr truth) []truthIncident {
+	var out []truthIncident
+	for _, in := range tr.Incidents {
+		if in.FailedRequests == 0 {
+			continue
+		}
+		var start, end time.Time
+		for _, w := range tr.Windows {
+			if w.Cause != in.Mechanism || w.End.Before(in.Start) || w.Start.After(in.End) {
+				continue
+			}
+			if start.IsZero() || w.Start.Before(start) {
+				start = w.Start
+			}
+			if w.End.After(end) {
+				end = w.End
+			}
+		}
+		in.EndHidden = in.End
+		in.Start, in.End, in.Hidden = start, end, 0
+		in.Pods = slices.DeleteFunc(in.Pods, func(p truthIncidentPod) bool { return p.FailedRequests == 0 })
+		out = append(out, in)
+	}
+	return out
 }
 
 // analyzeDir runs the whole pipeline on a folder, as `readygap analyze` does.
@@ -153,12 +207,7 @@ func TestFixtureVerdicts(t *testing.T) {
 // notYetRead lists the fixtures whose inputs or mechanism readygap does not
 // handle yet, with what is missing; each entry goes when that lands.
 var notYetRead = map[string]string{
-	"envoy-gateway-no-healthy-upstream": "Envoy access logs are not read yet",
-	"envoy-gateway-termination-race":    "Envoy access logs are not read yet",
-	"envoy-gateway-wrong-probe-port":    "Envoy access logs are not read yet",
-	"istio-termination-race":            "Envoy access logs are not read yet",
-	"istio-wrong-probe-port":            "Envoy access logs are not read yet",
-	"nginx-local-time-plain":            "zone-less nginx times are not yet placed from the input's zoned ones",
+	"nginx-local-time-plain": "zone-less nginx times are not yet placed from the input's zoned ones",
 }
 
 // checkVerdicts compares the analysis of dir with its truth and returns
@@ -387,6 +436,10 @@ func checkFix(t testing.TB, f *Finding, w truthIncident, withPods bool) []string
 			// events alone starts when the kubelet records it, up to
 			// eventLag late: the logs cannot see closer.
 			low := want - fixSlack - maxRequestGap(w) - eventLag
+			if !w.EndHidden.IsZero() {
+				// Retries hid the last failures: the logs end early.
+				low -= math.Ceil(w.EndHidden.Sub(w.End).Seconds())
+			}
 			if !withPods {
 				// From the logs alone a pod joins at its first failure,
 				// which follows its Ready by the endpoint update and the

@@ -144,7 +144,7 @@ func logSampleRate(a *correlate.Analysis) float64 {
 func platformOf(w *correlate.Window) sources.Family {
 	counts := map[sources.Family]int{}
 	for _, s := range w.Signals {
-		counts[sources.FamilyOf(s.Req.Format)]++
+		counts[s.Req.ProxyFamily()]++
 	}
 	best, bestN := sources.Family(""), 0
 	for f, n := range counts {

@@ -167,7 +167,7 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 	f.grade(share(w.Kinds[sources.FailureNoBackend], len(w.Signals)), corroborated, registrationClearFit)
 	hc := healthCheckOf(a, platform)
 	wl := findWorkload(a, g.Rollout, f.Backends)
-	f.Summary = registrationLagSummary(w, platform, f.Variant, hc)
+	f.Summary = registrationLagSummary(w, platform, envoyPlatformOf(a, w), f.Variant, hc)
 	f.Remediation = registrationLagFixes(a, w, platform, f.Variant, hc, wl)
 	return f
 }
@@ -212,9 +212,9 @@ func appendBackend(bs []*correlate.Backend, b *correlate.Backend) []*correlate.B
 }
 
 // registrationLagSummary is the one sentence a human reads first.
-func registrationLagSummary(w *correlate.Window, platform sources.Family, variant string, hc healthCheck) string {
-	head := fmt.Sprintf("For %s (%s) the load balancer had no backend it considered healthy and answered %s itself (%s)",
-		seconds(w.Duration()), span(w), plural(w.Failed, "request"), statusList(w.StatusCounts))
+func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy sources.Platform, variant string, hc healthCheck) string {
+	head := fmt.Sprintf("For %s (%s) %s had no backend it considered healthy and answered %s itself (%s)",
+		seconds(w.Duration()), span(w), proxyNoun(platform, envoy), plural(w.Failed, "request"), statusList(w.StatusCounts))
 	switch variant {
 	case variantNEGWithoutHealthCheck:
 		return head + ": the new pod's NEG readiness gate opened without any health check (LoadBalancerNegWithoutHealthCheck, typical of the first pod in a new zone), so the old pod was removed before the load balancer had checked the new one."
@@ -225,8 +225,13 @@ func registrationLagSummary(w *correlate.Window, platform sources.Family, varian
 	case variantNginxNoEndpoints:
 		return head + ": ingress-nginx had zero ready endpoints for the Service — the old pods were gone before a new one was Ready."
 	}
-	if platform == sources.FamilyIngressNginx {
+	switch {
+	case platform == sources.FamilyIngressNginx:
 		return head + ": the proxy had no endpoint to send requests to while the rollout replaced the pods."
+	case platform == sources.FamilyEnvoy && hc.Kind == "BackendTrafficPolicy":
+		return head + fmt.Sprintf(": Kubernetes removed the old pods while Envoy's active health check had not yet passed the new ones (first check after up to %d s, then every %d s).", hc.JitterSec, hc.IntervalSec)
+	case platform == sources.FamilyEnvoy:
+		return head + ": Kubernetes removed the old pods before the control plane had handed the new endpoints to Envoy."
 	}
 	return head + ": Kubernetes considered the new pods Ready and removed the old ones before the load balancer's health check passed the new ones."
 }
@@ -241,6 +246,12 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform s
 	}
 	basis := hc
 	switch platform {
+	case sources.FamilyEnvoy:
+		if fix, ok := envoyJitterFix(a, hc); ok {
+			fixes = append(fixes, fix)
+			basis.JitterSec = int(envoyFastJitter.Seconds())
+			minReady = max(ceilSeconds(basis.Time()+minReadyMargin), min(minReady, ceilSeconds(w.Duration()+measuredMargin)))
+		}
 	case sources.FamilyALB:
 		ns := orDefault(wl.Namespace, placeholderName("namespace"))
 		fixes = append(fixes, Fix{
@@ -268,13 +279,25 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform s
 		}
 	}
 	from := hc.Source()
-	if basis.IntervalSec != hc.IntervalSec {
+	switch {
+	case basis.IntervalSec != hc.IntervalSec:
 		from = fmt.Sprintf("the %d s interval above (with today's %d s it would take %d s)", basis.IntervalSec, hc.IntervalSec, ceilSeconds(hc.Time()+minReadyMargin))
+	case basis.JitterSec != hc.JitterSec:
+		from = fmt.Sprintf("the %d s initial jitter above (with today's %d s it would take %d s)", basis.JitterSec, hc.JitterSec, ceilSeconds(hc.Time()+minReadyMargin))
+	}
+	why := fmt.Sprintf("minReadySeconds must exceed check interval × healthy threshold plus a margin: %d s × %d + %d s, from %s; the failures lasted %s. It is now %d.",
+		basis.IntervalSec, basis.HealthyThreshold, int(minReadyMargin.Seconds()), from, seconds(w.Duration()), wl.MinReadySeconds)
+	switch {
+	case hc.Kind == "none":
+		why = fmt.Sprintf("minReadySeconds must outlast the endpoint update's way to Envoy; the failures lasted %s, so %d s leaves a %d s margin (%s). It is now %d.",
+			seconds(w.Duration()), minReady, int(measuredMargin.Seconds()), from, wl.MinReadySeconds)
+	case basis.JitterSec > 0:
+		why = fmt.Sprintf("minReadySeconds must exceed Envoy's wait before a new endpoint's first check, one check and a margin: %d s + %d s + %d s, from %s; the failures lasted %s. It is now %d.",
+			basis.JitterSec, basis.IntervalSec, int(minReadyMargin.Seconds()), from, seconds(w.Duration()), wl.MinReadySeconds)
 	}
 	fixes = append(fixes, Fix{
 		Title: fmt.Sprintf("Keep old pods for %d s after a new one is Ready (minReadySeconds)", minReady),
-		Why: fmt.Sprintf("minReadySeconds must exceed check interval × healthy threshold plus a margin: %d s × %d + %d s, from %s; the failures lasted %s. It is now %d.",
-			basis.IntervalSec, basis.HealthyThreshold, int(minReadyMargin.Seconds()), from, seconds(w.Duration()), wl.MinReadySeconds),
+		Why:   why,
 		Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": minReady}),
 	})
 	if variant == variantNEGWithoutHealthCheck {

@@ -87,21 +87,27 @@ func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef
 // states it or the platform defaults it.
 type healthCheck struct {
 	IntervalSec, HealthyThreshold int
+	// JitterSec is the longest wait before a new backend's first check
+	// (Envoy's initial jitter); 0 elsewhere.
+	JitterSec int
 	// Object is the object the numbers came from (Kind, namespace, name);
-	// Kind is "" when they are the platform's defaults.
+	// Kind is "" when they are the platform's defaults, "none" when the
+	// proxy runs no active check.
 	Kind, Namespace, Name string
 }
 
 // Time is how long a new backend needs at the least to pass the health check.
 func (h healthCheck) Time() time.Duration {
-	return time.Duration(h.IntervalSec*h.HealthyThreshold) * time.Second
+	return time.Duration(h.JitterSec+h.IntervalSec*h.HealthyThreshold) * time.Second
 }
 
 // Source says where the numbers came from, for a reader.
 func (h healthCheck) Source() string {
 	switch {
-	case h.Kind == "BackendConfig":
-		return fmt.Sprintf("BackendConfig %s/%s", h.Namespace, h.Name)
+	case h.Kind == "none":
+		return "no active health check: Envoy sends to an endpoint as soon as the control plane hands it over"
+	case h.Kind == "BackendConfig" || h.Kind == "BackendTrafficPolicy":
+		return fmt.Sprintf("%s %s/%s", h.Kind, h.Namespace, h.Name)
 	case h.Kind != "":
 		return fmt.Sprintf("the %s %s/%s annotations", h.Kind, h.Namespace, h.Name)
 	}
@@ -111,6 +117,10 @@ func (h healthCheck) Source() string {
 // healthCheckOf reads the health-check timing the objects state for the
 // load-balancer family, falling back to its defaults.
 func healthCheckOf(a *correlate.Analysis, family sources.Family) healthCheck {
+	if family == sources.FamilyEnvoy {
+		h, _ := envoyHealthCheckOf(a)
+		return h
+	}
 	h := healthCheck{IntervalSec: gkeDefaultInterval, HealthyThreshold: gkeDefaultHealthy}
 	from := "BackendConfig"
 	if family == sources.FamilyALB {
@@ -160,6 +170,14 @@ func ingressOf(a *correlate.Analysis) (ns, name string, ok bool) {
 
 // ceilSeconds rounds a duration up to whole seconds.
 func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
+
+// upperFirst returns s with its first letter in upper case.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
 
 // orDefault returns s, or def when s is empty.
 func orDefault(s, def string) string {

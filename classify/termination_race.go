@@ -94,7 +94,8 @@ func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 		f.Evidence = append(f.Evidence, eventEvidence(l, "the load balancer was told to stop sending to it"))
 	}
 	wl := findWorkload(a, g.Rollout, f.Backends)
-	preStop, grace, specKnown := shutdownSettings(f.Backends, wl)
+	spec := oldSpec(f.Backends, wl)
+	preStop, grace, specKnown := shutdownSettings(spec)
 	if specKnown && preStop == 0 {
 		corroborated++
 		f.Evidence = append(f.Evidence, factEvidence("the old pods have no preStop hook: the app got SIGTERM the moment the pod began terminating"))
@@ -109,9 +110,11 @@ func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 		}
 	}
 	f.grade(share(terminating, len(w.Signals))+goneFit*share(gone, len(w.Signals)), corroborated, terminationClearFit)
-	f.Summary = fmt.Sprintf("%s stopped accepting connections as they began terminating, but the load balancer kept sending them requests for up to %s (%s; %s failed with %s on %s).",
-		terminatedBy(g.Trigger), seconds(lag), span(w), plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), plural(len(f.Backends), "pod IP"))
-	f.Remediation = terminationFixes(a, wl, lag, preStop, grace, platformOf(w))
+	family := platformOf(w)
+	platform := envoyPlatformOf(a, w)
+	f.Summary = fmt.Sprintf("%s stopped accepting connections as they began terminating, but %s kept sending them requests for up to %s (%s; %s failed with %s on %s).",
+		terminatedBy(g.Trigger), proxyNoun(family, platform), seconds(lag), span(w), plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), plural(len(f.Backends), "pod IP"))
+	f.Remediation = terminationFixes(a, wl, spec, lag, preStop, grace, family, platform)
 	f.Remediation = append(f.Remediation, triggerFixes(a, wl, g.Trigger, lag)...)
 	return f
 }
@@ -224,19 +227,20 @@ func stopLag(a *correlate.Analysis, refs []BackendRef) (time.Duration, *Evidence
 	return lag, ev
 }
 
-// shutdownSettings reads the old pods' preStop sleep and grace period.
-// specKnown is false when no spec was read.
-func shutdownSettings(refs []BackendRef, wl workload) (preStop, grace int, specKnown bool) {
-	var spec *sources.PodSpec
+// oldSpec is the spec of the pods a termination race names: the first one
+// read of them, else the workload's template; nil when neither was read.
+func oldSpec(refs []BackendRef, wl workload) *sources.PodSpec {
 	for _, r := range refs {
 		if r.Of != nil && r.Of.Spec != nil {
-			spec = r.Of.Spec
-			break
+			return r.Of.Spec
 		}
 	}
-	if spec == nil {
-		spec = wl.Template
-	}
+	return wl.Template
+}
+
+// shutdownSettings reads a spec's preStop sleep and grace period.
+// specKnown is false when no spec was read.
+func shutdownSettings(spec *sources.PodSpec) (preStop, grace int, specKnown bool) {
 	if spec == nil {
 		return 0, int(correlate.DefaultGracePeriod.Seconds()), false
 	}
@@ -244,14 +248,21 @@ func shutdownSettings(refs []BackendRef, wl workload) (preStop, grace int, specK
 }
 
 // terminationFixes keeps the app serving until the load balancer has let go.
-func terminationFixes(a *correlate.Analysis, wl workload, lag time.Duration, preStop, grace int, platform sources.Family) []Fix {
+func terminationFixes(a *correlate.Analysis, wl workload, spec *sources.PodSpec, lag time.Duration, preStop, grace int, family sources.Family, platform sources.Platform) []Fix {
 	sleep := max(ceilSeconds(lag+preStopMargin), minPreStop)
 	newGrace := max(grace, sleep+drainMargin)
+	who := proxyNoun(family, platform)
+	if family == sources.FamilyEnvoy {
+		// Envoy learns of a terminating endpoint through the control plane
+		// (EndpointSlice → istiod or Envoy Gateway → EDS): the lag is that
+		// propagation, measured here from the logs.
+		who += ", told through the control plane,"
+	}
 	fixes := []Fix{
 		{
 			Title: fmt.Sprintf("Delay SIGTERM with a %d s preStop sleep", sleep),
-			Why: fmt.Sprintf("The load balancer kept sending requests for %s after the pod began terminating; the app must keep serving a little longer than that (now: preStop %d s).",
-				seconds(lag), preStop),
+			Why: fmt.Sprintf("%s kept sending requests for %s after the pod began terminating; the app must keep serving a little longer than that (now: preStop %d s).",
+				upperFirst(who), seconds(lag), preStop),
 			Patch: containerPatch(wl, mainContainer(wl), map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{"sleep": map[string]any{"seconds": sleep}}}}),
 		},
 		{
@@ -261,7 +272,14 @@ func terminationFixes(a *correlate.Analysis, wl workload, lag time.Duration, pre
 			Patch: deploymentPatch(wl, templateSpec(map[string]any{"terminationGracePeriodSeconds": newGrace})),
 		},
 	}
-	switch platform {
+	switch family {
+	case sources.FamilyEnvoy:
+		if fix, ok := istioDrainFix(wl, spec, sleep); ok {
+			fixes = append(fixes, fix)
+		}
+		if fix, ok := envoyRetryFix(a, platform, wl); ok {
+			fixes = append(fixes, fix)
+		}
 	case sources.FamilyALB:
 		ns, name, ok := ingressOf(a)
 		if !ok {

@@ -103,9 +103,18 @@ func explainWrongProbePort(a *correlate.Analysis, g incidentGroup) *Finding {
 	if probe != nil && probe.Port != 0 && probe.Port != servingPort {
 		probeText = fmt.Sprintf(" — their readiness probe checks port %d instead", probe.Port)
 	}
-	f.Summary = fmt.Sprintf("New pods were Ready before anything listened on %s%s, so connections to %s were refused for up to %s after each joined (%s; %s failed, %d more were saved by retries).",
-		portText, probeText, plural(len(f.Backends), "new pod IP"), seconds(listen), span(w), plural(w.Failed, "request"), w.Hidden)
+	saved := ""
+	if w.Hidden > 0 {
+		saved = fmt.Sprintf(", %d more were saved by retries", w.Hidden)
+	}
+	f.Summary = fmt.Sprintf("New pods were Ready before anything listened on %s%s, so connections to %s were refused for up to %s after each joined (%s; %s failed%s).",
+		portText, probeText, plural(len(f.Backends), "new pod IP"), seconds(listen), span(w), plural(w.Failed, "request"), saved)
 	f.Remediation = wrongProbePortFixes(wl, probe, container, servingPort, portName, listen)
+	if platformOf(w) == sources.FamilyEnvoy {
+		if fix, ok := envoyRetryFix(a, envoyPlatformOf(a, w), wl); ok {
+			f.Remediation = append(f.Remediation, fix)
+		}
+	}
 	return f
 }
 

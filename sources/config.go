@@ -519,6 +519,10 @@ type BackendTrafficPolicy struct {
 	ActiveHealthCheck *ActiveHealthCheck
 	// PassiveHealthCheck is spec.healthCheck.passive; nil when unset.
 	PassiveHealthCheck *OutlierDetection
+	// PanicThreshold is spec.healthCheck.panicThreshold in percent: below
+	// that share of healthy hosts Envoy sends to all of them; nil when unset
+	// (Envoy's 50), 0 disables panic mode.
+	PanicThreshold *int
 	// Retry is spec.retry; nil when unset (Envoy Gateway then does not retry).
 	Retry *ProxyRetry
 }
@@ -530,8 +534,11 @@ type ActiveHealthCheck struct {
 	Type string
 	Path string
 	// Port is the port checked instead of the backend's; 0 when unset.
-	Port                                 int
-	Interval, Timeout                    *time.Duration
+	Port              int
+	Interval, Timeout *time.Duration
+	// InitialJitter bounds the random wait before a new host's first check
+	// (Envoy Gateway's initialJitter); nil when unset.
+	InitialJitter                        *time.Duration
 	HealthyThreshold, UnhealthyThreshold *int
 }
 

@@ -172,10 +172,12 @@ type backendTrafficPolicy struct {
 		TargetRef   *gwRef  `json:"targetRef"`
 		TargetRefs  []gwRef `json:"targetRefs"`
 		HealthCheck *struct {
-			Active *struct {
+			PanicThreshold *int `json:"panicThreshold"`
+			Active         *struct {
 				Type               string  `json:"type"`
 				Timeout            *string `json:"timeout"`
 				Interval           *string `json:"interval"`
+				InitialJitter      *string `json:"initialJitter"`
 				UnhealthyThreshold *int    `json:"unhealthyThreshold"`
 				HealthyThreshold   *int    `json:"healthyThreshold"`
 				HTTP               *struct {
@@ -222,9 +224,10 @@ func decodeBackendTrafficPolicy(elem []byte, c *Config, out *Emitter) error {
 		f.Targets = append(f.Targets, p.Spec.TargetRefs[i].objectRef())
 	}
 	if hc := p.Spec.HealthCheck; hc != nil {
+		f.PanicThreshold = hc.PanicThreshold
 		if a := hc.Active; a != nil {
 			ah := &ActiveHealthCheck{Type: a.Type, Interval: duration(a.Interval), Timeout: duration(a.Timeout),
-				HealthyThreshold: a.HealthyThreshold, UnhealthyThreshold: a.UnhealthyThreshold}
+				InitialJitter: duration(a.InitialJitter), HealthyThreshold: a.HealthyThreshold, UnhealthyThreshold: a.UnhealthyThreshold}
 			if a.HTTP != nil {
 				ah.Path = a.HTTP.Path
 			}

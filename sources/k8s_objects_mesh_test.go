@@ -84,7 +84,8 @@ metadata: {name: web, namespace: shop}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}]
   healthCheck:
-    active: {type: HTTP, http: {path: /healthz}, interval: 3s, timeout: 1s, unhealthyThreshold: 3, healthyThreshold: 1}
+    panicThreshold: 0
+    active: {type: HTTP, http: {path: /healthz}, interval: 3s, initialJitter: 10s, timeout: 1s, unhealthyThreshold: 3, healthyThreshold: 1}
     passive: {consecutive5XxErrors: 5, consecutiveGatewayErrors: 2, interval: 2s, baseEjectionTime: 30s, maxEjectionPercent: 50}
   retry:
     numRetries: 5
@@ -93,7 +94,8 @@ spec:
 `)
 	want := &BackendTrafficPolicy{
 		Targets:            []ObjectRef{{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: "web"}},
-		ActiveHealthCheck:  &ActiveHealthCheck{Type: "HTTP", Path: "/healthz", Interval: durp(3 * time.Second), Timeout: durp(time.Second), HealthyThreshold: intp(1), UnhealthyThreshold: intp(3)},
+		ActiveHealthCheck:  &ActiveHealthCheck{Type: "HTTP", Path: "/healthz", Interval: durp(3 * time.Second), InitialJitter: durp(10 * time.Second), Timeout: durp(time.Second), HealthyThreshold: intp(1), UnhealthyThreshold: intp(3)},
+		PanicThreshold:     intp(0),
 		PassiveHealthCheck: &OutlierDetection{Consecutive5xxErrors: intp(5), ConsecutiveGatewayErrors: intp(2), Interval: durp(2 * time.Second), BaseEjectionTime: durp(30 * time.Second), MaxEjectionPercent: intp(50)},
 		Retry:              &ProxyRetry{Retries: intp(5), On: []string{"connect-failure", "retriable-status-codes"}, StatusCodes: []int{503}, PerTryTimeout: durp(250 * time.Millisecond)},
 	}
@@ -102,7 +104,7 @@ spec:
 	}
 	// Facts hold only what the object says: no retry policy, no defaults.
 	bare := meshConfig(t, `{apiVersion: gateway.envoyproxy.io/v1alpha1, kind: BackendTrafficPolicy, metadata: {name: b}, spec: {targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: eg}}}`)
-	if p := bare.BackendTrafficPolicy; p.Retry != nil || p.ActiveHealthCheck != nil || p.PassiveHealthCheck != nil || len(p.Targets) != 1 || p.Targets[0].Kind != "Gateway" {
+	if p := bare.BackendTrafficPolicy; p.Retry != nil || p.ActiveHealthCheck != nil || p.PassiveHealthCheck != nil || p.PanicThreshold != nil || len(p.Targets) != 1 || p.Targets[0].Kind != "Gateway" {
 		t.Errorf("bare policy = %+v", p)
 	}
 }
