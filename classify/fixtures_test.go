@@ -53,7 +53,7 @@ type truthIncident struct {
 	// EndHidden is the true end when the logs show only visible failures
 	// (see visibleOnly); zero otherwise.
 	EndHidden time.Time `json:"-"`
-	Fix struct {
+	Fix       struct {
 		WorstStopLag       float64 `json:"worst_stop_lag_seconds"`
 		WorstStartToListen float64 `json:"worst_start_to_listen_seconds"`
 		Interval           int     `json:"health_check_interval_seconds"`
