@@ -127,7 +127,7 @@ func buildIdentities(d *Dataset, s *backendSet) *Identities {
 		id.byIP[l.IP] = append(id.byIP[l.IP], l)
 	}
 	id.settle()
-	joinByTiming(d, s, id)
+	joinByTiming(d, s, id, life)
 	id.settle()
 	for _, ls := range id.byIP {
 		for _, l := range ls {

@@ -46,8 +46,6 @@ type pending struct {
 	start, stop time.Time
 	// startWhy and stopWhy name the records behind start and stop.
 	startWhy, stopWhy string
-	// created is when the pod was created, if a record says.
-	created time.Time
 	// near are addresses the pod's node is known to hand out: its other
 	// pods' IPs, or the node's own address from its name.
 	near []netip.Addr
@@ -67,16 +65,14 @@ type pending struct {
 // lossy and deleted pods are gone from `kubectl get pods`, so the old pods
 // of a rollout are often known by name only. Pods and IPs are matched as a
 // whole (a minimum-cost assignment), and a join is made only when every
-// other way of matching that pod costs joinMargin more.
-func joinByTiming(d *Dataset, s *backendSet, id *Identities) {
-	joinRound(d, s, id)
-}
-
-// joinRound makes the joins the current leases allow and says how many.
-func joinRound(d *Dataset, s *backendSet, id *Identities) int {
+// other way of matching that pod costs joinMargin more. A joined lease
+// lasts the pod's life as life tells it: from its creation (from before
+// the records when they tell only of its end) to the end of its grace
+// period, so an IP handed to another pod later is not taken for this one.
+func joinByTiming(d *Dataset, s *backendSet, id *Identities, life map[*Backend]podLife) {
 	pods := pendingPods(d, s, id)
 	if len(pods) == 0 {
-		return 0
+		return
 	}
 	ips := pendingIPs(d, id)
 	var edges []joinEdge
@@ -98,15 +94,17 @@ func joinRound(d *Dataset, s *backendSet, id *Identities) int {
 			edges = append(edges, e)
 		}
 	}
-	joined := 0
 	for _, comp := range components(len(pods), edges) {
 		for _, e := range solveJoins(comp) {
 			p, q := pods[e.pod], ips[e.ip]
-			id.byIP[q.ip] = append(id.byIP[q.ip], &Lease{IP: q.ip, Backend: p.b, From: p.created, Join: e.why})
-			joined++
+			lf := life[p.b]
+			l := &Lease{IP: q.ip, Backend: p.b, From: lf.born, To: lf.end, Join: e.why, seen: q.start}
+			if l.seen.IsZero() {
+				l.seen = q.stop
+			}
+			id.byIP[q.ip] = append(id.byIP[q.ip], l)
 		}
 	}
-	return joined
 }
 
 // joinEdge is one possible join: pod index, IP index, what it costs (the
@@ -417,7 +415,7 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 	}
 	for _, c := range d.Configs {
 		if b := s.byKey[c.Namespace+"/"+c.Name]; c.Pod != nil && b != nil && !leased[b] {
-			get(b).created = c.Created
+			get(b) // a pod object without an IP
 		}
 	}
 	for i := range d.Lifecycle {
@@ -465,21 +463,6 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 	return out
 }
 
-// failuresBefore returns the failure records that name ip before t, in
-// time order.
-func failuresBefore(d *Dataset, ip netip.Addr, t time.Time) []*sources.Request {
-	var out []*sources.Request
-	for _, f := range d.Failures {
-		if !f.Time.Before(t) {
-			break
-		}
-		if f.Backend.Addr() == ip {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // nodeAddress reads a node's address from its name where the name is made
 // of it, as EKS names nodes: ip-10-0-29-154.ap-northeast-2.compute.internal.
 func nodeAddress(node string) (netip.Addr, bool) {
@@ -494,20 +477,28 @@ func nodeAddress(node string) (netip.Addr, bool) {
 	return a, err == nil && a.Is4()
 }
 
-// pendingIPs describes every backend IP that no record ties to a pod by
-// when it started and stopped taking traffic: the load-balancer
-// controller's registration and deregistration when it logged them, else
-// the first and last response the IP served.
+// ipMark is one change in an IP's traffic that no lease explains: it began
+// (start) or stopped taking traffic, as a load-balancer controller logged
+// it (strong) or as the traffic shows it.
+type ipMark struct {
+	at     time.Time
+	start  bool
+	strong bool
+	why    string
+	// late is how long after a pod's termination a stop may come (see
+	// pending.stopLate).
+	late time.Duration
+}
+
+// pendingIPs describes every stretch of a backend IP's life that no record
+// ties to a pod by when it started and stopped taking traffic: the
+// load-balancer controller's registration and deregistration when it
+// logged them, else the first and last response of each run of traffic
+// (and the last request sent to it after, which failed). An IP the CNI
+// handed to another pod later has one stretch per pod: a start after a
+// stop begins the next.
 func pendingIPs(d *Dataset, id *Identities) []*pending {
-	m := map[netip.Addr]*pending{}
-	get := func(ip netip.Addr) *pending {
-		q := m[ip]
-		if q == nil {
-			q = &pending{ip: ip}
-			m[ip] = q
-		}
-		return q
-	}
+	marks := map[netip.Addr][]ipMark{}
 	for i := range d.Lifecycle {
 		l := &d.Lifecycle[i]
 		if !l.IP.IsValid() || l.Pod != "" || id.At(l.IP, l.Time) != nil {
@@ -515,61 +506,119 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 		}
 		switch l.Kind {
 		case sources.TargetRegistering, sources.TargetRegistered:
-			if q := get(l.IP); q.start.IsZero() || l.Time.Before(q.start) {
-				q.start, q.startWhy = l.Time, "registered with the load balancer at "+Clock(l.Time)
-			}
+			marks[l.IP] = append(marks[l.IP], ipMark{at: l.Time, start: true, strong: true, why: "registered with the load balancer at " + Clock(l.Time)})
 		case sources.TargetDeregistering, sources.TargetDeregistered:
-			if q := get(l.IP); q.stop.IsZero() || l.Time.Before(q.stop) {
-				q.stop, q.stopWhy, q.stopLate = l.Time, "deregistered from the load balancer at "+Clock(l.Time), controllerLag
-			}
+			marks[l.IP] = append(marks[l.IP], ipMark{at: l.Time, strong: true, late: controllerLag, why: "deregistered from the load balancer at " + Clock(l.Time)})
+		}
+	}
+	failed := map[netip.Addr][]time.Time{} // in time order
+	for _, f := range d.Failures {
+		if ip := f.Backend.Addr(); d.Traffic[ip] != nil {
+			failed[ip] = append(failed[ip], f.Time)
 		}
 	}
 	first, last, _ := d.Span()
 	dataStart, dataEnd := time.Unix(first, 0), time.Unix(last, 0)
+	spacing := map[netip.Addr]time.Duration{}
 	for ip, t := range d.Traffic {
-		// Only the part of the IP's traffic that no lease covers waits for
-		// a pod: before its first lease (an IP reused by a pod an object
-		// shows), or all of it.
-		until := time.Time{}
-		if ls := id.byIP[ip]; len(ls) > 0 {
-			if ls[0].From.IsZero() {
-				continue
-			}
-			until = ls[0].From.Add(-DefaultSkew)
-		}
-		first, last := t.Runs.FirstIn(time.Time{}, until), t.Runs.LastIn(time.Time{}, until)
-		if first.IsZero() {
-			continue
-		}
-		lastSent := t.LastFailed
-		if !until.IsZero() {
-			lastSent = time.Time{}
-			for _, f := range failuresBefore(d, ip, until) {
-				lastSent = f.Time
-			}
-		}
-		// Serving from the logs' first moments or up to their last is the
-		// logs' edge, not the backend's.
-		q := get(ip)
-		if q.start.IsZero() && first.Sub(dataStart) > logEdge {
-			q.start, q.startWhy = first, "first served at "+Clock(first)
-		}
-		if q.stop.IsZero() && dataEnd.Sub(last) > logEdge {
-			q.stop, q.stopWhy, q.stopLate = last, "last served at "+Clock(last), joinWindow
-			if lastSent.After(last) {
-				q.stop, q.stopWhy = lastSent, "last sent a request at "+Clock(lastSent)
-			}
-		}
 		// A backend that answered every few seconds may have been sent its
 		// last request that long before the change that ended it.
 		if span := t.Runs.Last().Sub(t.Runs.First()); t.Served > 1 {
-			q.spacing = span / time.Duration(t.Served-1)
+			spacing[ip] = span / time.Duration(t.Served-1)
+		}
+		for k, run := range t.Runs {
+			// Serving from the logs' first moments or up to their last is
+			// the logs' edge, not the backend's.
+			if run.From.Sub(dataStart) > logEdge && id.At(ip, run.From) == nil {
+				marks[ip] = append(marks[ip], ipMark{at: run.From, start: true, why: "first served at " + Clock(run.From)})
+			}
+			if dataEnd.Sub(run.To) <= logEdge || id.At(ip, run.To) != nil {
+				continue
+			}
+			m := ipMark{at: run.To, late: joinWindow, why: "last served at " + Clock(run.To)}
+			// Requests that failed after the last served one, up to the
+			// next run, were still sent to it.
+			next := dataEnd
+			if k+1 < len(t.Runs) {
+				next = t.Runs[k+1].From
+			}
+			for _, at := range failed[ip] {
+				if at.After(m.at) && at.Before(next) {
+					m.at, m.why = at, "last sent a request at "+Clock(at)
+				}
+			}
+			marks[ip] = append(marks[ip], m)
 		}
 	}
-	out := make([]*pending, 0, len(m))
-	for _, q := range m {
-		out = append(out, q)
+	var out []*pending
+	for ip, ms := range marks {
+		for _, q := range ipStretches(ms) {
+			q.ip, q.spacing = ip, spacing[ip]
+			out = append(out, q)
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ip.Less(out[j].ip) })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ip != out[j].ip {
+			return out[i].ip.Less(out[j].ip)
+		}
+		return stretchTime(out[i]).Before(stretchTime(out[j]))
+	})
 	return out
+}
+
+// ipStretches pairs an IP's marks into stretches of one holder each: a
+// start, then the stop that follows. Marks of one kind within joinWindow
+// of each other tell of one change: the controller's wins over the
+// traffic's, the earlier over the later.
+func ipStretches(ms []ipMark) []*pending {
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].at.Before(ms[j].at) })
+	var out []*pending
+	cur := &pending{}
+	var curStart, curStop *ipMark
+	flush := func() {
+		out = append(out, cur)
+		cur, curStart, curStop = &pending{}, nil, nil
+	}
+	for i := range ms {
+		m := &ms[i]
+		if m.start {
+			switch {
+			case curStart != nil && m.at.Sub(curStart.at) <= joinWindow && curStop == nil:
+				if m.strong && !curStart.strong {
+					curStart = m
+					cur.start, cur.startWhy = m.at, m.why
+				}
+				continue
+			case curStart != nil || curStop != nil:
+				flush()
+			}
+			curStart = m
+			cur.start, cur.startWhy = m.at, m.why
+			continue
+		}
+		if curStop != nil {
+			if m.at.Sub(curStop.at) <= joinWindow {
+				if m.strong && !curStop.strong {
+					curStop = m
+					cur.stop, cur.stopWhy, cur.stopLate = m.at, m.why, m.late
+				}
+				continue
+			}
+			flush()
+		}
+		curStop = m
+		cur.stop, cur.stopWhy, cur.stopLate = m.at, m.why, m.late
+	}
+	if curStart != nil || curStop != nil {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// stretchTime orders an IP's stretches: by start, else by stop.
+func stretchTime(q *pending) time.Time {
+	if !q.start.IsZero() {
+		return q.start
+	}
+	return q.stop
 }
