@@ -451,6 +451,26 @@ func checkFix(t testing.TB, f *Finding, w truthIncident, withPods bool) []string
 			want := math.Max(math.Ceil(w.Fix.WorstStopLag+preStopMargin.Seconds()), minPreStop)
 			check("preStop sleep", patchNumber(t, f, "Delay SIGTERM", "spec.template.spec.containers.0.lifecycle.preStop.sleep.seconds"), want)
 		}
+	case "keepalive_timeout":
+		// Both timeouts read from the objects (or the defaults the truth
+		// states), and the app's keep-alive raised past the LB's.
+		app, lb := math.NaN(), math.NaN()
+		for _, to := range f.Timeouts {
+			if strings.Contains(to.What, "the app's") {
+				app = to.Seconds
+			} else {
+				lb = to.Seconds
+			}
+		}
+		if w.Fix.AppKeepAlive > 0 && app != w.Fix.AppKeepAlive {
+			problems = append(problems, fmt.Sprintf("%s: the app's keep-alive %g s, want %g s", f.Cause, app, w.Fix.AppKeepAlive))
+		}
+		if w.Fix.LBIdle > 0 && lb != w.Fix.LBIdle {
+			problems = append(problems, fmt.Sprintf("%s: the load balancer's idle timeout %g s, want %g s", f.Cause, lb, w.Fix.LBIdle))
+		}
+		if want := fmt.Sprintf("open %d s in the app", int(math.Ceil(w.Fix.LBIdle))+keepaliveMargin); w.Fix.LBIdle > 0 && (len(f.Remediation) == 0 || !strings.Contains(f.Remediation[0].Title, want)) {
+			problems = append(problems, fmt.Sprintf("%s: first fix %q, want one that keeps idle connections %s", f.Cause, titleOf(f), want))
+		}
 	case "wrong_probe_port":
 		if w.Fix.WorstStartToListen > 0 {
 			budget := patchNumber(t, f, "startupProbe", "spec.template.spec.containers.0.startupProbe.periodSeconds") *
@@ -477,6 +497,14 @@ func checkFix(t testing.TB, f *Finding, w truthIncident, withPods bool) []string
 		}
 	}
 	return problems
+}
+
+// titleOf is the title of a finding's first fix; "" without one.
+func titleOf(f *Finding) string {
+	if len(f.Remediation) == 0 {
+		return ""
+	}
+	return f.Remediation[0].Title
 }
 
 // maxRequestGap is the longest mean time between the failures of one pod
