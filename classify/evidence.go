@@ -111,6 +111,13 @@ func roleWhy(a *correlate.Analysis, b *correlate.Backend, role correlate.Role, i
 			parts = append(parts, fmt.Sprintf("of ReplicaSet %s, which %s replaced", b.ReplicaSet, b.Rollout.ID()))
 		}
 	}
+	if b != nil && b.Pod == "" && len(b.Alike) > 0 {
+		names := make([]string, len(b.Alike))
+		for i, p := range b.Alike {
+			names[i] = p.Pod
+		}
+		parts = append(parts, fmt.Sprintf("one of %s, which changed in the same moment as other IPs: the records cannot tell which", strings.Join(names, ", ")))
+	}
 	if b != nil {
 		switch {
 		case role == correlate.RoleNew && !b.At(correlate.Created).IsZero():

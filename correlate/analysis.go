@@ -89,8 +89,70 @@ func build(d *Dataset, o Options) *Analysis {
 	}
 	a.Backends = set.finish(d, a.Identities)
 	a.byKey = set.byKey
+	a.linkAlike()
 	a.Rollouts = findRollouts(d, a.Backends, a.firstRequest, a.lastRequest)
+	a.shareAlike()
 	return a
+}
+
+// linkAlike ties the bare IPs and the pods of each group timing could not
+// tell apart to each other.
+func (a *Analysis) linkAlike() {
+	for _, g := range a.Identities.Alike {
+		for _, ip := range g.IPs {
+			b := a.byKey[ip.String()]
+			if b == nil {
+				continue
+			}
+			b.Alike = g.Pods
+			for _, p := range g.Pods {
+				p.Alike = append(p.Alike, b)
+			}
+		}
+	}
+}
+
+// shareAlike gives a bare IP what all the pods it may be agree on: their
+// ReplicaSet, role and rollout, and the milestones they reached within
+// the tolerated skew of each other (the IP's own records win).
+func (a *Analysis) shareAlike() {
+	for _, b := range a.Backends {
+		if b.Pod != "" || len(b.Alike) == 0 {
+			continue
+		}
+		first := b.Alike[0]
+		same := true
+		for _, p := range b.Alike[1:] {
+			same = same && p.ReplicaSet == first.ReplicaSet && p.Role == first.Role && p.Rollout == first.Rollout
+		}
+		if same {
+			b.ReplicaSet, b.Workload, b.Role, b.Rollout = first.ReplicaSet, first.Workload, first.Role, first.Rollout
+		}
+		for _, m := range []Milestone{Created, Ready, Terminating, Deleted} {
+			if b.Moments[m] != nil {
+				continue
+			}
+			var earliest *Moment
+			agree := true
+			for _, p := range b.Alike {
+				pm := p.Moments[m]
+				if pm == nil {
+					agree = false
+					break
+				}
+				if earliest != nil && absDuration(pm.Time.Sub(earliest.Time)) > a.Opts.Skew {
+					agree = false
+					break
+				}
+				if earliest == nil || pm.Time.Before(earliest.Time) {
+					earliest = pm
+				}
+			}
+			if agree && earliest != nil {
+				b.Moments[m] = earliest
+			}
+		}
+	}
 }
 
 // covered reports whether a lease of ip covers t (zero t counts as covered).

@@ -80,6 +80,11 @@ type Backend struct {
 	Role Role
 	// Rollout is that rollout; nil when the backend took part in none.
 	Rollout *Rollout
+	// Alike, on a bare IP, lists the pods it was one of: pods that changed
+	// at the same moment as it and other IPs did, which the records cannot
+	// tell apart (see Identities.Alike); on such a pod, the IPs it may have
+	// held. Empty for a backend the records identify.
+	Alike []*Backend
 }
 
 // Key identifies a backend: namespace/pod, or the IP of a bare IP.

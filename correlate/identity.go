@@ -32,6 +32,18 @@ func (l *Lease) Contains(t time.Time) bool {
 // Identities maps backend IPs to pods over time.
 type Identities struct {
 	byIP map[netip.Addr][]*Lease
+	// Alike lists the groups of pods and IPs that changed at the same
+	// moment, so that timing cannot tell which IP was which pod's; their
+	// pods stay unjoined.
+	Alike []AlikeGroup
+}
+
+// AlikeGroup is pods and IPs that timing matches as a group but not one to
+// one: the pods began terminating (or became Ready) together and the IPs
+// stopped (or started) together.
+type AlikeGroup struct {
+	Pods []*Backend
+	IPs  []netip.Addr
 }
 
 // At returns the lease of ip that contains t (give or take the tolerated

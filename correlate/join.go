@@ -14,8 +14,9 @@ import (
 const (
 	// prefixBitCost is what one bit of address in common with a pod's
 	// node is worth against timing, relative to the pod's best candidate:
-	// pods of one node share its CIDR (GKE, kubenet) or its subnet (the
-	// AWS VPC CNI), while the timings of one rollout step differ by seconds.
+	// pods of one node share its pod CIDR (GKE, kubenet, flannel: a /24
+	// each), while the timings of one rollout step differ by seconds. On
+	// the AWS VPC CNI pods take any address of the subnet (see vpcNode).
 	prefixBitCost = 2 * time.Second
 	// joinSkew is how much earlier than a pod's termination its IP's stop
 	// may come in the records: the cluster's clock may run a few seconds
@@ -47,7 +48,7 @@ type pending struct {
 	// startWhy and stopWhy name the records behind start and stop.
 	startWhy, stopWhy string
 	// near are addresses the pod's node is known to hand out: its other
-	// pods' IPs, or the node's own address from its name.
+	// pods' IPs (none on a VPC CNI node).
 	near []netip.Addr
 	// spacing is the IP's mean time between responses: how uncertain its
 	// first and last request are as the moment of a change.
@@ -95,7 +96,9 @@ func joinByTiming(d *Dataset, s *backendSet, id *Identities, life map[*Backend]p
 		}
 	}
 	for _, comp := range components(len(pods), edges) {
-		for _, e := range solveJoins(comp) {
+		joins, doubtful := solveJoins(comp)
+		id.Alike = append(id.Alike, alikeGroups(pods, ips, comp, doubtful)...)
+		for _, e := range joins {
 			p, q := pods[e.pod], ips[e.ip]
 			lf := life[p.b]
 			l := &Lease{IP: q.ip, Backend: p.b, From: lf.born, To: lf.end, Join: e.why, seen: q.start}
@@ -221,8 +224,9 @@ func components(pods int, edges []joinEdge) [][]joinEdge {
 
 // solveJoins chooses the joins of one component: the minimum-cost
 // assignment of its pods to its IPs (a pod may stay unjoined), keeping only
-// the joins that no other assignment comes within joinMargin of.
-func solveJoins(edges []joinEdge) []joinEdge {
+// the joins that no other assignment comes within joinMargin of; doubtful
+// are the pairs of the assignment that another came within it of.
+func solveJoins(edges []joinEdge) (joins, doubtful []joinEdge) {
 	podIdx, ipIdx := map[int]int{}, map[int]int{}
 	var pods, ips []int
 	for _, e := range edges {
@@ -236,7 +240,7 @@ func solveJoins(edges []joinEdge) []joinEdge {
 		}
 	}
 	if len(pods) > maxJoinComponent {
-		return greedyJoins(edges)
+		return greedyJoins(edges), nil
 	}
 	n, m := len(pods), len(ips)
 	// Columns: the IPs, then one "stays unjoined" column per pod.
@@ -256,7 +260,6 @@ func solveJoins(edges []joinEdge) []joinEdge {
 		edgeOf[[2]int{i, j}] = e
 	}
 	total, match := assign(cost)
-	var out []joinEdge
 	for i, j := range match {
 		if j >= m {
 			continue
@@ -266,8 +269,68 @@ func solveJoins(edges []joinEdge) []joinEdge {
 		alt, _ := assign(cost)
 		cost[i][j] = saved
 		if e := edgeOf[[2]int{i, j}]; alt-total >= e.margin.Seconds() {
-			out = append(out, e)
+			joins = append(joins, e)
+		} else {
+			doubtful = append(doubtful, e)
 		}
+	}
+	return joins, doubtful
+}
+
+// alikeGroups gathers the doubtful pairs of an assignment into the groups
+// timing cannot tell apart: two pairs belong together when swapping their
+// IPs costs less than the margin either join needs (or a chain of such
+// swaps links them). A lone doubtful pair is doubt, not a group.
+func alikeGroups(pods, ips []*pending, comp, doubtful []joinEdge) []AlikeGroup {
+	cost := map[[2]int]time.Duration{}
+	for _, e := range comp {
+		cost[[2]int{e.pod, e.ip}] = e.cost
+	}
+	swappable := func(a, b joinEdge) bool {
+		ab, ok1 := cost[[2]int{a.pod, b.ip}]
+		ba, ok2 := cost[[2]int{b.pod, a.ip}]
+		return ok1 && ok2 && ab+ba-(a.cost+b.cost) < max(a.margin, b.margin)
+	}
+	parent := make([]int, len(doubtful))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		if parent[i] != i {
+			parent[i] = find(parent[i])
+		}
+		return parent[i]
+	}
+	for i := range doubtful {
+		for k := i + 1; k < len(doubtful); k++ {
+			if swappable(doubtful[i], doubtful[k]) {
+				parent[find(k)] = find(i)
+			}
+		}
+	}
+	groups := map[int]*AlikeGroup{}
+	var roots []int
+	for i, e := range doubtful {
+		r := find(i)
+		g := groups[r]
+		if g == nil {
+			g = &AlikeGroup{}
+			groups[r] = g
+			roots = append(roots, r)
+		}
+		g.Pods = append(g.Pods, pods[e.pod].b)
+		g.IPs = append(g.IPs, ips[e.ip].ip)
+	}
+	var out []AlikeGroup
+	for _, r := range roots {
+		g := groups[r]
+		if len(g.Pods) < 2 {
+			continue
+		}
+		sort.Slice(g.Pods, func(a, b int) bool { return g.Pods[a].Key() < g.Pods[b].Key() })
+		sort.Slice(g.IPs, func(a, b int) bool { return g.IPs[a].Less(g.IPs[b]) })
+		out = append(out, *g)
 	}
 	return out
 }
@@ -450,12 +513,8 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 		if p.start.IsZero() && p.stop.IsZero() {
 			continue
 		}
-		node := nodeOf[b]
-		p.near = nodeIPs[node]
-		if len(p.near) == 0 {
-			if ip, ok := nodeAddress(node); ok {
-				p.near = []netip.Addr{ip}
-			}
+		if node := nodeOf[b]; !vpcNode(node) {
+			p.near = nodeIPs[node]
 		}
 		out = append(out, p)
 	}
@@ -463,18 +522,20 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 	return out
 }
 
-// nodeAddress reads a node's address from its name where the name is made
-// of it, as EKS names nodes: ip-10-0-29-154.ap-northeast-2.compute.internal.
-func nodeAddress(node string) (netip.Addr, bool) {
+// vpcNode reports whether a node is named as EKS names its nodes
+// (ip-10-0-29-154.ap-northeast-2.compute.internal): its pods then take
+// their IPs from the subnet through the AWS VPC CNI, not from a block of
+// the node's, so their addresses say nothing about their node.
+func vpcNode(node string) bool {
 	rest, ok := strings.CutPrefix(node, "ip-")
 	if !ok {
-		return netip.Addr{}, false
+		return false
 	}
 	if i := strings.IndexByte(rest, '.'); i >= 0 {
 		rest = rest[:i]
 	}
 	a, err := netip.ParseAddr(strings.ReplaceAll(rest, "-", "."))
-	return a, err == nil && a.Is4()
+	return err == nil && a.Is4()
 }
 
 // ipMark is one change in an IP's traffic that no lease explains: it began

@@ -149,3 +149,45 @@ func TestPodKnownByItsEndHeldItsIPBefore(t *testing.T) {
 		t.Errorf("at 1 s, before the pod's Ready at 30 s, the IP is held by %s", l.Backend.Pod)
 	}
 }
+
+// TestAlikePodsStayAGroup checks three pods of one ReplicaSet that began
+// terminating in the same second while three IPs were deregistered in one
+// controller line: timing cannot tell which IP was whose, so none is
+// joined, the six form one group, and each IP takes the ReplicaSet and the
+// termination its pods agree on.
+func TestAlikePodsStayAGroup(t *testing.T) {
+	c := NewCollector()
+	addrs := []netip.Addr{netip.MustParseAddr("10.0.22.191"), netip.MustParseAddr("10.0.27.184"), netip.MustParseAddr("10.0.16.9")}
+	for s := 0.0; s < 120; s += 0.5 {
+		for _, ip := range addrs {
+			if s > 45.5 {
+				break // the three stop answering with their pods
+			}
+			c.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend, Backend: netip.AddrPortFrom(ip, 8080), Format: sources.FormatALBAccess})
+		}
+		c.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend, Backend: netip.AddrPortFrom(netip.MustParseAddr("10.0.33.1"), 8080), Format: sources.FormatALBAccess})
+	}
+	for _, pod := range []string{"api-5vbc2qzb8k-gwrff", "api-5vbc2qzb8k-qlp64", "api-5vbc2qzb8k-btnbc"} {
+		c.Lifecycle(&sources.Lifecycle{Time: at(45), Kind: sources.Killing, Namespace: "api", Pod: pod, Format: sources.FormatK8sEvents, From: -1})
+	}
+	for _, ip := range addrs {
+		c.Lifecycle(&sources.Lifecycle{Time: at(46), Kind: sources.TargetDeregistering, IP: ip, Format: sources.FormatAWSLBC, From: -1})
+	}
+	a := Analyze(Merge(c), Options{})
+	if len(a.Identities.Alike) != 1 || len(a.Identities.Alike[0].Pods) != 3 || len(a.Identities.Alike[0].IPs) != 3 {
+		t.Fatalf("alike groups %+v, want one of 3 pods and 3 IPs", a.Identities.Alike)
+	}
+	for _, ip := range addrs {
+		b := a.Backend(ip.String())
+		if b == nil || b.Pod != "" || len(b.Alike) != 3 {
+			t.Fatalf("%s: backend %+v, want a bare IP alike 3 pods", ip, b)
+		}
+		if b.ReplicaSet != "api-5vbc2qzb8k" || !b.At(Terminating).Equal(at(45)) {
+			t.Errorf("%s: ReplicaSet %q terminating %v, want the pods' api-5vbc2qzb8k and 45 s", ip, b.ReplicaSet, b.At(Terminating))
+		}
+	}
+	// One pod alone would have been joined.
+	if l := a.Identities.At(netip.MustParseAddr("10.0.22.191"), at(10)); l != nil {
+		t.Errorf("10.0.22.191 joined to %s though two other pods fit it as well", l.Backend.Pod)
+	}
+}

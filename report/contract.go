@@ -241,6 +241,10 @@ type Lane struct {
 	FirstServed time.Time            `json:"first_served,omitzero"`
 	LastServed  time.Time            `json:"last_served,omitzero"`
 	Markers     []Marker             `json:"markers"`
+	// OneOf lists, for an IP the records cannot tie to one pod, the pods
+	// that changed at the same moment as it and that it was one of; those
+	// pods have no lane of their own.
+	OneOf []string `json:"one_of,omitempty"`
 	// States are the backend's consecutive states on the report's axis, in
 	// time order (see LaneState); after the last one it is gone, unless the
 	// last one ends with the data.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -45,6 +46,8 @@ type viewLane struct {
 	// Names lists the backends collapsed into this row (Name first), and
 	// IPs their IPs in the same order ("" for none).
 	Names, IPs []string
+	// OneOf lists the pods the row's IPs were among (Lane.OneOf), once.
+	OneOf []string
 	// Involved says that an incident names this backend; such lanes are
 	// never collapsed.
 	Involved bool
@@ -139,12 +142,17 @@ func collapseLanes(rep *Report, quantum time.Duration) *laneView {
 		if l.ReplicaSet != "" && (l.Role == "new" || (l.Role == "old" && g.Role == "")) {
 			g.Role = l.Role
 		}
-		vl := viewLane{Name: l.Name, IP: l.IP, Role: l.Role, States: states, Markers: l.Markers, Names: []string{l.Name}, IPs: []string{l.IP},
+		vl := viewLane{Name: l.Name, IP: l.IP, Role: l.Role, States: states, Markers: l.Markers, Names: []string{l.Name}, IPs: []string{l.IP}, OneOf: l.OneOf,
 			Involved: named[l.Name] || named[l.IP]}
 		if !vl.Involved {
 			if i := findAlike(g.Lanes, vl, quantum); i >= 0 {
 				g.Lanes[i].Names = append(g.Lanes[i].Names, l.Name)
 				g.Lanes[i].IPs = append(g.Lanes[i].IPs, l.IP)
+				for _, p := range l.OneOf {
+					if !slices.Contains(g.Lanes[i].OneOf, p) {
+						g.Lanes[i].OneOf = append(g.Lanes[i].OneOf, p)
+					}
+				}
 				continue
 			}
 		}

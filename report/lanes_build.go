@@ -18,6 +18,9 @@ const maxMarkersPerLane = 60
 func newLanes(a *correlate.Analysis) []Lane {
 	var lanes []Lane
 	for _, b := range a.Backends {
+		if b.Pod != "" && len(b.IPs) == 0 && len(b.Alike) > 0 {
+			continue // drawn as the IPs it may have held (Lane.OneOf)
+		}
 		l := Lane{Name: b.Name(), ReplicaSet: b.ReplicaSet, Zone: b.Zone, Role: b.Role.String(), Milestones: map[string]time.Time{}, Markers: []Marker{}}
 		if len(b.IPs) > 0 {
 			l.IP = b.IPs[0].String()
@@ -25,6 +28,11 @@ func newLanes(a *correlate.Analysis) []Lane {
 		for _, m := range correlate.Milestones() {
 			if t := b.At(m); !t.IsZero() {
 				l.Milestones[m.String()] = t.UTC()
+			}
+		}
+		if b.Pod == "" {
+			for _, p := range b.Alike {
+				l.OneOf = append(l.OneOf, p.Pod)
 			}
 		}
 		served := false

@@ -299,6 +299,9 @@ func mermaidName(l viewLane) string {
 	if l.IP != "" && l.IP != l.Name {
 		name += " " + l.IP
 	}
+	if len(l.OneOf) > 0 {
+		name += fmt.Sprintf(" (one of %d pods)", len(l.OneOf))
+	}
 	return name
 }
 

@@ -371,6 +371,9 @@ func laneTitle(l viewLane, g laneGroup) string {
 		}
 		parts = append(parts, Sanitize(strings.Join(named, ", ")))
 	}
+	if len(l.OneOf) > 0 {
+		parts = append(parts, "one of the pods "+Sanitize(strings.Join(l.OneOf, ", "))+" (the records cannot tell which)")
+	}
 	if g.ReplicaSet != "" {
 		parts = append(parts, "ReplicaSet "+Sanitize(g.ReplicaSet))
 	}

@@ -85,6 +85,13 @@ func (t *textOut) lanes(rep *Report) {
 				}
 				t.line(dimStyle.Render(hanging("   "+first+"alike: ", strings.Join(others, ", "), "          ", t.width)))
 			}
+			if len(l.OneOf) > 0 {
+				pods := make([]string, len(l.OneOf))
+				for k, p := range l.OneOf {
+					pods[k] = Sanitize(viewLane{Name: p}.label(g))
+				}
+				t.line(dimStyle.Render(hanging("   one of the pods ", strings.Join(pods, ", ")+" (the records cannot tell which)", "          ", t.width)))
+			}
 		}
 	}
 	fails := make([]rune, cols)

@@ -1,0 +1,97 @@
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// truthPods is the part of a fixture's truth that says which pod held which
+// IP when.
+type truthPods struct {
+	Pods []struct {
+		Name   string `json:"name"`
+		Leases []struct {
+			IP   string     `json:"ip"`
+			From time.Time  `json:"from"`
+			To   *time.Time `json:"to"`
+		} `json:"leases"`
+	} `json:"pods"`
+}
+
+// TestNoPodInTwoLanes checks every fixture with a truth: no lane is a bare
+// IP for the time a pod that has its own lane held it (the pod would be
+// drawn twice, once by name and once by IP), and in the text, Markdown and
+// HTML each pod with a lane is drawn once.
+func TestNoPodInTwoLanes(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("..", "fixtures", "*", ".expected.json"))
+	if len(dirs) < 10 {
+		t.Fatalf("only %d fixtures with a truth", len(dirs))
+	}
+	for _, exp := range dirs {
+		dir := filepath.Dir(exp)
+		name := filepath.Base(dir)
+		if testing.Short() && name == "eks-alb-large" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(exp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tr truthPods
+			if err := json.Unmarshal(data, &tr); err != nil {
+				t.Fatal(err)
+			}
+			rep := analyze(t, dir)
+			laned := map[string]bool{}
+			for _, l := range rep.Lanes {
+				if l.Name != l.IP {
+					laned[l.Name] = true
+				}
+			}
+			for _, l := range rep.Lanes {
+				if l.Name != l.IP || l.FirstServed.IsZero() {
+					continue
+				}
+				for _, p := range tr.Pods {
+					for _, ls := range p.Leases {
+						end := rep.Summary.Last
+						if ls.To != nil {
+							end = *ls.To
+						}
+						// The bare lane's traffic lies within the pod's lease.
+						if ls.IP == l.IP && laned[p.Name] && !l.FirstServed.Before(ls.From) && !l.LastServed.After(end) {
+							t.Errorf("pod %s is drawn twice: in its own lane and as the bare IP %s (%s–%s)", p.Name, l.IP,
+								l.FirstServed.Format(time.TimeOnly), l.LastServed.Format(time.TimeOnly))
+						}
+					}
+				}
+			}
+			md := render(t, Markdown, rep)
+			html := render(t, HTML, rep)
+			text := renderTextAt(t, rep, 120)
+			lanes := text[strings.Index(text, "\nLanes "):]
+			if i := strings.Index(lanes, "\nInputs"); i >= 0 {
+				lanes = lanes[:i]
+			}
+			for pod := range laned {
+				// The pod's own suffix, as the text draws it under its
+				// ReplicaSet's heading.
+				suffix := pod[strings.LastIndexByte(pod, '-'):]
+				if n := strings.Count(lanes, "…"+suffix+" ") + strings.Count(lanes, "…"+suffix+","); n > 1 {
+					t.Errorf("text: pod %s drawn %d times in the lanes", pod, n)
+				}
+				if n := strings.Count(md, "section "+pod+" "); n > 1 {
+					t.Errorf("markdown: pod %s has %d sections in the lanes chart", pod, n)
+				}
+				if n := strings.Count(html, "<title>"+pod); n > 1 {
+					t.Errorf("html: pod %s has %d lanes", pod, n)
+				}
+			}
+		})
+	}
+}
