@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"time"
+
+	"github.com/readygap/readygap/sources/internal/lex"
 )
 
 // This file reads the ingress-nginx controller's own klog lines:
@@ -29,9 +31,12 @@ func klogShaped(line []byte) bool {
 	default:
 		return false
 	}
-	_, ok := nginxDigits(line[1:5])
+	_, ok := lex.Digits(line[1:5])
 	return ok
 }
+
+// klogAnyLeapYear is a leap year, to check a yearless klog date against.
+const klogAnyLeapYear = 2000
 
 // klogClock is the time of a klog header, without a year.
 type klogClock struct {
@@ -45,13 +50,14 @@ func klogSplitHeader(line []byte) (c klogClock, msg []byte, err error) {
 		return c, nil, errKlogTime
 	}
 	ok := true
-	c.month = nginxFixedDigits(line[1:3], &ok)
-	c.day = nginxFixedDigits(line[3:5], &ok)
-	c.hour = nginxFixedDigits(line[6:8], &ok)
-	c.minute = nginxFixedDigits(line[9:11], &ok)
-	c.sec = nginxFixedDigits(line[12:14], &ok)
-	c.micro = nginxFixedDigits(line[15:21], &ok)
-	if !ok || c.month < 1 || c.month > 12 || !nginxValidClock(c.day, c.hour, c.minute, c.sec) {
+	c.month = lex.FixedDigits(line[1:3], &ok)
+	c.day = lex.FixedDigits(line[3:5], &ok)
+	c.hour = lex.FixedDigits(line[6:8], &ok)
+	c.minute = lex.FixedDigits(line[9:11], &ok)
+	c.sec = lex.FixedDigits(line[12:14], &ok)
+	c.micro = lex.FixedDigits(line[15:21], &ok)
+	// klog writes no year: any day a leap year has is a possible day.
+	if !ok || !lex.ValidDate(klogAnyLeapYear, c.month, c.day) || !lex.ValidClock(c.hour, c.minute, c.sec) {
 		return c, nil, errKlogTime
 	}
 	msg, err = klogSkipPidFile(line[stamp:])
@@ -65,7 +71,7 @@ func klogSkipPidFile(b []byte) ([]byte, error) {
 		return nil, errKlogHeader
 	}
 	pid, rest := nginxCutSpace(rest)
-	if _, ok := nginxDigits(pid); !ok {
+	if _, ok := lex.Digits(pid); !ok {
 		return nil, errKlogHeader
 	}
 	end := bytes.IndexByte(rest, ']')
@@ -76,7 +82,7 @@ func klogSkipPidFile(b []byte) ([]byte, error) {
 	if colon <= 0 {
 		return nil, errKlogHeader
 	}
-	if _, ok := nginxDigits(rest[colon+1 : end]); !ok {
+	if _, ok := lex.Digits(rest[colon+1 : end]); !ok {
 		return nil, errKlogHeader
 	}
 	return bytes.TrimPrefix(rest[end+1:], []byte(" ")), nil
