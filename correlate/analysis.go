@@ -53,10 +53,8 @@ func Analyze(d *Dataset, o Options) *Analysis {
 	o = o.withDefaults()
 	id := buildIdentities(d)
 	a := &Analysis{Dataset: d, Identities: id, Backends: buildBackends(d, id), Windows: findWindows(d, o), Opts: o}
-	for s := range d.Seconds {
-		if t := time.Unix(s, 0).UTC(); a.firstRequest.IsZero() || t.Before(a.firstRequest) {
-			a.firstRequest = t
-		}
+	if first, _, ok := d.Span(); ok {
+		a.firstRequest = time.Unix(first, 0).UTC()
 	}
 	return a
 }

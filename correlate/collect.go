@@ -51,21 +51,17 @@ type Traffic struct {
 // and all lifecycle events and configuration facts.
 type Collector struct {
 	failures  []*sources.Request
-	seconds   map[int64]*Counts
+	seconds   secondStore
 	traffic   map[netip.Addr]*Traffic
 	lifecycle []sources.Lifecycle
 	configs   []*sources.Config
 	formats   map[sources.Format]int
-	// lastSecond and lastCounts cache the second of the previous request:
-	// logs mostly arrive in time order.
-	lastSecond int64
-	lastCounts *Counts
 }
 
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector {
 	return &Collector{
-		seconds: make(map[int64]*Counts),
+		seconds: newSecondStore(),
 		traffic: make(map[netip.Addr]*Traffic),
 		formats: make(map[sources.Format]int),
 	}
@@ -80,8 +76,9 @@ func (c *Collector) Request(r *sources.Request) {
 		}
 		return
 	}
-	n := c.second(r.Time)
-	n.Total++
+	sec := r.Time.Unix()
+	ch, i := c.seconds.chunkAt(sec)
+	ch.total[i]++
 	hidden := false
 	for i, a := range r.Attempts {
 		last := i == len(r.Attempts)-1
@@ -94,18 +91,18 @@ func (c *Collector) Request(r *sources.Request) {
 	}
 	switch {
 	case r.Failure.LBGenerated():
-		n.LBFailed[r.Failure]++
+		c.seconds.sparse(sec).lbFailed[r.Failure]++
 		if len(r.Attempts) == 0 && r.Backend.IsValid() {
 			c.backend(r.Backend.Addr()).Failed++
 		}
 		c.failures = append(c.failures, r.Clone())
 	case r.Failure == sources.FailureAppError:
-		n.AppErrors++
+		// Application errors are what remains of the total.
 	default:
-		n.OK++
+		ch.ok[i]++
 	}
 	if hidden {
-		n.Hidden++
+		c.seconds.sparse(sec).hidden++
 		if !r.Failure.LBGenerated() {
 			c.failures = append(c.failures, r.Clone())
 		}
@@ -135,20 +132,6 @@ func (c *Collector) Config(x *sources.Config) {
 	c.configs = append(c.configs, &cp)
 }
 
-func (c *Collector) second(t time.Time) *Counts {
-	s := t.Unix()
-	if c.lastCounts != nil && s == c.lastSecond {
-		return c.lastCounts
-	}
-	n := c.seconds[s]
-	if n == nil {
-		n = &Counts{}
-		c.seconds[s] = n
-	}
-	c.lastSecond, c.lastCounts = s, n
-	return n
-}
-
 func (c *Collector) backend(ip netip.Addr) *Traffic {
 	t := c.traffic[ip]
 	if t == nil {
@@ -163,8 +146,9 @@ type Dataset struct {
 	// Failures are the LB-generated failures: client-visible ones, requests
 	// whose failed attempts a retry hid, and proxy error-log lines.
 	Failures []*sources.Request
-	// Seconds maps a Unix second to its outcome counts.
-	Seconds map[int64]*Counts
+	// seconds holds the outcome counts of every second (see At, Span, Each
+	// and Sum).
+	seconds seconds
 	// Traffic maps a backend IP to what the request logs say about it.
 	Traffic   map[netip.Addr]*Traffic
 	Lifecycle []sources.Lifecycle
@@ -175,7 +159,8 @@ type Dataset struct {
 
 // Merge combines the collectors of every input into one Dataset.
 func Merge(cs ...*Collector) *Dataset {
-	d := &Dataset{Seconds: map[int64]*Counts{}, Traffic: map[netip.Addr]*Traffic{}, Formats: map[sources.Format]int{}}
+	d := &Dataset{Traffic: map[netip.Addr]*Traffic{}, Formats: map[sources.Format]int{}}
+	store := newSecondStore()
 	for _, c := range cs {
 		d.Failures = append(d.Failures, c.failures...)
 		d.Lifecycle = append(d.Lifecycle, c.lifecycle...)
@@ -183,20 +168,7 @@ func Merge(cs ...*Collector) *Dataset {
 		for f, n := range c.formats {
 			d.Formats[f] += n
 		}
-		for s, n := range c.seconds {
-			m := d.Seconds[s]
-			if m == nil {
-				m = &Counts{}
-				d.Seconds[s] = m
-			}
-			m.Total += n.Total
-			m.OK += n.OK
-			m.AppErrors += n.AppErrors
-			m.Hidden += n.Hidden
-			for k, v := range n.LBFailed {
-				m.LBFailed[k] += v
-			}
-		}
+		store.add(&c.seconds)
 		for ip, t := range c.traffic {
 			m := d.Traffic[ip]
 			if m == nil {
@@ -214,6 +186,7 @@ func Merge(cs ...*Collector) *Dataset {
 			}
 		}
 	}
+	d.seconds = store.freeze()
 	// Inputs are parsed in parallel: order equal times by where they came from
 	// so that every run reports the same evidence. Records of one element come
 	// from one collector in emission order, which the stable sort keeps.

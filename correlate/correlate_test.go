@@ -67,7 +67,7 @@ func TestWindowsMergeShortGapsAndDropStrayFailures(t *testing.T) {
 	if f := a.Windows[1].ByIP[netip.MustParseAddr("10.0.0.5")]; f == nil || f.Count != 3 || f.Ports[8080] != 3 {
 		t.Errorf("second window's failures by IP: %+v", f)
 	}
-	if n := a.Seconds[at(60).Unix()]; n.AppErrors != 10 || n.Failed() != 0 {
+	if n := a.At(at(60).Unix()); n.AppErrors != 10 || n.Failed() != 0 {
 		t.Errorf("second 60: %+v", n)
 	}
 }

@@ -157,27 +157,13 @@ type Point struct {
 // second with requests, seconds without requests included as zeros so that
 // the series can be drawn on a time axis.
 func (a *Analysis) Series() []Point {
-	if len(a.Seconds) == 0 {
+	lo, hi, ok := a.Span()
+	if !ok {
 		return nil
-	}
-	var lo, hi int64
-	first := true
-	for s := range a.Seconds {
-		if first || s < lo {
-			lo = s
-		}
-		if first || s > hi {
-			hi = s
-		}
-		first = false
 	}
 	out := make([]Point, 0, hi-lo+1)
 	for s := lo; s <= hi; s++ {
-		p := Point{Time: time.Unix(s, 0).UTC()}
-		if c := a.Seconds[s]; c != nil {
-			p.Counts = *c
-		}
-		out = append(out, p)
+		out = append(out, Point{Time: time.Unix(s, 0).UTC(), Counts: a.At(s)})
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -93,14 +94,14 @@ func (a *Analysis) trafficMarks(w *Window) []Entry {
 		out = append(out, Entry{Time: sig.Time, What: "last failed upstream attempt: " + DescribeRequest(sig), Who: "proxy", Source: sig.Origin.String()})
 	}
 	var before, after int64 = -1, -1
-	for s, n := range a.Seconds {
+	a.Each(math.MinInt64, math.MaxInt64, func(s int64, n Counts) {
 		if n.OK > 0 && s < w.SignalStart.Unix() && s > before {
 			before = s
 		}
 		if n.OK > 0 && n.Failed() == 0 && n.Hidden == 0 && s > w.SignalEnd.Unix() && (after < 0 || s < after) {
 			after = s
 		}
-	}
+	})
 	if before >= 0 {
 		out = append(out, Entry{Time: time.Unix(before, 0).UTC(), What: "last successful second before the failures", Who: "load balancer"})
 	}

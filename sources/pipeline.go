@@ -44,10 +44,13 @@ type Result struct {
 
 // Read reads every input named in paths (files, directories walked
 // recursively, "-" for standard input) and reports its records to Handlers.
-// Inputs are read in parallel, and each input is parsed by several workers:
-// newHandler is called once per worker with the input's report, and each
-// Handler it returns is only ever called from that worker's goroutine.
-// Records therefore arrive in no particular order. An input in no known format
+// Inputs are read in parallel, and each input is parsed by several workers,
+// each reporting to a Handler of its own. Handlers are reused: when an input
+// is done, its workers' Handlers serve the next inputs, and newHandler is
+// called (with the report of the input that needs it) only when none is
+// free, so there are at most as many Handlers as workers at once, whatever
+// the number of inputs. A Handler is never called from two goroutines at
+// once. Records therefore arrive in no particular order. An input in no known format
 // is a warning, not an error; Read fails only when a path cannot be found or
 // when no input at all is in a known format.
 func Read(ctx context.Context, paths []string, opts Options, newHandler func(*InputReport) Handler) (*Result, error) {
@@ -64,6 +67,7 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 	reports := make([]*InputReport, len(files))
 	errs := make([]error, len(files))
 	dedup := newDedupSet()
+	handlers := &handlerPool{new: newHandler}
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -71,7 +75,7 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				reports[i], errs[i] = readInput(ctx, files[i], &opts, dedup, newHandler)
+				reports[i], errs[i] = readInput(ctx, files[i], &opts, dedup, handlers)
 			}
 		}()
 	}
@@ -192,7 +196,7 @@ func pruneALBObjects(files []string, opts *Options, res *Result) []string {
 }
 
 // readInput reads one input from start to end.
-func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet, newHandler func(*InputReport) Handler) (*InputReport, error) {
+func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet, handlers *handlerPool) (*InputReport, error) {
 	var r io.Reader
 	display := displayName(name)
 	if name == "-" {
@@ -227,7 +231,7 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		return nil, err
 	}
 	rep := &InputReport{Name: display, Format: p.format}
-	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, rep: rep, newHandler: newHandler}
+	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, rep: rep, handlers: handlers}
 	switch p.layout {
 	case layoutLines:
 		err = in.parallel(in.produceLines, in.lineConsumer(p.line))
@@ -239,6 +243,9 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		err = in.parallel(in.produceJSON, in.cloudWatchConsumer(p.line))
 	}
 	in.merge()
+	for _, p := range in.parts {
+		handlers.put(p.counter.Handler)
+	}
 	if err != nil && ctx.Err() == nil {
 		rep.Warnings = append(rep.Warnings, readWarning(err))
 	}
@@ -297,19 +304,19 @@ type part struct {
 // inputReader cuts one input into batches of lines or elements and parses
 // them on several workers.
 type inputReader struct {
-	ctx        context.Context
-	name       string
-	br         *bufio.Reader
-	opts       *Options
-	dedup      *dedupSet
-	rep        *InputReport
-	newHandler func(*InputReport) Handler
-	parts      []*part
+	ctx      context.Context
+	name     string
+	br       *bufio.Reader
+	opts     *Options
+	dedup    *dedupSet
+	rep      *InputReport
+	handlers *handlerPool
+	parts    []*part
 }
 
 func (in *inputReader) newPart() *part {
 	p := &part{rep: InputReport{Name: in.name, Format: in.rep.Format}}
-	p.counter = &formatCounter{Handler: in.newHandler(in.rep)}
+	p.counter = &formatCounter{Handler: in.handlers.get(in.rep)}
 	p.em = newEmitter(p.counter, in.opts, &p.rep, in.dedup)
 	in.parts = append(in.parts, p)
 	return p
@@ -677,6 +684,32 @@ func mustReadLine(br *bufio.Reader) []byte {
 			return rest
 		}
 	}
+}
+
+// handlerPool hands out the Handlers of finished inputs again, so that their
+// number follows the workers, not the inputs.
+type handlerPool struct {
+	mu   sync.Mutex
+	free []Handler
+	new  func(*InputReport) Handler
+}
+
+func (p *handlerPool) get(rep *InputReport) Handler {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		h := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return h
+	}
+	p.mu.Unlock()
+	return p.new(rep)
+}
+
+func (p *handlerPool) put(h Handler) {
+	p.mu.Lock()
+	p.free = append(p.free, h)
+	p.mu.Unlock()
 }
 
 // formatCounter forwards records and counts them by format, so that an input
