@@ -54,11 +54,11 @@ type Result struct {
 // is a warning, not an error; Read fails only when a path cannot be found or
 // when no input at all is in a known format.
 func Read(ctx context.Context, paths []string, opts Options, newHandler func(*InputReport) Handler) (*Result, error) {
-	files, err := expand(paths)
+	files, walkWarnings, err := expand(paths)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res := &Result{Warnings: walkWarnings}
 	files = pruneALBObjects(files, &opts, res)
 	workers := opts.Workers
 	if workers <= 0 {
@@ -137,9 +137,13 @@ func (r *InputReport) allWarnings() []string {
 	return out
 }
 
-// expand turns paths into the list of files to read.
-func expand(paths []string) ([]string, error) {
-	var files []string
+// expand turns paths into the list of files to read. Directories are walked
+// recursively, following symbolic links to files and directories (a link
+// back into a directory being walked is a loop and is skipped); entries whose
+// name starts with a dot are skipped. A directory or link that cannot be read
+// is a warning, not an error: the rest is read. Only a named path that does
+// not exist fails.
+func expand(paths []string) (files, warnings []string, err error) {
 	for _, p := range paths {
 		if p == "-" {
 			files = append(files, "-")
@@ -147,35 +151,78 @@ func expand(paths []string) ([]string, error) {
 		}
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			return nil, warnings, err
 		}
 		if !st.IsDir() {
 			files = append(files, p)
 			continue
 		}
-		var found []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if path != p && strings.HasPrefix(d.Name(), ".") {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.Type().IsRegular() {
-				found = append(found, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		sort.Strings(found)
-		files = append(files, found...)
+		w := &walker{readDir: readDir}
+		w.dir(p, st, nil)
+		sort.Strings(w.files)
+		files = append(files, w.files...)
+		warnings = append(warnings, w.warnings...)
 	}
-	return files, nil
+	return files, warnings, nil
+}
+
+// readDir lists a directory; see walker.
+var readDir = os.ReadDir
+
+// walker collects the files under a directory.
+type walker struct {
+	files, warnings []string
+	// readDir is os.ReadDir; tests replace it to make a directory unreadable
+	// (the tests run as root, whom permissions do not stop).
+	readDir func(string) ([]fs.DirEntry, error)
+}
+
+// dir walks the directory path, whose own FileInfo is st; parents are the
+// directories being walked above it, to tell a symbolic-link loop.
+func (w *walker) dir(path string, st fs.FileInfo, parents []fs.FileInfo) {
+	for _, p := range parents {
+		if os.SameFile(p, st) {
+			w.warnings = append(w.warnings, fmt.Sprintf("%s: symbolic link loop, skipped", path))
+			return
+		}
+	}
+	parents = append(parents, st)
+	entries, err := w.readDir(path)
+	if err != nil {
+		w.warnings = append(w.warnings, fmt.Sprintf("%s: unreadable directory, skipped: %v", path, unwrapPathError(err)))
+		// ReadDir returns the entries it read before the error.
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		child := filepath.Join(path, e.Name())
+		mode := e.Type()
+		var info fs.FileInfo
+		if mode&fs.ModeSymlink != 0 || mode.IsDir() {
+			// Stat follows links; a dangling link is worth a warning.
+			if info, err = os.Stat(child); err != nil {
+				w.warnings = append(w.warnings, fmt.Sprintf("%s: unreadable, skipped: %v", child, unwrapPathError(err)))
+				continue
+			}
+			mode = info.Mode()
+		}
+		switch {
+		case mode.IsDir():
+			w.dir(child, info, parents)
+		case mode.IsRegular():
+			w.files = append(w.files, child)
+		}
+	}
+}
+
+// unwrapPathError drops the path an fs.PathError repeats.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // pruneALBObjects drops ALB log objects whose interval, read from their S3
@@ -212,20 +259,33 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		defer f.Close()
 		r = f
 	}
-	br := bufio.NewReaderSize(r, readBufferSize)
+	br := getReader(r)
+	defer readerPool.Put(br)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := kgzip.NewReader(br)
+		zr, _ := gzipPool.Get().(*kgzip.Reader)
+		var err error
+		if zr == nil {
+			zr, err = kgzip.NewReader(br)
+		} else {
+			err = zr.Reset(br)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("unreadable gzip: %w", err)
 		}
-		defer zr.Close()
-		br = bufio.NewReaderSize(zr, readBufferSize)
+		defer gzipPool.Put(zr)
+		br = getReader(zr)
+		defer readerPool.Put(br)
 	}
 	head, herr := br.Peek(headSize)
-	complete := herr != nil
 	if herr != nil && herr != io.EOF && herr != bufio.ErrBufferFull && len(head) == 0 {
 		return nil, fmt.Errorf("unreadable: %w", herr)
 	}
+	if crOnly(head) {
+		br = getReader(&crReader{r: br})
+		defer readerPool.Put(br)
+		head, herr = br.Peek(headSize)
+	}
+	complete := herr != nil
 	p, err := detect(head, complete)
 	if err != nil {
 		return nil, err
@@ -250,6 +310,47 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		rep.Warnings = append(rep.Warnings, readWarning(err))
 	}
 	return rep, ctx.Err()
+}
+
+// readerPool and gzipPool recycle the read buffers (1 MiB each) and gzip
+// readers of finished inputs, so that many small inputs cost no more than a
+// few large ones.
+var (
+	readerPool sync.Pool
+	gzipPool   sync.Pool
+)
+
+// getReader returns a pooled reader of readBufferSize reading r.
+func getReader(r io.Reader) *bufio.Reader {
+	if br, ok := readerPool.Get().(*bufio.Reader); ok {
+		br.Reset(r)
+		return br
+	}
+	return bufio.NewReaderSize(r, readBufferSize)
+}
+
+// crOnly reports whether head, the start of an input, breaks its lines with
+// carriage returns alone (classic Mac OS, some Windows tools' exports): it
+// holds a CR and no LF.
+func crOnly(head []byte) bool {
+	return bytes.IndexByte(head, '\n') < 0 && bytes.IndexByte(head, '\r') >= 0
+}
+
+// crReader turns every carriage return into a line feed, to read an input
+// whose lines end with CR alone.
+type crReader struct{ r io.Reader }
+
+func (c *crReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i := 0; i < n; {
+		j := bytes.IndexByte(p[i:n], '\r')
+		if j < 0 {
+			break
+		}
+		p[i+j] = '\n'
+		i += j + 1
+	}
+	return n, err
 }
 
 // readWarning words a read error that ended an input early.
