@@ -17,7 +17,6 @@ import (
 	"time"
 
 	kgzip "github.com/klauspost/compress/gzip"
-	"sigs.k8s.io/yaml"
 )
 
 const (
@@ -298,7 +297,7 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 	case layoutJSON:
 		err = in.parallel(in.produceJSON, in.consumeJSON)
 	case layoutYAML:
-		err = in.parallel(in.produceYAML, in.consumeJSON)
+		err = in.parallel(in.produceYAML, in.consumeYAML)
 	case layoutCloudWatch:
 		err = in.parallel(in.produceJSON, in.cloudWatchConsumer(p.line))
 	}
@@ -380,6 +379,8 @@ type batchItem struct {
 	line       int
 	// skip, when set, is the reason the reader already rejected the item.
 	skip string
+	// yaml tells how a YAML chunk is to be read.
+	yaml yamlChunkKind
 }
 
 func (b *batch) add(data []byte, line int) {
@@ -400,6 +401,8 @@ type part struct {
 	rep     InputReport
 	counter *formatCounter
 	scratch []byte
+	// yamlJSON is the buffer YAML chunks are converted into.
+	yamlJSON []byte
 }
 
 // inputReader cuts one input into batches of lines or elements and parses
@@ -640,22 +643,67 @@ func (in *inputReader) consumeJSON(p *part, b *batch) {
 			p.em.Skip(o, it.skip)
 			continue
 		}
-		elem := b.buf[it.start:it.end]
-		// Elements of one input are almost always of one format: try the
-		// adapter of the previous element first and look for another only
-		// when it rejects this one.
-		err := errNoAdapter
-		if last != nil {
-			err = last.ParseJSON(elem, o, p.em)
+		p.parseElement(b.buf[it.start:it.end], o, &last)
+	}
+}
+
+// parseElement hands one JSON element to the adapter that matches it.
+// Elements of one input are almost always of one format: the adapter of
+// the previous element, *last, is tried first, and another is looked for
+// only when it rejects this one.
+func (p *part) parseElement(elem []byte, o Origin, last *jsonAdapter) {
+	err := errNoAdapter
+	if *last != nil {
+		err = (*last).ParseJSON(elem, o, p.em)
+	}
+	if err != nil {
+		if other := jsonAdapterFor(elem); other != nil && other != *last {
+			*last = other
+			err = other.ParseJSON(elem, o, p.em)
 		}
-		if err != nil {
-			if other := jsonAdapterFor(elem); other != nil && other != last {
-				last = other
-				err = other.ParseJSON(elem, o, p.em)
-			}
+	}
+	if err != nil {
+		p.em.Skip(o, err.Error())
+	}
+}
+
+// maxKeptYAMLBuffer is the largest JSON buffer a worker keeps between YAML
+// chunks; a larger one, left by a rare big object, is dropped.
+const maxKeptYAMLBuffer = 4 << 20
+
+// consumeYAML converts each YAML chunk of a batch to JSON and hands its
+// elements to the JSON adapters.
+func (in *inputReader) consumeYAML(p *part, b *batch) {
+	var last jsonAdapter
+	for _, it := range b.items {
+		o := Origin{in.name, it.line}
+		if it.skip != "" {
+			p.em.Skip(o, it.skip)
+			continue
 		}
-		if err != nil {
+		js, err := yamlToJSON(p.yamlJSON[:0], b.buf[it.start:it.end], it.yaml, defaultYAMLLimits)
+		if cap(js) <= maxKeptYAMLBuffer {
+			p.yamlJSON = js
+		}
+		switch {
+		case err != nil:
 			p.em.Skip(o, err.Error())
+		case len(js) == 0:
+		case it.yaml == yamlItem:
+			p.parseElement(js, o, &last)
+		default: // a document may hold several elements: an array, a List
+			s := newJSONSplitter(bytes.NewReader(js), 256<<10)
+			for {
+				elem, _, err := s.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					p.em.Skip(o, err.Error())
+					continue
+				}
+				p.parseElement(elem, o, &last)
+			}
 		}
 	}
 }
@@ -688,103 +736,30 @@ func (in *inputReader) cloudWatchConsumer(a lineAdapter) func(*part, *batch) {
 	}
 }
 
-// produceYAML converts each YAML document to JSON and cuts it into batches
-// of elements, each reported at the line its List item (or its document)
-// starts on.
+// produceYAML cuts the input into YAML chunks (see yamlSplitter), each
+// reported at the line its document or List item starts on.
 func (in *inputReader) produceYAML(send func(*batch)) error {
-	var doc bytes.Buffer
-	lineNo, docStart := 0, 1
-	flush := func() error {
-		defer doc.Reset()
-		if len(bytes.TrimSpace(doc.Bytes())) == 0 {
-			return nil
-		}
-		js, err := yaml.YAMLToJSON(doc.Bytes())
-		if err != nil {
-			b := batchPool.Get().(*batch)
-			b.addSkip(docStart, "YAML: "+err.Error())
+	b := batchPool.Get().(*batch)
+	flush := func() {
+		if len(b.items) > 0 {
 			send(b)
-			return nil
-		}
-		if string(js) == "null" { // a document of comments only
-			return nil
-		}
-		items, start := yamlItemLines(doc.Bytes()), docStart
-		return in.splitJSON(bytes.NewReader(js), func(n, _ int) int {
-			if n < len(items) {
-				return start + items[n]
-			}
-			return start
-		}, send)
-	}
-	for {
-		line, err := in.br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			line = append(bytes.Clone(line), mustReadLine(in.br)...)
-			err = nil
-		}
-		if len(line) > 0 {
-			lineNo++
-			switch {
-			case bytes.HasPrefix(line, []byte("---")) && len(bytes.TrimSpace(line[3:])) == 0:
-				if ferr := flush(); ferr != nil {
-					return ferr
-				}
-				docStart = lineNo + 1
-			case doc.Len()+len(line) > maxElementBytes:
-				b := batchPool.Get().(*batch)
-				b.addSkip(docStart, fmt.Sprintf("YAML document larger than %d MiB", maxElementBytes>>20))
-				send(b)
-				doc.Reset()
-			default:
-				doc.Write(line)
-			}
-		}
-		if err != nil {
-			if ferr := flush(); ferr != nil {
-				return ferr
-			}
-			return endOfInput(err)
+			b = batchPool.Get().(*batch)
 		}
 	}
-}
-
-// yamlItemLines returns, for a YAML List document, the 0-based line on which
-// each entry of its top-level items sequence starts; nil for other documents.
-func yamlItemLines(doc []byte) []int {
-	var lines []int
-	inItems, indent := false, -1
-	for i, line := range bytes.Split(doc, []byte("\n")) {
-		trimmed := bytes.TrimLeft(line, " ")
-		depth := len(line) - len(trimmed)
-		switch {
-		case depth == 0 && bytes.HasPrefix(line, []byte("items:")):
-			inItems, indent = true, -1
-		case !inItems || len(trimmed) == 0 || trimmed[0] == '#':
-		case bytes.HasPrefix(trimmed, []byte("- ")) || bytes.Equal(bytes.TrimSpace(trimmed), []byte("-")):
-			if indent < 0 {
-				indent = depth
+	s := &yamlSplitter{ctx: in.ctx, br: in.br, limits: defaultYAMLLimits,
+		emit: func(text []byte, line int, kind yamlChunkKind) {
+			b.add(text, line)
+			b.items[len(b.items)-1].yaml = kind
+			if len(b.buf) >= batchBytes {
+				flush()
 			}
-			if depth == indent {
-				lines = append(lines, i)
-			}
-		case depth == 0:
-			inItems = false
-		}
+		},
+		skip: func(line int, reason string) { b.addSkip(line, reason) },
 	}
-	return lines
-}
-
-// mustReadLine returns the rest of a line longer than the read buffer.
-func mustReadLine(br *bufio.Reader) []byte {
-	var rest []byte
-	for {
-		part, err := br.ReadSlice('\n')
-		rest = append(rest, part...)
-		if err != bufio.ErrBufferFull {
-			return rest
-		}
-	}
+	err := s.run()
+	flush()
+	batchPool.Put(b)
+	return err
 }
 
 // handlerPool hands out the Handlers of finished inputs again, so that their
