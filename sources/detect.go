@@ -22,6 +22,9 @@ const (
 	// layoutCloudWatch: an `aws logs filter-log-events` JSON export whose
 	// events carry text lines.
 	layoutCloudWatch
+	// layoutPrettyArray: layoutJSON in the two-space indented array shape
+	// that can be cut by lines (see looksLikePrettyArray).
+	layoutPrettyArray
 )
 
 // plan is what detection decided about one input.
@@ -44,6 +47,7 @@ func (errUnknownFormat) Error() string { return "not in a format readygap reads"
 // detect decides how to read an input from its first bytes. complete says
 // whether head holds the whole input.
 func detect(head []byte, complete bool) (plan, error) {
+	raw := head
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	body := bytes.TrimLeft(head, " \t\r\n")
 	if len(body) == 0 {
@@ -58,6 +62,9 @@ func detect(head []byte, complete bool) (plan, error) {
 			return plan{}, errUnknownFormat{}
 		}
 		if a := matchJSONSample(body); a != nil {
+			if looksLikePrettyArray(raw) {
+				return plan{layout: layoutPrettyArray, format: a.Format()}, nil
+			}
 			return plan{layout: layoutJSON, format: a.Format()}, nil
 		}
 	case looksLikeYAML(body):

@@ -296,6 +296,8 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		err = in.parallel(in.produceLines, in.lineConsumer(p.line))
 	case layoutJSON:
 		err = in.parallel(in.produceJSON, in.consumeJSON)
+	case layoutPrettyArray:
+		err = in.parallel(in.producePrettyArray, in.consumePrettyArray)
 	case layoutYAML:
 		err = in.parallel(in.produceYAML, in.consumeYAML)
 	case layoutCloudWatch:

@@ -1,0 +1,145 @@
+package sources
+
+import (
+	"bytes"
+	"io"
+)
+
+// A JSON array printed with two-space indentation, as gcloud, jq, Python's
+// json.dumps(indent=2) and Go's MarshalIndent write it, has each element
+// between a line `  {` and a line `  }` or `  },`: nested values are
+// indented deeper, and a raw line break never occurs inside a string. Such
+// an input is read like lines: the reader hands blocks of whole elements to
+// the workers, which find the elements in them, so that no byte is scanned
+// by a single goroutine but for the line breaks. The adapter's JSON parser
+// still checks each element; any other shape goes through jsonSplitter.
+
+// prettyArrayStart is how such an array begins: its first element's line.
+var prettyArrayStart = []byte("[\n  {\n")
+
+// looksLikePrettyArray reports whether head, the very start of an input, is
+// a two-space indented JSON array of objects.
+func looksLikePrettyArray(head []byte) bool {
+	return bytes.HasPrefix(bytes.ReplaceAll(head[:min(len(head), 16)], []byte("\r"), nil), prettyArrayStart)
+}
+
+// elementEnd returns the index just past the last line of data that closes
+// a top-level element (`  }` or `  },`), or -1.
+func elementEnd(data []byte) int {
+	for end := len(data); end > 0; {
+		i := bytes.LastIndex(data[:end], []byte("\n  }"))
+		if i < 0 {
+			return -1
+		}
+		if j, ok := closingLineEnd(data, i+1); ok {
+			return j
+		}
+		end = i
+	}
+	return -1
+}
+
+// closingLineEnd reports whether the line at data[i:] is `  }` or `  },`
+// (with an optional CR) ending in a line break, and returns the index after
+// the break.
+func closingLineEnd(data []byte, i int) (int, bool) {
+	rest := data[i+3:]
+	if len(rest) > 0 && rest[0] == ',' {
+		rest = rest[1:]
+	}
+	if len(rest) > 0 && rest[0] == '\r' {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 || rest[0] != '\n' {
+		return 0, false
+	}
+	return len(data) - len(rest) + 1, true
+}
+
+// producePrettyArray cuts the input into blocks of whole elements, read
+// straight into each batch's buffer. An element longer than a block ends the
+// fast path: the rest of the input, from that element on, goes through
+// jsonSplitter.
+func (in *inputReader) producePrettyArray(send func(*batch)) error {
+	line := 1
+	var carry []byte
+	for {
+		if err := in.ctx.Err(); err != nil {
+			return err
+		}
+		b := batchPool.Get().(*batch)
+		buf := append(b.buf[:0], carry...)[:cap(b.buf)]
+		filled := len(carry)
+		var err error
+		for filled < len(buf) && err == nil {
+			var n int
+			n, err = in.br.Read(buf[filled:])
+			filled += n
+		}
+		data := buf[:filled]
+		carry = carry[:0]
+		if err == nil {
+			cut := elementEnd(data)
+			if cut < 0 { // one element fills the whole block
+				rest := io.Reader(io.MultiReader(bytes.NewReader(bytes.Clone(data)), in.br))
+				offset := line - 1
+				if line > 1 { // reopen the array the block is inside of
+					rest, offset = io.MultiReader(bytes.NewReader([]byte("[\n")), rest), line-2
+				}
+				batchPool.Put(b)
+				return in.splitJSON(rest, func(_, l int) int { return offset + l }, send)
+			}
+			carry = append(carry, data[cut:]...)
+			data = data[:cut]
+		}
+		b.buf, b.firstLine = data, line
+		line += bytes.Count(data, []byte{'\n'})
+		if len(data) > 0 {
+			send(b)
+		} else {
+			batchPool.Put(b)
+		}
+		if err != nil {
+			return endOfInput(err)
+		}
+	}
+}
+
+// consumePrettyArray finds the elements of a block and hands them to the
+// JSON adapters. Lines outside elements other than the array's brackets
+// are skipped.
+func (in *inputReader) consumePrettyArray(p *part, b *batch) {
+	var last jsonAdapter
+	data, line := b.buf, b.firstLine
+	start, startLine := -1, 0
+	for pos := 0; pos < len(data); line++ {
+		end := len(data)
+		next := end
+		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+			end, next = pos+i, pos+i+1
+		}
+		l := bytes.TrimRight(data[pos:end], "\r")
+		switch {
+		case start >= 0:
+			if isClosingLine(l) {
+				p.parseElement(bytes.TrimSuffix(data[start+2:pos+len(l)], []byte(",")), Origin{in.name, startLine}, &last)
+				start = -1
+			}
+		case len(l) == 3 && l[0] == ' ' && l[1] == ' ' && l[2] == '{':
+			start, startLine = pos, line
+		case len(bytes.TrimSpace(l)) == 0, string(l) == "[", string(l) == "]":
+		default:
+			// A whole element on one line, or something else the adapters judge.
+			p.parseElement(bytes.TrimSuffix(bytes.TrimSpace(l), []byte(",")), Origin{in.name, line}, &last)
+		}
+		pos = next
+	}
+	if start >= 0 {
+		p.em.Skip(Origin{in.name, startLine}, "unexpected end of input inside an array")
+	}
+}
+
+// isClosingLine reports whether l is `  }` or `  },`.
+func isClosingLine(l []byte) bool {
+	return (len(l) == 3 || len(l) == 4 && l[3] == ',') && l[0] == ' ' && l[1] == ' ' && l[2] == '}'
+}
