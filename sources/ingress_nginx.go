@@ -52,6 +52,21 @@ func (ingressNginx) Parse(line []byte, ln *Line, out *Emitter) error {
 	return nginxAccessParse(line, ln, out)
 }
 
+// ZoneOffset returns the zone of an access line's $time_local: error-log
+// and klog lines of the same controller are written at the same offset but
+// without it (see zoneLearner).
+func (ingressNginx) ZoneOffset(line []byte) (time.Duration, time.Time, bool) {
+	line = nginxUnwrap(line)
+	if klogShaped(line) || nginxErrorShaped(line) {
+		return 0, time.Time{}, false
+	}
+	var f nginxAccessFields
+	if nginxScanAccess(line, &f) != nil {
+		return 0, time.Time{}, false
+	}
+	return f.offset, f.time, true
+}
+
 // nginxUnwrap drops a CRLF file's carriage return and a log viewer's stamp.
 func nginxUnwrap(line []byte) []byte {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
@@ -98,7 +113,8 @@ var (
 // of the line.
 type nginxAccessFields struct {
 	time    time.Time
-	request []byte // the request line between the quotes
+	offset  time.Duration // the zone of $time_local
+	request []byte        // the request line between the quotes
 	status  int
 	// upstream is [$proxy_upstream_name]; hasUpstream is false for the
 	// pre-2018 formats that do not log it.
@@ -175,11 +191,11 @@ func nginxScanTime(b []byte, f *nginxAccessFields) ([]byte, error) {
 		}
 		i += j
 		if (i == 0 || b[i-1] == ' ') && len(b) >= i+width && b[i+width-1] == ']' && b[i+3] == '/' {
-			t, ok := nginxParseTimeLocal(b[i+1 : i+width-1])
+			t, offset, ok := nginxParseTimeLocal(b[i+1 : i+width-1])
 			if !ok {
 				return nil, errNginxTimeLayout
 			}
-			f.time = t
+			f.time, f.offset = t, offset
 			return b[i+width:], nil
 		}
 		i++
@@ -187,12 +203,12 @@ func nginxScanTime(b []byte, f *nginxAccessFields) ([]byte, error) {
 }
 
 // nginxParseTimeLocal parses `02/Jan/2024:03:04:05 +0000` and returns it in
-// UTC. The clock is the system's local time, which never shows a leap
-// second except at its UTC place (lex.Time checks that).
-func nginxParseTimeLocal(b []byte) (time.Time, bool) {
+// UTC with its offset. The clock is the system's local time, which never
+// shows a leap second except at its UTC place (lex.Time checks that).
+func nginxParseTimeLocal(b []byte) (time.Time, time.Duration, bool) {
 	if len(b) != 26 || b[2] != '/' || b[6] != '/' || b[11] != ':' || b[14] != ':' || b[17] != ':' ||
 		b[20] != ' ' || (b[21] != '+' && b[21] != '-') {
-		return time.Time{}, false
+		return time.Time{}, 0, false
 	}
 	ok := true
 	day := lex.FixedDigits(b[0:2], &ok)
@@ -204,13 +220,14 @@ func nginxParseTimeLocal(b []byte) (time.Time, bool) {
 	offH := lex.FixedDigits(b[22:24], &ok)
 	offM := lex.FixedDigits(b[24:26], &ok)
 	if !ok || month == 0 || year < 1970 || offH > 23 || offM > 59 {
-		return time.Time{}, false
+		return time.Time{}, 0, false
 	}
 	offset := time.Duration(offH)*time.Hour + time.Duration(offM)*time.Minute
 	if b[21] == '-' {
 		offset = -offset
 	}
-	return lex.Time(year, int(month), day, hour, minute, sec, 0, offset)
+	t, ok := lex.Time(year, int(month), day, hour, minute, sec, 0, offset)
+	return t, offset, ok
 }
 
 // nginxMonth returns the month of an English abbreviation, 0 if unknown.

@@ -111,7 +111,7 @@ func klogParse(line []byte, ln *Line, out *Emitter) error {
 	default:
 		return nil
 	}
-	l.Time = klogTime(c, ln.Stamp, out.Location())
+	l.Time = klogTime(c, ln.Stamp, out.dated, out.Location())
 	l.Message = string(msg)
 	out.Lifecycle(&l)
 	return nil
@@ -144,31 +144,36 @@ func klogIsShutdown(msg []byte) bool {
 	return bytes.HasPrefix(bytes.TrimPrefix(msg, []byte(`"`)), klogSIGTERM)
 }
 
-// klogTime dates a klog clock. klog writes no year: it comes from stamp,
-// the time a wrapper (kubectl --timestamps, the CRI prefix) put in front of
-// the line, taking the neighbouring year when the clock is more than half a
-// year away from it (a line written on 31 December and stamped on 1
-// January). Without a stamp the adapter keeps no state to learn the year
-// from other lines (adapters are shared by concurrent inputs), so it is the
-// current year, or the year before when that would put the line more than a
-// day in the future. The clock is local time of the controller, read in loc.
-func klogTime(c klogClock, stamp time.Time, loc *time.Location) time.Time {
-	ref := stamp
+// klogTime dates a klog clock. klog writes no year: it comes from the
+// nearest exact time known, near: the stamp a wrapper (kubectl
+// --timestamps, the CRI prefix) put in front of the line, else a dated line
+// at the start of the same input (an access line). The neighbouring year is
+// taken when the clock is more than half a year away from it (a line
+// written on 31 December and stamped on 1 January). With neither, the
+// adapter keeps no state to learn the year from other lines (adapters are
+// shared by concurrent inputs), so it is the current year, or the year
+// before when that would put the line more than a day in the future. The
+// clock is local time of the controller, read as localClock does.
+func klogTime(c klogClock, stamp, near time.Time, loc *time.Location) time.Time {
+	if !stamp.IsZero() {
+		near = stamp
+	}
+	ref := near
 	if ref.IsZero() {
 		ref = time.Now()
 	}
 	ref = ref.In(loc)
 	at := func(year int) time.Time {
-		return time.Date(year, time.Month(c.month), c.day, c.hour, c.minute, c.sec, c.micro*1000, loc)
+		return localClock(year, c.month, c.day, c.hour, c.minute, c.sec, c.micro*1000, stamp, loc)
 	}
 	t := at(ref.Year())
 	const halfYear = 183 * 24 * time.Hour
 	switch {
-	case stamp.IsZero() && t.Sub(ref) > 24*time.Hour:
+	case near.IsZero() && t.Sub(ref) > 24*time.Hour:
 		return at(ref.Year() - 1)
-	case !stamp.IsZero() && t.Sub(ref) > halfYear:
+	case !near.IsZero() && t.Sub(ref) > halfYear:
 		return at(ref.Year() - 1)
-	case !stamp.IsZero() && ref.Sub(t) > halfYear:
+	case !near.IsZero() && ref.Sub(t) > halfYear:
 		return at(ref.Year() + 1)
 	}
 	return t

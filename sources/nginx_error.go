@@ -3,7 +3,6 @@ package sources
 import (
 	"bytes"
 	"errors"
-	"time"
 
 	"github.com/readygap/readygap/sources/internal/lex"
 )
@@ -125,7 +124,7 @@ func nginxErrorParse(line []byte, ln *Line, out *Emitter) error {
 	}
 	request, _ := nginxErrorField(ctx, `, request: "`)
 	r := Request{
-		Time: refineWithStamp(time.Date(h.year, time.Month(h.month), h.day, h.hour, h.minute, h.sec, 0, out.Location()), ln.Stamp),
+		Time: refineWithStamp(localClock(h.year, h.month, h.day, h.hour, h.minute, h.sec, 0, ln.Stamp, out.Location()), ln.Stamp),
 		// The proxy saw the failure; it is not a client-visible status.
 		Generator:   GeneratedByLB,
 		Failure:     nginxErrorFailure(msg),

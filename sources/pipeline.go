@@ -291,6 +291,12 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 	}
 	rep := &InputReport{Name: display, Format: p.format}
 	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, rep: rep, handlers: handlers}
+	if z, ok := p.line.(zoneLearner); ok && p.layout == layoutLines {
+		var warning string
+		if in.zone, in.dated, warning = learnZone(z, textSample(head, complete), opts.location()); warning != "" {
+			rep.Warnings = append(rep.Warnings, warning)
+		}
+	}
 	switch p.layout {
 	case layoutLines:
 		err = in.parallel(in.produceLines, in.lineConsumer(p.line))
@@ -418,12 +424,17 @@ type inputReader struct {
 	rep      *InputReport
 	handlers *handlerPool
 	parts    []*part
+	// zone is the zone learned from the input's zoned times, if any, and
+	// dated the time it was learned from (see Emitter).
+	zone  *time.Location
+	dated time.Time
 }
 
 func (in *inputReader) newPart() *part {
 	p := &part{rep: InputReport{Name: in.name, Format: in.rep.Format}}
 	p.counter = &formatCounter{Handler: in.handlers.get(in.rep)}
 	p.em = newEmitter(p.counter, in.opts, &p.rep, in.dedup)
+	p.em.zone, p.em.dated = in.zone, in.dated
 	in.parts = append(in.parts, p)
 	return p
 }
