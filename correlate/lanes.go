@@ -153,11 +153,15 @@ type Point struct {
 	Counts
 }
 
+// maxSeriesSeconds bounds the series: a day of seconds, about 10 MB.
+const maxSeriesSeconds = 24 * 3600
+
 // Series returns the per-second outcome counts from the first to the last
-// second with requests, seconds without requests included as zeros so that
-// the series can be drawn on a time axis.
+// second with requests of the busiest day (see BusiestSpan), seconds
+// without requests included as zeros so that the series can be drawn on a
+// time axis.
 func (a *Analysis) Series() []Point {
-	lo, hi, ok := a.Span()
+	lo, hi, ok := a.BusiestSpan(maxSeriesSeconds)
 	if !ok {
 		return nil
 	}

@@ -260,3 +260,41 @@ func (d *Dataset) Sum(from, to int64) Counts {
 	})
 	return s
 }
+
+// BusiestSpan returns the first and last second with requests of the
+// stretch of at most maxSeconds (whole hours) that holds the most requests;
+// the whole Span when it is that short. A drawing of every second uses it so
+// that a few records far from the rest (a year-1 or year-9999 time, a clock
+// ten years off) never size it: they are one request against the traffic.
+func (d *Dataset) BusiestSpan(maxSeconds int64) (first, last int64, ok bool) {
+	f := &d.seconds
+	if !f.any || f.last-f.first < maxSeconds {
+		return f.first, f.last, f.any
+	}
+	hours := max(maxSeconds/chunkSeconds, 1)
+	perHour := make([]int, len(f.hours))
+	for i, c := range f.chunks {
+		for _, n := range c.total {
+			perHour[i] += int(n)
+		}
+	}
+	// Slide a window of hours over the chunks (sorted by hour).
+	best, bestStart, sum, lo := -1, 0, 0, 0
+	for hi := range f.hours {
+		sum += perHour[hi]
+		for f.hours[hi]-f.hours[lo] >= hours {
+			sum -= perHour[lo]
+			lo++
+		}
+		if sum > best {
+			best, bestStart = sum, lo
+		}
+	}
+	from := f.hours[bestStart] * chunkSeconds
+	to := from + hours*chunkSeconds - 1
+	first, last = to, from
+	d.Each(from, to, func(sec int64, _ Counts) {
+		first, last = min(first, sec), max(last, sec)
+	})
+	return first, last, true
+}

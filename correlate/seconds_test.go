@@ -106,3 +106,38 @@ func TestSecondStoreIsSizedByTrafficNotSpan(t *testing.T) {
 		t.Errorf("Sum over the whole span = %+v", s)
 	}
 }
+
+// TestBusiestSpan checks that stray records far from the traffic do not
+// stretch the span a drawing covers, on each side of the bound.
+func TestBusiestSpan(t *testing.T) {
+	base := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC).Unix()
+	c := NewCollector()
+	for i := int64(0); i < 100; i++ {
+		c.Request(storeRequest(base+i*30, sources.FailureNone, false)) // 12:00 to 12:49:30
+	}
+	c.Request(storeRequest(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), sources.FailureNone, false))
+	c.Request(storeRequest(time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), sources.FailureNone, false))
+	d := Merge(c)
+	if first, last, ok := d.BusiestSpan(2 * 3600); !ok || first != base || last != base+99*30 {
+		t.Errorf("BusiestSpan = %d, %d, %v; want %d, %d", first, last, ok, base, base+99*30)
+	}
+	one := Merge(func() *Collector {
+		c := NewCollector()
+		c.Request(storeRequest(base, sources.FailureNone, false))
+		c.Request(storeRequest(base+3599, sources.FailureNone, false))
+		return c
+	}())
+	if first, last, _ := one.BusiestSpan(3600); first != base || last != base+3599 {
+		t.Errorf("a span just under the bound: %d, %d", first, last)
+	}
+	two := Merge(func() *Collector {
+		c := NewCollector()
+		c.Request(storeRequest(base, sources.FailureNone, false))
+		c.Request(storeRequest(base+3600, sources.FailureNone, false))
+		c.Request(storeRequest(base+3601, sources.FailureNone, false))
+		return c
+	}())
+	if first, last, _ := two.BusiestSpan(3600); first != base+3600 || last != base+3601 {
+		t.Errorf("a span at the bound: %d, %d; want the busier hour", first, last)
+	}
+}
