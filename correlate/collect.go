@@ -56,6 +56,10 @@ type Collector struct {
 	lifecycle []sources.Lifecycle
 	configs   []*sources.Config
 	formats   map[sources.Format]int
+	// lastFormat and run count the current run of records of one format
+	// without a map lookup; formats has the runs before it.
+	lastFormat sources.Format
+	run        int
 }
 
 // NewCollector returns an empty Collector.
@@ -69,7 +73,7 @@ func NewCollector() *Collector {
 
 // Request implements sources.Handler.
 func (c *Collector) Request(r *sources.Request) {
-	c.formats[r.Format]++
+	c.count(r.Format)
 	if r.AttemptOnly {
 		if r.Failure.LBGenerated() {
 			c.failures = append(c.failures, r.Clone())
@@ -121,15 +125,32 @@ func (c *Collector) Request(r *sources.Request) {
 
 // Lifecycle implements sources.Handler.
 func (c *Collector) Lifecycle(l *sources.Lifecycle) {
-	c.formats[l.Format]++
+	c.count(l.Format)
 	c.lifecycle = append(c.lifecycle, *l)
 }
 
 // Config implements sources.Handler.
 func (c *Collector) Config(x *sources.Config) {
-	c.formats[x.Format]++
+	c.count(x.Format)
 	cp := *x
 	c.configs = append(c.configs, &cp)
+}
+
+// count counts one record of format f.
+func (c *Collector) count(f sources.Format) {
+	if f == c.lastFormat {
+		c.run++
+		return
+	}
+	c.flushFormat()
+	c.lastFormat, c.run = f, 1
+}
+
+func (c *Collector) flushFormat() {
+	if c.run > 0 {
+		c.formats[c.lastFormat] += c.run
+		c.run = 0
+	}
 }
 
 func (c *Collector) backend(ip netip.Addr) *Traffic {
@@ -165,6 +186,7 @@ func Merge(cs ...*Collector) *Dataset {
 		d.Failures = append(d.Failures, c.failures...)
 		d.Lifecycle = append(d.Lifecycle, c.lifecycle...)
 		d.Configs = append(d.Configs, c.configs...)
+		c.flushFormat()
 		for f, n := range c.formats {
 			d.Formats[f] += n
 		}

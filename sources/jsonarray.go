@@ -67,7 +67,7 @@ func (in *inputReader) producePrettyArray(send func(*batch)) error {
 		if err := in.ctx.Err(); err != nil {
 			return err
 		}
-		b := batchPool.Get().(*batch)
+		b := batches.get()
 		buf := append(b.buf[:0], carry...)[:cap(b.buf)]
 		filled := len(carry)
 		var err error
@@ -86,7 +86,7 @@ func (in *inputReader) producePrettyArray(send func(*batch)) error {
 				if line > 1 { // reopen the array the block is inside of
 					rest, offset = io.MultiReader(bytes.NewReader([]byte("[\n")), rest), line-2
 				}
-				batchPool.Put(b)
+				batches.put(b)
 				return in.splitJSON(rest, func(_, l int) int { return offset + l }, send)
 			}
 			carry = append(carry, data[cut:]...)
@@ -97,7 +97,7 @@ func (in *inputReader) producePrettyArray(send func(*batch)) error {
 		if len(data) > 0 {
 			send(b)
 		} else {
-			batchPool.Put(b)
+			batches.put(b)
 		}
 		if err != nil {
 			return endOfInput(err)

@@ -400,7 +400,40 @@ func (b *batch) addSkip(line int, reason string) {
 	b.items = append(b.items, batchItem{line: line, skip: reason})
 }
 
-var batchPool = sync.Pool{New: func() any { return &batch{buf: make([]byte, 0, batchBytes+64<<10)} }}
+// batchCap is the capacity a batch's buffer is made with: a block and room
+// for a line or element that does not end in it.
+const batchCap = batchBytes + 64<<10
+
+// batches keeps the batches of finished work for the next ones. Unlike a
+// sync.Pool it survives garbage collections, which handed every batch's
+// megabyte back to the runtime to be faulted in again by the next read: a
+// third of the time of a plain-text input went to that.
+var batches = batchList{free: make(chan *batch, runtime.GOMAXPROCS(0)*(2*runtime.GOMAXPROCS(0)+1))}
+
+// batchList is a bounded free list of batches; its size is how many batches
+// are in flight at once (each input reader has one, its channel as many as
+// workers, each worker one; as many inputs as workers are read at once).
+type batchList struct{ free chan *batch }
+
+func (l *batchList) get() *batch {
+	select {
+	case b := <-l.free:
+		return b
+	default:
+		return &batch{buf: make([]byte, 0, batchCap)}
+	}
+}
+
+func (l *batchList) put(b *batch) {
+	if cap(b.buf) > 2*batchCap { // grown for a rare big YAML chunk
+		return
+	}
+	b.buf, b.items, b.firstLine = b.buf[:0], b.items[:0], 0
+	select {
+	case l.free <- b:
+	default:
+	}
+}
 
 // part is one parsing worker's share of an input: its own Handler, Emitter
 // and statistics, merged into the input's report at the end.
@@ -452,8 +485,7 @@ func (in *inputReader) parallel(produce func(send func(*batch)) error, consume f
 			defer wg.Done()
 			for b := range ch {
 				consume(p, b)
-				b.buf, b.items, b.firstLine = b.buf[:0], b.items[:0], 0
-				batchPool.Put(b)
+				batches.put(b)
 			}
 		}()
 	}
@@ -488,6 +520,7 @@ func (in *inputReader) merge() {
 	in.rep.skipSamples = skips
 	counts := map[Format]int{}
 	for _, p := range in.parts {
+		p.counter.flush()
 		for f, n := range p.counter.counts {
 			counts[f] += n
 		}
@@ -507,7 +540,7 @@ func (in *inputReader) produceLines(send func(*batch)) error {
 		if err := in.ctx.Err(); err != nil {
 			return err
 		}
-		b := batchPool.Get().(*batch)
+		b := batches.get()
 		buf := append(b.buf[:0], carry...)[:cap(b.buf)]
 		filled := len(carry)
 		var err error
@@ -538,7 +571,7 @@ func (in *inputReader) produceLines(send func(*batch)) error {
 		if len(data) > 0 {
 			send(b)
 		} else {
-			batchPool.Put(b)
+			batches.put(b)
 		}
 		if err != nil {
 			return endOfInput(err)
@@ -614,14 +647,14 @@ func (in *inputReader) produceJSON(send func(*batch)) error {
 // report for the n-th element (or error) that starts on line of r.
 func (in *inputReader) splitJSON(r io.Reader, lineOf func(n, line int) int, send func(*batch)) error {
 	s := newJSONSplitter(r, 256<<10)
-	b := batchPool.Get().(*batch)
+	b := batches.get()
 	flush := func() {
 		if len(b.items) > 0 {
 			send(b)
-			b = batchPool.Get().(*batch)
+			b = batches.get()
 		}
 	}
-	defer func() { flush(); batchPool.Put(b) }()
+	defer func() { flush(); batches.put(b) }()
 	for n := 0; ; n++ {
 		elem, line, err := s.Next()
 		if err == io.EOF {
@@ -752,11 +785,11 @@ func (in *inputReader) cloudWatchConsumer(a lineAdapter) func(*part, *batch) {
 // produceYAML cuts the input into YAML chunks (see yamlSplitter), each
 // reported at the line its document or List item starts on.
 func (in *inputReader) produceYAML(send func(*batch)) error {
-	b := batchPool.Get().(*batch)
+	b := batches.get()
 	flush := func() {
 		if len(b.items) > 0 {
 			send(b)
-			b = batchPool.Get().(*batch)
+			b = batches.get()
 		}
 	}
 	s := &yamlSplitter{ctx: in.ctx, br: in.br, limits: defaultYAMLLimits,
@@ -771,7 +804,7 @@ func (in *inputReader) produceYAML(send func(*batch)) error {
 	}
 	err := s.run()
 	flush()
-	batchPool.Put(b)
+	batches.put(b)
 	return err
 }
 
@@ -803,16 +836,33 @@ func (p *handlerPool) put(h Handler) {
 
 // formatCounter forwards records and counts them by format, so that an input
 // mixing formats (a List of events and pods) reports the one it holds most of.
+// Runs of one format, the rule, are counted without a map lookup.
 type formatCounter struct {
 	Handler
 	counts map[Format]int
+	last   Format
+	run    int
 }
 
 func (c *formatCounter) count(f Format) {
+	if f == c.last {
+		c.run++
+		return
+	}
+	c.flush()
+	c.last, c.run = f, 1
+}
+
+// flush adds the current run to counts.
+func (c *formatCounter) flush() {
+	if c.run == 0 {
+		return
+	}
 	if c.counts == nil {
 		c.counts = make(map[Format]int)
 	}
-	c.counts[f]++
+	c.counts[c.last] += c.run
+	c.run = 0
 }
 
 func (c *formatCounter) Request(r *Request)     { c.count(r.Format); c.Handler.Request(r) }
