@@ -83,7 +83,8 @@ func (s *secondStore) add(o *secondStore) {
 	for hour, oc := range o.chunks {
 		c := s.chunks[hour]
 		if c == nil {
-			s.chunks[hour] = oc
+			cp := *oc // o stays usable
+			s.chunks[hour] = &cp
 			continue
 		}
 		for i := range c.total {
@@ -94,7 +95,8 @@ func (s *secondStore) add(o *secondStore) {
 	for sec, or := range o.rare {
 		r := s.rare[sec]
 		if r == nil {
-			s.rare[sec] = or
+			cp := *or
+			s.rare[sec] = &cp
 			continue
 		}
 		for k, v := range or.lbFailed {

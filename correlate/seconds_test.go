@@ -141,3 +141,15 @@ func TestBusiestSpan(t *testing.T) {
 		t.Errorf("a span at the bound: %d, %d; want the busier hour", first, last)
 	}
 }
+
+// TestMergeLeavesCollectorsAlone checks that merging twice gives the same
+// counts: Merge does not add into the collectors it reads.
+func TestMergeLeavesCollectorsAlone(t *testing.T) {
+	a, b := NewCollector(), NewCollector()
+	a.Request(storeRequest(1000, sources.FailureNone, false))
+	b.Request(storeRequest(1000, sources.FailureNoBackend, false))
+	first := Merge(a, b).At(1000)
+	if second := Merge(a, b).At(1000); second != first || first.Total != 2 {
+		t.Errorf("first merge %+v, second %+v", first, second)
+	}
+}
