@@ -22,9 +22,10 @@ const (
 	// layoutCloudWatch: an `aws logs filter-log-events` JSON export whose
 	// events carry text lines.
 	layoutCloudWatch
-	// layoutPrettyArray: layoutJSON in the two-space indented array shape
-	// that can be cut by lines (see looksLikePrettyArray).
+	// layoutPrettyArray and layoutNDJSON: layoutJSON in the two shapes that
+	// can be cut by lines (see looksLikePrettyArray and looksLikeNDJSON).
 	layoutPrettyArray
+	layoutNDJSON
 )
 
 // plan is what detection decided about one input.
@@ -62,8 +63,11 @@ func detect(head []byte, complete bool) (plan, error) {
 			return plan{}, errUnknownFormat{}
 		}
 		if a := matchJSONSample(body); a != nil {
-			if looksLikePrettyArray(raw) {
+			switch {
+			case looksLikePrettyArray(raw):
 				return plan{layout: layoutPrettyArray, format: a.Format()}, nil
+			case looksLikeNDJSON(body):
+				return plan{layout: layoutNDJSON, format: a.Format()}, nil
 			}
 			return plan{layout: layoutJSON, format: a.Format()}, nil
 		}

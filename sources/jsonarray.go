@@ -5,6 +5,11 @@ import (
 	"io"
 )
 
+// Two JSON layouts are read like lines, so that no byte is scanned by a
+// single goroutine but for the line breaks: NDJSON (one element per line,
+// as `gcloud logging read --format=json | jq -c '.[]'` or a sink writes it)
+// and the layout below.
+//
 // A JSON array printed with two-space indentation, as gcloud, jq, Python's
 // json.dumps(indent=2) and Go's MarshalIndent write it, has each element
 // between a line `  {` and a line `  }` or `  },`: nested values are
@@ -14,8 +19,28 @@ import (
 // by a single goroutine but for the line breaks. The adapter's JSON parser
 // still checks each element; any other shape goes through jsonSplitter.
 
+// utf8BOM is the byte order mark some Windows tools start a UTF-8 file with.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // prettyArrayStart is how such an array begins: its first element's line.
 var prettyArrayStart = []byte("[\n  {\n")
+
+// looksLikeNDJSON reports whether body, the start of an input, holds one
+// top-level JSON object per line: its first object, not an envelope, ends
+// on its first line and another starts on the next.
+func looksLikeNDJSON(body []byte) bool {
+	first, rest, ok := bytes.Cut(body, []byte("\n"))
+	if !ok || !bytes.HasPrefix(bytes.TrimLeft(rest, " \t\r"), []byte("{")) {
+		return false
+	}
+	s := newJSONSplitter(bytes.NewReader(first), 64<<10)
+	elem, _, err := s.Next()
+	if err != nil || s.envelope || s.inArray || len(elem) == 0 {
+		return false
+	}
+	_, _, err = s.Next()
+	return err == io.EOF
+}
 
 // looksLikePrettyArray reports whether head, the very start of an input, is
 // a two-space indented JSON array of objects.
@@ -56,11 +81,28 @@ func closingLineEnd(data []byte, i int) (int, bool) {
 	return len(data) - len(rest) + 1, true
 }
 
-// producePrettyArray cuts the input into blocks of whole elements, read
-// straight into each batch's buffer. An element longer than a block ends the
-// fast path: the rest of the input, from that element on, goes through
-// jsonSplitter.
+// producePrettyArray cuts the input into blocks of whole elements.
 func (in *inputReader) producePrettyArray(send func(*batch)) error {
+	return in.produceJSONBlocks(elementEnd, []byte("[\n"), send)
+}
+
+// produceNDJSON cuts the input into blocks of whole lines.
+func (in *inputReader) produceNDJSON(send func(*batch)) error {
+	return in.produceJSONBlocks(func(data []byte) int {
+		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+			return i + 1
+		}
+		return -1
+	}, nil, send)
+}
+
+// produceJSONBlocks cuts the input into blocks read straight into each
+// batch's buffer, each ending where cut says the last whole element of the
+// data ends (-1: none does). An element longer than a block ends the fast
+// path: the rest of the input, from that element on, goes through
+// jsonSplitter, after reopen, what puts the splitter back inside the
+// input's structure (the array the element is in).
+func (in *inputReader) produceJSONBlocks(cut func([]byte) int, reopen []byte, send func(*batch)) error {
 	line := 1
 	var carry []byte
 	for {
@@ -79,18 +121,19 @@ func (in *inputReader) producePrettyArray(send func(*batch)) error {
 		data := buf[:filled]
 		carry = carry[:0]
 		if err == nil {
-			cut := elementEnd(data)
-			if cut < 0 { // one element fills the whole block
+			end := cut(data)
+			if end < 0 { // one element fills the whole block
 				rest := io.Reader(io.MultiReader(bytes.NewReader(bytes.Clone(data)), in.br))
 				offset := line - 1
-				if line > 1 { // reopen the array the block is inside of
-					rest, offset = io.MultiReader(bytes.NewReader([]byte("[\n")), rest), line-2
+				if line > 1 && len(reopen) > 0 {
+					rest = io.MultiReader(bytes.NewReader(reopen), rest)
+					offset -= bytes.Count(reopen, []byte{'\n'})
 				}
 				batches.put(b)
 				return in.splitJSON(rest, func(_, l int) int { return offset + l }, send)
 			}
-			carry = append(carry, data[cut:]...)
-			data = data[:cut]
+			carry = append(carry, data[end:]...)
+			data = data[:end]
 		}
 		b.buf, b.firstLine = data, line
 		line += bytes.Count(data, []byte{'\n'})
@@ -102,6 +145,28 @@ func (in *inputReader) producePrettyArray(send func(*batch)) error {
 		if err != nil {
 			return endOfInput(err)
 		}
+	}
+}
+
+// consumeNDJSON hands each line of a block, one JSON element, to the JSON
+// adapters. A line cut short is what the adapter's parser refuses.
+func (in *inputReader) consumeNDJSON(p *part, b *batch) {
+	var last jsonAdapter
+	data, line := b.buf, b.firstLine
+	for len(data) > 0 {
+		l := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if line == 1 {
+			l = bytes.TrimPrefix(l, utf8BOM)
+		}
+		if l = bytes.TrimSpace(l); len(l) > 0 {
+			p.parseElement(l, Origin{in.name, line}, &last)
+		}
+		line++
 	}
 }
 

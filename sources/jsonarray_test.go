@@ -1,6 +1,8 @@
 package sources
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,9 +31,12 @@ func (h *recordingHandler) Lifecycle(l *Lifecycle) {
 }
 func (h *recordingHandler) Config(*Config) {}
 
-// readRecords reads one file and returns its records, sorted, and its report.
-func readRecords(t *testing.T, path string) ([]string, *InputReport) {
+// readRecords reads one file and returns its records, sorted, and its
+// report; slow reads it through jsonSplitter whatever its layout.
+func readRecords(t *testing.T, path string, slow bool) ([]string, *InputReport) {
 	t.Helper()
+	defer func() { slowJSON = false }()
+	slowJSON = slow
 	h := &recordingHandler{}
 	res, err := Read(t.Context(), []string{path}, Options{}, func(*InputReport) Handler { return h })
 	if err != nil {
@@ -87,10 +92,8 @@ func TestPrettyArrayMatchesTheSplitter(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range cases {
 		t.Run(name, func(t *testing.T) {
-			fast := writeFile(t, dir, "fast.json", []byte(text))
-			// A leading space keeps the same elements off the fast path.
-			slow := writeFile(t, dir, "slow.json", []byte(" "+text))
-			got, gotRep := readRecords(t, fast)
+			path := writeFile(t, dir, "in.json", []byte(text))
+			got, gotRep := readRecords(t, path, false)
 			if name == "broken element" {
 				// The splitter loses track of strings after the stray quote and
 				// merges the next elements into it; cut by lines, only the
@@ -100,7 +103,7 @@ func TestPrettyArrayMatchesTheSplitter(t *testing.T) {
 				}
 				return
 			}
-			want, wantRep := readRecords(t, slow)
+			want, wantRep := readRecords(t, path, true)
 			if len(got) == 0 || !reflect.DeepEqual(got, want) {
 				t.Errorf("%d records, want %d; first %q, want %q", len(got), len(want), first(got), first(want))
 			}
@@ -116,4 +119,66 @@ func first(s []string) string {
 		return ""
 	}
 	return s[0]
+}
+
+// TestNDJSONMatchesTheSplitter checks the one-element-per-line path against
+// the general splitter: the same records at the same lines for LF, CRLF, a
+// byte order mark and a line larger than a read block; a line cut short
+// loses only itself.
+func TestNDJSONMatchesTheSplitter(t *testing.T) {
+	fixture, err := os.ReadFile(filepath.Join("..", "fixtures", "formats", "gcp", "gcloud-logging-read.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []json.RawMessage
+	if err := json.Unmarshal(fixture, &entries); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for len(strings.Join(lines, "")) < 3*batchBytes {
+		for _, e := range entries {
+			var b bytes.Buffer
+			json.Compact(&b, e)
+			lines = append(lines, strings.Replace(b.String(), `"insertId":"`, fmt.Sprintf(`"insertId":"%d-`, len(lines)), 1))
+		}
+	}
+	big := strings.Replace(lines[0], `"requestMethod":"GET"`, `"requestMethod":"GET","padding":"`+strings.Repeat("p", readBufferSize+1000)+`"`, 1)
+	withBig := append([]string{}, lines[:5]...)
+	withBig = append(append(withBig, big), lines[5:]...)
+	cases := map[string]string{
+		"lines":    strings.Join(lines, "\n") + "\n",
+		"crlf":     strings.Join(lines, "\r\n") + "\r\n",
+		"bom":      "\xef\xbb\xbf" + strings.Join(lines, "\n"),
+		"big line": strings.Join(withBig, "\n") + "\n",
+	}
+	dir := t.TempDir()
+	for name, text := range cases {
+		t.Run(name, func(t *testing.T) {
+			head := []byte(text[:min(len(text), headSize)])
+			if p, err := detect(head, false); err != nil || p.layout != layoutNDJSON {
+				t.Fatalf("detected as %v, %v", p.layout, err)
+			}
+			path := writeFile(t, dir, "in.json", []byte(text))
+			got, gotRep := readRecords(t, path, false)
+			if name == "bom" {
+				// The splitter takes the marked first line for garbage.
+				if len(got) != len(lines) || gotRep.Skipped != 0 {
+					t.Errorf("%d records, %d skipped; want %d and 0", len(got), gotRep.Skipped, len(lines))
+				}
+				return
+			}
+			want, wantRep := readRecords(t, path, true)
+			if len(got) == 0 || !reflect.DeepEqual(got, want) {
+				t.Errorf("%d records, want %d; first %q, want %q", len(got), len(want), first(got), first(want))
+			}
+			if gotRep.Skipped != wantRep.Skipped || gotRep.Records != wantRep.Records {
+				t.Errorf("report %+v, want %+v", gotRep, wantRep)
+			}
+		})
+	}
+	cut := strings.Join(lines[:3], "\n") + "\n" + lines[3][:len(lines[3])/2] + "\n" + strings.Join(lines[4:10], "\n") + "\n"
+	got, rep := readRecords(t, writeFile(t, dir, "cut.json", []byte(cut)), false)
+	if len(got) != 9 || rep.Skipped != 1 {
+		t.Errorf("cut line: %d records, %d skipped; want 9 and 1", len(got), rep.Skipped)
+	}
 }

@@ -165,6 +165,10 @@ func expand(paths []string) (files, warnings []string, err error) {
 	return files, warnings, nil
 }
 
+// slowJSON, set by tests, reads every JSON input through jsonSplitter, to
+// compare the layouts cut by lines with it.
+var slowJSON bool
+
 // readDir lists a directory; see walker.
 var readDir = os.ReadDir
 
@@ -289,6 +293,9 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 	if err != nil {
 		return nil, err
 	}
+	if slowJSON && (p.layout == layoutPrettyArray || p.layout == layoutNDJSON) {
+		p.layout = layoutJSON
+	}
 	rep := &InputReport{Name: display, Format: p.format}
 	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, rep: rep, handlers: handlers}
 	if z, ok := p.line.(zoneLearner); ok && p.layout == layoutLines {
@@ -304,6 +311,8 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		err = in.parallel(in.produceJSON, in.consumeJSON)
 	case layoutPrettyArray:
 		err = in.parallel(in.producePrettyArray, in.consumePrettyArray)
+	case layoutNDJSON:
+		err = in.parallel(in.produceNDJSON, in.consumeNDJSON)
 	case layoutYAML:
 		err = in.parallel(in.produceYAML, in.consumeYAML)
 	case layoutCloudWatch:
