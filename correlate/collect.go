@@ -7,6 +7,8 @@ package correlate
 import (
 	"net/netip"
 	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/readygap/readygap/sources"
@@ -56,6 +58,8 @@ type Collector struct {
 	lifecycle []sources.Lifecycle
 	configs   []*sources.Config
 	formats   map[sources.Format]int
+	// strings holds the strings shared by the kept failures.
+	strings map[string]string
 	// lastFormat and run count the current run of records of one format
 	// without a map lookup; formats has the runs before it.
 	lastFormat sources.Format
@@ -76,7 +80,7 @@ func (c *Collector) Request(r *sources.Request) {
 	c.count(r.Format)
 	if r.AttemptOnly {
 		if r.Failure.LBGenerated() {
-			c.failures = append(c.failures, r.Clone())
+			c.keep(r)
 		}
 		return
 	}
@@ -99,7 +103,7 @@ func (c *Collector) Request(r *sources.Request) {
 		if len(r.Attempts) == 0 && r.Backend.IsValid() {
 			c.backend(r.Backend.Addr()).Failed++
 		}
-		c.failures = append(c.failures, r.Clone())
+		c.keep(r)
 	case r.Failure == sources.FailureAppError:
 		// Application errors are what remains of the total.
 	default:
@@ -108,7 +112,7 @@ func (c *Collector) Request(r *sources.Request) {
 	if hidden {
 		c.seconds.sparse(sec).hidden++
 		if !r.Failure.LBGenerated() {
-			c.failures = append(c.failures, r.Clone())
+			c.keep(r)
 		}
 	}
 	if r.Generator == sources.GeneratedByBackend && r.Backend.IsValid() {
@@ -134,6 +138,40 @@ func (c *Collector) Config(x *sources.Config) {
 	c.count(x.Format)
 	cp := *x
 	c.configs = append(c.configs, &cp)
+}
+
+// maxInterned bounds the distinct strings a Collector shares among the
+// failures it keeps; past it, a kept failure copies its own.
+const maxInterned = 4096
+
+// keep keeps a copy of a failure. Its strings, which alias the input's
+// buffer, are copied once per distinct value: LB names, methods, paths and
+// LB error texts repeat from failure to failure.
+func (c *Collector) keep(r *sources.Request) {
+	cp := *r
+	if r.Attempts != nil {
+		cp.Attempts = append([]sources.Attempt(nil), r.Attempts...)
+	}
+	cp.LB, cp.Method, cp.Path, cp.Detail = c.intern(r.LB), c.intern(r.Method), c.intern(r.Path), c.intern(r.Detail)
+	c.failures = append(c.failures, &cp)
+}
+
+// intern returns an owned copy of s, shared with earlier equal ones.
+func (c *Collector) intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if v, ok := c.strings[s]; ok {
+		return v
+	}
+	v := strings.Clone(s)
+	if len(c.strings) < maxInterned {
+		if c.strings == nil {
+			c.strings = make(map[string]string)
+		}
+		c.strings[v] = v
+	}
+	return v
 }
 
 // count counts one record of format f.
@@ -162,6 +200,39 @@ func (c *Collector) backend(ip netip.Addr) *Traffic {
 	return t
 }
 
+// Collectors makes the Collectors of one run, one per parse worker. They
+// share one per-second store, so that its size follows the time span once
+// rather than once per worker: each Collector keeps only the hours it is
+// filling and hands the others over.
+type Collectors struct {
+	mu     sync.Mutex
+	all    []*Collector
+	shared *sharedChunks
+}
+
+// NewCollectors returns an empty set.
+func NewCollectors() *Collectors {
+	return &Collectors{shared: &sharedChunks{store: newSecondStore()}}
+}
+
+// New returns a new Collector of the set. It is safe for concurrent use;
+// each Collector is not.
+func (s *Collectors) New() *Collector {
+	c := NewCollector()
+	c.seconds.shared = s.shared
+	s.mu.Lock()
+	s.all = append(s.all, c)
+	s.mu.Unlock()
+	return c
+}
+
+// Merge combines every Collector of the set into one Dataset.
+func (s *Collectors) Merge() *Dataset {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Merge(s.all...)
+}
+
 // Dataset is the merged material of every input, each list in time order.
 type Dataset struct {
 	// Failures are the LB-generated failures: client-visible ones, requests
@@ -182,6 +253,21 @@ type Dataset struct {
 func Merge(cs ...*Collector) *Dataset {
 	d := &Dataset{Traffic: map[netip.Addr]*Traffic{}, Formats: map[sources.Format]int{}}
 	store := newSecondStore()
+	// Collectors of a set hand their hours to its shared store: all of them
+	// first, then each shared store is added once.
+	shared := map[*sharedChunks]bool{}
+	for _, c := range cs {
+		if sh := c.seconds.shared; sh != nil {
+			c.seconds.flush()
+			shared[sh] = true
+		}
+	}
+	for _, c := range cs {
+		if sh := c.seconds.shared; shared[sh] {
+			store.add(&sh.store)
+			delete(shared, sh)
+		}
+	}
 	for _, c := range cs {
 		d.Failures = append(d.Failures, c.failures...)
 		d.Lifecycle = append(d.Lifecycle, c.lifecycle...)

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/readygap/readygap/sources"
 )
@@ -66,5 +67,29 @@ func BenchmarkMerge(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Merge(cs...)
+	}
+}
+
+// TestKeptFailuresOwnTheirStrings checks that a kept failure does not
+// change when the buffer its strings were read from is reused.
+func TestKeptFailuresOwnTheirStrings(t *testing.T) {
+	buf := []byte("app/web/1a2bGET/api/itemsrefused")
+	alias := func(from, to int) string { return unsafe.String(&buf[from], to-from) } // as the adapters hand them over
+	c := NewCollector()
+	r := collectorRequests(100)[99] // a failure
+	r.LB, r.Method, r.Path, r.Detail = alias(0, 12), alias(12, 15), alias(15, 25), alias(25, len(buf))
+	c.Request(&r)
+	c.Request(&r)
+	for i := range buf {
+		buf[i] = 'x'
+	}
+	d := Merge(c)
+	if len(d.Failures) != 2 {
+		t.Fatalf("%d failures", len(d.Failures))
+	}
+	for _, f := range d.Failures {
+		if f.LB != "app/web/1a2b" || f.Method != "GET" || f.Path != "/api/items" || f.Detail != "refused" {
+			t.Errorf("kept failure %+v", f)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package correlate
 import (
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/readygap/readygap/sources"
 )
@@ -37,6 +38,21 @@ type secondStore struct {
 	// mostly arrive in time order.
 	lastHour  int64
 	lastChunk *chunk
+	// shared, when set, is where the chunks go: the store then keeps only
+	// the windowChunks hours it is filling and adds the others there.
+	shared *sharedChunks
+}
+
+// windowChunks is how many hour chunks a store with a shared store keeps:
+// the hour being filled and the one before (an object ends in the next
+// hour, parallel inputs interleave).
+const windowChunks = 2
+
+// sharedChunks is the hour chunks of the stores of one run, for their
+// size to follow the span once, not once per parse worker.
+type sharedChunks struct {
+	mu    sync.Mutex
+	store secondStore
 }
 
 func newSecondStore() secondStore {
@@ -61,11 +77,58 @@ func (s *secondStore) chunkAt(sec int64) (*chunk, int) {
 	}
 	c := s.chunks[hour]
 	if c == nil {
-		c = &chunk{}
+		c = s.evict()
 		s.chunks[hour] = c
 	}
 	s.lastHour, s.lastChunk = hour, c
 	return c, i
+}
+
+// evict returns a zeroed chunk for a new hour: a new one, or, for a store
+// with a shared store and a full window, the chunk of an hour other than
+// the last one, after adding it to the shared store.
+func (s *secondStore) evict() *chunk {
+	if s.shared == nil || len(s.chunks) < windowChunks {
+		return &chunk{}
+	}
+	for hour, c := range s.chunks {
+		if c == s.lastChunk {
+			continue
+		}
+		s.shared.add(hour, c)
+		delete(s.chunks, hour)
+		*c = chunk{}
+		return c
+	}
+	return &chunk{}
+}
+
+// add adds the counts of one hour to the shared store.
+func (sh *sharedChunks) add(hour int64, c *chunk) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.store.chunks[hour] == nil {
+		cp := *c
+		sh.store.chunks[hour] = &cp
+		return
+	}
+	dst := sh.store.chunks[hour]
+	for i := range dst.total {
+		dst.total[i] += c.total[i]
+		dst.ok[i] += c.ok[i]
+	}
+}
+
+// flush adds every chunk of s to its shared store and drops them.
+func (s *secondStore) flush() {
+	if s.shared == nil {
+		return
+	}
+	for hour, c := range s.chunks {
+		s.shared.add(hour, c)
+		delete(s.chunks, hour)
+	}
+	s.lastChunk = nil
 }
 
 // sparse returns the rare outcomes of sec, allocating them on first use.

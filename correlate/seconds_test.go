@@ -153,3 +153,39 @@ func TestMergeLeavesCollectorsAlone(t *testing.T) {
 		t.Errorf("first merge %+v, second %+v", first, second)
 	}
 }
+
+// TestCollectorsShareTheirHours checks that the Collectors of a set count
+// as independent ones do while each keeps only the hours it is filling.
+func TestCollectorsShareTheirHours(t *testing.T) {
+	const base = 1_700_000_000
+	set := NewCollectors()
+	var alone []*Collector
+	for k := 0; k < 3; k++ {
+		c, a := set.New(), NewCollector()
+		alone = append(alone, a)
+		for i := int64(0); i < 5*3600; i += 7 {
+			f := sources.FailureNone
+			if i%91 == 0 {
+				f = sources.FailureNoBackend
+			}
+			r := storeRequest(base+i+int64(k), f, i%13 == 0)
+			c.Request(r)
+			a.Request(r)
+		}
+		if n := len(c.seconds.chunks); n > windowChunks {
+			t.Errorf("collector %d keeps %d chunks, want at most %d", k, n, windowChunks)
+		}
+	}
+	got, want := set.Merge(), Merge(alone...)
+	if got.Sum(base-3600, base+6*3600) != want.Sum(base-3600, base+6*3600) {
+		t.Errorf("sums differ: %+v vs %+v", got.Sum(base-3600, base+6*3600), want.Sum(base-3600, base+6*3600))
+	}
+	for _, sec := range []int64{base, base + 7, base + 3601, base + 5*3600 - 5} {
+		if got.At(sec) != want.At(sec) {
+			t.Errorf("At(%d) = %+v, want %+v", sec, got.At(sec), want.At(sec))
+		}
+	}
+	if again := set.Merge(); again.Sum(base, base+6*3600) != got.Sum(base, base+6*3600) {
+		t.Error("a second Merge of the set differs")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/readygap/readygap/classify"
@@ -102,19 +101,14 @@ func analyzeRun(cmd *cobra.Command, opts *analyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	var mu sync.Mutex
-	var collectors []*correlate.Collector
+	collectors := correlate.NewCollectors()
 	res, err := sources.Read(cmd.Context(), opts.Paths, ropts, func(*sources.InputReport) sources.Handler {
-		c := correlate.NewCollector()
-		mu.Lock()
-		collectors = append(collectors, c)
-		mu.Unlock()
-		return c
+		return collectors.New()
 	})
 	if err != nil {
 		return err
 	}
-	analysis := correlate.Analyze(correlate.Merge(collectors...), correlate.Options{})
+	analysis := correlate.Analyze(collectors.Merge(), correlate.Options{})
 	rep := newReport(res, analysis, classify.Classify(analysis))
 	if err := render(opts.Out, opts.Output, rep); err != nil {
 		return err
