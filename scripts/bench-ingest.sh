@@ -20,6 +20,7 @@
 #   scripts/bench-ingest.sh                     # 1 GB, 5 rounds, 0.5-4 GB scaling
 #   SIZE_MB=256 ROUNDS=3 SCALE_MB="256 512" SPAN_MB=256 scripts/bench-ingest.sh
 #   BENCH_DIR=/tmp/rg-bench scripts/bench-ingest.sh   # keep and reuse the data
+#   SECTIONS="scaling span" scripts/bench-ingest.sh    # only some of the three
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,8 @@ scale_mb=${SCALE_MB:-"512 1024 2048 4096"}
 scale_rounds=${SCALE_ROUNDS:-3}
 span_mb=${SPAN_MB:-1024}
 spans=${SPANS:-"1h 24h 168h"}
+sections=${SECTIONS:-"throughput scaling span"}
+section() { [[ " $sections " == *" $1 "* ]]; }
 dir=${BENCH_DIR:-$(mktemp -d)}
 mkdir -p "$dir"
 cores=$(nproc)
@@ -77,7 +80,10 @@ ratio() {
     END {for (r in ta) if ((r in tb) && ta[r] > 0) print tb[r]/ta[r]}' "$results" | median | awk '{printf "%.2f", $1}'
 }
 
+echo "machine: $cores cores, $(go env GOVERSION), load $(cut -d' ' -f1-3 /proc/loadavg)"
+
 # 1. Throughput.
+if section throughput; then
 gen main "$size_mb" 1h
 alb="$dir/main/alb"; gcp="$dir/main/gcp"; nginx="$dir/main/nginx"
 alb_bytes=$(zcat "$alb"/*.gz | wc -c)
@@ -106,7 +112,7 @@ done
 rm -rf "$ga_out"
 
 echo
-echo "machine: $cores cores, $(go env GOVERSION), load $(cut -d' ' -f1-3 /proc/loadavg); rounds: $rounds (medians)"
+echo "throughput, load after: $(cut -d' ' -f1-3 /proc/loadavg); rounds: $rounds (medians)"
 echo "ALB: $alb_files .log.gz objects, $((alb_bytes/1048576)) MB of text; GCP: $((gcp_bytes/1048576)) MB; ingress-nginx: $((nginx_bytes/1048576)) MB"
 echo
 printf '%-16s %8s %8s %12s  %s\n' command seconds "MB/s" "peak RSS MB" "readygap is ... times as fast"
@@ -128,8 +134,10 @@ if [ -n "$(secs alb-inflate)" ]; then
   echo "ALB wall time / parallel inflate ($cores goroutines): $(awk -v a=alb-readygap -v b=alb-inflate \
     '$1==a {ta[$2]=$3} $1==b {tb[$2]=$3} END {for (r in ta) if ((r in tb) && tb[r] > 0) print ta[r]/tb[r]}' "$results" | median | awk '{printf "%.2f", $1}')"
 fi
+fi
 
 # 2. Scaling: the same ALB traffic mix at several sizes.
+if section scaling; then
 echo
 echo "scaling (ALB, 1 hour, $scale_rounds rounds, medians)"
 printf '%10s %8s %8s %8s %12s\n' "text MB" objects seconds "MB/s" "peak RSS MB"
@@ -141,8 +149,10 @@ for mb in $scale_mb; do
   s=$(secs "scale-$mb")
   printf '%10s %8s %8s %8s %12s\n' "$((bytes/1048576))" "$(ls "$d" | grep -c '\.gz$')" "$s" "$(mbs "$bytes" "$s")" "$(rss_mb "scale-$mb")"
 done
+fi
 
 # 3. Span: the same lines over 1 hour, 1 day, 7 days.
+if section span; then
 echo
 echo "span (ALB, ~$span_mb MB of text, $scale_rounds rounds, medians)"
 printf '%10s %8s %12s\n' span seconds "peak RSS MB"
@@ -151,4 +161,5 @@ for sp in $spans; do
   for r in $(seq "$scale_rounds"); do run "span-$sp" "$r" "'$dir/readygap' analyze -o json '$dir/span-$sp/alb'"; done
   printf '%10s %8s %12s\n' "$sp" "$(secs "span-$sp")" "$(rss_mb "span-$sp")"
 done
+fi
 rm -f "$results"
