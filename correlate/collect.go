@@ -268,6 +268,14 @@ func Merge(cs ...*Collector) *Dataset {
 			delete(shared, sh)
 		}
 	}
+	// Sized once: growing by appends would leave up to as much again behind.
+	var nf, nl, nc int
+	for _, c := range cs {
+		nf, nl, nc = nf+len(c.failures), nl+len(c.lifecycle), nc+len(c.configs)
+	}
+	d.Failures = make([]*sources.Request, 0, nf)
+	d.Lifecycle = make([]sources.Lifecycle, 0, nl)
+	d.Configs = make([]*sources.Config, 0, nc)
 	for _, c := range cs {
 		d.Failures = append(d.Failures, c.failures...)
 		d.Lifecycle = append(d.Lifecycle, c.lifecycle...)
