@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures readygap's ingest on generated realistic input (scripts/gendata:
-# gzip'd ALB access logs as S3 objects, a gcloud JSON export, ingress-nginx
-# controller output) beside baselines run in the same rounds, and prints in
+# gzip'd ALB access logs as S3 objects, a gcloud JSON export as gcloud writes
+# it and as NDJSON, ingress-nginx controller output) beside baselines run in the same rounds, and prints in
 # one run:
 #
 #   1. throughput: `readygap analyze -o json` on each input, its MB/s and
@@ -85,9 +85,11 @@ echo "machine: $cores cores, $(go env GOVERSION), load $(cut -d' ' -f1-3 /proc/l
 # 1. Throughput.
 if section throughput; then
 gen main "$size_mb" 1h
-alb="$dir/main/alb"; gcp="$dir/main/gcp"; nginx="$dir/main/nginx"
+gen ndjson $((size_mb / 4)) 1h gcp-ndjson
+alb="$dir/main/alb"; gcp="$dir/main/gcp"; nginx="$dir/main/nginx"; ndjson="$dir/ndjson/gcp-ndjson"
 alb_bytes=$(zcat "$alb"/*.gz | wc -c)
 gcp_bytes=$(cat "$gcp"/* | wc -c)
+ndjson_bytes=$(cat "$ndjson"/* | wc -c)
 nginx_bytes=$(cat "$nginx"/* | wc -c)
 alb_files=$(ls "$alb" | grep -c '\.gz$')
 ga_out=$(mktemp -d)
@@ -100,6 +102,8 @@ for r in $(seq "$rounds"); do
   run alb-zcat-wc "$r" "zcat '$alb'/*.gz | wc -l"
   run gcp-readygap "$r" "'$dir/readygap' analyze -o json '$gcp'"
   run gcp-wc "$r" "wc -l '$gcp'/*"
+  run ndjson-readygap "$r" "'$dir/readygap' analyze -o json '$ndjson'"
+  run ndjson-wc "$r" "wc -l '$ndjson'/*"
   run nginx-readygap "$r" "'$dir/readygap' analyze -o json '$nginx'"
   run nginx-wc "$r" "wc -l '$nginx'/*"
   if [ "$r" = 1 ]; then
@@ -113,7 +117,7 @@ rm -rf "$ga_out"
 
 echo
 echo "throughput, load after: $(cut -d' ' -f1-3 /proc/loadavg); rounds: $rounds (medians)"
-echo "ALB: $alb_files .log.gz objects, $((alb_bytes/1048576)) MB of text; GCP: $((gcp_bytes/1048576)) MB; ingress-nginx: $((nginx_bytes/1048576)) MB"
+echo "ALB: $alb_files .log.gz objects, $((alb_bytes/1048576)) MB of text; GCP: $((gcp_bytes/1048576)) MB (gcloud's array), $((ndjson_bytes/1048576)) MB (NDJSON); ingress-nginx: $((nginx_bytes/1048576)) MB"
 echo
 printf '%-16s %8s %8s %12s  %s\n' command seconds "MB/s" "peak RSS MB" "readygap is ... times as fast"
 show() {
@@ -128,6 +132,8 @@ show alb-readygap "$alb_bytes"
 for b in alb-zcat alb-pigz alb-inflate alb-zcat-wc alb-goaccess alb-lnav; do show "$b" "$alb_bytes" alb-readygap; done
 show gcp-readygap "$gcp_bytes"
 for b in gcp-wc gcp-jq; do show "$b" "$gcp_bytes" gcp-readygap; done
+show ndjson-readygap "$ndjson_bytes"
+show ndjson-wc "$ndjson_bytes" ndjson-readygap
 show nginx-readygap "$nginx_bytes"
 for b in nginx-wc nginx-goaccess; do show "$b" "$nginx_bytes" nginx-readygap; done
 if [ -n "$(secs alb-inflate)" ]; then

@@ -6,6 +6,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -23,7 +25,7 @@ func main() {
 	sizeMB := flag.Int("size-mb", 1024, "approximate total uncompressed size in MB")
 	seed := flag.Uint64("seed", 1, "random seed")
 	span := flag.Duration("span", time.Hour, "time the records are spread over")
-	only := flag.String("only", "", "write only this input (alb, gcp or nginx)")
+	only := flag.String("only", "", "write only this input (alb, gcp, nginx, or gcp-ndjson: the gcp entries one per line)")
 	flag.Parse()
 	if err := generate(*out, int64(*sizeMB)<<20, *seed, *span, *only); err != nil {
 		log.Fatal(err)
@@ -42,6 +44,13 @@ func generate(out string, total int64, seed uint64, span time.Duration, only str
 		{"alb", 50, g.writeALB},
 		{"gcp", 25, g.writeGCP},
 		{"nginx", 25, g.writeNginx},
+	}
+	if only == "gcp-ndjson" { // not part of the default mix
+		steps = append(steps, struct {
+			dir   string
+			share int64
+			write func(dir string, bytes int64) error
+		}{"gcp-ndjson", 100, g.writeGCPNDJSON})
 	}
 	for _, s := range steps {
 		if only != "" && s.dir != only {
@@ -167,6 +176,25 @@ func (g *generator) writeGCP(dir string, budget int64) error {
 			}
 		}
 		io.WriteString(w, "\n]\n")
+	})
+}
+
+// writeGCPNDJSON writes the entries of writeGCP one per line, as a log
+// sink or `jq -c '.[]'` writes them.
+func (g *generator) writeGCPNDJSON(dir string, budget int64) error {
+	n := int(budget / 1150)
+	return writePlain(filepath.Join(dir, "requests.ndjson"), func(w io.Writer) {
+		var entry, line bytes.Buffer
+		for i := n - 1; i >= 0; i-- {
+			entry.Reset()
+			line.Reset()
+			g.gcpEntry(&entry, g.at(i, n), failing(i, n), i)
+			if err := json.Compact(&line, entry.Bytes()); err != nil {
+				log.Fatal(err)
+			}
+			line.WriteByte('\n')
+			w.Write(line.Bytes())
+		}
 	})
 }
 
