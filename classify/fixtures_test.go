@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -169,19 +168,14 @@ func visibleOnly(tr truth) []truthIncident {
 // analyzeDir runs the whole pipeline on a folder, as `readygap analyze` does.
 func analyzeDir(t testing.TB, dir string) (*correlate.Analysis, []*Finding) {
 	t.Helper()
-	var mu sync.Mutex
-	var cs []*correlate.Collector
+	cs := correlate.NewCollectors()
 	_, err := sources.Read(context.Background(), []string{dir}, sources.Options{}, func(*sources.InputReport) sources.Handler {
-		c := correlate.NewCollector()
-		mu.Lock()
-		cs = append(cs, c)
-		mu.Unlock()
-		return c
+		return cs.New()
 	})
 	if err != nil {
 		t.Fatalf("%s: %v", dir, err)
 	}
-	a := correlate.Analyze(correlate.Merge(cs...), correlate.Options{})
+	a := correlate.Analyze(cs.Merge(), correlate.Options{})
 	return a, Classify(a).Findings
 }
 
@@ -231,9 +225,7 @@ func TestFixtureVerdicts(t *testing.T) {
 
 // notYetRead lists the fixtures whose inputs or mechanism readygap does not
 // handle yet, with what is missing; each entry goes when that lands.
-var notYetRead = map[string]string{
-	"nginx-local-time-plain": "zone-less nginx times are not yet placed from the input's zoned ones",
-}
+var notYetRead = map[string]string{}
 
 // checkVerdicts compares the analysis of dir with its truth and returns
 // what differs.

@@ -200,7 +200,10 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 		return b, StateStarting // a pod that never served in the data
 	case first.IsZero():
 		return b, StateUnknown // a bare IP that never served: nothing says
-	case first.After(t):
+	case first.After(t) || (first.Equal(t) && t.Nanosecond() == 0):
+		// Logs stamped to the second (nginx's $time_local) put a pod's
+		// last refusals and its first response in one second: a failure
+		// in the second the pod began serving came before it.
 		return b, StateStarting
 	case !last.Before(t) || runs.Serving(t):
 		return b, StateServing

@@ -20,21 +20,17 @@ type ClockOffset struct {
 }
 
 // How names the observations a clock offset rests on, for reports.
-const ClockPairs = "pods' termination vs the moment their IP stopped answering, new pods' Ready vs their first refused connection"
+const ClockPairs = "pods' termination vs the moment their IP stopped answering"
 
-// clockPairs measures, for every pod whose change shows both in the
-// cluster's records and in the load balancer's logs within maxClockOffset,
-// how much later the load balancer saw it:
-//
-//   - an old pod that stopped answering at once: its termination (plus the
-//     preStop sleep its spec states) against the instant its IP went from
-//     serving to failing, which the last response and the first failure
-//     bracket;
-//   - a new pod whose connections were refused: its Ready against the first
-//     refused connection, which follows Ready by the proxy's endpoint sync.
-//
-// Both lags are near zero whatever the settings, so what remains is the
-// offset between the clocks.
+// clockPairs measures, for every old pod that stopped answering at once,
+// how much later the load balancer saw it: its termination (plus the
+// preStop sleep its spec states) against the instant its IP went from
+// serving to failing, which the last response and the first failure
+// bracket. The application stops at SIGTERM whatever the load balancer's
+// settings, so what remains is the offset between the clocks. A new pod's
+// Ready against its first refused connection is no such pair: the refusal
+// waits for the proxy's endpoint sync, which ingress-nginx rate-limits to
+// one every few seconds (--sync-rate-limit 0.3).
 func (a *Analysis) clockPairs() []time.Duration {
 	var out []time.Duration
 	for _, b := range a.Backends {
@@ -48,9 +44,6 @@ func (a *Analysis) clockPairs() []time.Duration {
 			}
 			fails := a.failuresAt(lease.IP)
 			if d, ok := stopPair(b, lease, tr, fails); ok {
-				out = append(out, d)
-			}
-			if d, ok := startPair(b, fails); ok {
 				out = append(out, d)
 			}
 		}
@@ -83,39 +76,6 @@ func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*sources.Request) (
 		return mid.Sub(stop), true
 	}
 	return 0, false
-}
-
-// startPair is the Ready pair of one lease (see clockPairs).
-func startPair(b *Backend, fails []*sources.Request) (time.Duration, bool) {
-	ready := b.Moments[Ready]
-	if ready == nil || !ready.Event.ClusterClock() || len(b.GateStates) > 0 {
-		return 0, false // with a readiness gate the load balancer may send before Ready
-	}
-	for _, f := range fails {
-		if f.Time.Before(ready.Time.Add(-maxClockOffset)) {
-			continue
-		}
-		if f.Time.After(ready.Time.Add(maxClockOffset)) {
-			break
-		}
-		if refusedAt(f) {
-			return f.Time.Sub(ready.Time), true
-		}
-	}
-	return 0, false
-}
-
-// refusedAt reports whether a failure record is a refused connection.
-func refusedAt(f *sources.Request) bool {
-	if f.Failure == sources.FailureRefused {
-		return true
-	}
-	for _, at := range f.Attempts {
-		if at.Failure == sources.FailureRefused {
-			return true
-		}
-	}
-	return false
 }
 
 // failuresAt returns the failure records that name ip, in time order.

@@ -7,6 +7,8 @@ package correlate
 import (
 	"net/netip"
 	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/readygap/readygap/sources"
@@ -65,21 +67,23 @@ func (t *Traffic) failed(at time.Time) {
 // and all lifecycle events and configuration facts.
 type Collector struct {
 	failures  []*sources.Request
-	seconds   map[int64]*Counts
+	seconds   secondStore
 	traffic   map[netip.Addr]*Traffic
 	lifecycle []sources.Lifecycle
 	configs   []*sources.Config
 	formats   map[sources.Format]int
-	// lastSecond and lastCounts cache the second of the previous request:
-	// logs mostly arrive in time order.
-	lastSecond int64
-	lastCounts *Counts
+	// strings holds the strings shared by the kept failures.
+	strings map[string]string
+	// lastFormat and run count the current run of records of one format
+	// without a map lookup; formats has the runs before it.
+	lastFormat sources.Format
+	run        int
 }
 
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector {
 	return &Collector{
-		seconds: make(map[int64]*Counts),
+		seconds: newSecondStore(),
 		traffic: make(map[netip.Addr]*Traffic),
 		formats: make(map[sources.Format]int),
 	}
@@ -87,15 +91,16 @@ func NewCollector() *Collector {
 
 // Request implements sources.Handler.
 func (c *Collector) Request(r *sources.Request) {
-	c.formats[r.Format]++
+	c.count(r.Format)
 	if r.AttemptOnly {
 		if r.Failure.LBGenerated() {
-			c.failures = append(c.failures, r.Clone())
+			c.keep(r)
 		}
 		return
 	}
-	n := c.second(r.Time)
-	n.Total++
+	sec := r.Time.Unix()
+	ch, i := c.seconds.chunkAt(sec)
+	ch.total[i]++
 	hidden := false
 	for i, a := range r.Attempts {
 		last := i == len(r.Attempts)-1
@@ -108,20 +113,20 @@ func (c *Collector) Request(r *sources.Request) {
 	}
 	switch {
 	case r.Failure.LBGenerated():
-		n.LBFailed[r.Failure]++
+		c.seconds.sparse(sec).lbFailed[r.Failure]++
 		if len(r.Attempts) == 0 && r.Backend.IsValid() {
 			c.backend(r.Backend.Addr()).failed(r.Time)
 		}
-		c.failures = append(c.failures, r.Clone())
+		c.keep(r)
 	case r.Failure == sources.FailureAppError:
-		n.AppErrors++
+		// Application errors are what remains of the total.
 	default:
-		n.OK++
+		ch.ok[i]++
 	}
 	if hidden {
-		n.Hidden++
+		c.seconds.sparse(sec).hidden++
 		if !r.Failure.LBGenerated() {
-			c.failures = append(c.failures, r.Clone())
+			c.keep(r)
 		}
 	}
 	if r.Generator == sources.GeneratedByBackend && r.Backend.IsValid() {
@@ -133,29 +138,66 @@ func (c *Collector) Request(r *sources.Request) {
 
 // Lifecycle implements sources.Handler.
 func (c *Collector) Lifecycle(l *sources.Lifecycle) {
-	c.formats[l.Format]++
+	c.count(l.Format)
 	c.lifecycle = append(c.lifecycle, *l)
 }
 
 // Config implements sources.Handler.
 func (c *Collector) Config(x *sources.Config) {
-	c.formats[x.Format]++
+	c.count(x.Format)
 	cp := *x
 	c.configs = append(c.configs, &cp)
 }
 
-func (c *Collector) second(t time.Time) *Counts {
-	s := t.Unix()
-	if c.lastCounts != nil && s == c.lastSecond {
-		return c.lastCounts
+// maxInterned bounds the distinct strings a Collector shares among the
+// failures it keeps; past it, a kept failure copies its own.
+const maxInterned = 4096
+
+// keep keeps a copy of a failure. Its strings, which alias the input's
+// buffer, are copied once per distinct value: LB names, methods, paths and
+// LB error texts repeat from failure to failure.
+func (c *Collector) keep(r *sources.Request) {
+	cp := *r
+	if r.Attempts != nil {
+		cp.Attempts = append([]sources.Attempt(nil), r.Attempts...)
 	}
-	n := c.seconds[s]
-	if n == nil {
-		n = &Counts{}
-		c.seconds[s] = n
+	cp.LB, cp.Method, cp.Path, cp.Detail = c.intern(r.LB), c.intern(r.Method), c.intern(r.Path), c.intern(r.Detail)
+	c.failures = append(c.failures, &cp)
+}
+
+// intern returns an owned copy of s, shared with earlier equal ones.
+func (c *Collector) intern(s string) string {
+	if s == "" {
+		return ""
 	}
-	c.lastSecond, c.lastCounts = s, n
-	return n
+	if v, ok := c.strings[s]; ok {
+		return v
+	}
+	v := strings.Clone(s)
+	if len(c.strings) < maxInterned {
+		if c.strings == nil {
+			c.strings = make(map[string]string)
+		}
+		c.strings[v] = v
+	}
+	return v
+}
+
+// count counts one record of format f.
+func (c *Collector) count(f sources.Format) {
+	if f == c.lastFormat {
+		c.run++
+		return
+	}
+	c.flushFormat()
+	c.lastFormat, c.run = f, 1
+}
+
+func (c *Collector) flushFormat() {
+	if c.run > 0 {
+		c.formats[c.lastFormat] += c.run
+		c.run = 0
+	}
 }
 
 func (c *Collector) backend(ip netip.Addr) *Traffic {
@@ -167,13 +209,47 @@ func (c *Collector) backend(ip netip.Addr) *Traffic {
 	return t
 }
 
+// Collectors makes the Collectors of one run, one per parse worker. They
+// share one per-second store, so that its size follows the time span once
+// rather than once per worker: each Collector keeps only the hours it is
+// filling and hands the others over.
+type Collectors struct {
+	mu     sync.Mutex
+	all    []*Collector
+	shared *sharedChunks
+}
+
+// NewCollectors returns an empty set.
+func NewCollectors() *Collectors {
+	return &Collectors{shared: &sharedChunks{store: newSecondStore()}}
+}
+
+// New returns a new Collector of the set. It is safe for concurrent use;
+// each Collector is not.
+func (s *Collectors) New() *Collector {
+	c := NewCollector()
+	c.seconds.shared = s.shared
+	s.mu.Lock()
+	s.all = append(s.all, c)
+	s.mu.Unlock()
+	return c
+}
+
+// Merge combines every Collector of the set into one Dataset.
+func (s *Collectors) Merge() *Dataset {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Merge(s.all...)
+}
+
 // Dataset is the merged material of every input, each list in time order.
 type Dataset struct {
 	// Failures are the LB-generated failures: client-visible ones, requests
 	// whose failed attempts a retry hid, and proxy error-log lines.
 	Failures []*sources.Request
-	// Seconds maps a Unix second to its outcome counts.
-	Seconds map[int64]*Counts
+	// seconds holds the outcome counts of every second (see At, Span, Each
+	// and Sum).
+	seconds seconds
 	// Traffic maps a backend IP to what the request logs say about it.
 	Traffic   map[netip.Addr]*Traffic
 	Lifecycle []sources.Lifecycle
@@ -184,28 +260,40 @@ type Dataset struct {
 
 // Merge combines the collectors of every input into one Dataset.
 func Merge(cs ...*Collector) *Dataset {
-	d := &Dataset{Seconds: map[int64]*Counts{}, Traffic: map[netip.Addr]*Traffic{}, Formats: map[sources.Format]int{}}
+	d := &Dataset{Traffic: map[netip.Addr]*Traffic{}, Formats: map[sources.Format]int{}}
+	store := newSecondStore()
+	// Collectors of a set hand their hours to its shared store: all of them
+	// first, then each shared store is added once.
+	shared := map[*sharedChunks]bool{}
+	for _, c := range cs {
+		if sh := c.seconds.shared; sh != nil {
+			c.seconds.flush()
+			shared[sh] = true
+		}
+	}
+	for _, c := range cs {
+		if sh := c.seconds.shared; shared[sh] {
+			store.add(&sh.store)
+			delete(shared, sh)
+		}
+	}
+	// Sized once: growing by appends would leave up to as much again behind.
+	var nf, nl, nc int
+	for _, c := range cs {
+		nf, nl, nc = nf+len(c.failures), nl+len(c.lifecycle), nc+len(c.configs)
+	}
+	d.Failures = make([]*sources.Request, 0, nf)
+	d.Lifecycle = make([]sources.Lifecycle, 0, nl)
+	d.Configs = make([]*sources.Config, 0, nc)
 	for _, c := range cs {
 		d.Failures = append(d.Failures, c.failures...)
 		d.Lifecycle = append(d.Lifecycle, c.lifecycle...)
 		d.Configs = append(d.Configs, c.configs...)
+		c.flushFormat()
 		for f, n := range c.formats {
 			d.Formats[f] += n
 		}
-		for s, n := range c.seconds {
-			m := d.Seconds[s]
-			if m == nil {
-				m = &Counts{}
-				d.Seconds[s] = m
-			}
-			m.Total += n.Total
-			m.OK += n.OK
-			m.AppErrors += n.AppErrors
-			m.Hidden += n.Hidden
-			for k, v := range n.LBFailed {
-				m.LBFailed[k] += v
-			}
-		}
+		store.add(&c.seconds)
 		for ip, t := range c.traffic {
 			m := d.Traffic[ip]
 			if m == nil {
@@ -223,6 +311,7 @@ func Merge(cs ...*Collector) *Dataset {
 			}
 		}
 	}
+	d.seconds = store.freeze()
 	// Inputs are parsed in parallel: order equal times by where they came from
 	// so that every run reports the same evidence. Records of one element come
 	// from one collector in emission order, which the stable sort keeps.
@@ -261,49 +350,6 @@ func (d *Dataset) HasKubernetes() bool {
 		}
 	}
 	return false
-}
-
-// At returns the outcome counts of one Unix second (zero when none).
-func (d *Dataset) At(sec int64) Counts {
-	if c := d.Seconds[sec]; c != nil {
-		return *c
-	}
-	return Counts{}
-}
-
-// Span returns the first and last second that had a request.
-func (d *Dataset) Span() (first, last int64, ok bool) {
-	for s := range d.Seconds {
-		if !ok || s < first {
-			first = s
-		}
-		if !ok || s > last {
-			last = s
-		}
-		ok = true
-	}
-	return first, last, ok
-}
-
-// Each visits, in time order, the seconds in [from, to] that had requests.
-func (d *Dataset) Each(from, to int64, fn func(sec int64, c Counts)) {
-	secs := make([]int64, 0, len(d.Seconds))
-	for s := range d.Seconds {
-		if s >= from && s <= to {
-			secs = append(secs, s)
-		}
-	}
-	sort.Slice(secs, func(i, j int) bool { return secs[i] < secs[j] })
-	for _, s := range secs {
-		fn(s, *d.Seconds[s])
-	}
-}
-
-// Sum returns the totals over the seconds in [from, to].
-func (d *Dataset) Sum(from, to int64) Counts {
-	var sum Counts
-	d.Each(from, to, func(_ int64, c Counts) { sum.add(&c) })
-	return sum
 }
 
 // add adds o's counts.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/readygap/readygap/classify"
@@ -29,14 +28,9 @@ type Options struct {
 // window leaves no record with a time, the inputs are read a second time,
 // without it, to tell the reader what time range the data has.
 func Analyze(ctx context.Context, paths []string, opts Options) (*Report, error) {
-	var mu sync.Mutex
-	var collectors []*correlate.Collector
+	collectors := correlate.NewCollectors()
 	res, err := sources.Read(ctx, paths, opts.Read, func(*sources.InputReport) sources.Handler {
-		c := correlate.NewCollector()
-		mu.Lock()
-		collectors = append(collectors, c)
-		mu.Unlock()
-		return c
+		return collectors.New()
 	})
 	if err != nil {
 		return nil, err
@@ -45,7 +39,7 @@ func Analyze(ctx context.Context, paths []string, opts Options) (*Report, error)
 	if win != nil && win.Empty && !slices.Contains(paths, "-") {
 		win.DataFirst, win.DataLast = dataRange(ctx, paths, opts.Read)
 	}
-	a := correlate.Analyze(correlate.Merge(collectors...), correlate.Options{})
+	a := correlate.Analyze(collectors.Merge(), correlate.Options{})
 	rep := newReport(res, a, classify.Classify(a), win)
 	rep.Warnings = append(bundleWarnings(paths), rep.Warnings...)
 	return rep, nil

@@ -12,8 +12,8 @@ import (
 // place that reads the per-second store; nothing in the report allocates per
 // second of span.
 func eachSecond(a *correlate.Analysis, fn func(sec int64, c correlate.Counts)) {
-	for s, c := range a.Seconds {
-		fn(s, *c)
+	if first, last, ok := a.Span(); ok {
+		a.Each(first, last, fn)
 	}
 }
 

@@ -1,88 +1,171 @@
 #!/usr/bin/env bash
-# Measures readygap's ingest throughput on ~1 GB of generated realistic input
-# (gzip'd ALB access logs as S3 objects, a gcloud JSON export, ingress-nginx
-# controller output) beside baselines measured in the same run: zcat and
-# pigz -dc for the ALB objects, wc -l for the text inputs. Prints medians of
-# several rounds, ratios and peak RSS.
+# Measures readygap's ingest on generated realistic input (scripts/gendata:
+# gzip'd ALB access logs as S3 objects, a gcloud JSON export as gcloud writes
+# it and as NDJSON, ingress-nginx controller output) beside baselines run in the same rounds, and prints in
+# one run:
 #
-#   scripts/bench-ingest.sh            # 1 GB, 3 rounds
-#   SIZE_MB=256 ROUNDS=5 scripts/bench-ingest.sh
+#   1. throughput: `readygap analyze -o json` on each input, its MB/s and
+#      peak RSS, and its speed against zcat, pigz -dc, a parallel inflate of
+#      the same objects (scripts/inflate: the decompression limit), wc -l,
+#      jq, GoAccess and lnav (the ones not installed are skipped);
+#   2. scaling: ALB inputs of several sizes of the same traffic mix → time,
+#      MB/s and peak RSS;
+#   3. span: the same number of ALB lines spread over 1 hour, 1 day and 7
+#      days → time and peak RSS.
+#
+# Figures are medians over ROUNDS rounds; each round runs every command in
+# turn, so a ratio is taken within a round and its median printed. The slow
+# baselines (jq, GoAccess, lnav) run in the first round only.
+#
+#   scripts/bench-ingest.sh                     # 1 GB, 5 rounds, 0.5-4 GB scaling
+#   SIZE_MB=256 ROUNDS=3 SCALE_MB="256 512" SPAN_MB=256 scripts/bench-ingest.sh
 #   BENCH_DIR=/tmp/rg-bench scripts/bench-ingest.sh   # keep and reuse the data
+#   SECTIONS="scaling span" scripts/bench-ingest.sh    # only some of the three
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 size_mb=${SIZE_MB:-1024}
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-5}
+scale_mb=${SCALE_MB:-"512 1024 2048 4096"}
+scale_rounds=${SCALE_ROUNDS:-3}
+span_mb=${SPAN_MB:-1024}
+spans=${SPANS:-"1h 24h 168h"}
+sections=${SECTIONS:-"throughput scaling span"}
+section() { [[ " $sections " == *" $1 "* ]]; }
 dir=${BENCH_DIR:-$(mktemp -d)}
 mkdir -p "$dir"
+cores=$(nproc)
 
-if ! command -v pigz >/dev/null; then
-  if [ "$(id -u)" = 0 ]; then
-    (apt-get install -y -qq pigz >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq pigz >/dev/null; }) || true
-  fi
-fi
 if [ ! -x /usr/bin/time ]; then
   echo "GNU time (/usr/bin/time) is needed for peak RSS: apt-get install time" >&2
   exit 1
 fi
+have() { command -v "$1" >/dev/null; }
 
 go build -o "$dir/readygap" ./cmd/readygap
-if [ ! -f "$dir/data/.done-$size_mb" ]; then
-  rm -rf "$dir/data"
-  echo "generating ~${size_mb} MB of input in $dir/data ..." >&2
-  go run ./scripts/gendata -out "$dir/data" -size-mb "$size_mb"
-  touch "$dir/data/.done-$size_mb"
-fi
+go build -o "$dir/gendata" ./scripts/gendata
+go build -o "$dir/inflate" ./scripts/inflate
 
-alb_bytes=$(zcat "$dir"/data/alb/*.gz | wc -c)
-gcp_bytes=$(cat "$dir"/data/gcp/* | wc -c)
-nginx_bytes=$(cat "$dir"/data/nginx/* | wc -c)
-alb_files=$(ls "$dir"/data/alb | wc -l)
+# gen NAME MB SPAN [INPUT]: generate once into $dir/NAME.
+gen() {
+  local out="$dir/$1"
+  if [ ! -f "$out/.done" ]; then
+    rm -rf "$out"
+    echo "generating $1 (~$2 MB over $3) ..." >&2
+    "$dir/gendata" -out "$out" -size-mb "$2" -span "$3" ${4:+-only "$4"}
+    touch "$out/.done"
+  fi
+}
 
-# run LABEL CMD... : time one command, appending "label seconds maxrss_kb" to the results.
+# run KEY ROUND CMD: time one command (through bash), appending
+# "KEY ROUND seconds maxrss_kb" to the results.
 results=$(mktemp)
 run() {
-  local label=$1; shift
+  local key=$1 round=$2; shift 2
   local out
   out=$(mktemp)
-  /usr/bin/time -f '%e %M' -o "$out" bash -c "$*" >/dev/null
-  echo "$label $(cat "$out")" >> "$results"
+  /usr/bin/time -f '%e %M' -o "$out" bash -c "$*" >/dev/null 2>&1 || true
+  echo "$key $round $(tail -1 "$out")" >> "$results"
   rm -f "$out"
 }
 
+median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
+secs() { awk -v k="$1" '$1==k {print $3}' "$results" | median; }
+rss_mb() { awk -v k="$1" '$1==k {print $4}' "$results" | median | awk '{printf "%.0f", $1/1024}'; }
+peak_mb() { awk -v k="$1" '$1==k {print $4}' "$results" | sort -n | tail -1 | awk '{printf "%.0f", $1/1024}'; }
+mbs() { awk -v b="$1" -v s="$2" 'BEGIN { if (s>0) printf "%.0f", b/1048576/s; else print "-" }'; }
+# ratio A B: the median over rounds of B's time / A's time (how many times faster A is).
+ratio() {
+  awk -v a="$1" -v b="$2" '$1==a {ta[$2]=$3} $1==b {tb[$2]=$3}
+    END {for (r in ta) if ((r in tb) && ta[r] > 0) print tb[r]/ta[r]}' "$results" | median | awk '{printf "%.2f", $1}'
+}
+
+echo "machine: $cores cores, $(go env GOVERSION), load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# 1. Throughput.
+if section throughput; then
+gen main "$size_mb" 1h
+gen ndjson $((size_mb / 4)) 1h gcp-ndjson
+alb="$dir/main/alb"; gcp="$dir/main/gcp"; nginx="$dir/main/nginx"; ndjson="$dir/ndjson/gcp-ndjson"
+alb_bytes=$(zcat "$alb"/*.gz | wc -c)
+gcp_bytes=$(cat "$gcp"/* | wc -c)
+ndjson_bytes=$(cat "$ndjson"/* | wc -c)
+nginx_bytes=$(cat "$nginx"/* | wc -c)
+alb_files=$(ls "$alb" | grep -c '\.gz$')
+ga_out=$(mktemp -d)
 for r in $(seq "$rounds"); do
   echo "round $r/$rounds" >&2
-  run alb-readygap "'$dir/readygap' analyze -o json '$dir/data/alb'"
-  run alb-zcat "zcat '$dir'/data/alb/*.gz"
-  command -v pigz >/dev/null && run alb-pigz "pigz -dc '$dir'/data/alb/*.gz"
-  run gcp-readygap "'$dir/readygap' analyze -o json '$dir/data/gcp'"
-  run gcp-wc "wc -l '$dir'/data/gcp/*"
-  run nginx-readygap "'$dir/readygap' analyze -o json '$dir/data/nginx'"
-  run nginx-wc "wc -l '$dir'/data/nginx/*"
+  run alb-readygap "$r" "'$dir/readygap' analyze -o json '$alb'"
+  run alb-zcat "$r" "zcat '$alb'/*.gz"
+  have pigz && run alb-pigz "$r" "pigz -dc '$alb'/*.gz"
+  run alb-inflate "$r" "'$dir/inflate' -j $cores '$alb'/*.gz"
+  run alb-zcat-wc "$r" "zcat '$alb'/*.gz | wc -l"
+  run gcp-readygap "$r" "'$dir/readygap' analyze -o json '$gcp'"
+  run gcp-wc "$r" "wc -l '$gcp'/*"
+  run ndjson-readygap "$r" "'$dir/readygap' analyze -o json '$ndjson'"
+  run ndjson-wc "$r" "wc -l '$ndjson'/*"
+  run nginx-readygap "$r" "'$dir/readygap' analyze -o json '$nginx'"
+  run nginx-wc "$r" "wc -l '$nginx'/*"
+  if [ "$r" = 1 ]; then
+    have goaccess && run alb-goaccess "$r" "zcat '$alb'/*.gz | goaccess --log-format=AWSALB -o '$ga_out/alb.json' -"
+    have lnav && run alb-lnav "$r" "lnav -n -c ';SELECT count(*) FROM alb_log' '$alb'/*.gz"
+    have jq && run gcp-jq "$r" "jq -c '.[] | select(.httpRequest.status >= 500)' '$gcp'/*"
+    have goaccess && run nginx-goaccess "$r" "goaccess --log-format=COMBINED -o '$ga_out/nginx.json' '$nginx'/*"
+  fi
 done
-
-median() { awk -v l="$1" '$1==l {print $2}' "$results" | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
-peak() { awk -v l="$1" '$1==l {print $3}' "$results" | sort -n | tail -1; }
-mbs() { awk -v b="$1" -v s="$2" 'BEGIN { if (s>0) printf "%.0f", b/1048576/s; else print "inf" }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a>0) printf "%.2fx", b/a; else print "-" }'; }
+rm -rf "$ga_out"
 
 echo
-echo "machine: $(nproc) cores, $(go env GOVERSION); rounds: $rounds (medians)"
-echo "ALB: $alb_files .log.gz objects, $((alb_bytes/1048576)) MB uncompressed; GCP: $((gcp_bytes/1048576)) MB; ingress-nginx: $((nginx_bytes/1048576)) MB"
-printf '%-16s %8s %9s %12s %s\n' command seconds "MB/s" "peak RSS MB" "vs baseline"
+echo "throughput, load after: $(cut -d' ' -f1-3 /proc/loadavg); rounds: $rounds (medians)"
+echo "ALB: $alb_files .log.gz objects, $((alb_bytes/1048576)) MB of text; GCP: $((gcp_bytes/1048576)) MB (gcloud's array), $((ndjson_bytes/1048576)) MB (NDJSON); ingress-nginx: $((nginx_bytes/1048576)) MB"
+echo
+printf '%-16s %8s %8s %12s  %s\n' command seconds "MB/s" "peak RSS MB" "readygap is ... times as fast"
 show() {
-  local label=$1 bytes=$2 base=${3:-}
-  local s; s=$(median "$label")
+  local key=$1 bytes=$2 base=${3:-}
+  local s; s=$(secs "$key")
   [ -z "$s" ] && return
   local vs=""
-  if [ -n "$base" ]; then vs="$(ratio "$s" "$(median "$base")") the speed of $base"; fi
-  printf '%-16s %8s %9s %12s %s\n' "$label" "$s" "$(mbs "$bytes" "$s")" "$(( $(peak "$label") / 1024 ))" "$vs"
+  [ -n "$base" ] && vs="$(ratio "$base" "$key")x"
+  printf '%-16s %8s %8s %12s  %s\n' "$key" "$s" "$(mbs "$bytes" "$s")" "$(peak_mb "$key")" "$vs"
 }
-show alb-zcat "$alb_bytes"
-show alb-pigz "$alb_bytes"
-show alb-readygap "$alb_bytes" alb-zcat
-show gcp-wc "$gcp_bytes"
-show gcp-readygap "$gcp_bytes" gcp-wc
-show nginx-wc "$nginx_bytes"
-show nginx-readygap "$nginx_bytes" nginx-wc
+show alb-readygap "$alb_bytes"
+for b in alb-zcat alb-pigz alb-inflate alb-zcat-wc alb-goaccess alb-lnav; do show "$b" "$alb_bytes" alb-readygap; done
+show gcp-readygap "$gcp_bytes"
+for b in gcp-wc gcp-jq; do show "$b" "$gcp_bytes" gcp-readygap; done
+show ndjson-readygap "$ndjson_bytes"
+show ndjson-wc "$ndjson_bytes" ndjson-readygap
+show nginx-readygap "$nginx_bytes"
+for b in nginx-wc nginx-goaccess; do show "$b" "$nginx_bytes" nginx-readygap; done
+if [ -n "$(secs alb-inflate)" ]; then
+  echo "ALB wall time / parallel inflate ($cores goroutines): $(awk -v a=alb-readygap -v b=alb-inflate \
+    '$1==a {ta[$2]=$3} $1==b {tb[$2]=$3} END {for (r in ta) if ((r in tb) && tb[r] > 0) print ta[r]/tb[r]}' "$results" | median | awk '{printf "%.2f", $1}')"
+fi
+fi
+
+# 2. Scaling: the same ALB traffic mix at several sizes.
+if section scaling; then
+echo
+echo "scaling (ALB, 1 hour, $scale_rounds rounds, medians)"
+printf '%10s %8s %8s %8s %12s\n' "text MB" objects seconds "MB/s" "peak RSS MB"
+for mb in $scale_mb; do
+  gen "scale-$mb" "$mb" 1h alb
+  d="$dir/scale-$mb/alb"
+  bytes=$(zcat "$d"/*.gz | wc -c)
+  for r in $(seq "$scale_rounds"); do run "scale-$mb" "$r" "'$dir/readygap' analyze -o json '$d'"; done
+  s=$(secs "scale-$mb")
+  printf '%10s %8s %8s %8s %12s\n' "$((bytes/1048576))" "$(ls "$d" | grep -c '\.gz$')" "$s" "$(mbs "$bytes" "$s")" "$(rss_mb "scale-$mb")"
+done
+fi
+
+# 3. Span: the same lines over 1 hour, 1 day, 7 days.
+if section span; then
+echo
+echo "span (ALB, ~$span_mb MB of text, $scale_rounds rounds, medians)"
+printf '%10s %8s %12s\n' span seconds "peak RSS MB"
+for sp in $spans; do
+  gen "span-$sp" "$span_mb" "$sp" alb
+  for r in $(seq "$scale_rounds"); do run "span-$sp" "$r" "'$dir/readygap' analyze -o json '$dir/span-$sp/alb'"; done
+  printf '%10s %8s %12s\n' "$sp" "$(secs "span-$sp")" "$(rss_mb "span-$sp")"
+done
+fi
 rm -f "$results"

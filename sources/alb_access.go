@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"net/netip"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/readygap/readygap/sources/internal/lex"
 )
 
 // albAccess reads AWS Application Load Balancer access logs as ALB writes
@@ -122,23 +122,23 @@ func albFillRequest(r *Request, f *[albAccessMinFields][]byte, o Origin) error {
 	}
 	var backend netip.AddrPort
 	if !albIsDash(f[albFieldTarget]) {
-		if backend, ok = albParseAddrPort(f[albFieldTarget]); !ok {
+		if backend, ok = lex.ParseAddrPort(f[albFieldTarget]); !ok {
 			return errALBBadTarget
 		}
 	}
 	method, uri := albSplitRequestLine(f[albFieldRequest])
 	*r = Request{
 		Time:    t,
-		LB:      albStrings.get(f[albFieldELB]),
+		LB:      inputString(f[albFieldELB]),
 		Status:  status,
 		Backend: backend,
-		Method:  albMethod(method),
-		Path:    albStrings.get(albURIPath(uri)),
+		Method:  inputString(method),
+		Path:    inputString(albURIPath(uri)),
 		Format:  FormatALBAccess,
 		Origin:  o,
 	}
 	if !albIsDash(f[albFieldErrorReason]) {
-		r.Detail = albStrings.get(f[albFieldErrorReason])
+		r.Detail = inputString(f[albFieldErrorReason])
 	}
 	r.Generator, r.Failure = albClassify(status, targetStatus, backend.IsValid(), f)
 	return nil
@@ -284,105 +284,14 @@ func albParseStatus(b []byte) (int, bool) {
 }
 
 // albParseTime parses an ISO 8601 UTC time of the form
-// 2006-01-02T15:04:05[.fraction]Z, with 1 to 9 fraction digits, from 1970 on
-// (earlier years are garbage, and year 1 would be the zero time).
+// 2006-01-02T15:04:05[.fraction]Z from 1970 on (earlier years are garbage,
+// and year 1 would be the zero time).
 func albParseTime(b []byte) (time.Time, bool) {
-	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' || b[len(b)-1] != 'Z' {
+	if len(b) < len("2006-01-02T15:04:05Z") || b[10] != 'T' || b[len(b)-1] != 'Z' {
 		return time.Time{}, false
 	}
-	year, ok1 := albDigits(b[0:4])
-	month, ok2 := albDigits(b[5:7])
-	day, ok3 := albDigits(b[8:10])
-	hour, ok4 := albDigits(b[11:13])
-	minute, ok5 := albDigits(b[14:16])
-	sec, ok6 := albDigits(b[17:19])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) ||
-		year < 1970 || !albValidDate(year, month, day) || hour > 23 || minute > 59 || sec > 59 {
-		return time.Time{}, false
-	}
-	nsec, ok := albFraction(b[19 : len(b)-1])
-	if !ok {
-		return time.Time{}, false
-	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
-}
-
-// albFraction parses "" or ".ddd" (1 to 9 digits) into nanoseconds.
-func albFraction(b []byte) (int, bool) {
-	if len(b) == 0 {
-		return 0, true
-	}
-	if b[0] != '.' || len(b) < 2 || len(b) > 10 {
-		return 0, false
-	}
-	v, ok := albDigits(b[1:])
-	for i := len(b) - 1; i < 9; i++ {
-		v *= 10
-	}
-	return v, ok
-}
-
-// albDigits parses a run of ASCII digits.
-func albDigits(b []byte) (int, bool) {
-	v := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + int(c-'0')
-	}
-	return v, len(b) > 0
-}
-
-// albValidDate reports whether year-month-day is a calendar date.
-func albValidDate(year, month, day int) bool {
-	if month < 1 || month > 12 || day < 1 {
-		return false
-	}
-	days := [...]int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[month-1]
-	if month == 2 && year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-		days = 29
-	}
-	return day <= days
-}
-
-// albParseAddrPort parses ip:port, with the common IPv4 form read without
-// allocating and bracketed IPv6 ([2001:db8::1]:80) through netip.
-func albParseAddrPort(b []byte) (netip.AddrPort, bool) {
-	if ap, ok := albParseIPv4Port(b); ok {
-		return ap, true
-	}
-	if len(b) == 0 || b[0] != '[' {
-		return netip.AddrPort{}, false
-	}
-	ap, err := netip.ParseAddrPort(string(b))
-	return ap, err == nil
-}
-
-// albParseIPv4Port parses a.b.c.d:port.
-func albParseIPv4Port(b []byte) (netip.AddrPort, bool) {
-	var ip [4]byte
-	for i := range ip {
-		end := 0
-		for end < len(b) && end < 4 && b[end] >= '0' && b[end] <= '9' {
-			end++
-		}
-		sep := byte('.')
-		if i == 3 {
-			sep = ':'
-		}
-		v, ok := albDigits(b[:end])
-		if !ok || v > 255 || end > 3 || (end > 1 && b[0] == '0') || end == len(b) || b[end] != sep {
-			return netip.AddrPort{}, false
-		}
-		ip[i] = byte(v)
-		b = b[end+1:]
-	}
-	port, ok := albDigits(b)
-	if !ok || len(b) > 5 || port > 65535 {
-		return netip.AddrPort{}, false
-	}
-	return netip.AddrPortFrom(netip.AddrFrom4(ip), uint16(port)), true
+	t, ok := lex.ParseRFC3339(b)
+	return t, ok && t.Unix() >= 0
 }
 
 // albSplitRequestLine splits the request field ("GET https://host:443/p
@@ -427,77 +336,10 @@ func albURIPath(uri []byte) []byte {
 
 var albRootPath = []byte("/")
 
-// albMethod returns the method as a string, without allocating for the
-// standard methods.
-func albMethod(b []byte) string {
-	switch string(b) {
-	case "GET":
-		return "GET"
-	case "POST":
-		return "POST"
-	case "PUT":
-		return "PUT"
-	case "HEAD":
-		return "HEAD"
-	case "DELETE":
-		return "DELETE"
-	case "PATCH":
-		return "PATCH"
-	case "OPTIONS":
-		return "OPTIONS"
-	case "CONNECT":
-		return "CONNECT"
-	case "TRACE":
-		return "TRACE"
-	}
-	return albStrings.get(b)
-}
-
 // albShorten cuts b for use in an error message.
 func albShorten(b []byte) []byte {
 	if len(b) > 32 {
 		return b[:32]
 	}
 	return b
-}
-
-// albStrings interns the load balancer names, paths and error reasons of
-// access-log lines.
-var albStrings = newALBStringCache()
-
-// albStringCacheSlots is the number of strings albStringCache keeps; a
-// power of two.
-const albStringCacheSlots = 1 << 12
-
-// albStringCacheMaxLen is the longest value albStringCache keeps.
-const albStringCacheMaxLen = 256
-
-// albStringCache turns byte slices into strings, returning the same string
-// without allocating when the value was seen recently. It is a direct-mapped
-// cache: each value hashes to one slot and a new value replaces the old one,
-// so memory stays bounded whatever the input. It is safe for concurrent use.
-type albStringCache struct {
-	seed  maphash.Seed
-	slots [albStringCacheSlots]atomic.Pointer[string]
-}
-
-func newALBStringCache() *albStringCache {
-	return &albStringCache{seed: maphash.MakeSeed()}
-}
-
-// get returns string(b), reusing a cached copy when there is one.
-func (c *albStringCache) get(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if len(b) > albStringCacheMaxLen {
-		return string(b)
-	}
-	slot := &c.slots[maphash.Bytes(c.seed, b)&(albStringCacheSlots-1)]
-	if p := slot.Load(); p != nil && *p == string(b) {
-		return *p
-	}
-	s := string(b)
-	slot.Store(&s)
-	return s
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+
+	"github.com/readygap/readygap/sources/internal/lex"
 )
 
 // albHealthCheck reads AWS Application Load Balancer health-check logs, the
@@ -48,7 +50,7 @@ func (albHealthCheck) Match(line []byte) bool {
 	var f [albHCMinFields][]byte
 	n, err := albSplitFields(line, f[:])
 	if err != nil || n < albHCMinFields || !albIsHealthCheckType(f[albHCFieldType]) ||
-		!albIsDecimal(f[albHCFieldLatency]) || !albIsHealthStatus(f[albHCFieldStatus]) {
+		!lex.IsDecimal(f[albHCFieldLatency]) || !albIsHealthStatus(f[albHCFieldStatus]) {
 		return false
 	}
 	_, ok := albParseTime(f[albHCFieldTime])
@@ -87,7 +89,7 @@ func albHealthCheckRecord(f *[albHCMinFields][]byte, line []byte, o Origin) (Lif
 	if !ok {
 		return Lifecycle{}, errALBBadTime
 	}
-	if !albIsDecimal(f[albHCFieldLatency]) {
+	if !lex.IsDecimal(f[albHCFieldLatency]) {
 		return Lifecycle{}, errALBHCBadLatency
 	}
 	status, health, ok := albHealthStatus(f[albHCFieldStatus])
@@ -124,7 +126,7 @@ func albHealthCheckTarget(b []byte) (netip.Addr, int, bool) {
 	if bytes.HasPrefix(b, []byte("arn:")) {
 		return netip.Addr{}, 0, true
 	}
-	ap, ok := albParseAddrPort(b)
+	ap, ok := lex.ParseAddrPort(b)
 	return ap.Addr(), int(ap.Port()), ok
 }
 
@@ -153,20 +155,4 @@ func albHealthStatus(b []byte) (string, Health, bool) {
 		return "FAIL", HealthUnhealthy, true
 	}
 	return "", HealthUnknown, false
-}
-
-// albIsDecimal reports whether b is a non-negative decimal number (0.019584011).
-func albIsDecimal(b []byte) bool {
-	digits, dots := 0, 0
-	for _, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.' && digits > 0:
-			dots++
-		default:
-			return false
-		}
-	}
-	return digits > 0 && dots <= 1
 }

@@ -3,6 +3,8 @@ package sources
 import (
 	"strings"
 	"time"
+
+	"github.com/readygap/readygap/sources/internal/lex"
 )
 
 // ALBLogInterval is how much time one ALB log object covers: ELB publishes a
@@ -58,13 +60,13 @@ func albParseEndTime(s string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	b := []byte(s)
-	year, ok1 := albDigits(b[0:4])
-	month, ok2 := albDigits(b[4:6])
-	day, ok3 := albDigits(b[6:8])
-	hour, ok4 := albDigits(b[9:11])
-	minute, ok5 := albDigits(b[11:13])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5) || !albValidDate(year, month, day) || hour > 23 || minute > 59 {
+	year, ok1 := lex.Digits(b[0:4])
+	month, ok2 := lex.Digits(b[4:6])
+	day, ok3 := lex.Digits(b[6:8])
+	hour, ok4 := lex.Digits(b[9:11])
+	minute, ok5 := lex.Digits(b[11:13])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
 		return time.Time{}, false
 	}
-	return time.Date(year, time.Month(month), day, hour, minute, 0, 0, time.UTC), true
+	return lex.Time(year, month, day, hour, minute, 0, 0, 0)
 }

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/readygap/readygap/sources/internal/lex"
 )
 
 // awsLBC reads AWS Load Balancer Controller logs: controller-runtime zap JSON
@@ -108,9 +110,8 @@ func lbcTime(ts json.RawMessage, stamp time.Time) (time.Time, bool) {
 	var t time.Time
 	if len(ts) > 1 && ts[0] == '"' && ts[len(ts)-1] == '"' {
 		s := ts[1 : len(ts)-1]
-		var n int
 		var ok bool
-		if t, n, ok = scanRFC3339(s); !ok || n != len(s) {
+		if t, ok = lex.ParseRFC3339(s); !ok {
 			return time.Time{}, false
 		}
 	} else {
@@ -127,27 +128,11 @@ func lbcTime(ts json.RawMessage, stamp time.Time) (time.Time, bool) {
 // 1676814406.2301478, from its text rather than through a float64, so the
 // result is the written value truncated to the microsecond.
 func lbcEpochSeconds(b []byte) (time.Time, bool) {
-	var sec int64
-	i := 0
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		if i == 12 { // past the year 33000: not a log time
-			return time.Time{}, false
-		}
-		sec = sec*10 + int64(b[i]-'0')
-	}
-	if i == 0 {
+	d, ok := lex.Seconds(b)
+	if !ok || b[0] == '.' || b[len(b)-1] == '.' { // zap writes digits on both sides
 		return time.Time{}, false
 	}
-	var nsec int
-	if i < len(b) && b[i] == '.' {
-		if nsec, i = wrapFraction(b, i+1); nsec < 0 {
-			return time.Time{}, false
-		}
-	}
-	if i != len(b) {
-		return time.Time{}, false
-	}
-	return time.Unix(sec, int64(nsec)).UTC().Truncate(time.Microsecond), true
+	return time.Unix(0, int64(d)).UTC().Truncate(time.Microsecond), true
 }
 
 // lbcEmitTargets reports one Lifecycle of kind per pod or node target of a
@@ -209,7 +194,7 @@ func lbcDescribeTarget(l *Lifecycle, tg lbcTarget) bool {
 	if tg.AvailabilityZone != nil {
 		l.Zone = *tg.AvailabilityZone
 	}
-	if ip, err := netip.ParseAddr(tg.ID); err == nil {
+	if ip, ok := lex.ParseAddr([]byte(tg.ID)); ok {
 		l.IP = ip.Unmap()
 		return true
 	}

@@ -53,3 +53,19 @@ func runJSON(t testing.TB, a jsonAdapter, name, elem string) (*collector, *Input
 	}
 	return c, rep
 }
+
+// TestRequestCloneOwnsItsStrings checks that a clone survives the reuse of
+// the buffer its strings were cut from.
+func TestRequestCloneOwnsItsStrings(t *testing.T) {
+	buf := []byte("app/lbGET/pathreason")
+	r := &Request{LB: inputString(buf[0:6]), Method: inputString(buf[6:9]), Path: inputString(buf[9:14]), Detail: inputString(buf[14:]),
+		Attempts: []Attempt{{Status: 502}}}
+	c := r.Clone()
+	for i := range buf {
+		buf[i] = 'x'
+	}
+	r.Attempts[0].Status = 200
+	if c.LB != "app/lb" || c.Method != "GET" || c.Path != "/path" || c.Detail != "reason" || c.Attempts[0].Status != 502 {
+		t.Fatalf("clone changed with its source: %+v", c)
+	}
+}

@@ -22,6 +22,10 @@ const (
 	// layoutCloudWatch: an `aws logs filter-log-events` JSON export whose
 	// events carry text lines.
 	layoutCloudWatch
+	// layoutPrettyArray and layoutNDJSON: layoutJSON in the two shapes that
+	// can be cut by lines (see looksLikePrettyArray and looksLikeNDJSON).
+	layoutPrettyArray
+	layoutNDJSON
 )
 
 // plan is what detection decided about one input.
@@ -45,6 +49,7 @@ func (errUnknownFormat) Error() string { return "not in a format readygap reads"
 // whether head holds the whole input; lines are the line adapters to try
 // (Options.lineAdapterSet).
 func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
+	raw := head
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	body := bytes.TrimLeft(head, " \t\r\n")
 	if len(body) == 0 {
@@ -59,6 +64,12 @@ func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 			return plan{}, errUnknownFormat{}
 		}
 		if a := matchJSONSample(body); a != nil {
+			switch {
+			case looksLikePrettyArray(raw):
+				return plan{layout: layoutPrettyArray, format: a.Format()}, nil
+			case looksLikeNDJSON(body):
+				return plan{layout: layoutNDJSON, format: a.Format()}, nil
+			}
 			return plan{layout: layoutJSON, format: a.Format()}, nil
 		}
 	case looksLikeYAML(body):

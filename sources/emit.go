@@ -16,6 +16,11 @@ type Emitter struct {
 	report *InputReport
 	dedup  *dedupSet
 	warned map[string]bool
+	// zone, when set, is the zone learned from the input's own zoned times
+	// (see learnZone); it replaces the --tz guess. dated is the time of the
+	// line it was learned from, for formats that write no year.
+	zone  *time.Location
+	dated time.Time
 }
 
 func newEmitter(h Handler, opts *Options, report *InputReport, dedup *dedupSet) *Emitter {
@@ -25,8 +30,14 @@ func newEmitter(h Handler, opts *Options, report *InputReport, dedup *dedupSet) 
 	return &Emitter{h: h, opts: opts, report: report, dedup: dedup}
 }
 
-// Location is the time zone for log times written without one.
-func (e *Emitter) Location() *time.Location { return e.opts.location() }
+// Location is the time zone for log times written without one: the zone
+// of the input's own zoned times when it has some, else Options.TZ.
+func (e *Emitter) Location() *time.Location {
+	if e.zone != nil {
+		return e.zone
+	}
+	return e.opts.location()
+}
 
 // Request reports a request outcome.
 func (e *Emitter) Request(r *Request) {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/readygap/readygap/sources/internal/lex"
 	"github.com/valyala/fastjson"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -381,60 +382,7 @@ func gcpParseServerIP(s []byte) (netip.AddrPort, bool) {
 	if len(s) == 0 {
 		return netip.AddrPort{}, true
 	}
-	if ap, ok := gcpParseIPv4Port(s); ok {
-		return ap, true
-	}
-	str := string(s)
-	if a, err := netip.ParseAddr(str); err == nil {
-		return netip.AddrPortFrom(a, 0), true
-	}
-	ap, err := netip.ParseAddrPort(str)
-	return ap, err == nil
-}
-
-// gcpParseIPv4Port parses the common case, a dotted IPv4 address with an
-// optional :port, without allocating.
-func gcpParseIPv4Port(s []byte) (netip.AddrPort, bool) {
-	var ip [4]byte
-	for i := range ip {
-		n, digits := 0, 0
-		for digits < len(s) && s[digits] >= '0' && s[digits] <= '9' {
-			n = n*10 + int(s[digits]-'0')
-			digits++
-			if digits > 3 || n > 255 {
-				return netip.AddrPort{}, false
-			}
-		}
-		if digits == 0 || (digits > 1 && s[0] == '0') {
-			return netip.AddrPort{}, false
-		}
-		ip[i] = byte(n)
-		s = s[digits:]
-		if i < 3 {
-			if len(s) == 0 || s[0] != '.' {
-				return netip.AddrPort{}, false
-			}
-			s = s[1:]
-		}
-	}
-	addr := netip.AddrFrom4(ip)
-	if len(s) == 0 {
-		return netip.AddrPortFrom(addr, 0), true
-	}
-	if s[0] != ':' || len(s) < 2 || len(s) > 6 {
-		return netip.AddrPort{}, false
-	}
-	port := 0
-	for _, c := range s[1:] {
-		if c < '0' || c > '9' {
-			return netip.AddrPort{}, false
-		}
-		port = port*10 + int(c-'0')
-	}
-	if port > 65535 {
-		return netip.AddrPort{}, false
-	}
-	return netip.AddrPortFrom(addr, uint16(port)), true
+	return lex.ParseAddrOptPort(s)
 }
 
 // parseGCPEvent reports a Kubernetes event exported by GKE (jsonPayload is
@@ -578,8 +526,8 @@ func gcpProbeTarget(probe *fastjson.Value) (netip.Addr, error) {
 	if len(s) == 0 {
 		return netip.Addr{}, nil
 	}
-	ip, err := netip.ParseAddr(string(s))
-	if err != nil {
+	ip, ok := lex.ParseAddr(s)
+	if !ok {
 		return netip.Addr{}, errGCPBadTargetIP
 	}
 	return ip, nil
@@ -632,97 +580,13 @@ func gcpEntryTime(entry *fastjson.Object) (time.Time, error) {
 		if v == nil {
 			continue
 		}
-		t, ok := gcpParseTime(gcpString(v))
+		t, ok := lex.ParseRFC3339(gcpString(v))
 		if !ok {
 			return time.Time{}, errGCPNoTime
 		}
 		return t, nil
 	}
 	return time.Time{}, errGCPNoTime
-}
-
-// gcpParseTime parses an RFC 3339 time with any number of fractional digits
-// (nanoseconds are kept, further digits dropped) and a Z or ±hh:mm offset,
-// returning it in UTC. It does not allocate.
-func gcpParseTime(s []byte) (time.Time, bool) {
-	if len(s) < len("2006-01-02T15:04:05Z") || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
-		return time.Time{}, false
-	}
-	year, ok1 := gcpDigits(s[0:4])
-	month, ok2 := gcpDigits(s[5:7])
-	day, ok3 := gcpDigits(s[8:10])
-	hour, ok4 := gcpDigits(s[11:13])
-	minute, ok5 := gcpDigits(s[14:16])
-	sec, ok6 := gcpDigits(s[17:19])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 ||
-		day > gcpDaysIn(year, month) || hour > 23 || minute > 59 || sec > 59 {
-		return time.Time{}, false
-	}
-	s = s[19:]
-	nsec := 0
-	if s[0] == '.' {
-		digits := 1
-		for scale := 100_000_000; digits < len(s) && s[digits] >= '0' && s[digits] <= '9'; digits++ {
-			nsec += int(s[digits]-'0') * scale
-			scale /= 10
-		}
-		if digits == 1 {
-			return time.Time{}, false
-		}
-		s = s[digits:]
-	}
-	offset, ok := gcpZoneOffset(s)
-	if !ok {
-		return time.Time{}, false
-	}
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
-	return t.Add(-offset), true
-}
-
-// gcpZoneOffset parses the zone of an RFC 3339 time: "Z" or ±hh:mm.
-func gcpZoneOffset(s []byte) (time.Duration, bool) {
-	if len(s) == 1 && s[0] == 'Z' {
-		return 0, true
-	}
-	if len(s) != 6 || (s[0] != '+' && s[0] != '-') || s[3] != ':' {
-		return 0, false
-	}
-	h, ok1 := gcpDigits(s[1:3])
-	m, ok2 := gcpDigits(s[4:6])
-	if !ok1 || !ok2 || h > 23 || m > 59 {
-		return 0, false
-	}
-	d := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute
-	if s[0] == '-' {
-		d = -d
-	}
-	return d, true
-}
-
-// gcpDigits parses a fixed-width run of decimal digits.
-func gcpDigits(s []byte) (int, bool) {
-	n := 0
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
-}
-
-// gcpDaysIn returns the number of days in month of year.
-func gcpDaysIn(year, month int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
 }
 
 // gcpInternLimit bounds the strings one gcpInterner keeps.

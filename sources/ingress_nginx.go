@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/readygap/readygap/sources/internal/lex"
 )
 
 // ingressNginx reads what `kubectl logs` prints for an ingress-nginx
@@ -48,6 +50,21 @@ func (ingressNginx) Parse(line []byte, ln *Line, out *Emitter) error {
 		return nginxErrorParse(line, ln, out)
 	}
 	return nginxAccessParse(line, ln, out)
+}
+
+// ZoneOffset returns the zone of an access line's $time_local: error-log
+// and klog lines of the same controller are written at the same offset but
+// without it (see zoneLearner).
+func (ingressNginx) ZoneOffset(line []byte) (time.Duration, time.Time, bool) {
+	line = nginxUnwrap(line)
+	if klogShaped(line) || nginxErrorShaped(line) {
+		return 0, time.Time{}, false
+	}
+	var f nginxAccessFields
+	if nginxScanAccess(line, &f) != nil {
+		return 0, time.Time{}, false
+	}
+	return f.offset, f.time, true
 }
 
 // nginxUnwrap drops a CRLF file's carriage return and a log viewer's stamp.
@@ -96,7 +113,8 @@ var (
 // of the line.
 type nginxAccessFields struct {
 	time    time.Time
-	request []byte // the request line between the quotes
+	offset  time.Duration // the zone of $time_local
+	request []byte        // the request line between the quotes
 	status  int
 	// upstream is [$proxy_upstream_name]; hasUpstream is false for the
 	// pre-2018 formats that do not log it.
@@ -109,8 +127,8 @@ type nginxAccessFields struct {
 
 // nginxAccessRecord is a Request with room for a few attempts. A value on
 // the stack would escape (the Emitter hands it to a Handler interface), so
-// records are recycled through nginxAccessPool instead: an access line then
-// costs one allocation, its strings. Handlers keep nothing after the call
+// records are recycled through nginxAccessPool instead, and its strings
+// alias the line: an access line costs no allocation. Handlers keep nothing after the call
 // (they Clone), and the pool is safe for concurrent inputs.
 type nginxAccessRecord struct {
 	req      Request
@@ -173,63 +191,43 @@ func nginxScanTime(b []byte, f *nginxAccessFields) ([]byte, error) {
 		}
 		i += j
 		if (i == 0 || b[i-1] == ' ') && len(b) >= i+width && b[i+width-1] == ']' && b[i+3] == '/' {
-			t, ok := nginxParseTimeLocal(b[i+1 : i+width-1])
+			t, offset, ok := nginxParseTimeLocal(b[i+1 : i+width-1])
 			if !ok {
 				return nil, errNginxTimeLayout
 			}
-			f.time = t
+			f.time, f.offset = t, offset
 			return b[i+width:], nil
 		}
 		i++
 	}
 }
 
-// nginxParseTimeLocal parses `02/Jan/2024:03:04:05 +0000` and returns it in UTC.
-func nginxParseTimeLocal(b []byte) (time.Time, bool) {
+// nginxParseTimeLocal parses `02/Jan/2024:03:04:05 +0000` and returns it in
+// UTC with its offset. The clock is the system's local time, which never
+// shows a leap second except at its UTC place (lex.Time checks that).
+func nginxParseTimeLocal(b []byte) (time.Time, time.Duration, bool) {
 	if len(b) != 26 || b[2] != '/' || b[6] != '/' || b[11] != ':' || b[14] != ':' || b[17] != ':' ||
 		b[20] != ' ' || (b[21] != '+' && b[21] != '-') {
-		return time.Time{}, false
+		return time.Time{}, 0, false
 	}
-	day, ok1 := nginxTwoDigits(b[0], b[1])
+	ok := true
+	day := lex.FixedDigits(b[0:2], &ok)
 	month := nginxMonth(b[3:6])
-	century, ok2 := nginxTwoDigits(b[7], b[8])
-	yy, ok3 := nginxTwoDigits(b[9], b[10])
-	hour, ok4 := nginxTwoDigits(b[12], b[13])
-	minute, ok5 := nginxTwoDigits(b[15], b[16])
-	sec, ok6 := nginxTwoDigits(b[18], b[19])
-	offH, ok7 := nginxTwoDigits(b[22], b[23])
-	offM, ok8 := nginxTwoDigits(b[24], b[25])
-	year := century*100 + yy
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8) || month == 0 || year < 1970 ||
-		!nginxValidClock(day, hour, minute, sec) || offM > 59 {
-		return time.Time{}, false
+	year := lex.FixedDigits(b[7:11], &ok)
+	hour := lex.FixedDigits(b[12:14], &ok)
+	minute := lex.FixedDigits(b[15:17], &ok)
+	sec := lex.FixedDigits(b[18:20], &ok)
+	offH := lex.FixedDigits(b[22:24], &ok)
+	offM := lex.FixedDigits(b[24:26], &ok)
+	if !ok || month == 0 || year < 1970 || offH > 23 || offM > 59 {
+		return time.Time{}, 0, false
 	}
-	offset := offH*3600 + offM*60
+	offset := time.Duration(offH)*time.Hour + time.Duration(offM)*time.Minute
 	if b[21] == '-' {
 		offset = -offset
 	}
-	secs := nginxDaysSinceEpoch(year, int(month), day)*86400 + int64(hour*3600+minute*60+sec-offset)
-	return time.Unix(secs, 0).UTC(), true
-}
-
-// nginxDaysSinceEpoch counts the days from 1970-01-01 to a date of 1970 or
-// later (Howard Hinnant's days_from_civil). It
-// is what time.Date computes, without its normalisation and zone lookup
-// that cost a third of an access line's parse.
-func nginxDaysSinceEpoch(year, month, day int) int64 {
-	if month <= 2 {
-		year--
-	}
-	era := year / 400
-	yoe := year - era*400
-	doy := (153*((month+9)%12)+2)/5 + day - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return int64(era*146097+doe) - 719468
-}
-
-// nginxValidClock checks the ranges of a day of month and a time of day.
-func nginxValidClock(day, hour, minute, sec int) bool {
-	return day >= 1 && day <= 31 && hour <= 23 && minute <= 59 && sec <= 60
+	t, ok := lex.Time(year, int(month), day, hour, minute, sec, 0, offset)
+	return t, offset, ok
 }
 
 // nginxMonth returns the month of an English abbreviation, 0 if unknown.
@@ -283,13 +281,13 @@ func nginxScanRequest(b []byte, f *nginxAccessFields) ([]byte, error) {
 	if len(b) < 5 || b[0] != ' ' || b[4] != ' ' {
 		return nil, errNginxStatus
 	}
-	status, ok := nginxDigits(b[1:4])
+	status, ok := lex.Digits(b[1:4])
 	if !ok || status < 100 {
 		return nil, errNginxStatus
 	}
 	f.status = status
 	bytesSent, rest := nginxCutSpace(b[5:])
-	if _, ok := nginxDigits(bytesSent); !ok {
+	if _, ok := lex.Digits(bytesSent); !ok {
 		return nil, errNginxStatus
 	}
 	return rest, nil
@@ -310,7 +308,7 @@ func nginxScanClientFields(b []byte) ([]byte, error) {
 	}
 	length, b := nginxCutSpace(b)
 	reqTime, b := nginxCutSpace(b)
-	if _, ok := nginxDigits(length); !ok || !nginxIsDecimal(reqTime) || len(b) == 0 {
+	if _, ok := lex.Digits(length); !ok || !nginxIsDecimal(reqTime) || len(b) == 0 {
 		return nil, errNginxNumbers
 	}
 	return b, nil
@@ -401,7 +399,7 @@ func nginxValidStatusList(b []byte) bool {
 		if nginxIsDash(e) {
 			continue
 		}
-		if n, ok := nginxDigits(e); !ok || n < 100 || n > 999 {
+		if n, ok := lex.Digits(e); !ok || n < 100 || n > 999 {
 			return false
 		}
 	}
@@ -471,7 +469,7 @@ func nginxAttemptFailure(status int, length []byte) FailureKind {
 // nginxEmptyLength reports whether an $upstream_response_length entry says
 // no response was read: 0, `-` or missing.
 func nginxEmptyLength(b []byte) bool {
-	n, ok := nginxDigits(b)
+	n, ok := lex.Digits(b)
 	return !ok || n == 0
 }
 
@@ -527,16 +525,10 @@ func nginxAnyAnswered(attempts []Attempt) bool {
 }
 
 // nginxRequestStrings returns the method and path of a request line and the
-// upstream name, all cut from one allocated string.
+// upstream name, as strings aliasing the line (see inputString).
 func nginxRequestStrings(request, upstream []byte) (method, path, lb string) {
-	var sb strings.Builder
-	sb.Grow(len(request) + len(upstream))
-	sb.Write(request)
-	sb.Write(upstream)
-	s := sb.String()
-	req, lb := s[:len(request)], s[len(request):]
-	method, path = nginxSplitRequestLine(req)
-	return method, path, lb
+	method, path = nginxSplitRequestLine(inputString(request))
+	return method, path, inputString(upstream)
 }
 
 // nginxSplitRequestLine splits `GET /x HTTP/1.1` into method and URI. A
@@ -557,49 +549,13 @@ func nginxSplitRequestLine(req string) (method, path string) {
 // nginxAddrPort parses an upstream address: `ip:port` or `[ipv6]:port`.
 // Unix sockets, host names and invalid addresses give the zero AddrPort.
 func nginxAddrPort(b []byte) netip.AddrPort {
-	if len(b) == 0 {
-		return netip.AddrPort{}
-	}
-	if b[0] == '[' {
-		ap, err := netip.ParseAddrPort(string(b))
-		if err != nil {
-			return netip.AddrPort{}
-		}
-		return ap
-	}
-	return nginxIPv4Port(b)
-}
-
-// nginxIPv4Port parses `a.b.c.d:port` without allocating.
-func nginxIPv4Port(b []byte) netip.AddrPort {
-	var ip [4]byte
-	i := 0
-	for k := range ip {
-		n, digits := 0, 0
-		for ; i < len(b) && b[i] >= '0' && b[i] <= '9' && digits < 3; i++ {
-			n = n*10 + int(b[i]-'0')
-			digits++
-		}
-		want := byte('.')
-		if k == 3 {
-			want = ':'
-		}
-		if digits == 0 || n > 255 || i >= len(b) || b[i] != want {
-			return netip.AddrPort{}
-		}
-		ip[k] = byte(n)
-		i++
-	}
-	port, ok := nginxDigits(b[i:])
-	if !ok || port > 65535 {
-		return netip.AddrPort{}
-	}
-	return netip.AddrPortFrom(netip.AddrFrom4(ip), uint16(port))
+	ap, _ := lex.ParseAddrPort(b)
+	return ap
 }
 
 // nginxStatus parses a status entry; `-` and anything else invalid give 0.
 func nginxStatus(b []byte) int {
-	n, ok := nginxDigits(b)
+	n, ok := lex.Digits(b)
 	if !ok || n > 999 {
 		return 0
 	}
@@ -617,52 +573,8 @@ func nginxCutSpace(b []byte) (before, after []byte) {
 	return b, nil
 }
 
-// nginxDigits parses a short unsigned decimal number made of digits only.
-func nginxDigits(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 9 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
-}
-
-// nginxTwoDigits parses two decimal digits.
-func nginxTwoDigits(hi, lo byte) (int, bool) {
-	h, l := hi-'0', lo-'0'
-	return int(h)*10 + int(l), h <= 9 && l <= 9
-}
-
-// nginxFixedDigits parses a fixed-width number field of a time stamp and
-// clears *ok when it is not all digits.
-func nginxFixedDigits(b []byte, ok *bool) int {
-	n, good := nginxDigits(b)
-	if !good {
-		*ok = false
-	}
-	return n
-}
-
 // nginxIsDecimal reports whether b is a number like `0.004` or `-`.
-func nginxIsDecimal(b []byte) bool {
-	if nginxIsDash(b) {
-		return true
-	}
-	if len(b) == 0 {
-		return false
-	}
-	for _, c := range b {
-		if (c < '0' || c > '9') && c != '.' {
-			return false
-		}
-	}
-	return true
-}
+func nginxIsDecimal(b []byte) bool { return nginxIsDash(b) || lex.IsDecimal(b) }
 
 // nginxIsDash reports whether b is nginx's `-` for a missing value.
 func nginxIsDash(b []byte) bool { return len(b) == 1 && b[0] == '-' }

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/readygap/readygap/sources/internal/lex"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -222,7 +223,7 @@ func interpretNEGFailure(l *Lifecycle, msg string) {
 	}
 	l.Kind = NEGOperationFailed
 	if ip := negIPAddressRe.FindStringSubmatch(m[4]); ip != nil {
-		if a, err := netip.ParseAddr(ip[1]); err == nil {
+		if a, ok := lex.ParseAddr([]byte(ip[1])); ok {
 			l.IP = a
 		}
 	}
@@ -359,16 +360,13 @@ func interpretProbeFailure(l *Lifecycle, msg string) {
 func probeTarget(out string) (netip.AddrPort, bool) {
 	if _, u, ok := strings.Cut(out, "://"); ok {
 		host := u[:probeTokenEnd(u, `/"?# `)]
-		if ap, err := netip.ParseAddrPort(host); err == nil {
+		if ap, ok := lex.ParseAddrOptPort([]byte(host)); ok {
 			return ap, true
-		}
-		if a, err := netip.ParseAddr(host); err == nil {
-			return netip.AddrPortFrom(a, 0), true
 		}
 	}
 	if _, d, ok := strings.Cut(out, "dial tcp "); ok {
 		addr := strings.TrimSuffix(d[:probeTokenEnd(d, " ")], ":")
-		if ap, err := netip.ParseAddrPort(addr); err == nil {
+		if ap, ok := lex.ParseAddrPort([]byte(addr)); ok {
 			return ap, true
 		}
 	}

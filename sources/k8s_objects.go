@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"net/netip"
 	"path"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/readygap/readygap/sources/internal/lex"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -390,7 +390,7 @@ func podStatusFacts(p *corev1.Pod) *PodStatus {
 		ReplicaSet:      ownerName(p.OwnerReferences, "ReplicaSet"),
 		PodTemplateHash: p.Labels[appsv1.DefaultDeploymentUniqueLabelKey],
 	}
-	st.IP, _ = netip.ParseAddr(p.Status.PodIP)
+	st.IP, _ = lex.ParseAddr([]byte(p.Status.PodIP))
 	if p.Status.StartTime != nil {
 		st.Started = objectTime(*p.Status.StartTime)
 	}
@@ -745,7 +745,7 @@ func endpointFacts(e *discoveryv1.Endpoint) Endpoint {
 		Ready: e.Conditions.Ready, Serving: e.Conditions.Serving, Terminating: e.Conditions.Terminating,
 	}
 	for _, a := range e.Addresses {
-		if ip, err := netip.ParseAddr(a); err == nil {
+		if ip, ok := lex.ParseAddr([]byte(a)); ok {
 			f.Addresses = append(f.Addresses, ip)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"time"
+
+	"github.com/readygap/readygap/sources/internal/lex"
 )
 
 // This file reads the ingress-nginx controller's own klog lines:
@@ -29,9 +31,12 @@ func klogShaped(line []byte) bool {
 	default:
 		return false
 	}
-	_, ok := nginxDigits(line[1:5])
+	_, ok := lex.Digits(line[1:5])
 	return ok
 }
+
+// klogAnyLeapYear is a leap year, to check a yearless klog date against.
+const klogAnyLeapYear = 2000
 
 // klogClock is the time of a klog header, without a year.
 type klogClock struct {
@@ -45,13 +50,14 @@ func klogSplitHeader(line []byte) (c klogClock, msg []byte, err error) {
 		return c, nil, errKlogTime
 	}
 	ok := true
-	c.month = nginxFixedDigits(line[1:3], &ok)
-	c.day = nginxFixedDigits(line[3:5], &ok)
-	c.hour = nginxFixedDigits(line[6:8], &ok)
-	c.minute = nginxFixedDigits(line[9:11], &ok)
-	c.sec = nginxFixedDigits(line[12:14], &ok)
-	c.micro = nginxFixedDigits(line[15:21], &ok)
-	if !ok || c.month < 1 || c.month > 12 || !nginxValidClock(c.day, c.hour, c.minute, c.sec) {
+	c.month = lex.FixedDigits(line[1:3], &ok)
+	c.day = lex.FixedDigits(line[3:5], &ok)
+	c.hour = lex.FixedDigits(line[6:8], &ok)
+	c.minute = lex.FixedDigits(line[9:11], &ok)
+	c.sec = lex.FixedDigits(line[12:14], &ok)
+	c.micro = lex.FixedDigits(line[15:21], &ok)
+	// klog writes no year: any day a leap year has is a possible day.
+	if !ok || !lex.ValidDate(klogAnyLeapYear, c.month, c.day) || !lex.ValidClock(c.hour, c.minute, c.sec) {
 		return c, nil, errKlogTime
 	}
 	msg, err = klogSkipPidFile(line[stamp:])
@@ -65,7 +71,7 @@ func klogSkipPidFile(b []byte) ([]byte, error) {
 		return nil, errKlogHeader
 	}
 	pid, rest := nginxCutSpace(rest)
-	if _, ok := nginxDigits(pid); !ok {
+	if _, ok := lex.Digits(pid); !ok {
 		return nil, errKlogHeader
 	}
 	end := bytes.IndexByte(rest, ']')
@@ -76,7 +82,7 @@ func klogSkipPidFile(b []byte) ([]byte, error) {
 	if colon <= 0 {
 		return nil, errKlogHeader
 	}
-	if _, ok := nginxDigits(rest[colon+1 : end]); !ok {
+	if _, ok := lex.Digits(rest[colon+1 : end]); !ok {
 		return nil, errKlogHeader
 	}
 	return bytes.TrimPrefix(rest[end+1:], []byte(" ")), nil
@@ -105,7 +111,7 @@ func klogParse(line []byte, ln *Line, out *Emitter) error {
 	default:
 		return nil
 	}
-	l.Time = klogTime(c, ln.Stamp, out.Location())
+	l.Time = klogTime(c, ln.Stamp, out.dated, out.Location())
 	l.Message = string(msg)
 	out.Lifecycle(&l)
 	return nil
@@ -138,31 +144,36 @@ func klogIsShutdown(msg []byte) bool {
 	return bytes.HasPrefix(bytes.TrimPrefix(msg, []byte(`"`)), klogSIGTERM)
 }
 
-// klogTime dates a klog clock. klog writes no year: it comes from stamp,
-// the time a wrapper (kubectl --timestamps, the CRI prefix) put in front of
-// the line, taking the neighbouring year when the clock is more than half a
-// year away from it (a line written on 31 December and stamped on 1
-// January). Without a stamp the adapter keeps no state to learn the year
-// from other lines (adapters are shared by concurrent inputs), so it is the
-// current year, or the year before when that would put the line more than a
-// day in the future. The clock is local time of the controller, read in loc.
-func klogTime(c klogClock, stamp time.Time, loc *time.Location) time.Time {
-	ref := stamp
+// klogTime dates a klog clock. klog writes no year: it comes from the
+// nearest exact time known, near: the stamp a wrapper (kubectl
+// --timestamps, the CRI prefix) put in front of the line, else a dated line
+// at the start of the same input (an access line). The neighbouring year is
+// taken when the clock is more than half a year away from it (a line
+// written on 31 December and stamped on 1 January). With neither, the
+// adapter keeps no state to learn the year from other lines (adapters are
+// shared by concurrent inputs), so it is the current year, or the year
+// before when that would put the line more than a day in the future. The
+// clock is local time of the controller, read as localClock does.
+func klogTime(c klogClock, stamp, near time.Time, loc *time.Location) time.Time {
+	if !stamp.IsZero() {
+		near = stamp
+	}
+	ref := near
 	if ref.IsZero() {
 		ref = time.Now()
 	}
 	ref = ref.In(loc)
 	at := func(year int) time.Time {
-		return time.Date(year, time.Month(c.month), c.day, c.hour, c.minute, c.sec, c.micro*1000, loc)
+		return localClock(year, c.month, c.day, c.hour, c.minute, c.sec, c.micro*1000, stamp, loc)
 	}
 	t := at(ref.Year())
 	const halfYear = 183 * 24 * time.Hour
 	switch {
-	case stamp.IsZero() && t.Sub(ref) > 24*time.Hour:
+	case near.IsZero() && t.Sub(ref) > 24*time.Hour:
 		return at(ref.Year() - 1)
-	case !stamp.IsZero() && t.Sub(ref) > halfYear:
+	case !near.IsZero() && t.Sub(ref) > halfYear:
 		return at(ref.Year() - 1)
-	case !stamp.IsZero() && ref.Sub(t) > halfYear:
+	case !near.IsZero() && ref.Sub(t) > halfYear:
 		return at(ref.Year() + 1)
 	}
 	return t

@@ -3,7 +3,8 @@ package sources
 import (
 	"bytes"
 	"errors"
-	"time"
+
+	"github.com/readygap/readygap/sources/internal/lex"
 )
 
 // This file reads the nginx error-log lines of ingress-nginx output:
@@ -42,13 +43,13 @@ func nginxErrorSplit(line []byte) (h nginxErrorHeader, rest []byte, err error) {
 		return h, nil, errNginxErrorTime
 	}
 	ok := true
-	h.year = nginxFixedDigits(line[0:4], &ok)
-	h.month = nginxFixedDigits(line[5:7], &ok)
-	h.day = nginxFixedDigits(line[8:10], &ok)
-	h.hour = nginxFixedDigits(line[11:13], &ok)
-	h.minute = nginxFixedDigits(line[14:16], &ok)
-	h.sec = nginxFixedDigits(line[17:19], &ok)
-	if !ok || h.year < 1970 || h.month < 1 || h.month > 12 || !nginxValidClock(h.day, h.hour, h.minute, h.sec) {
+	h.year = lex.FixedDigits(line[0:4], &ok)
+	h.month = lex.FixedDigits(line[5:7], &ok)
+	h.day = lex.FixedDigits(line[8:10], &ok)
+	h.hour = lex.FixedDigits(line[11:13], &ok)
+	h.minute = lex.FixedDigits(line[14:16], &ok)
+	h.sec = lex.FixedDigits(line[17:19], &ok)
+	if !ok || h.year < 1970 || !lex.ValidDate(h.year, h.month, h.day) || !lex.ValidClock(h.hour, h.minute, h.sec) {
 		return h, nil, errNginxErrorTime
 	}
 	rest = line[stamp:]
@@ -77,10 +78,10 @@ func nginxSkipPidTid(b []byte) ([]byte, error) {
 		return nil, errNginxErrorPrefix
 	}
 	pid, tid, ok := bytes.Cut(b[1:colon], []byte("#"))
-	if _, okPid := nginxDigits(pid); !ok || !okPid {
+	if _, okPid := lex.Digits(pid); !ok || !okPid {
 		return nil, errNginxErrorPrefix
 	}
-	if _, okTid := nginxDigits(tid); !okTid {
+	if _, okTid := lex.Digits(tid); !okTid {
 		return nil, errNginxErrorPrefix
 	}
 	return b[colon+2:], nil
@@ -123,7 +124,7 @@ func nginxErrorParse(line []byte, ln *Line, out *Emitter) error {
 	}
 	request, _ := nginxErrorField(ctx, `, request: "`)
 	r := Request{
-		Time: refineWithStamp(time.Date(h.year, time.Month(h.month), h.day, h.hour, h.minute, h.sec, 0, out.Location()), ln.Stamp),
+		Time: refineWithStamp(localClock(h.year, h.month, h.day, h.hour, h.minute, h.sec, 0, ln.Stamp, out.Location()), ln.Stamp),
 		// The proxy saw the failure; it is not a client-visible status.
 		Generator:   GeneratedByLB,
 		Failure:     nginxErrorFailure(msg),
@@ -143,7 +144,7 @@ func nginxErrorParse(line []byte, ln *Line, out *Emitter) error {
 func nginxErrorMessage(b []byte) (msg, ctx []byte) {
 	if len(b) > 1 && b[0] == '*' {
 		if sp := bytes.IndexByte(b, ' '); sp > 1 {
-			if _, ok := nginxDigits(b[1:sp]); ok {
+			if _, ok := lex.Digits(b[1:sp]); ok {
 				b = b[sp+1:]
 			}
 		}
@@ -232,7 +233,7 @@ func nginxErrno(msg []byte) (int, bool) {
 		i += j + 1
 		colon := bytes.IndexByte(msg[i:], ':')
 		if colon > 0 && colon <= 4 {
-			if n, ok := nginxDigits(msg[i : i+colon]); ok {
+			if n, ok := lex.Digits(msg[i : i+colon]); ok {
 				return n, true
 			}
 		}

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	kgzip "github.com/klauspost/compress/gzip"
-	"sigs.k8s.io/yaml"
 )
 
 const (
@@ -44,21 +43,24 @@ type Result struct {
 
 // Read reads every input named in paths (files, directories walked
 // recursively, "-" for standard input) and reports its records to Handlers.
-// Inputs are read in parallel, and each input is parsed by several workers:
-// newHandler is called once per worker with the input's report, and each
-// Handler it returns is only ever called from that worker's goroutine.
-// Records therefore arrive in no particular order. An input in no known format
+// Inputs are read in parallel, and each input is parsed by several workers,
+// each reporting to a Handler of its own. Handlers are reused: when an input
+// is done, its workers' Handlers serve the next inputs, and newHandler is
+// called (with the report of the input that needs it) only when none is
+// free, so there are at most as many Handlers as workers at once, whatever
+// the number of inputs. A Handler is never called from two goroutines at
+// once. Records therefore arrive in no particular order. An input in no known format
 // is a warning, not an error; Read fails only when a path cannot be found or
 // when no input at all is in a known format.
 func Read(ctx context.Context, paths []string, opts Options, newHandler func(*InputReport) Handler) (*Result, error) {
 	if err := opts.prepare(); err != nil {
 		return nil, err
 	}
-	files, err := expand(paths)
+	files, walkWarnings, err := expand(paths)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res := &Result{Warnings: walkWarnings}
 	files = pruneALBObjects(files, &opts, res)
 	workers := opts.Workers
 	if workers <= 0 {
@@ -67,6 +69,7 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 	reports := make([]*InputReport, len(files))
 	errs := make([]error, len(files))
 	dedup := newDedupSet()
+	handlers := &handlerPool{new: newHandler}
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -74,7 +77,7 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				reports[i], errs[i] = readInput(ctx, files[i], &opts, dedup, newHandler)
+				reports[i], errs[i] = readInput(ctx, files[i], &opts, dedup, handlers)
 			}
 		}()
 	}
@@ -136,9 +139,13 @@ func (r *InputReport) allWarnings() []string {
 	return out
 }
 
-// expand turns paths into the list of files to read.
-func expand(paths []string) ([]string, error) {
-	var files []string
+// expand turns paths into the list of files to read. Directories are walked
+// recursively, following symbolic links to files and directories (a link
+// back into a directory being walked is a loop and is skipped); entries whose
+// name starts with a dot are skipped. A directory or link that cannot be read
+// is a warning, not an error: the rest is read. Only a named path that does
+// not exist fails.
+func expand(paths []string) (files, warnings []string, err error) {
 	for _, p := range paths {
 		if p == "-" {
 			files = append(files, "-")
@@ -146,35 +153,82 @@ func expand(paths []string) ([]string, error) {
 		}
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			return nil, warnings, err
 		}
 		if !st.IsDir() {
 			files = append(files, p)
 			continue
 		}
-		var found []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if path != p && strings.HasPrefix(d.Name(), ".") {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.Type().IsRegular() {
-				found = append(found, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		sort.Strings(found)
-		files = append(files, found...)
+		w := &walker{readDir: readDir}
+		w.dir(p, st, nil)
+		sort.Strings(w.files)
+		files = append(files, w.files...)
+		warnings = append(warnings, w.warnings...)
 	}
-	return files, nil
+	return files, warnings, nil
+}
+
+// slowJSON, set by tests, reads every JSON input through jsonSplitter, to
+// compare the layouts cut by lines with it.
+var slowJSON bool
+
+// readDir lists a directory; see walker.
+var readDir = os.ReadDir
+
+// walker collects the files under a directory.
+type walker struct {
+	files, warnings []string
+	// readDir is os.ReadDir; tests replace it to make a directory unreadable
+	// (the tests run as root, whom permissions do not stop).
+	readDir func(string) ([]fs.DirEntry, error)
+}
+
+// dir walks the directory path, whose own FileInfo is st; parents are the
+// directories being walked above it, to tell a symbolic-link loop.
+func (w *walker) dir(path string, st fs.FileInfo, parents []fs.FileInfo) {
+	for _, p := range parents {
+		if os.SameFile(p, st) {
+			w.warnings = append(w.warnings, fmt.Sprintf("%s: symbolic link loop, skipped", path))
+			return
+		}
+	}
+	parents = append(parents, st)
+	entries, err := w.readDir(path)
+	if err != nil {
+		w.warnings = append(w.warnings, fmt.Sprintf("%s: unreadable directory, skipped: %v", path, unwrapPathError(err)))
+		// ReadDir returns the entries it read before the error.
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		child := filepath.Join(path, e.Name())
+		mode := e.Type()
+		var info fs.FileInfo
+		if mode&fs.ModeSymlink != 0 || mode.IsDir() {
+			// Stat follows links; a dangling link is worth a warning.
+			if info, err = os.Stat(child); err != nil {
+				w.warnings = append(w.warnings, fmt.Sprintf("%s: unreadable, skipped: %v", child, unwrapPathError(err)))
+				continue
+			}
+			mode = info.Mode()
+		}
+		switch {
+		case mode.IsDir():
+			w.dir(child, info, parents)
+		case mode.IsRegular():
+			w.files = append(w.files, child)
+		}
+	}
+}
+
+// unwrapPathError drops the path an fs.PathError repeats.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // pruneALBObjects drops ALB log objects whose interval, read from their S3
@@ -195,7 +249,7 @@ func pruneALBObjects(files []string, opts *Options, res *Result) []string {
 }
 
 // readInput reads one input from start to end.
-func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet, newHandler func(*InputReport) Handler) (*InputReport, error) {
+func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet, handlers *handlerPool) (*InputReport, error) {
 	var r io.Reader
 	display := displayName(name)
 	if name == "-" {
@@ -211,41 +265,111 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		defer f.Close()
 		r = f
 	}
-	br := bufio.NewReaderSize(r, readBufferSize)
+	br := getReader(r)
+	defer readerPool.Put(br)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := kgzip.NewReader(br)
+		zr, _ := gzipPool.Get().(*kgzip.Reader)
+		var err error
+		if zr == nil {
+			zr, err = kgzip.NewReader(br)
+		} else {
+			err = zr.Reset(br)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("unreadable gzip: %w", err)
 		}
-		defer zr.Close()
-		br = bufio.NewReaderSize(zr, readBufferSize)
+		defer gzipPool.Put(zr)
+		br = getReader(zr)
+		defer readerPool.Put(br)
 	}
 	head, herr := br.Peek(headSize)
-	complete := herr != nil
 	if herr != nil && herr != io.EOF && herr != bufio.ErrBufferFull && len(head) == 0 {
 		return nil, fmt.Errorf("unreadable: %w", herr)
 	}
+	if crOnly(head) {
+		br = getReader(&crReader{r: br})
+		defer readerPool.Put(br)
+		head, herr = br.Peek(headSize)
+	}
+	complete := herr != nil
 	p, err := detect(head, complete, opts.lineAdapterSet())
 	if err != nil {
 		return nil, err
 	}
+	if slowJSON && (p.layout == layoutPrettyArray || p.layout == layoutNDJSON) {
+		p.layout = layoutJSON
+	}
 	rep := &InputReport{Name: display, Format: p.format}
-	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, rep: rep, newHandler: newHandler}
+	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, rep: rep, handlers: handlers}
+	if z, ok := p.line.(zoneLearner); ok && p.layout == layoutLines {
+		var warning string
+		if in.zone, in.dated, warning = learnZone(z, textSample(head, complete), opts.location()); warning != "" {
+			rep.Warnings = append(rep.Warnings, warning)
+		}
+	}
 	switch p.layout {
 	case layoutLines:
 		err = in.parallel(in.produceLines, in.lineConsumer(p.line))
 	case layoutJSON:
 		err = in.parallel(in.produceJSON, in.consumeJSON)
+	case layoutPrettyArray:
+		err = in.parallel(in.producePrettyArray, in.consumePrettyArray)
+	case layoutNDJSON:
+		err = in.parallel(in.produceNDJSON, in.consumeNDJSON)
 	case layoutYAML:
-		err = in.parallel(in.produceYAML, in.consumeJSON)
+		err = in.parallel(in.produceYAML, in.consumeYAML)
 	case layoutCloudWatch:
 		err = in.parallel(in.produceJSON, in.cloudWatchConsumer(p.line))
 	}
 	in.merge()
+	for _, p := range in.parts {
+		handlers.put(p.counter.Handler)
+	}
 	if err != nil && ctx.Err() == nil {
 		rep.Warnings = append(rep.Warnings, readWarning(err))
 	}
 	return rep, ctx.Err()
+}
+
+// readerPool and gzipPool recycle the read buffers (1 MiB each) and gzip
+// readers of finished inputs, so that many small inputs cost no more than a
+// few large ones.
+var (
+	readerPool sync.Pool
+	gzipPool   sync.Pool
+)
+
+// getReader returns a pooled reader of readBufferSize reading r.
+func getReader(r io.Reader) *bufio.Reader {
+	if br, ok := readerPool.Get().(*bufio.Reader); ok {
+		br.Reset(r)
+		return br
+	}
+	return bufio.NewReaderSize(r, readBufferSize)
+}
+
+// crOnly reports whether head, the start of an input, breaks its lines with
+// carriage returns alone (classic Mac OS, some Windows tools' exports): it
+// holds a CR and no LF.
+func crOnly(head []byte) bool {
+	return bytes.IndexByte(head, '\n') < 0 && bytes.IndexByte(head, '\r') >= 0
+}
+
+// crReader turns every carriage return into a line feed, to read an input
+// whose lines end with CR alone.
+type crReader struct{ r io.Reader }
+
+func (c *crReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i := 0; i < n; {
+		j := bytes.IndexByte(p[i:n], '\r')
+		if j < 0 {
+			break
+		}
+		p[i+j] = '\n'
+		i += j + 1
+	}
+	return n, err
 }
 
 // readWarning words a read error that ended an input early.
@@ -275,6 +399,8 @@ type batchItem struct {
 	line       int
 	// skip, when set, is the reason the reader already rejected the item.
 	skip string
+	// yaml tells how a YAML chunk is to be read.
+	yaml yamlChunkKind
 }
 
 func (b *batch) add(data []byte, line int) {
@@ -286,7 +412,40 @@ func (b *batch) addSkip(line int, reason string) {
 	b.items = append(b.items, batchItem{line: line, skip: reason})
 }
 
-var batchPool = sync.Pool{New: func() any { return &batch{buf: make([]byte, 0, batchBytes+64<<10)} }}
+// batchCap is the capacity a batch's buffer is made with: a block and room
+// for a line or element that does not end in it.
+const batchCap = batchBytes + 64<<10
+
+// batches keeps the batches of finished work for the next ones. Unlike a
+// sync.Pool it survives garbage collections, which handed every batch's
+// megabyte back to the runtime to be faulted in again by the next read: a
+// third of the time of a plain-text input went to that.
+var batches = batchList{free: make(chan *batch, runtime.GOMAXPROCS(0)*(2*runtime.GOMAXPROCS(0)+1))}
+
+// batchList is a bounded free list of batches; its size is how many batches
+// are in flight at once (each input reader has one, its channel as many as
+// workers, each worker one; as many inputs as workers are read at once).
+type batchList struct{ free chan *batch }
+
+func (l *batchList) get() *batch {
+	select {
+	case b := <-l.free:
+		return b
+	default:
+		return &batch{buf: make([]byte, 0, batchCap)}
+	}
+}
+
+func (l *batchList) put(b *batch) {
+	if cap(b.buf) > 2*batchCap { // grown for a rare big YAML chunk
+		return
+	}
+	b.buf, b.items, b.firstLine = b.buf[:0], b.items[:0], 0
+	select {
+	case l.free <- b:
+	default:
+	}
+}
 
 // part is one parsing worker's share of an input: its own Handler, Emitter
 // and statistics, merged into the input's report at the end.
@@ -295,25 +454,32 @@ type part struct {
 	rep     InputReport
 	counter *formatCounter
 	scratch []byte
+	// yamlJSON is the buffer YAML chunks are converted into.
+	yamlJSON []byte
 }
 
 // inputReader cuts one input into batches of lines or elements and parses
 // them on several workers.
 type inputReader struct {
-	ctx        context.Context
-	name       string
-	br         *bufio.Reader
-	opts       *Options
-	dedup      *dedupSet
-	rep        *InputReport
-	newHandler func(*InputReport) Handler
-	parts      []*part
+	ctx      context.Context
+	name     string
+	br       *bufio.Reader
+	opts     *Options
+	dedup    *dedupSet
+	rep      *InputReport
+	handlers *handlerPool
+	parts    []*part
+	// zone is the zone learned from the input's zoned times, if any, and
+	// dated the time it was learned from (see Emitter).
+	zone  *time.Location
+	dated time.Time
 }
 
 func (in *inputReader) newPart() *part {
 	p := &part{rep: InputReport{Name: in.name, Format: in.rep.Format}}
-	p.counter = &formatCounter{Handler: in.newHandler(in.rep)}
+	p.counter = &formatCounter{Handler: in.handlers.get(in.rep)}
 	p.em = newEmitter(p.counter, in.opts, &p.rep, in.dedup)
+	p.em.zone, p.em.dated = in.zone, in.dated
 	in.parts = append(in.parts, p)
 	return p
 }
@@ -331,8 +497,7 @@ func (in *inputReader) parallel(produce func(send func(*batch)) error, consume f
 			defer wg.Done()
 			for b := range ch {
 				consume(p, b)
-				b.buf, b.items, b.firstLine = b.buf[:0], b.items[:0], 0
-				batchPool.Put(b)
+				batches.put(b)
 			}
 		}()
 	}
@@ -367,6 +532,7 @@ func (in *inputReader) merge() {
 	in.rep.skipSamples = skips
 	counts := map[Format]int{}
 	for _, p := range in.parts {
+		p.counter.flush()
 		for f, n := range p.counter.counts {
 			counts[f] += n
 		}
@@ -386,7 +552,7 @@ func (in *inputReader) produceLines(send func(*batch)) error {
 		if err := in.ctx.Err(); err != nil {
 			return err
 		}
-		b := batchPool.Get().(*batch)
+		b := batches.get()
 		buf := append(b.buf[:0], carry...)[:cap(b.buf)]
 		filled := len(carry)
 		var err error
@@ -417,7 +583,7 @@ func (in *inputReader) produceLines(send func(*batch)) error {
 		if len(data) > 0 {
 			send(b)
 		} else {
-			batchPool.Put(b)
+			batches.put(b)
 		}
 		if err != nil {
 			return endOfInput(err)
@@ -493,14 +659,14 @@ func (in *inputReader) produceJSON(send func(*batch)) error {
 // report for the n-th element (or error) that starts on line of r.
 func (in *inputReader) splitJSON(r io.Reader, lineOf func(n, line int) int, send func(*batch)) error {
 	s := newJSONSplitter(r, 256<<10)
-	b := batchPool.Get().(*batch)
+	b := batches.get()
 	flush := func() {
 		if len(b.items) > 0 {
 			send(b)
-			b = batchPool.Get().(*batch)
+			b = batches.get()
 		}
 	}
-	defer func() { flush(); batchPool.Put(b) }()
+	defer func() { flush(); batches.put(b) }()
 	for n := 0; ; n++ {
 		elem, line, err := s.Next()
 		if err == io.EOF {
@@ -535,22 +701,67 @@ func (in *inputReader) consumeJSON(p *part, b *batch) {
 			p.em.Skip(o, it.skip)
 			continue
 		}
-		elem := b.buf[it.start:it.end]
-		// Elements of one input are almost always of one format: try the
-		// adapter of the previous element first and look for another only
-		// when it rejects this one.
-		err := errNoAdapter
-		if last != nil {
-			err = last.ParseJSON(elem, o, p.em)
+		p.parseElement(b.buf[it.start:it.end], o, &last)
+	}
+}
+
+// parseElement hands one JSON element to the adapter that matches it.
+// Elements of one input are almost always of one format: the adapter of
+// the previous element, *last, is tried first, and another is looked for
+// only when it rejects this one.
+func (p *part) parseElement(elem []byte, o Origin, last *jsonAdapter) {
+	err := errNoAdapter
+	if *last != nil {
+		err = (*last).ParseJSON(elem, o, p.em)
+	}
+	if err != nil {
+		if other := jsonAdapterFor(elem); other != nil && other != *last {
+			*last = other
+			err = other.ParseJSON(elem, o, p.em)
 		}
-		if err != nil {
-			if other := jsonAdapterFor(elem); other != nil && other != last {
-				last = other
-				err = other.ParseJSON(elem, o, p.em)
-			}
+	}
+	if err != nil {
+		p.em.Skip(o, err.Error())
+	}
+}
+
+// maxKeptYAMLBuffer is the largest JSON buffer a worker keeps between YAML
+// chunks; a larger one, left by a rare big object, is dropped.
+const maxKeptYAMLBuffer = 4 << 20
+
+// consumeYAML converts each YAML chunk of a batch to JSON and hands its
+// elements to the JSON adapters.
+func (in *inputReader) consumeYAML(p *part, b *batch) {
+	var last jsonAdapter
+	for _, it := range b.items {
+		o := Origin{in.name, it.line}
+		if it.skip != "" {
+			p.em.Skip(o, it.skip)
+			continue
 		}
-		if err != nil {
+		js, err := yamlToJSON(p.yamlJSON[:0], b.buf[it.start:it.end], it.yaml, defaultYAMLLimits)
+		if cap(js) <= maxKeptYAMLBuffer {
+			p.yamlJSON = js
+		}
+		switch {
+		case err != nil:
 			p.em.Skip(o, err.Error())
+		case len(js) == 0:
+		case it.yaml == yamlItem:
+			p.parseElement(js, o, &last)
+		default: // a document may hold several elements: an array, a List
+			s := newJSONSplitter(bytes.NewReader(js), 256<<10)
+			for {
+				elem, _, err := s.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					p.em.Skip(o, err.Error())
+					continue
+				}
+				p.parseElement(elem, o, &last)
+			}
 		}
 	}
 }
@@ -583,117 +794,87 @@ func (in *inputReader) cloudWatchConsumer(a lineAdapter) func(*part, *batch) {
 	}
 }
 
-// produceYAML converts each YAML document to JSON and cuts it into batches
-// of elements, each reported at the line its List item (or its document)
-// starts on.
+// produceYAML cuts the input into YAML chunks (see yamlSplitter), each
+// reported at the line its document or List item starts on.
 func (in *inputReader) produceYAML(send func(*batch)) error {
-	var doc bytes.Buffer
-	lineNo, docStart := 0, 1
-	flush := func() error {
-		defer doc.Reset()
-		if len(bytes.TrimSpace(doc.Bytes())) == 0 {
-			return nil
-		}
-		js, err := yaml.YAMLToJSON(doc.Bytes())
-		if err != nil {
-			b := batchPool.Get().(*batch)
-			b.addSkip(docStart, "YAML: "+err.Error())
+	b := batches.get()
+	flush := func() {
+		if len(b.items) > 0 {
 			send(b)
-			return nil
-		}
-		if string(js) == "null" { // a document of comments only
-			return nil
-		}
-		items, start := yamlItemLines(doc.Bytes()), docStart
-		return in.splitJSON(bytes.NewReader(js), func(n, _ int) int {
-			if n < len(items) {
-				return start + items[n]
-			}
-			return start
-		}, send)
-	}
-	for {
-		line, err := in.br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			line = append(bytes.Clone(line), mustReadLine(in.br)...)
-			err = nil
-		}
-		if len(line) > 0 {
-			lineNo++
-			switch {
-			case bytes.HasPrefix(line, []byte("---")) && len(bytes.TrimSpace(line[3:])) == 0:
-				if ferr := flush(); ferr != nil {
-					return ferr
-				}
-				docStart = lineNo + 1
-			case doc.Len()+len(line) > maxElementBytes:
-				b := batchPool.Get().(*batch)
-				b.addSkip(docStart, fmt.Sprintf("YAML document larger than %d MiB", maxElementBytes>>20))
-				send(b)
-				doc.Reset()
-			default:
-				doc.Write(line)
-			}
-		}
-		if err != nil {
-			if ferr := flush(); ferr != nil {
-				return ferr
-			}
-			return endOfInput(err)
+			b = batches.get()
 		}
 	}
+	s := &yamlSplitter{ctx: in.ctx, br: in.br, limits: defaultYAMLLimits,
+		emit: func(text []byte, line int, kind yamlChunkKind) {
+			b.add(text, line)
+			b.items[len(b.items)-1].yaml = kind
+			if len(b.buf) >= batchBytes {
+				flush()
+			}
+		},
+		skip: func(line int, reason string) { b.addSkip(line, reason) },
+	}
+	err := s.run()
+	flush()
+	batches.put(b)
+	return err
 }
 
-// yamlItemLines returns, for a YAML List document, the 0-based line on which
-// each entry of its top-level items sequence starts; nil for other documents.
-func yamlItemLines(doc []byte) []int {
-	var lines []int
-	inItems, indent := false, -1
-	for i, line := range bytes.Split(doc, []byte("\n")) {
-		trimmed := bytes.TrimLeft(line, " ")
-		depth := len(line) - len(trimmed)
-		switch {
-		case depth == 0 && bytes.HasPrefix(line, []byte("items:")):
-			inItems, indent = true, -1
-		case !inItems || len(trimmed) == 0 || trimmed[0] == '#':
-		case bytes.HasPrefix(trimmed, []byte("- ")) || bytes.Equal(bytes.TrimSpace(trimmed), []byte("-")):
-			if indent < 0 {
-				indent = depth
-			}
-			if depth == indent {
-				lines = append(lines, i)
-			}
-		case depth == 0:
-			inItems = false
-		}
-	}
-	return lines
+// handlerPool hands out the Handlers of finished inputs again, so that their
+// number follows the workers, not the inputs.
+type handlerPool struct {
+	mu   sync.Mutex
+	free []Handler
+	new  func(*InputReport) Handler
 }
 
-// mustReadLine returns the rest of a line longer than the read buffer.
-func mustReadLine(br *bufio.Reader) []byte {
-	var rest []byte
-	for {
-		part, err := br.ReadSlice('\n')
-		rest = append(rest, part...)
-		if err != bufio.ErrBufferFull {
-			return rest
-		}
+func (p *handlerPool) get(rep *InputReport) Handler {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		h := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return h
 	}
+	p.mu.Unlock()
+	return p.new(rep)
+}
+
+func (p *handlerPool) put(h Handler) {
+	p.mu.Lock()
+	p.free = append(p.free, h)
+	p.mu.Unlock()
 }
 
 // formatCounter forwards records and counts them by format, so that an input
 // mixing formats (a List of events and pods) reports the one it holds most of.
+// Runs of one format, the rule, are counted without a map lookup.
 type formatCounter struct {
 	Handler
 	counts map[Format]int
+	last   Format
+	run    int
 }
 
 func (c *formatCounter) count(f Format) {
+	if f == c.last {
+		c.run++
+		return
+	}
+	c.flush()
+	c.last, c.run = f, 1
+}
+
+// flush adds the current run to counts.
+func (c *formatCounter) flush() {
+	if c.run == 0 {
+		return
+	}
 	if c.counts == nil {
 		c.counts = make(map[Format]int)
 	}
-	c.counts[f]++
+	c.counts[c.last] += c.run
+	c.run = 0
 }
 
 func (c *formatCounter) Request(r *Request)     { c.count(r.Format); c.Handler.Request(r) }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -207,5 +208,61 @@ func TestReadYAMLListItemsKeepTheirLines(t *testing.T) {
 	sort.Strings(h.origins)
 	if got := strings.Join(h.origins, " "); got != "Namespace@11 Namespace@19 Service@3" {
 		t.Fatalf("origins %s, want each item at its own line", got)
+	}
+}
+
+// busyHandler counts the records it gets and fails the test when two
+// goroutines call it at once.
+type busyHandler struct {
+	t        *testing.T
+	busy     sync.Mutex
+	requests int
+}
+
+func (h *busyHandler) Request(*Request) {
+	if !h.busy.TryLock() {
+		h.t.Error("a Handler called from two goroutines at once")
+		return
+	}
+	h.requests++
+	h.busy.Unlock()
+}
+func (h *busyHandler) Lifecycle(*Lifecycle) {}
+func (h *busyHandler) Config(*Config)       {}
+
+// TestHandlersAreReusedAcrossInputs checks that the number of Handlers
+// follows the workers, not the inputs, and that no record is lost on the way.
+func TestHandlersAreReusedAcrossInputs(t *testing.T) {
+	dir := t.TempDir()
+	const files, lines = 200, 3
+	for i := range files {
+		var b strings.Builder
+		for j := range lines {
+			b.WriteString(strings.Replace(albDocModern200, "12:00:01", "12:00:0"+strconv.Itoa(j), 1) + "\n")
+		}
+		writeFile(t, dir, "alb-"+strconv.Itoa(i)+".log", []byte(b.String()))
+	}
+	var mu sync.Mutex
+	var made []*busyHandler
+	opts := Options{Workers: 2}
+	_, err := Read(context.Background(), []string{dir}, opts, func(*InputReport) Handler {
+		h := &busyHandler{t: t}
+		mu.Lock()
+		made = append(made, h)
+		mu.Unlock()
+		return h
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit := opts.Workers * runtime.GOMAXPROCS(0); len(made) > limit {
+		t.Errorf("%d Handlers for %d inputs, want at most %d", len(made), files, limit)
+	}
+	total := 0
+	for _, h := range made {
+		total += h.requests
+	}
+	if total != files*lines {
+		t.Errorf("%d requests, want %d", total, files*lines)
 	}
 }

@@ -8,6 +8,7 @@ package sources
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 	"time"
 )
 
@@ -112,8 +113,9 @@ type Attempt struct {
 
 // Request is one request outcome as a load balancer or proxy logged it.
 //
-// Adapters reuse the value they pass to a Handler: a Handler that keeps a
-// Request must Clone it.
+// Adapters reuse the value they pass to a Handler, and its strings may alias
+// the input's read buffer (see inputString): a Handler that keeps a Request,
+// or any of its strings, must Clone it.
 type Request struct {
 	Time time.Time
 	// LB names the load balancer or proxy: the ALB id (app/name/id), the GCP
@@ -171,12 +173,23 @@ func (r *Request) ProxyFamily() Family {
 	return FamilyOf(r.Format)
 }
 
-// Clone returns a copy of r that does not share the Attempts slice.
+// Clone returns a copy of r that shares nothing with it: the Attempts slice
+// and the strings are copied (the strings into one allocation).
 func (r *Request) Clone() *Request {
 	c := *r
 	if r.Attempts != nil {
 		c.Attempts = append([]Attempt(nil), r.Attempts...)
 	}
+	var b strings.Builder
+	b.Grow(len(r.LB) + len(r.Method) + len(r.Path) + len(r.Detail))
+	b.WriteString(r.LB)
+	b.WriteString(r.Method)
+	b.WriteString(r.Path)
+	b.WriteString(r.Detail)
+	all := b.String()
+	c.LB, all = all[:len(r.LB)], all[len(r.LB):]
+	c.Method, all = all[:len(r.Method)], all[len(r.Method):]
+	c.Path, c.Detail = all[:len(r.Path)], all[len(r.Path):]
 	return &c
 }
 

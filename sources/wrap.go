@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/readygap/readygap/sources/internal/lex"
 	"github.com/valyala/fastjson"
 )
 
@@ -70,7 +71,7 @@ func wrapMayStart(c byte) bool { return c == '{' || c >= '0' && c <= '9' }
 // wrapSplitStamp splits an RFC 3339 time followed by one space or tab off
 // the front of line.
 func wrapSplitStamp(line []byte) (rest []byte, t time.Time, ok bool) {
-	t, n, ok := scanRFC3339(line)
+	t, n, ok := lex.ScanRFC3339(line)
 	if !ok || n >= len(line) || line[n] != ' ' && line[n] != '\t' {
 		return nil, time.Time{}, false
 	}
@@ -127,7 +128,7 @@ func wrapFluentBitLog(line, scratch []byte) (log []byte, t time.Time, scratchOut
 	}
 	scratch = append(scratch[:0], lv.GetStringBytes()...)
 	if tb := v.GetStringBytes("time"); tb != nil {
-		if ts, n, ok := scanRFC3339(tb); ok && n == len(tb) {
+		if ts, n, ok := lex.ScanRFC3339(tb); ok && n == len(tb) {
 			t = ts
 		}
 	}
@@ -298,85 +299,6 @@ func headValueEnd(b []byte, i int) int {
 		}
 	}
 	return len(b)
-}
-
-// scanRFC3339 reads an RFC 3339 time, `2006-01-02T15:04:05[.frac](Z|±hh:mm)`,
-// at the start of b without allocating. It returns the time in UTC (fraction
-// digits past the ninth are ignored) and the number of bytes read.
-func scanRFC3339(b []byte) (t time.Time, n int, ok bool) {
-	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
-		return time.Time{}, 0, false
-	}
-	year, month, day := wrapNumber(b[0:4]), wrapNumber(b[5:7]), wrapNumber(b[8:10])
-	hour, minute, sec := wrapNumber(b[11:13]), wrapNumber(b[14:16]), wrapNumber(b[17:19])
-	if year < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 ||
-		minute < 0 || minute > 59 || sec < 0 || sec > 60 {
-		return time.Time{}, 0, false
-	}
-	i, nsec := 19, 0
-	if b[i] == '.' {
-		if nsec, i = wrapFraction(b, i+1); nsec < 0 {
-			return time.Time{}, 0, false
-		}
-	}
-	offset, i := wrapZone(b, i)
-	if i < 0 {
-		return time.Time{}, 0, false
-	}
-	t = time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
-	return t.Add(-offset), i, true
-}
-
-// wrapFraction reads the digits of a fraction of a second starting at b[i]
-// and returns them as nanoseconds (-1 when there is no digit) and the index
-// after them.
-func wrapFraction(b []byte, i int) (nsec, end int) {
-	start := i
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		if i-start < 9 {
-			nsec = nsec*10 + int(b[i]-'0')
-		}
-	}
-	if i == start {
-		return -1, i
-	}
-	for d := i - start; d < 9; d++ {
-		nsec *= 10
-	}
-	return nsec, i
-}
-
-// wrapZone reads an RFC 3339 zone, Z or ±hh:mm, at b[i] and returns its
-// offset from UTC and the index after it (-1 when there is no valid zone).
-func wrapZone(b []byte, i int) (time.Duration, int) {
-	if i < len(b) && b[i] == 'Z' {
-		return 0, i + 1
-	}
-	if i+6 > len(b) || b[i] != '+' && b[i] != '-' || b[i+3] != ':' {
-		return 0, -1
-	}
-	hh, mm := wrapNumber(b[i+1:i+3]), wrapNumber(b[i+4:i+6])
-	if hh < 0 || hh > 23 || mm < 0 || mm > 59 {
-		return 0, -1
-	}
-	offset := time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute
-	if b[i] == '-' {
-		offset = -offset
-	}
-	return offset, i + 6
-}
-
-// wrapNumber reads b as a decimal number of a few digits; -1 if any byte is
-// not a digit.
-func wrapNumber(b []byte) int {
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return -1
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
 
 // refineWithStamp sharpens a log time written to the second (nginx, the

@@ -6,6 +6,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -22,9 +24,18 @@ func main() {
 	out := flag.String("out", "benchdata", "folder to write into")
 	sizeMB := flag.Int("size-mb", 1024, "approximate total uncompressed size in MB")
 	seed := flag.Uint64("seed", 1, "random seed")
+	span := flag.Duration("span", time.Hour, "time the records are spread over")
+	only := flag.String("only", "", "write only this input (alb, gcp, nginx, or gcp-ndjson: the gcp entries one per line)")
 	flag.Parse()
-	g := &generator{rnd: rand.New(rand.NewPCG(*seed, 42)), start: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)}
-	total := int64(*sizeMB) << 20
+	if err := generate(*out, int64(*sizeMB)<<20, *seed, *span, *only); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// generate writes about total bytes of input into out, spread over span.
+// only, when set, names the one input to write.
+func generate(out string, total int64, seed uint64, span time.Duration, only string) error {
+	g := &generator{rnd: rand.New(rand.NewPCG(seed, 42)), start: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC), span: span}
 	steps := []struct {
 		dir   string
 		share int64
@@ -34,29 +45,58 @@ func main() {
 		{"gcp", 25, g.writeGCP},
 		{"nginx", 25, g.writeNginx},
 	}
+	if only == "gcp-ndjson" { // not part of the default mix
+		steps = append(steps, struct {
+			dir   string
+			share int64
+			write func(dir string, bytes int64) error
+		}{"gcp-ndjson", 100, g.writeGCPNDJSON})
+	}
 	for _, s := range steps {
-		dir := filepath.Join(*out, s.dir)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			log.Fatal(err)
+		if only != "" && s.dir != only {
+			continue
 		}
-		if err := s.write(dir, total*s.share/100); err != nil {
-			log.Fatal(err)
+		dir := filepath.Join(out, s.dir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		share := s.share
+		if only != "" {
+			share = 100
+		}
+		if err := s.write(dir, total*share/100); err != nil {
+			return err
 		}
 	}
+	return nil
 }
 
 type generator struct {
 	rnd   *rand.Rand
 	start time.Time
+	span  time.Duration
+	// next is the backend the next request goes to.
+	next int
+	// failures counts the failed ALB requests written.
+	failures int
 }
 
-// at spreads n records over one hour.
+// at spreads n records over the span.
 func (g *generator) at(i, n int) time.Time {
-	return g.start.Add(time.Duration(int64(time.Hour) * int64(i) / int64(n)))
+	return g.start.Add(time.Duration(float64(g.span) * float64(i) / float64(n)))
 }
 
+// backends is how many pod IPs serve the generated traffic.
+const backends = 1000
+
+// podIP returns the backend of the next request: round robin over the
+// pods, as a load balancer spreads requests, so that every pod serves from
+// the first second whatever the size (random picks left some pods unseen
+// until late in small inputs, which read as pods registered late).
 func (g *generator) podIP() string {
-	return fmt.Sprintf("10.0.%d.%d", 12+g.rnd.IntN(4), 2+g.rnd.IntN(250))
+	i := g.next % backends
+	g.next++
+	return fmt.Sprintf("10.0.%d.%d", 12+i/250, 2+i%250)
 }
 
 func (g *generator) clientIP() string {
@@ -105,11 +145,16 @@ func (g *generator) writeALB(dir string, budget int64) error {
 func (g *generator) albLine(w io.Writer, t time.Time, fail bool) {
 	target, times, elb, tgt, tlist, tslist := g.podIP()+":8080", fmt.Sprintf("0.000 0.%03d 0.000", g.rnd.IntN(200)), 200, "200", "", "200"
 	tlist = `"` + target + `"`
-	switch {
-	case fail && g.rnd.IntN(2) == 0:
-		target, times, elb, tgt, tlist, tslist = "-", "-1 -1 -1", 503, "-", `"-"`, "-"
-	case fail:
-		times, elb, tgt, tslist = "-1 -1 -1", 502, "-", "-"
+	if fail {
+		// Three in four failures find no registered target, the fourth a
+		// target that refuses: a fixed mix, so that the verdict does not
+		// depend on the size (a random half-and-half tipped either way).
+		g.failures++
+		if g.failures%4 != 0 {
+			target, times, elb, tgt, tlist, tslist = "-", "-1 -1 -1", 503, "-", `"-"`, "-"
+		} else {
+			times, elb, tgt, tslist = "-1 -1 -1", 502, "-", "-"
+		}
 	}
 	p := paths[g.rnd.IntN(len(paths))]
 	fmt.Fprintf(w, `https %s app/k8s-default-web-0123456789/1a2b3c4d5e6f7a8b %s:%d %s %s %d %s %d %d "GET https://app.example.com:443%s HTTP/1.1" "%s" TLS_AES_128_GCM_SHA256 TLSv1.3 arn:aws:elasticloadbalancing:us-east-1:111122223333:targetgroup/k8s-default-web-a1b2c3d4e5/0123456789abcdef "Root=1-%08x-%024x" "app.example.com" "arn:aws:acm:us-east-1:111122223333:certificate/11111111-2222-3333-4444-555555555555" 1 %s "forward" "-" "-" %s "%s" "-" "-" TID_%032x "-" "-" "-" 10.0.1.25`+"\n",
@@ -131,6 +176,25 @@ func (g *generator) writeGCP(dir string, budget int64) error {
 			}
 		}
 		io.WriteString(w, "\n]\n")
+	})
+}
+
+// writeGCPNDJSON writes the entries of writeGCP one per line, as a log
+// sink or `jq -c '.[]'` writes them.
+func (g *generator) writeGCPNDJSON(dir string, budget int64) error {
+	n := int(budget / 1150)
+	return writePlain(filepath.Join(dir, "requests.ndjson"), func(w io.Writer) {
+		var entry, line bytes.Buffer
+		for i := n - 1; i >= 0; i-- {
+			entry.Reset()
+			line.Reset()
+			g.gcpEntry(&entry, g.at(i, n), failing(i, n), i)
+			if err := json.Compact(&line, entry.Bytes()); err != nil {
+				log.Fatal(err)
+			}
+			line.WriteByte('\n')
+			w.Write(line.Bytes())
+		}
 	})
 }
 
@@ -189,20 +253,23 @@ func (g *generator) writeNginx(dir string, budget int64) error {
 	return writePlain(filepath.Join(dir, "ingress-nginx-controller.log"), func(w io.Writer) {
 		for i := 0; i < n; i++ {
 			t := g.at(i, n)
-			up, status, upStatus, length := g.podIP()+":8080", 200, "200", 512+g.rnd.IntN(4000)
+			up, status, length := g.podIP()+":8080", 200, 512+g.rnd.IntN(4000)
+			upLen, upTime, upStatus := fmt.Sprint(length), fmt.Sprintf("0.%03d", g.rnd.IntN(300)), "200"
 			if failing(i, n) {
 				old := g.podIP() + ":8080"
 				if g.rnd.IntN(3) == 0 {
+					// Refused, retried on the next upstream, rescued: every
+					// upstream list has one entry per attempt.
 					fmt.Fprintf(w, "%s [error] 31#31: *%d connect() failed (111: Connection refused) while connecting to upstream, client: %s, server: shop.example.com, request: \"GET /api/items HTTP/1.1\", upstream: \"http://%s/api/items\", host: \"shop.example.com\"\n",
 						t.Format("2006/01/02 15:04:05"), i, g.clientIP(), old)
-					up, upStatus = old+", "+up, "502, 200"
+					up, upLen, upTime, upStatus = old+", "+up, "0, "+upLen, "0.000, "+upTime, "502, 200"
 				} else {
-					up, status, upStatus, length = old, 502, "502", 0
+					up, status, length, upLen, upTime, upStatus = old, 502, 0, "0", "0.000", "502"
 				}
 			}
-			fmt.Fprintf(w, "%s - - [%s] \"GET %s HTTP/1.1\" %d %d \"-\" \"%s\" %d 0.%03d [shop-web-80] [] %s %d 0.%03d %s %032x\n",
+			fmt.Fprintf(w, "%s - - [%s] \"GET %s HTTP/1.1\" %d %d \"-\" \"%s\" %d 0.%03d [shop-web-80] [] %s %s %s %s %032x\n",
 				g.clientIP(), t.Format("02/Jan/2006:15:04:05 -0700"), paths[g.rnd.IntN(len(paths))], status, length,
-				agents[g.rnd.IntN(len(agents))], 80+g.rnd.IntN(400), g.rnd.IntN(300), up, length, g.rnd.IntN(300), upStatus, g.rnd.Uint64())
+				agents[g.rnd.IntN(len(agents))], 80+g.rnd.IntN(400), g.rnd.IntN(300), up, upLen, upTime, upStatus, g.rnd.Uint64())
 		}
 	})
 }

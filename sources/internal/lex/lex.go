@@ -30,6 +30,17 @@ func Digits(b []byte) (int, bool) {
 	return n, true
 }
 
+// FixedDigits parses b as Digits does and clears *ok when b is not a
+// number, so that the fields of a time stamp can be read in a row and
+// checked once.
+func FixedDigits(b []byte, ok *bool) int {
+	n, good := Digits(b)
+	if !good {
+		*ok = false
+	}
+	return n
+}
+
 // Port parses a TCP or UDP port number: 1 to 5 digits, at most 65535,
 // without a leading zero (a lone "0" is port 0).
 func Port(b []byte) (uint16, bool) {

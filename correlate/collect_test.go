@@ -1,0 +1,95 @@
+package correlate
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// collectorRequests builds n requests one millisecond apart over 1,000
+// backends, one in a hundred an LB-generated failure, as the ALB adapter
+// hands them over.
+func collectorRequests(n int) []sources.Request {
+	start := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	out := make([]sources.Request, n)
+	for i := range out {
+		r := sources.Request{Time: start.Add(time.Duration(i) * time.Millisecond), Status: 200, Generator: sources.GeneratedByBackend,
+			Backend: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, byte(12 + i%1000/250), byte(2 + i%250)}), 8080),
+			Format:  sources.FormatALBAccess, LB: "app/web/1a2b", Method: "GET", Path: "/api/items"}
+		if i%100 == 99 {
+			r.Status, r.Generator, r.Failure, r.Backend = 503, sources.GeneratedByLB, sources.FailureNoBackend, netip.AddrPort{}
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// TestCollectorRequestDoesNotAllocate checks that once a backend and an
+// hour have been seen, a successful request costs no allocation.
+func TestCollectorRequestDoesNotAllocate(t *testing.T) {
+	reqs := collectorRequests(2000)
+	c := NewCollector()
+	for i := range reqs {
+		c.Request(&reqs[i])
+	}
+	ok := &reqs[0]
+	if n := testing.AllocsPerRun(1000, func() { c.Request(ok) }); n != 0 {
+		t.Errorf("%v allocations per successful request, want 0", n)
+	}
+}
+
+// BenchmarkCollectorRequest measures the Collector on a realistic stream.
+func BenchmarkCollectorRequest(b *testing.B) {
+	reqs := collectorRequests(100_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		c := NewCollector()
+		for i := range reqs {
+			c.Request(&reqs[i])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(reqs)), "ns/request")
+}
+
+// BenchmarkMerge measures folding four collectors of a busy hour.
+func BenchmarkMerge(b *testing.B) {
+	reqs := collectorRequests(400_000)
+	cs := make([]*Collector, 4)
+	for k := range cs {
+		cs[k] = NewCollector()
+		for i := k; i < len(reqs); i += len(cs) {
+			cs[k].Request(&reqs[i])
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Merge(cs...)
+	}
+}
+
+// TestKeptFailuresOwnTheirStrings checks that a kept failure does not
+// change when the buffer its strings were read from is reused.
+func TestKeptFailuresOwnTheirStrings(t *testing.T) {
+	buf := []byte("app/web/1a2bGET/api/itemsrefused")
+	alias := func(from, to int) string { return unsafe.String(&buf[from], to-from) } // as the adapters hand them over
+	c := NewCollector()
+	r := collectorRequests(100)[99] // a failure
+	r.LB, r.Method, r.Path, r.Detail = alias(0, 12), alias(12, 15), alias(15, 25), alias(25, len(buf))
+	c.Request(&r)
+	c.Request(&r)
+	for i := range buf {
+		buf[i] = 'x'
+	}
+	d := Merge(c)
+	if len(d.Failures) != 2 {
+		t.Fatalf("%d failures", len(d.Failures))
+	}
+	for _, f := range d.Failures {
+		if f.LB != "app/web/1a2b" || f.Method != "GET" || f.Path != "/api/items" || f.Detail != "refused" {
+			t.Errorf("kept failure %+v", f)
+		}
+	}
+}

@@ -1,0 +1,191 @@
+package correlate
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/readygap/readygap/sources"
+)
+
+func storeRequest(sec int64, f sources.FailureKind, hidden bool) *sources.Request {
+	r := &sources.Request{Time: time.Unix(sec, 250_000_000).UTC(), Status: 200, Generator: sources.GeneratedByBackend, Failure: f,
+		Backend: netip.MustParseAddrPort("10.0.0.2:8080"), Format: sources.FormatALBAccess}
+	switch {
+	case f == sources.FailureAppError:
+		r.Status = 500
+	case f.LBGenerated():
+		r.Status, r.Generator, r.Backend = 502, sources.GeneratedByLB, netip.AddrPort{}
+	}
+	if hidden {
+		r.Attempts = []sources.Attempt{{Backend: netip.MustParseAddrPort("10.0.0.9:8080"), Status: 502, Failure: sources.FailureRefused}, {Backend: r.Backend, Status: r.Status}}
+	}
+	return r
+}
+
+// TestSecondStore checks the per-second counts a Dataset answers with, across
+// two collectors, on both sides of an hour boundary and before 1970.
+func TestSecondStore(t *testing.T) {
+	const base = 1_700_000_000 // 22:13:20 UTC: an hour boundary falls at base+2800
+	a, b := NewCollector(), NewCollector()
+	for i := 0; i < 3; i++ {
+		a.Request(storeRequest(base, sources.FailureNone, false))
+	}
+	b.Request(storeRequest(base, sources.FailureNoBackend, false))
+	b.Request(storeRequest(base, sources.FailureAppError, false))
+	a.Request(storeRequest(base+2799, sources.FailureNone, true))
+	b.Request(storeRequest(base+2800, sources.FailureTimeout, false))
+	a.Request(storeRequest(-5, sources.FailureNone, false))
+	d := Merge(a, b)
+
+	want := Counts{Total: 5, OK: 3, AppErrors: 1}
+	want.LBFailed[sources.FailureNoBackend] = 1
+	if got := d.At(base); got != want {
+		t.Errorf("At(base) = %+v, want %+v", got, want)
+	}
+	if got := d.At(base + 1); got != (Counts{}) {
+		t.Errorf("a second without requests: %+v", got)
+	}
+	if got := d.At(base + 2799); got.Total != 1 || got.OK != 1 || got.Hidden != 1 {
+		t.Errorf("the hidden retry: %+v", got)
+	}
+	if got := d.At(base + 2800); got.Total != 1 || got.LBFailed[sources.FailureTimeout] != 1 || got.AppErrors != 0 {
+		t.Errorf("after the hour boundary: %+v", got)
+	}
+	if got := d.At(-5); got.Total != 1 || got.OK != 1 {
+		t.Errorf("before 1970: %+v", got)
+	}
+	if first, last, ok := d.Span(); !ok || first != -5 || last != base+2800 {
+		t.Errorf("Span = %d, %d, %v", first, last, ok)
+	}
+	var visited []int64
+	d.Each(base, base+2800, func(sec int64, c Counts) {
+		visited = append(visited, sec)
+		if c != d.At(sec) {
+			t.Errorf("Each gives %+v for %d, At %+v", c, sec, d.At(sec))
+		}
+	})
+	if len(visited) != 3 || visited[0] != base || visited[1] != base+2799 || visited[2] != base+2800 {
+		t.Errorf("Each visited %v", visited)
+	}
+	visited = nil
+	d.Each(base+1, base+2799, func(sec int64, _ Counts) { visited = append(visited, sec) })
+	if len(visited) != 1 || visited[0] != base+2799 {
+		t.Errorf("Each over an inner range visited %v", visited)
+	}
+	sum := d.Sum(-10, base+2799)
+	if sum.Total != 7 || sum.OK != 5 || sum.AppErrors != 1 || sum.Hidden != 1 || sum.Failed() != 1 {
+		t.Errorf("Sum = %+v", sum)
+	}
+	if _, _, ok := Merge().Span(); ok {
+		t.Error("an empty Dataset has a span")
+	}
+}
+
+// TestSecondStoreIsSizedByTrafficNotSpan checks that records years apart
+// cost a chunk each, not the seconds between them.
+func TestSecondStoreIsSizedByTrafficNotSpan(t *testing.T) {
+	c := NewCollector()
+	for _, ts := range []time.Time{
+		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC),
+		time.Date(2026, 3, 10, 12, 30, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+	} {
+		c.Request(storeRequest(ts.Unix(), sources.FailureNone, false))
+	}
+	if n := len(c.seconds.chunks); n != 3 {
+		t.Fatalf("%d chunks, want 3", n)
+	}
+	d := Merge(c)
+	first, last, _ := d.Span()
+	if first != time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix() || last != time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix() {
+		t.Errorf("Span = %d, %d", first, last)
+	}
+	if s := d.Sum(first, last); s.Total != 4 {
+		t.Errorf("Sum over the whole span = %+v", s)
+	}
+}
+
+// TestBusiestSpan checks that stray records far from the traffic do not
+// stretch the span a drawing covers, on each side of the bound.
+func TestBusiestSpan(t *testing.T) {
+	base := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC).Unix()
+	c := NewCollector()
+	for i := int64(0); i < 100; i++ {
+		c.Request(storeRequest(base+i*30, sources.FailureNone, false)) // 12:00 to 12:49:30
+	}
+	c.Request(storeRequest(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), sources.FailureNone, false))
+	c.Request(storeRequest(time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), sources.FailureNone, false))
+	d := Merge(c)
+	if first, last, ok := d.BusiestSpan(2 * 3600); !ok || first != base || last != base+99*30 {
+		t.Errorf("BusiestSpan = %d, %d, %v; want %d, %d", first, last, ok, base, base+99*30)
+	}
+	one := Merge(func() *Collector {
+		c := NewCollector()
+		c.Request(storeRequest(base, sources.FailureNone, false))
+		c.Request(storeRequest(base+3599, sources.FailureNone, false))
+		return c
+	}())
+	if first, last, _ := one.BusiestSpan(3600); first != base || last != base+3599 {
+		t.Errorf("a span just under the bound: %d, %d", first, last)
+	}
+	two := Merge(func() *Collector {
+		c := NewCollector()
+		c.Request(storeRequest(base, sources.FailureNone, false))
+		c.Request(storeRequest(base+3600, sources.FailureNone, false))
+		c.Request(storeRequest(base+3601, sources.FailureNone, false))
+		return c
+	}())
+	if first, last, _ := two.BusiestSpan(3600); first != base+3600 || last != base+3601 {
+		t.Errorf("a span at the bound: %d, %d; want the busier hour", first, last)
+	}
+}
+
+// TestMergeLeavesCollectorsAlone checks that merging twice gives the same
+// counts: Merge does not add into the collectors it reads.
+func TestMergeLeavesCollectorsAlone(t *testing.T) {
+	a, b := NewCollector(), NewCollector()
+	a.Request(storeRequest(1000, sources.FailureNone, false))
+	b.Request(storeRequest(1000, sources.FailureNoBackend, false))
+	first := Merge(a, b).At(1000)
+	if second := Merge(a, b).At(1000); second != first || first.Total != 2 {
+		t.Errorf("first merge %+v, second %+v", first, second)
+	}
+}
+
+// TestCollectorsShareTheirHours checks that the Collectors of a set count
+// as independent ones do while each keeps only the hours it is filling.
+func TestCollectorsShareTheirHours(t *testing.T) {
+	const base = 1_700_000_000
+	set := NewCollectors()
+	var alone []*Collector
+	for k := 0; k < 3; k++ {
+		c, a := set.New(), NewCollector()
+		alone = append(alone, a)
+		for i := int64(0); i < 5*3600; i += 7 {
+			f := sources.FailureNone
+			if i%91 == 0 {
+				f = sources.FailureNoBackend
+			}
+			r := storeRequest(base+i+int64(k), f, i%13 == 0)
+			c.Request(r)
+			a.Request(r)
+		}
+		if n := len(c.seconds.chunks); n > windowChunks {
+			t.Errorf("collector %d keeps %d chunks, want at most %d", k, n, windowChunks)
+		}
+	}
+	got, want := set.Merge(), Merge(alone...)
+	if got.Sum(base-3600, base+6*3600) != want.Sum(base-3600, base+6*3600) {
+		t.Errorf("sums differ: %+v vs %+v", got.Sum(base-3600, base+6*3600), want.Sum(base-3600, base+6*3600))
+	}
+	for _, sec := range []int64{base, base + 7, base + 3601, base + 5*3600 - 5} {
+		if got.At(sec) != want.At(sec) {
+			t.Errorf("At(%d) = %+v, want %+v", sec, got.At(sec), want.At(sec))
+		}
+	}
+	if again := set.Merge(); again.Sum(base, base+6*3600) != got.Sum(base, base+6*3600) {
+		t.Error("a second Merge of the set differs")
+	}
+}

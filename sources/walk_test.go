@@ -1,0 +1,129 @@
+package sources
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// albLines returns n ALB access lines, one second apart, joined by sep.
+func albLines(n int, sep string) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(strings.Replace(albDocModern200, "12:00:01", "12:"+twoDigits(i/60%60)+":"+twoDigits(i%60), 1))
+		b.WriteString(sep)
+	}
+	return b.String()
+}
+
+func twoDigits(n int) string {
+	s := strconv.Itoa(n)
+	if len(s) < 2 {
+		s = "0" + s
+	}
+	return s
+}
+
+func hasWarning(res *Result, parts ...string) bool {
+	for _, w := range res.Warnings {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(w, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSymlinksAreFollowed checks a symlinked directory argument, a
+// symlinked file and directory inside a directory, a loop back to a parent
+// and a dangling link: every file is read once, the loop and the dangling
+// link are warnings.
+func TestSymlinksAreFollowed(t *testing.T) {
+	root := t.TempDir()
+	data := filepath.Join(root, "data")
+	other := filepath.Join(root, "other")
+	for _, d := range []string{data, other, filepath.Join(data, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, data, "a.log", []byte(albLines(2, "\n")))
+	writeFile(t, filepath.Join(data, "sub"), "b.log", []byte(albLines(3, "\n")))
+	writeFile(t, other, "c.log", []byte(albLines(4, "\n")))
+	for link, target := range map[string]string{
+		filepath.Join(data, "c-link.log"): filepath.Join(other, "c.log"),
+		filepath.Join(data, "other-dir"):  other,
+		filepath.Join(data, "sub", "up"):  data,
+		filepath.Join(data, "dangling"):   filepath.Join(root, "missing"),
+		filepath.Join(root, "data-link"):  data,
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, h := readPaths(t, Options{}, filepath.Join(root, "data-link"))
+	// a (2) + sub/b (3) + c through the file link (4) + c through the directory link (4)
+	if h.requests != 13 {
+		t.Errorf("%d requests, want 13", h.requests)
+	}
+	if len(res.Inputs) != 4 {
+		t.Errorf("%d inputs, want 4", len(res.Inputs))
+	}
+	if !hasWarning(res, "up", "loop") {
+		t.Errorf("no loop warning in %q", res.Warnings)
+	}
+	if !hasWarning(res, "dangling", "skipped") {
+		t.Errorf("no warning for the dangling link in %q", res.Warnings)
+	}
+}
+
+// TestUnreadableDirectoryIsAWarning checks that a subdirectory that cannot
+// be listed is reported and the rest of the walk is read.
+func TestUnreadableDirectoryIsAWarning(t *testing.T) {
+	root := t.TempDir()
+	locked := filepath.Join(root, "locked")
+	if err := os.MkdirAll(locked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, "a.log", []byte(albLines(2, "\n")))
+	writeFile(t, locked, "b.log", []byte(albLines(3, "\n")))
+	defer func(orig func(string) ([]fs.DirEntry, error)) { readDir = orig }(readDir)
+	readDir = func(p string) ([]fs.DirEntry, error) {
+		if p == locked {
+			return nil, &fs.PathError{Op: "open", Path: p, Err: fs.ErrPermission}
+		}
+		return os.ReadDir(p)
+	}
+	res, h := readPaths(t, Options{}, root)
+	if h.requests != 2 {
+		t.Errorf("%d requests, want the readable file's 2", h.requests)
+	}
+	if !hasWarning(res, "locked", "unreadable directory", "permission denied") {
+		t.Errorf("no warning for the locked directory in %q", res.Warnings)
+	}
+}
+
+// TestCROnlyLineEndings checks that an input whose lines end with CR alone
+// is read line by line.
+func TestCROnlyLineEndings(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "mac.log", []byte(albLines(300, "\r")))
+	res, h := readPaths(t, Options{}, p)
+	if h.requests != 300 || res.Inputs[0].Skipped != 0 {
+		t.Errorf("%d requests, %d skipped; want 300 and 0", h.requests, res.Inputs[0].Skipped)
+	}
+	gz := writeFile(t, dir, "mac.log.gz", gzipBytes(t, []byte(albLines(300, "\r"))))
+	if _, h := readPaths(t, Options{}, gz); h.requests != 300 {
+		t.Errorf("gzip'd: %d requests, want 300", h.requests)
+	}
+	crlf := writeFile(t, dir, "dos.log", []byte(albLines(300, "\r\n")))
+	if res, h := readPaths(t, Options{}, crlf); h.requests != 300 || res.Inputs[0].Skipped != 0 {
+		t.Errorf("CRLF: %d requests, %d skipped", h.requests, res.Inputs[0].Skipped)
+	}
+}
