@@ -69,7 +69,7 @@ type Collector struct {
 	failures  []*sources.Request
 	seconds   secondStore
 	traffic   map[netip.Addr]*Traffic
-	lifecycle []sources.Lifecycle
+	lifecycle eventChunks
 	configs   []*sources.Config
 	formats   map[sources.Format]int
 	// strings holds the strings shared by the kept failures.
@@ -139,7 +139,49 @@ func (c *Collector) Request(r *sources.Request) {
 // Lifecycle implements sources.Handler.
 func (c *Collector) Lifecycle(l *sources.Lifecycle) {
 	c.count(l.Format)
-	c.lifecycle = append(c.lifecycle, *l)
+	cp := *l
+	// Namespaces, nodes, zones, reasons, components, objects, messages and
+	// file names repeat from event to event: keep one copy of each.
+	cp.Namespace, cp.Zone, cp.Node, cp.Object = c.share(l.Namespace), c.share(l.Zone), c.share(l.Node), c.share(l.Object)
+	cp.Reason, cp.Status, cp.Group, cp.Source = c.share(l.Reason), c.share(l.Status), c.share(l.Group), c.share(l.Source)
+	cp.Message, cp.Origin.File = c.share(l.Message), c.share(l.Origin.File)
+	c.lifecycle.add(cp)
+}
+
+// eventChunkSize is how many events one chunk of a Collector holds: a
+// chunk is about 300 KB, so growing never copies more than that.
+const eventChunkSize = 1024
+
+// eventChunks holds events in fixed-size chunks: appending never copies
+// what is held, and merging can let each chunk go once copied.
+type eventChunks struct {
+	chunks [][]sources.Lifecycle
+	n      int
+}
+
+// add appends one event.
+func (e *eventChunks) add(l sources.Lifecycle) {
+	if k := len(e.chunks); k == 0 || len(e.chunks[k-1]) == eventChunkSize {
+		e.chunks = append(e.chunks, make([]sources.Lifecycle, 0, eventChunkSize))
+	}
+	k := len(e.chunks) - 1
+	e.chunks[k] = append(e.chunks[k], l)
+	e.n++
+}
+
+// appendTo appends the events to dst; with release it lets each chunk go
+// once copied.
+func (e *eventChunks) appendTo(dst []sources.Lifecycle, release bool) []sources.Lifecycle {
+	for i, ch := range e.chunks {
+		dst = append(dst, ch...)
+		if release {
+			e.chunks[i] = nil
+		}
+	}
+	if release {
+		e.chunks, e.n = nil, 0
+	}
+	return dst
 }
 
 // Config implements sources.Handler.
@@ -150,7 +192,7 @@ func (c *Collector) Config(x *sources.Config) {
 }
 
 // maxInterned bounds the distinct strings a Collector shares among the
-// failures it keeps; past it, a kept failure copies its own.
+// failures and events it keeps; past it, each keeps its own.
 const maxInterned = 4096
 
 // keep keeps a copy of a failure. Its strings, which alias the input's
@@ -166,14 +208,26 @@ func (c *Collector) keep(r *sources.Request) {
 }
 
 // intern returns an owned copy of s, shared with earlier equal ones.
-func (c *Collector) intern(s string) string {
+func (c *Collector) intern(s string) string { return c.shareCopy(s, true) }
+
+// share returns s, or an earlier equal string so that s can be freed; s
+// must be owned (not alias an input buffer).
+func (c *Collector) share(s string) string { return c.shareCopy(s, false) }
+
+// shareCopy returns an earlier string equal to s, else s (copied when
+// clone is set, as a string aliasing the input must be), remembering it
+// while fewer than maxInterned are.
+func (c *Collector) shareCopy(s string, clone bool) string {
 	if s == "" {
 		return ""
 	}
 	if v, ok := c.strings[s]; ok {
 		return v
 	}
-	v := strings.Clone(s)
+	v := s
+	if clone {
+		v = strings.Clone(s)
+	}
 	if len(c.strings) < maxInterned {
 		if c.strings == nil {
 			c.strings = make(map[string]string)
@@ -217,6 +271,7 @@ type Collectors struct {
 	mu     sync.Mutex
 	all    []*Collector
 	shared *sharedChunks
+	merged *Dataset
 }
 
 // NewCollectors returns an empty set.
@@ -235,11 +290,17 @@ func (s *Collectors) New() *Collector {
 	return c
 }
 
-// Merge combines every Collector of the set into one Dataset.
+// Merge combines every Collector of the set into one Dataset. The first
+// call builds it by taking the collectors' records over rather than copying
+// them; later calls return the same Dataset.
 func (s *Collectors) Merge() *Dataset {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Merge(s.all...)
+	if s.merged == nil {
+		s.merged = merge(s.all, true)
+		s.all = nil
+	}
+	return s.merged
 }
 
 // Dataset is the merged material of every input, each list in time order.
@@ -259,7 +320,12 @@ type Dataset struct {
 }
 
 // Merge combines the collectors of every input into one Dataset.
-func Merge(cs ...*Collector) *Dataset {
+func Merge(cs ...*Collector) *Dataset { return merge(cs, false) }
+
+// merge combines collectors; with release it lets each collector's events
+// go chunk by chunk as they are copied, so that they are held about once,
+// not twice, at the peak.
+func merge(cs []*Collector, release bool) *Dataset {
 	d := &Dataset{Traffic: map[netip.Addr]*Traffic{}, Formats: map[sources.Format]int{}}
 	store := newSecondStore()
 	// Collectors of a set hand their hours to its shared store: all of them
@@ -280,15 +346,18 @@ func Merge(cs ...*Collector) *Dataset {
 	// Sized once: growing by appends would leave up to as much again behind.
 	var nf, nl, nc int
 	for _, c := range cs {
-		nf, nl, nc = nf+len(c.failures), nl+len(c.lifecycle), nc+len(c.configs)
+		nf, nl, nc = nf+len(c.failures), nl+c.lifecycle.n, nc+len(c.configs)
 	}
 	d.Failures = make([]*sources.Request, 0, nf)
 	d.Lifecycle = make([]sources.Lifecycle, 0, nl)
 	d.Configs = make([]*sources.Config, 0, nc)
 	for _, c := range cs {
 		d.Failures = append(d.Failures, c.failures...)
-		d.Lifecycle = append(d.Lifecycle, c.lifecycle...)
+		d.Lifecycle = c.lifecycle.appendTo(d.Lifecycle, release)
 		d.Configs = append(d.Configs, c.configs...)
+		if release {
+			c.failures, c.configs = nil, nil
+		}
 		c.flushFormat()
 		for f, n := range c.formats {
 			d.Formats[f] += n

@@ -53,14 +53,15 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 	rep.Summary = summarize(a, rep.Incidents)
 	rep.Summary.First, rep.Summary.Last = x.First, x.Last
 	rep.Summary.Caveats = caveats(rep, x)
-	for _, l := range newLanes(a) {
+	lanes, omitted := newLanes(a, rep.Incidents)
+	for _, l := range lanes {
 		l.States = []LaneState{}
 		if x.ok {
 			l.States = laneStates(l, x.First, x.Last)
 		}
 		rep.Lanes = append(rep.Lanes, l)
 	}
-	rep.Lanes, rep.LanesOmitted = boundLanes(rep.Lanes, rep.Incidents)
+	rep.LanesOmitted = omitted
 	rep.Series = newSeries(a, x, rep.Incidents)
 	return rep
 }

@@ -12,81 +12,157 @@ import (
 // markers of one lane overlap at any width a report is read at.
 const maxMarkersPerLane = 60
 
-// newLanes returns one lane per backend that did anything worth drawing, in
-// order of appearance: every pod, with its IP, and every bare IP that
-// served or failed.
-func newLanes(a *correlate.Analysis) []Lane {
-	var lanes []Lane
+// laneCandidate is a backend worth a lane, with what orders and bounds the
+// lanes, before the lane itself is built.
+type laneCandidate struct {
+	b     *correlate.Backend
+	start time.Time
+	named bool
+}
+
+// newLanes returns one lane per backend that did anything worth drawing —
+// every pod with its IP, every bare IP that served or failed — in order of
+// appearance, at most maxLanes of them: those the incidents name first
+// (see boundLanes); omitted says how many were left out. The lanes are
+// built only for the backends kept, so a cluster of thousands of pods
+// costs a candidate each, not a lane.
+func newLanes(a *correlate.Analysis, incidents []Incident) (lanes []Lane, omitted int) {
+	named := map[string]bool{}
+	for _, in := range incidents {
+		for _, b := range in.Backends {
+			named[b.Pod] = b.Pod != ""
+			named[b.IP] = b.IP != ""
+		}
+	}
+	var cands []laneCandidate
 	for _, b := range a.Backends {
 		if b.Pod != "" && len(b.IPs) == 0 && len(b.Alike) > 0 {
 			continue // drawn as the IPs it may have held (Lane.OneOf)
 		}
-		l := Lane{Name: b.Name(), ReplicaSet: b.ReplicaSet, Zone: b.Zone, Role: b.Role.String(), Milestones: map[string]time.Time{}, Markers: []Marker{}}
-		if len(b.IPs) > 0 {
-			l.IP = b.IPs[0].String()
+		first, served := servedSpan(a, b)
+		if b.Pod == "" && !served && !hasMarker(b) {
+			continue
 		}
+		c := laneCandidate{b: b, start: first, named: named[b.Pod] || (b.Pod == "" && len(b.IPs) > 0 && named[b.IPs[0].String()])}
 		for _, m := range correlate.Milestones() {
-			if t := b.At(m); !t.IsZero() {
-				l.Milestones[m.String()] = t.UTC()
-			}
-		}
-		if b.Pod == "" {
-			for _, p := range b.Alike {
-				l.OneOf = append(l.OneOf, p.Pod)
-			}
-		}
-		served := false
-		for _, ip := range b.IPs {
-			t := a.Traffic[ip]
-			if t == nil {
-				continue
-			}
-			served = served || t.Served > 0 || t.Failed > 0
-			if f := t.Runs.First(); !f.IsZero() && (l.FirstServed.IsZero() || f.Before(l.FirstServed)) {
-				l.FirstServed = f.UTC()
-			}
-			if x := t.Runs.Last(); x.After(l.LastServed) {
-				l.LastServed = x.UTC()
+			if t := b.At(m); !t.IsZero() && (c.start.IsZero() || t.Before(c.start)) {
+				c.start = t
 			}
 		}
 		for _, e := range b.Events {
-			if len(l.Markers) == maxMarkersPerLane {
+			if e.Kind != sources.LifecycleOther {
+				if c.start.IsZero() || e.Time.Before(c.start) {
+					c.start = e.Time
+				}
 				break
 			}
-			if e.Kind == sources.LifecycleOther {
-				continue
-			}
-			l.Markers = append(l.Markers, Marker{Time: utc(e.Time), Kind: e.Kind.String(), Text: describeEvent(e), Source: e.Origin.String()})
 		}
-		if b.Pod == "" && !served && len(l.Markers) == 0 {
-			continue
-		}
-		lanes = append(lanes, l)
+		cands = append(cands, c)
 	}
-	sort.SliceStable(lanes, func(i, j int) bool {
-		ti, tj := laneStart(lanes[i]), laneStart(lanes[j])
-		if !ti.Equal(tj) {
-			return ti.Before(tj)
+	sort.SliceStable(cands, func(i, j int) bool {
+		if !cands[i].start.Equal(cands[j].start) {
+			return cands[i].start.Before(cands[j].start)
 		}
-		return lanes[i].Name < lanes[j].Name
+		return cands[i].b.Name() < cands[j].b.Name()
 	})
-	return lanes
+	kept, omitted := boundLanes(cands)
+	for _, c := range kept {
+		lanes = append(lanes, newLane(a, c.b))
+	}
+	return lanes, omitted
 }
 
-// laneStart is the earliest time known of a lane, for ordering lanes.
-func laneStart(l Lane) time.Time {
-	var first time.Time
-	consider := func(t time.Time) {
-		if !t.IsZero() && (first.IsZero() || t.Before(first)) {
-			first = t
+// boundLanes keeps at most maxLanes candidates, those the incidents name
+// first, in their order, and returns how many it left out.
+func boundLanes(cands []laneCandidate) ([]laneCandidate, int) {
+	if len(cands) <= maxLanes {
+		return cands, 0
+	}
+	keep := make([]bool, len(cands))
+	n := 0
+	for pass := 0; pass < 2 && n < maxLanes; pass++ {
+		for i, c := range cands {
+			if n == maxLanes {
+				break
+			}
+			if !keep[i] && (pass == 1 || c.named) {
+				keep[i] = true
+				n++
+			}
 		}
 	}
-	for _, t := range l.Milestones {
-		consider(t)
+	out := make([]laneCandidate, 0, maxLanes)
+	for i, c := range cands {
+		if keep[i] {
+			out = append(out, c)
+		}
 	}
-	consider(l.FirstServed)
-	if len(l.Markers) > 0 {
-		consider(l.Markers[0].Time)
+	return out, len(cands) - len(out)
+}
+
+// servedSpan returns the first response of a backend on any of its IPs and
+// whether it served or failed at all.
+func servedSpan(a *correlate.Analysis, b *correlate.Backend) (first time.Time, served bool) {
+	for _, ip := range b.IPs {
+		t := a.Traffic[ip]
+		if t == nil {
+			continue
+		}
+		served = served || t.Served > 0 || t.Failed > 0
+		if f := t.Runs.First(); !f.IsZero() && (first.IsZero() || f.Before(first)) {
+			first = f
+		}
 	}
-	return first
+	return first, served
+}
+
+// hasMarker reports whether a backend has an event a lane draws.
+func hasMarker(b *correlate.Backend) bool {
+	for _, e := range b.Events {
+		if e.Kind != sources.LifecycleOther {
+			return true
+		}
+	}
+	return false
+}
+
+// newLane builds the lane of one backend: its milestones, its traffic, its
+// events as markers, and the pods it was one of.
+func newLane(a *correlate.Analysis, b *correlate.Backend) Lane {
+	l := Lane{Name: b.Name(), ReplicaSet: b.ReplicaSet, Zone: b.Zone, Role: b.Role.String(), Milestones: map[string]time.Time{}, Markers: []Marker{}}
+	if len(b.IPs) > 0 {
+		l.IP = b.IPs[0].String()
+	}
+	for _, m := range correlate.Milestones() {
+		if t := b.At(m); !t.IsZero() {
+			l.Milestones[m.String()] = t.UTC()
+		}
+	}
+	if b.Pod == "" {
+		for _, p := range b.Alike {
+			l.OneOf = append(l.OneOf, p.Pod)
+		}
+	}
+	for _, ip := range b.IPs {
+		t := a.Traffic[ip]
+		if t == nil {
+			continue
+		}
+		if f := t.Runs.First(); !f.IsZero() && (l.FirstServed.IsZero() || f.Before(l.FirstServed)) {
+			l.FirstServed = f.UTC()
+		}
+		if x := t.Runs.Last(); x.After(l.LastServed) {
+			l.LastServed = x.UTC()
+		}
+	}
+	for _, e := range b.Events {
+		if len(l.Markers) == maxMarkersPerLane {
+			break
+		}
+		if e.Kind == sources.LifecycleOther {
+			continue
+		}
+		l.Markers = append(l.Markers, Marker{Time: utc(e.Time), Kind: e.Kind.String(), Text: describeEvent(e), Source: e.Origin.String()})
+	}
+	return l
 }

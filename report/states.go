@@ -90,38 +90,3 @@ func laneStates(l Lane, first, last time.Time) []LaneState {
 	}
 	return out
 }
-
-// boundLanes keeps at most maxLanes lanes, those the incidents name first,
-// in their order of appearance, and returns how many it left out.
-func boundLanes(lanes []Lane, incidents []Incident) ([]Lane, int) {
-	if len(lanes) <= maxLanes {
-		return lanes, 0
-	}
-	named := map[string]bool{}
-	for _, in := range incidents {
-		for _, b := range in.Backends {
-			named[b.Pod] = b.Pod != ""
-			named[b.IP] = b.IP != ""
-		}
-	}
-	keep := make([]bool, len(lanes))
-	n := 0
-	for pass := 0; pass < 2 && n < maxLanes; pass++ {
-		for i, l := range lanes {
-			if n == maxLanes {
-				break
-			}
-			if !keep[i] && (pass == 1 || named[l.Name] || named[l.IP]) {
-				keep[i] = true
-				n++
-			}
-		}
-	}
-	out := make([]Lane, 0, maxLanes)
-	for i, l := range lanes {
-		if keep[i] {
-			out = append(out, l)
-		}
-	}
-	return out, len(lanes) - len(out)
-}
