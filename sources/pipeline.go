@@ -588,16 +588,23 @@ func (in *inputReader) cloudWatchConsumer(a lineAdapter) func(*part, *batch) {
 // starts on.
 func (in *inputReader) produceYAML(send func(*batch)) error {
 	var doc bytes.Buffer
-	lineNo, docStart := 0, 1
+	// contentStart is the first line of the document that is neither blank
+	// nor a comment (Helm writes "# Source: ..." above each): where the
+	// object is reported.
+	lineNo, docStart, contentStart := 0, 1, 0
 	flush := func() error {
 		defer doc.Reset()
 		if len(bytes.TrimSpace(doc.Bytes())) == 0 {
 			return nil
 		}
+		at := docStart
+		if contentStart > 0 {
+			at = contentStart
+		}
 		js, err := yaml.YAMLToJSON(doc.Bytes())
 		if err != nil {
 			b := batchPool.Get().(*batch)
-			b.addSkip(docStart, "YAML: "+err.Error())
+			b.addSkip(at, "YAML: "+err.Error())
 			send(b)
 			return nil
 		}
@@ -609,7 +616,7 @@ func (in *inputReader) produceYAML(send func(*batch)) error {
 			if n < len(items) {
 				return start + items[n]
 			}
-			return start
+			return at
 		}, send)
 	}
 	for {
@@ -625,13 +632,16 @@ func (in *inputReader) produceYAML(send func(*batch)) error {
 				if ferr := flush(); ferr != nil {
 					return ferr
 				}
-				docStart = lineNo + 1
+				docStart, contentStart = lineNo+1, 0
 			case doc.Len()+len(line) > maxElementBytes:
 				b := batchPool.Get().(*batch)
 				b.addSkip(docStart, fmt.Sprintf("YAML document larger than %d MiB", maxElementBytes>>20))
 				send(b)
 				doc.Reset()
 			default:
+				if t := bytes.TrimSpace(line); contentStart == 0 && len(t) > 0 && t[0] != '#' {
+					contentStart = lineNo
+				}
 				doc.Write(line)
 			}
 		}
