@@ -96,7 +96,7 @@ func (keepaliveTimeout) Explain(a *correlate.Analysis, claimed []*correlate.Sign
 	w := correlate.Summarize(claimed)
 	f := &Finding{Cause: keepaliveTimeoutCause.ID, Window: w, Backends: backendRefs(a, w)}
 	family := platformOf(w)
-	lb := lbIdleTimeout(a, family)
+	lb := lbIdleTimeout(objectsOf(a), family)
 	app, wl := appKeepAlive(a, f.Backends)
 	least := minKeepaliveFailures
 	if app != nil && app.Seconds < lb.Seconds {
@@ -121,7 +121,7 @@ func (keepaliveTimeout) Explain(a *correlate.Analysis, claimed []*correlate.Sign
 	f.Rate = trickleRate(a, w, len(f.Backends))
 	f.grade(1, corroborated, keepaliveClearFit)
 	f.Summary = keepaliveSummary(w, f.Rate, lb, app)
-	f.Remediation = keepaliveFixes(a, wl, family, lb, app)
+	f.Remediation = keepaliveFixes(objectsOf(a), wl, family, lb, app)
 	return []*Finding{f}
 }
 
@@ -176,10 +176,10 @@ func trickleRate(a *correlate.Analysis, w *correlate.Window, backends int) *Rate
 
 // lbIdleTimeout reads the load balancer's idle timeout for upstream
 // connections where users set it, else its documented default.
-func lbIdleTimeout(a *correlate.Analysis, family sources.Family) Timeout {
+func lbIdleTimeout(objs *Objects, family sources.Family) Timeout {
 	switch family {
 	case sources.FamilyALB:
-		for _, c := range a.Configs {
+		for _, c := range objs.All() {
 			if hc := c.HealthCheck; hc != nil && hc.IdleTimeoutSec != nil {
 				return Timeout{What: "the ALB's idle timeout", Seconds: float64(*hc.IdleTimeoutSec),
 					Source: fmt.Sprintf("%s %s/%s alb.ingress.kubernetes.io/load-balancer-attributes", c.Kind, c.Namespace, c.Name)}
@@ -187,7 +187,7 @@ func lbIdleTimeout(a *correlate.Analysis, family sources.Family) Timeout {
 		}
 		return Timeout{What: "the ALB's idle timeout", Seconds: albIdleTimeout, Source: "the ALB default"}
 	case sources.FamilyIngressNginx:
-		for _, c := range a.Configs {
+		for _, c := range objs.All() {
 			if c.Proxy != nil && c.Proxy.UpstreamKeepaliveTimeoutSec != nil {
 				return Timeout{What: "ingress-nginx upstream-keepalive-timeout", Seconds: float64(*c.Proxy.UpstreamKeepaliveTimeoutSec),
 					Source: fmt.Sprintf("ConfigMap %s/%s", c.Namespace, c.Name)}
@@ -243,7 +243,7 @@ func keepaliveSummary(w *correlate.Window, r *Rate, lb Timeout, app *sources.Kee
 // keepaliveFixes raise the app's keep-alive above the load balancer's idle
 // timeout, with the flag of the server when it is known, or lower the load
 // balancer's.
-func keepaliveFixes(a *correlate.Analysis, wl workload, family sources.Family, lb Timeout, app *sources.KeepAlive) []Fix {
+func keepaliveFixes(objs *Objects, wl workload, family sources.Family, lb Timeout, app *sources.KeepAlive) []Fix {
 	want := int(math.Ceil(lb.Seconds)) + keepaliveMargin
 	fix := Fix{Title: fmt.Sprintf("Keep idle connections open %d s in the app, longer than the load balancer's %g s", want, lb.Seconds)}
 	container := mainContainer(wl)
@@ -274,7 +274,7 @@ func keepaliveFixes(a *correlate.Analysis, wl workload, family sources.Family, l
 	lower := int(app.Seconds) - 1
 	switch family {
 	case sources.FamilyALB:
-		ns, name, ok := ingressOf(a)
+		ns, name, ok := ingressOf(objs)
 		if !ok {
 			ns, name = wl.Namespace, placeholderName("Ingress")
 		}
@@ -286,7 +286,7 @@ func keepaliveFixes(a *correlate.Analysis, wl workload, family sources.Family, l
 		})
 	case sources.FamilyIngressNginx:
 		ns, name := "ingress-nginx", "ingress-nginx-controller"
-		if cms := proxyConfigMaps(a); len(cms) > 0 {
+		if cms := proxyConfigMaps(objs); len(cms) > 0 {
 			ns, name = cms[0].Namespace, cms[0].Name
 		}
 		fixes = append(fixes, Fix{
@@ -299,9 +299,9 @@ func keepaliveFixes(a *correlate.Analysis, wl workload, family sources.Family, l
 }
 
 // proxyConfigMaps returns the ingress-nginx ConfigMaps read, by name.
-func proxyConfigMaps(a *correlate.Analysis) []*sources.Config {
+func proxyConfigMaps(objs *Objects) []*sources.Config {
 	var out []*sources.Config
-	for _, c := range a.Configs {
+	for _, c := range objs.All() {
 		if c.Proxy != nil {
 			out = append(out, c)
 		}

@@ -156,7 +156,7 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 		f.Evidence = append(f.Evidence, eventEvidence(l, "the load balancer's health check passed as the failures ended"))
 		newPods = appendBackend(newPods, a.BackendOf(l.IP, l.Time))
 	}
-	if platform == sources.FamilyALB && f.Variant == "" && albGateMissing(a) {
+	if platform == sources.FamilyALB && f.Variant == "" && albGateMissing(objectsOf(a)) {
 		corroborated++
 		f.Variant = variantALBNoGate
 	}
@@ -165,7 +165,7 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 	}
 	f.Backends = podRefs(a, newPods, oldPods, g.Rollout)
 	f.grade(share(w.Kinds[sources.FailureNoBackend], len(w.Signals)), corroborated, registrationClearFit)
-	hc := healthCheckOf(a, platform)
+	hc := healthCheckOf(objectsOf(a), platform)
 	wl := findWorkload(a, g.Rollout, f.Backends)
 	f.Summary = registrationLagSummary(w, platform, envoyPlatformOf(a, w), f.Variant, hc)
 	f.Remediation = registrationLagFixes(a, w, platform, f.Variant, hc, wl)
@@ -239,88 +239,142 @@ func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy 
 // registrationLagFixes computes the changes that keep old and new backends
 // overlapping until the load balancer can use the new one.
 func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform sources.Family, variant string, hc healthCheck, wl workload) []Fix {
+	objs := objectsOf(a)
 	var fixes []Fix
-	minReady := ceilSeconds(hc.Time() + minReadyMargin)
+	if platform == sources.FamilyALB {
+		fixes = append(fixes, albGateFix(wl.Namespace))
+	}
+	plan := planMinReady(objs, platform, hc, wl)
+	if plan.Faster != nil {
+		fixes = append(fixes, *plan.Faster)
+	}
+	minReady := plan.MinReady
 	if measured := ceilSeconds(w.Duration() + measuredMargin); platform != sources.FamilyGCP && measured > minReady {
 		minReady = measured
 	}
-	basis := hc
-	switch platform {
-	case sources.FamilyEnvoy:
-		if fix, ok := envoyJitterFix(a, hc); ok {
-			fixes = append(fixes, fix)
-			basis.JitterSec = int(envoyFastJitter.Seconds())
-			minReady = max(ceilSeconds(basis.Time()+minReadyMargin), min(minReady, ceilSeconds(w.Duration()+measuredMargin)))
-		}
-	case sources.FamilyALB:
-		ns := orDefault(wl.Namespace, placeholderName("namespace"))
-		fixes = append(fixes, Fix{
-			Title: "Let the AWS Load Balancer Controller gate pod readiness on target health",
-			Why:   "With the readiness gate a new pod becomes Ready only when its ALB target is healthy, so the rollout cannot remove the old pods first. It needs target-type ip and applies to pods created after the label is set.",
-			Patch: objectPatch("v1", "Namespace", "", ns, map[string]any{"labels": map[string]any{sources.LabelALBReadinessGateInject: "enabled"}}, nil),
-		})
-	case sources.FamilyGCP:
-		if hc.IntervalSec > fastCheckInterval {
-			ns, name := hc.Namespace, hc.Name
-			if hc.Kind != "BackendConfig" {
-				var ok bool
-				if ns, name, ok = backendConfigOf(a); !ok {
-					ns, name = wl.Namespace, placeholderName("BackendConfig")
-				}
-			}
-			fixes = append(fixes, Fix{
-				Title: "Check new endpoints more often",
-				Why:   fmt.Sprintf("The health check runs every %d s (from %s); a new endpoint waits up to that long for its first check.", hc.IntervalSec, hc.Source()),
-				Patch: objectPatch("cloud.google.com/v1", "BackendConfig", ns, name, nil, map[string]any{"healthCheck": map[string]any{
-					"checkIntervalSec": fastCheckInterval, "timeoutSec": 3, "healthyThreshold": 1, "unhealthyThreshold": 3}}),
-			})
-			basis = healthCheck{IntervalSec: fastCheckInterval, HealthyThreshold: hc.HealthyThreshold}
-			minReady = ceilSeconds(basis.Time() + minReadyMargin)
-		}
-	}
-	from := hc.Source()
-	switch {
-	case basis.IntervalSec != hc.IntervalSec:
-		from = fmt.Sprintf("the %d s interval above (with today's %d s it would take %d s)", basis.IntervalSec, hc.IntervalSec, ceilSeconds(hc.Time()+minReadyMargin))
-	case basis.JitterSec != hc.JitterSec:
-		from = fmt.Sprintf("the %d s initial jitter above (with today's %d s it would take %d s)", basis.JitterSec, hc.JitterSec, ceilSeconds(hc.Time()+minReadyMargin))
-	}
-	why := fmt.Sprintf("minReadySeconds must exceed check interval × healthy threshold plus a margin: %d s × %d + %d s, from %s; the failures lasted %s. It is now %d.",
-		basis.IntervalSec, basis.HealthyThreshold, int(minReadyMargin.Seconds()), from, seconds(w.Duration()), wl.MinReadySeconds)
-	switch {
-	case hc.Kind == "none":
-		why = fmt.Sprintf("minReadySeconds must outlast the endpoint update's way to Envoy; the failures lasted %s, so %d s leaves a %d s margin (%s). It is now %d.",
-			seconds(w.Duration()), minReady, int(measuredMargin.Seconds()), from, wl.MinReadySeconds)
-	case basis.JitterSec > 0:
-		why = fmt.Sprintf("minReadySeconds must exceed Envoy's wait before a new endpoint's first check, one check and a margin: %d s + %d s + %d s, from %s; the failures lasted %s. It is now %d.",
-			basis.JitterSec, basis.IntervalSec, int(minReadyMargin.Seconds()), from, seconds(w.Duration()), wl.MinReadySeconds)
-	}
-	fixes = append(fixes, Fix{
-		Title: fmt.Sprintf("Keep old pods for %d s after a new one is Ready (minReadySeconds)", minReady),
-		Why:   why,
-		Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": minReady}),
-	})
+	fixes = append(fixes, minReadyFix(plan.Basis, hc, minReady, wl, w.Duration()))
 	if variant == variantNEGWithoutHealthCheck {
-		zones := zonesSeen(a)
-		replicas := max(len(zones), minSpreadReplicas)
-		fixes = append(fixes, Fix{
-			Title: fmt.Sprintf("Run at least %d replicas spread over the zones", replicas),
-			Why: fmt.Sprintf("The gate opens without a health check for the first pod in a zone (kubernetes/ingress-gce#1718). With replicas ≥ zones (%s seen) and topology spread, a rollout never moves the only pod to a new zone.",
-				orDefault(strings.Join(zones, ", "), "several")),
-			Patch: deploymentPatch(wl, map[string]any{
-				"replicas": replicas,
-				"template": map[string]any{"spec": map[string]any{"topologySpreadConstraints": []any{map[string]any{
-					"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
-					"labelSelector":  map[string]any{"matchLabels": selectorOf(wl)},
-					"matchLabelKeys": []any{"pod-template-hash"},
-				}}}},
-			}),
-		})
+		fixes = append(fixes, zoneSpreadFix(wl, zonesSeen(a)))
 	}
 	if wl.MaxUnavailable != "0" {
 		fixes = append(fixes, rolloutStrategyFix(wl))
 	}
 	return fixes
+}
+
+// albGateFix labels the namespace so that the AWS Load Balancer Controller
+// injects its target-health readiness gate into new pods.
+func albGateFix(namespace string) Fix {
+	return Fix{
+		Title: "Let the AWS Load Balancer Controller gate pod readiness on target health",
+		Why:   "With the readiness gate a new pod becomes Ready only when its ALB target is healthy, so the rollout cannot remove the old pods first. It needs target-type ip and applies to pods created after the label is set.",
+		Patch: objectPatch("v1", "Namespace", "", orDefault(namespace, placeholderName("namespace")), map[string]any{"labels": map[string]any{sources.LabelALBReadinessGateInject: "enabled"}}, nil),
+	}
+}
+
+// readyPlan is how long minReadySeconds must keep old pods after a new one
+// is Ready for the load balancer's health check to pass it.
+type readyPlan struct {
+	// Basis is the health check MinReady is computed for: today's, or the
+	// faster one Faster proposes.
+	Basis healthCheck
+	// MinReady is Basis's time to pass a new backend plus minReadyMargin,
+	// in whole seconds.
+	MinReady int
+	// Faster makes the load balancer check new endpoints sooner; nil when
+	// it already does (or the platform has no such setting).
+	Faster *Fix
+}
+
+// planMinReady sizes minReadySeconds for the health check hc, proposing
+// first a faster check where the platform allows: GKE's minimum interval,
+// Envoy Gateway's initial jitter.
+func planMinReady(objs *Objects, platform sources.Family, hc healthCheck, wl workload) readyPlan {
+	plan := readyPlan{Basis: hc}
+	switch platform {
+	case sources.FamilyEnvoy:
+		if fix, ok := envoyJitterFix(objs, hc); ok {
+			plan.Faster = &fix
+			plan.Basis.JitterSec = int(envoyFastJitter.Seconds())
+		}
+	case sources.FamilyGCP:
+		if hc.IntervalSec > fastCheckInterval {
+			ns, name := hc.Namespace, hc.Name
+			if hc.Kind != "BackendConfig" {
+				var ok bool
+				if ns, name, ok = backendConfigOf(objs); !ok {
+					ns, name = wl.Namespace, placeholderName("BackendConfig")
+				}
+			}
+			plan.Faster = &Fix{
+				Title: "Check new endpoints more often",
+				Why:   fmt.Sprintf("The health check runs every %d s (from %s); a new endpoint waits up to that long for its first check.", hc.IntervalSec, hc.Source()),
+				Patch: objectPatch("cloud.google.com/v1", "BackendConfig", ns, name, nil, map[string]any{"healthCheck": map[string]any{
+					"checkIntervalSec": fastCheckInterval, "timeoutSec": 3, "healthyThreshold": 1, "unhealthyThreshold": 3}}),
+			}
+			plan.Basis = healthCheck{IntervalSec: fastCheckInterval, HealthyThreshold: hc.HealthyThreshold}
+		}
+	}
+	plan.MinReady = minReadyFor(plan.Basis)
+	return plan
+}
+
+// minReadyFor is the minReadySeconds that outlasts a health check's time to
+// pass a new backend: that time plus minReadyMargin, in whole seconds.
+func minReadyFor(hc healthCheck) int { return ceilSeconds(hc.Time() + minReadyMargin) }
+
+// minReadyFix sets minReadySeconds to minReady, computed for the health
+// check basis (today's hc, or a faster one proposed beside it). lasted is
+// how long the failures lasted; zero before a deploy, when nothing was
+// measured.
+func minReadyFix(basis, hc healthCheck, minReady int, wl workload, lasted time.Duration) Fix {
+	from := hc.Source()
+	switch {
+	case basis.IntervalSec != hc.IntervalSec:
+		from = fmt.Sprintf("the %d s interval above (with today's %d s it would take %d s)", basis.IntervalSec, hc.IntervalSec, minReadyFor(hc))
+	case basis.JitterSec != hc.JitterSec:
+		from = fmt.Sprintf("the %d s initial jitter above (with today's %d s it would take %d s)", basis.JitterSec, hc.JitterSec, minReadyFor(hc))
+	}
+	observed := ""
+	if lasted > 0 {
+		observed = "; the failures lasted " + seconds(lasted)
+	}
+	why := fmt.Sprintf("minReadySeconds must exceed check interval × healthy threshold plus a margin: %d s × %d + %d s, from %s%s. It is now %d.",
+		basis.IntervalSec, basis.HealthyThreshold, int(minReadyMargin.Seconds()), from, observed, wl.MinReadySeconds)
+	switch {
+	case hc.Kind == "none":
+		why = fmt.Sprintf("minReadySeconds must outlast the endpoint update's way to Envoy; the failures lasted %s, so %d s leaves a %d s margin (%s). It is now %d.",
+			seconds(lasted), minReady, int(measuredMargin.Seconds()), from, wl.MinReadySeconds)
+	case basis.JitterSec > 0:
+		why = fmt.Sprintf("minReadySeconds must exceed Envoy's wait before a new endpoint's first check, one check and a margin: %d s + %d s + %d s, from %s%s. It is now %d.",
+			basis.JitterSec, basis.IntervalSec, int(minReadyMargin.Seconds()), from, observed, wl.MinReadySeconds)
+	}
+	return Fix{
+		Title: fmt.Sprintf("Keep old pods for %d s after a new one is Ready (minReadySeconds)", minReady),
+		Why:   why,
+		Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": minReady}),
+	}
+}
+
+// zoneSpreadFix runs at least one replica per zone, spread by the
+// scheduler, so that a rollout never moves the only pod to a new zone
+// (where the NEG readiness gate opens without a health check). zones are
+// the zones seen; a regional cluster's three when none.
+func zoneSpreadFix(wl workload, zones []string) Fix {
+	replicas := max(len(zones), minSpreadReplicas)
+	return Fix{
+		Title: fmt.Sprintf("Run at least %d replicas spread over the zones", replicas),
+		Why: fmt.Sprintf("The gate opens without a health check for the first pod in a zone (kubernetes/ingress-gce#1718). With replicas ≥ zones (%s seen) and topology spread, a rollout never moves the only pod to a new zone.",
+			orDefault(strings.Join(zones, ", "), "several")),
+		Patch: deploymentPatch(wl, map[string]any{
+			"replicas": replicas,
+			"template": map[string]any{"spec": map[string]any{"topologySpreadConstraints": []any{map[string]any{
+				"maxSkew": 1, "topologyKey": sources.LabelZone, "whenUnsatisfiable": "DoNotSchedule",
+				"labelSelector":  map[string]any{"matchLabels": selectorOf(wl)},
+				"matchLabelKeys": []any{"pod-template-hash"},
+			}}}},
+		}),
+	}
 }
 
 // selectorOf returns the labels the workload's pods carry, for a topology
@@ -341,9 +395,9 @@ func rolloutStrategyFix(wl workload) Fix {
 
 // albGateMissing reports whether the pods lack an ALB target-health readiness
 // gate and their namespace lacks the injection label, as far as objects say.
-func albGateMissing(a *correlate.Analysis) bool {
+func albGateMissing(objs *Objects) bool {
 	sawPods := false
-	for _, c := range a.Configs {
+	for _, c := range objs.All() {
 		spec := c.PodSpec
 		if c.Workload != nil {
 			spec = c.Workload.Template

@@ -114,7 +114,7 @@ func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 	platform := envoyPlatformOf(a, w)
 	f.Summary = fmt.Sprintf("%s stopped accepting connections as they began terminating, but %s kept sending them requests for up to %s (%s; %s failed with %s on %s).",
 		terminatedBy(g.Trigger), proxyNoun(family, platform), seconds(lag), span(w), plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), plural(len(f.Backends), "pod IP"))
-	f.Remediation = terminationFixes(a, wl, spec, lag, preStop, grace, family, platform)
+	f.Remediation = terminationFixes(objectsOf(a), wl, spec, lag, preStop, grace, family, platform)
 	f.Remediation = append(f.Remediation, triggerFixes(a, wl, g.Trigger, lag)...)
 	return f
 }
@@ -247,10 +247,38 @@ func shutdownSettings(spec *sources.PodSpec) (preStop, grace int, specKnown bool
 	return spec.PreStopSleep(), spec.TerminationGracePeriodSec, true
 }
 
+// preStopFor is the preStop sleep that outlasts a load balancer that keeps
+// sending for lag after a pod began terminating: lag plus preStopMargin,
+// minPreStop at the least, in whole seconds.
+func preStopFor(lag time.Duration) int { return max(ceilSeconds(lag+preStopMargin), minPreStop) }
+
+// graceFor is the grace period that covers a preStop sleep and the app's
+// drain after it (drainMargin): grace itself when already longer.
+func graceFor(grace, sleep int) int { return max(grace, sleep+drainMargin) }
+
+// preStopFix delays SIGTERM by a sleep in the main container's preStop hook.
+// Its Why is the caller's: what the sleep must outlast.
+func preStopFix(wl workload, sleep int) Fix {
+	return Fix{
+		Title: fmt.Sprintf("Delay SIGTERM with a %d s preStop sleep", sleep),
+		Patch: containerPatch(wl, mainContainer(wl), map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{"sleep": map[string]any{"seconds": sleep}}}}),
+	}
+}
+
+// graceFix gives termination newGrace seconds: the sleep plus the app's drain.
+func graceFix(wl workload, sleep, grace, newGrace int) Fix {
+	return Fix{
+		Title: fmt.Sprintf("Give termination %d s", newGrace),
+		Why: fmt.Sprintf("terminationGracePeriodSeconds counts from the start of preStop; it must cover the %d s sleep plus the app's own drain (now %d s).",
+			sleep, grace),
+		Patch: deploymentPatch(wl, templateSpec(map[string]any{"terminationGracePeriodSeconds": newGrace})),
+	}
+}
+
 // terminationFixes keeps the app serving until the load balancer has let go.
-func terminationFixes(a *correlate.Analysis, wl workload, spec *sources.PodSpec, lag time.Duration, preStop, grace int, family sources.Family, platform sources.Platform) []Fix {
-	sleep := max(ceilSeconds(lag+preStopMargin), minPreStop)
-	newGrace := max(grace, sleep+drainMargin)
+func terminationFixes(objs *Objects, wl workload, spec *sources.PodSpec, lag time.Duration, preStop, grace int, family sources.Family, platform sources.Platform) []Fix {
+	sleep := preStopFor(lag)
+	newGrace := graceFor(grace, sleep)
 	who := proxyNoun(family, platform)
 	if family == sources.FamilyEnvoy {
 		// Envoy learns of a terminating endpoint through the control plane
@@ -258,30 +286,20 @@ func terminationFixes(a *correlate.Analysis, wl workload, spec *sources.PodSpec,
 		// propagation, measured here from the logs.
 		who += ", told through the control plane,"
 	}
-	fixes := []Fix{
-		{
-			Title: fmt.Sprintf("Delay SIGTERM with a %d s preStop sleep", sleep),
-			Why: fmt.Sprintf("%s kept sending requests for %s after the pod began terminating; the app must keep serving a little longer than that (now: preStop %d s).",
-				upperFirst(who), seconds(lag), preStop),
-			Patch: containerPatch(wl, mainContainer(wl), map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{"sleep": map[string]any{"seconds": sleep}}}}),
-		},
-		{
-			Title: fmt.Sprintf("Give termination %d s", newGrace),
-			Why: fmt.Sprintf("terminationGracePeriodSeconds counts from the start of preStop; it must cover the %d s sleep plus the app's own drain (now %d s).",
-				sleep, grace),
-			Patch: deploymentPatch(wl, templateSpec(map[string]any{"terminationGracePeriodSeconds": newGrace})),
-		},
-	}
+	stop := preStopFix(wl, sleep)
+	stop.Why = fmt.Sprintf("%s kept sending requests for %s after the pod began terminating; the app must keep serving a little longer than that (now: preStop %d s).",
+		upperFirst(who), seconds(lag), preStop)
+	fixes := []Fix{stop, graceFix(wl, sleep, grace, newGrace)}
 	switch family {
 	case sources.FamilyEnvoy:
 		if fix, ok := istioDrainFix(wl, spec, sleep); ok {
 			fixes = append(fixes, fix)
 		}
-		if fix, ok := envoyRetryFix(a, platform, wl); ok {
+		if fix, ok := envoyRetryFix(objs, platform, wl); ok {
 			fixes = append(fixes, fix)
 		}
 	case sources.FamilyALB:
-		ns, name, ok := ingressOf(a)
+		ns, name, ok := ingressOf(objs)
 		if !ok {
 			ns, name = wl.Namespace, placeholderName("Ingress")
 		}
@@ -292,7 +310,7 @@ func terminationFixes(a *correlate.Analysis, wl workload, spec *sources.PodSpec,
 				"alb.ingress.kubernetes.io/target-group-attributes": fmt.Sprintf("deregistration_delay.timeout_seconds=%d", newGrace)}}, nil),
 		})
 	case sources.FamilyGCP:
-		ns, name, ok := backendConfigOf(a)
+		ns, name, ok := backendConfigOf(objs)
 		if !ok {
 			ns, name = wl.Namespace, placeholderName("BackendConfig")
 		}

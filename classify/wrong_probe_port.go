@@ -111,7 +111,7 @@ func explainWrongProbePort(a *correlate.Analysis, g incidentGroup) *Finding {
 		portText, probeText, plural(len(f.Backends), "new pod IP"), seconds(listen), span(w), plural(w.Failed, "request"), saved)
 	f.Remediation = wrongProbePortFixes(wl, probe, container, servingPort, portName, listen)
 	if platformOf(w) == sources.FamilyEnvoy {
-		if fix, ok := envoyRetryFix(a, envoyPlatformOf(a, w), wl); ok {
+		if fix, ok := envoyRetryFix(objectsOf(a), envoyPlatformOf(a, w), wl); ok {
 			f.Remediation = append(f.Remediation, fix)
 		}
 	}
@@ -228,51 +228,81 @@ func startToListen(refs []BackendRef, r *correlate.Rollout) time.Duration {
 // wrongProbePortFixes points the probe at the serving port and adds a
 // startupProbe sized from the measured start-to-listen time.
 func wrongProbePortFixes(wl workload, probe *sources.Probe, container string, servingPort int, servingName string, listen time.Duration) []Fix {
-	container = orDefault(container, mainContainer(wl))
-	var port any = placeholderName("serving port name")
+	startup := startupFix(wl, probe, container, servingPort, servingName, listen)
+	startup.Why = fmt.Sprintf("New pods took up to %s to listen after joining; %s", seconds(listen), startup.Why)
+	return []Fix{
+		probeFix(wl, probe, container, servingPort, servingName),
+		startup,
+		settleFix(wl, listen),
+	}
+}
+
+// servingPortRef is how a probe should name the serving port: by the
+// container's name for it, else its number; a placeholder when unknown.
+func servingPortRef(servingPort int, servingName string) any {
 	switch {
 	case servingName != "":
-		port = servingName
+		return servingName
 	case servingPort != 0:
-		port = servingPort
+		return servingPort
 	}
-	handler := func() map[string]any {
-		if probe != nil && probe.Handler == "httpGet" {
-			return map[string]any{"httpGet": map[string]any{"path": orDefault(probe.Path, "/"), "port": port}}
-		}
-		return map[string]any{"tcpSocket": map[string]any{"port": port}}
+	return placeholderName("serving port name")
+}
+
+// probeHandler is a probe of the same kind as probe (httpGet with its
+// path, else tcpSocket) on port.
+func probeHandler(probe *sources.Probe, port any) map[string]any {
+	if probe != nil && probe.Handler == "httpGet" {
+		return map[string]any{"httpGet": map[string]any{"path": orDefault(probe.Path, "/"), "port": port}}
 	}
-	// The startupProbe gives up after period × failureThreshold: cover the
-	// slowest start seen plus a margin, in whole periods.
-	failures := (ceilSeconds(listen+startupMargin) + startupPeriod - 1) / startupPeriod
-	budget := failures * startupPeriod
-	readiness := handler()
+	return map[string]any{"tcpSocket": map[string]any{"port": port}}
+}
+
+// probeFix points the readiness probe at the serving port.
+func probeFix(wl workload, probe *sources.Probe, container string, servingPort int, servingName string) Fix {
+	container = orDefault(container, mainContainer(wl))
+	port := servingPortRef(servingPort, servingName)
+	readiness := probeHandler(probe, port)
 	readiness["periodSeconds"], readiness["failureThreshold"] = readinessPeriod, readinessFailures
-	startup := handler()
-	startup["periodSeconds"], startup["failureThreshold"] = startupPeriod, failures
 	was := "the readiness probe"
 	if probe != nil && probe.Port != 0 {
 		was = fmt.Sprintf("the readiness probe (now %s on port %d)", probe.Handler, probe.Port)
 	}
+	return Fix{
+		Title: "Probe the port that serves the traffic",
+		Why:   probeWhy(was, port, servingPort, servingName),
+		Patch: containerPatch(wl, container, map[string]any{"readinessProbe": readiness}),
+	}
+}
+
+// startupFix adds a startupProbe on the serving port whose budget covers a
+// start of listen plus startupMargin, in whole periods. Its Why says what
+// the probe does; the caller says where listen came from.
+func startupFix(wl workload, probe *sources.Probe, container string, servingPort int, servingName string, listen time.Duration) Fix {
+	container = orDefault(container, mainContainer(wl))
+	// The startupProbe gives up after period × failureThreshold: cover the
+	// slowest start plus a margin, in whole periods.
+	failures := (ceilSeconds(listen+startupMargin) + startupPeriod - 1) / startupPeriod
+	budget := failures * startupPeriod
+	startup := probeHandler(probe, servingPortRef(servingPort, servingName))
+	startup["periodSeconds"], startup["failureThreshold"] = startupPeriod, failures
+	return Fix{
+		Title: fmt.Sprintf("Give slow starts a startupProbe of %d s (%d × %d s)", budget, failures, startupPeriod),
+		Why: fmt.Sprintf("the startupProbe holds readiness and liveness back until the serving port answers, for up to %d checks %d s apart.",
+			failures, startupPeriod),
+		Patch: containerPatch(wl, container, map[string]any{"startupProbe": startup}),
+	}
+}
+
+// settleFix rolls out one pod at a time and keeps each unavailable for the
+// start-to-listen time plus settleMargin (minSettle at the least).
+func settleFix(wl workload, listen time.Duration) Fix {
 	settle := max(ceilSeconds(listen+settleMargin), minSettle)
-	return []Fix{
-		{
-			Title: "Probe the port that serves the traffic",
-			Why:   probeWhy(was, port, servingPort, servingName),
-			Patch: containerPatch(wl, container, map[string]any{"readinessProbe": readiness}),
-		},
-		{
-			Title: fmt.Sprintf("Give slow starts a startupProbe of %d s (%d × %d s)", budget, failures, startupPeriod),
-			Why: fmt.Sprintf("New pods took up to %s to listen after joining; the startupProbe holds readiness and liveness back until the serving port answers, for up to %d checks %d s apart.",
-				seconds(listen), failures, startupPeriod),
-			Patch: containerPatch(wl, container, map[string]any{"startupProbe": startup}),
-		},
-		{
-			Title: "Roll out one pod at a time and let each settle",
-			Why:   fmt.Sprintf("With maxUnavailable 0 and minReadySeconds %d the old pods keep serving while a new pod proves itself.", settle),
-			Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": settle,
-				"strategy": map[string]any{"rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}),
-		},
+	return Fix{
+		Title: "Roll out one pod at a time and let each settle",
+		Why:   fmt.Sprintf("With maxUnavailable 0 and minReadySeconds %d the old pods keep serving while a new pod proves itself.", settle),
+		Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": settle,
+			"strategy": map[string]any{"rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}),
 	}
 }
 
