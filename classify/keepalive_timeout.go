@@ -30,6 +30,7 @@ var keepaliveTimeoutCause = Cause{
 	Name:        "idle keep-alive race",
 	Description: "the app closes idle keep-alive connections sooner than the load balancer stops reusing them: a steady trickle of 502s on healthy pods, at any time",
 	Signature:   "closed connections (ALB 502 with a target and no target status, GCP `backend_connection_closed_before_data_sent_to_client`, ingress-nginx \"upstream prematurely closed connection\", Envoy `UC`) spread over time and pods that kept serving; the app's keep-alive below the LB's idle timeout",
+	Checks:      keepaliveChecks,
 }
 
 // Tuning of the keep-alive rule.
@@ -308,4 +309,64 @@ func proxyConfigMaps(objs *Objects) []*sources.Config {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name })
 	return out
+}
+
+// checkKeepalive is the static check of the keep-alive race.
+const checkKeepalive = "keepalive"
+
+// keepaliveChecks describe the static checks of keepaliveTimeout.
+var keepaliveChecks = []StaticCheck{
+	{checkKeepalive, "the app closes idle connections before the load balancer does",
+		"the serving container's keep-alive timeout (from its command line or environment: gunicorn, uvicorn, Node.js, ...) below the load balancer's idle timeout (ALB 60 s or its annotation, Google's 600 s, ingress-nginx 60 s or its ConfigMap)"},
+}
+
+// Check implements Rule: per workload behind an ALB, Google's load
+// balancer or ingress-nginx, the app's keep-alive, where its command line
+// or environment shows it, is shorter than the load balancer's idle
+// timeout.
+func (keepaliveTimeout) Check(objs *Objects) []*Risk {
+	var out []*Risk
+	for _, t := range objs.targetsOf() {
+		var app *sources.KeepAlive
+		container := ""
+		for _, c := range t.wl.Template.Containers {
+			if c.KeepAlive != nil && !c.Sidecar {
+				app, container = c.KeepAlive, c.Name
+				break
+			}
+		}
+		if app == nil {
+			continue
+		}
+		for _, f := range t.Fronts {
+			switch f.Family {
+			case sources.FamilyALB, sources.FamilyGCP, sources.FamilyIngressNginx:
+			default:
+				continue // Envoy's upstream idle timeout is an hour: a short keep-alive is the common case there
+			}
+			lb := lbIdleTimeout(f.Objects, f.Family)
+			if app.Seconds >= lb.Seconds {
+				continue
+			}
+			r := newRisk(keepaliveTimeoutCause, checkKeepalive, SeverityError, t)
+			r.Via = f.Via
+			r.Title = fmt.Sprintf("%s closes idle connections after %g s, %s reuses them for %g s", objectName(t.Config), app.Seconds, lbNoun(f.Family), lb.Seconds)
+			r.Reason = fmt.Sprintf("Container %s: %s closes idle keep-alive connections after %g s (%s), but %s (%s, through %s) keeps idle connections to the pods for up to %g s and reuses them: now and then a request goes out on a connection the app is closing, and the load balancer answers 502 itself.",
+				container, orDefault(app.Server, "the app"), app.Seconds, appSource(app), lb.What, lb.Source, objectName(f.Via), lb.Seconds)
+			r.Fixes = keepaliveFixes(f.Objects, t.wl, f.Family, lb, app)
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// lbNoun names a load-balancer family for a title.
+func lbNoun(f sources.Family) string {
+	switch f {
+	case sources.FamilyALB:
+		return "the ALB"
+	case sources.FamilyIngressNginx:
+		return "ingress-nginx"
+	}
+	return "the load balancer"
 }

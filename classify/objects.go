@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"sync"
+
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/sources"
 )
@@ -13,6 +15,9 @@ import (
 // Where a helper takes the first object of a kind, order decides.
 type Objects struct {
 	configs []*sources.Config
+	// targets are the workloads and the paths to them, linked once.
+	targets     []*target
+	targetsOnce sync.Once
 }
 
 // NewObjects returns the view of configs, in their order.

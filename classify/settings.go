@@ -111,6 +111,8 @@ func (h healthCheck) Source() string {
 	switch {
 	case h.Kind == "none":
 		return "no active health check: Envoy sends to an endpoint as soon as the control plane hands it over"
+	case h.Kind == "TargetGroupBinding":
+		return fmt.Sprintf("AWS's defaults for a target group made outside Kubernetes, as TargetGroupBinding %s/%s binds (%d s × %d)", h.Namespace, h.Name, h.IntervalSec, h.HealthyThreshold)
 	case h.Kind == "BackendConfig" || h.Kind == "BackendTrafficPolicy":
 		return fmt.Sprintf("%s %s/%s", h.Kind, h.Namespace, h.Name)
 	case h.Kind != "":

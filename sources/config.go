@@ -155,6 +155,20 @@ func (s *PodSpec) HasALBTargetHealthGate() bool {
 	return false
 }
 
+// NEGReadinessGate is the readiness-gate condition GKE injects into pods
+// behind a NEG that an Ingress or Gateway uses.
+const NEGReadinessGate = "cloud.google.com/load-balancer-neg-ready"
+
+// HasNEGReadinessGate reports whether the spec carries GKE's NEG readiness gate.
+func (s *PodSpec) HasNEGReadinessGate() bool {
+	for _, g := range s.ReadinessGates {
+		if g == NEGReadinessGate {
+			return true
+		}
+	}
+	return false
+}
+
 // ResolvePort resolves a Service targetPort name to a container port number
 // as the EndpointSlice controller does: the first port with that name and
 // protocol ("" means TCP) among the regular containers, then the sidecars.

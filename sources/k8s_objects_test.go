@@ -408,6 +408,9 @@ func TestK8sObjectsTopologySpread(t *testing.T) {
 	if !reflect.DeepEqual(tmpl.TopologySpread, want) || !tmpl.SpreadsOverZones() {
 		t.Errorf("spread = %+v (over zones %v)", tmpl.TopologySpread, tmpl.SpreadsOverZones())
 	}
+	if tmpl.HasNEGReadinessGate() || !(&PodSpec{ReadinessGates: []string{"x/y", NEGReadinessGate}}).HasNEGReadinessGate() {
+		t.Error("NEG readiness gate misread")
+	}
 	tmpl.TopologySpread = tmpl.TopologySpread[:1]
 	if tmpl.SpreadsOverZones() {
 		t.Error("a hostname spread counts as a zone spread")
