@@ -538,7 +538,7 @@ func registrationLagRisks(t *target, f front) []*Risk {
 		risk.Fixes = append(risk.Fixes, recreateFix(t.wl, "the AWS Load Balancer Controller's webhook"))
 	case risk.Check == checkALBGate:
 		risk.Fixes = append(risk.Fixes, albGateFix(t.Config.Namespace))
-	case risk.Check == checkNEGGate && f.Via != f.Service:
+	case risk.Check == checkNEGGate && !f.Standalone:
 		risk.Fixes = append(risk.Fixes, recreateFix(t.wl, "GKE"))
 	}
 	if plan.Faster != nil {
@@ -613,7 +613,7 @@ func albGateRisk(t *target, f front) *Risk {
 // gate works.
 func negGateRisk(t *target, f front) *Risk {
 	s := f.Service.Service
-	if f.Via == f.Service {
+	if f.Standalone {
 		r := newRisk(registrationLagCause, checkNEGGate, SeverityError, t)
 		r.Via, r.Object = f.Via, f.Service
 		r.Title = fmt.Sprintf("the standalone NEG of %s has no readiness gate", objectName(f.Service))
@@ -634,8 +634,8 @@ func negGateRisk(t *target, f front) *Risk {
 		r := newRisk(registrationLagCause, checkNEGGate, SeverityWarning, t)
 		r.Via = f.Via
 		r.Title = fmt.Sprintf("%s has pods without the NEG readiness gate (%d of %d)", objectName(t.Config), len(without), len(t.Pods))
-		r.Reason = fmt.Sprintf("%s sends Google's load balancer to a NEG of %s, but these pods carry no %s readiness gate: %s. They were created before the Service used a NEG.",
-			objectName(f.Via), objectName(f.Service), sources.NEGReadinessGate, strings.Join(without, ", "))
+		r.Reason = fmt.Sprintf("%s, but these pods carry no %s readiness gate: %s. They were created before the Service used a NEG.",
+			negPath(f), sources.NEGReadinessGate, strings.Join(without, ", "))
 		return r
 	}
 	zones, assumed := len(s.NEGZones), ""
@@ -648,9 +648,17 @@ func negGateRisk(t *target, f front) *Risk {
 	r := newRisk(registrationLagCause, checkNEGZoneMove, SeverityError, t)
 	r.Via = f.Via
 	r.Title = fmt.Sprintf("%s runs %s in %d zones behind a NEG", objectName(t.Config), plural(t.Replicas, "replica"), zones)
-	r.Reason = fmt.Sprintf("%s sends Google's load balancer to a NEG of %s; with %s in %d zones%s and no topology spread over zones, a rollout may start the new pod in a zone of its own, where the NEG readiness gate opens without a health check (LoadBalancerNegWithoutHealthCheck, kubernetes/ingress-gce#1718).",
-		objectName(f.Via), objectName(f.Service), plural(t.Replicas, "replica"), zones, assumed)
+	r.Reason = fmt.Sprintf("%s; with %s in %d zones%s and no topology spread over zones, a rollout may start the new pod in a zone of its own, where the NEG readiness gate opens without a health check (LoadBalancerNegWithoutHealthCheck, kubernetes/ingress-gce#1718).",
+		negPath(f), plural(t.Replicas, "replica"), zones, assumed)
 	return r
+}
+
+// negPath says how Google's load balancer reaches the pods through a NEG.
+func negPath(f front) string {
+	if f.Via == f.Service {
+		return fmt.Sprintf("%s is a NEG backend of a GKE Ingress (its cloud.google.com/neg annotation)", objectName(f.Service))
+	}
+	return fmt.Sprintf("%s sends Google's load balancer to a NEG of %s", objectName(f.Via), objectName(f.Service))
 }
 
 // maxUnavailableRisk is the risk of a rollout that may stop every pod of a

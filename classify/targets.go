@@ -42,6 +42,8 @@ type front struct {
 	// TargetType is the ALB target type (ip or instance), "" when unknown
 	// or not ALB.
 	TargetType string
+	// Standalone is true for a standalone NEG, which gets no readiness gate.
+	Standalone bool
 	// Objects are the objects that configure this path, in the order the
 	// helpers should prefer them: the Service (whose ALB annotations
 	// override the Ingress's), the routing object, its BackendConfig,
@@ -210,9 +212,20 @@ func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front 
 			}
 		}
 	}
+	if s.NEGIngress && !hasFamily(out, sources.FamilyGCP) {
+		// A NEG for Ingress whose Ingress was not read: the GKE Ingress is
+		// there all the same.
+		f := front{Family: sources.FamilyGCP, Via: svc, Service: svc}
+		objs := []*sources.Config{svc}
+		if bc := backendConfigFor(svc, nil, byKind["BackendConfig"]); bc != nil {
+			objs = append(objs, bc)
+		}
+		f.Objects = NewObjects(objs)
+		out = appendFront(out, f)
+	}
 	if len(s.NEGExposedPorts) > 0 && !s.NEGIngress {
 		for _, p := range s.NEGExposedPorts {
-			f := front{Family: sources.FamilyGCP, Via: svc, Service: svc, Port: servicePort(s, "", p)}
+			f := front{Family: sources.FamilyGCP, Via: svc, Service: svc, Port: servicePort(s, "", p), Standalone: true}
 			objs := []*sources.Config{svc}
 			if bc := backendConfigFor(svc, f.Port, byKind["BackendConfig"]); bc != nil {
 				objs = append(objs, bc)
@@ -222,6 +235,16 @@ func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front 
 		}
 	}
 	return out
+}
+
+// hasFamily reports whether a front of the family is among fronts.
+func hasFamily(fronts []front, f sources.Family) bool {
+	for _, x := range fronts {
+		if x.Family == f {
+			return true
+		}
+	}
+	return false
 }
 
 // appendFront adds f unless a front by the same object to the same port is
