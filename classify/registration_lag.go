@@ -519,7 +519,7 @@ func registrationLagRisks(t *target, f front) []*Risk {
 		}
 		risk = newRisk(registrationLagCause, checkMinReady, SeverityError, t)
 		risk.Via = f.Via
-		risk.Title = "minReadySeconds is shorter than Envoy's first health check of a new pod"
+		risk.Title = fmt.Sprintf("Old pods of %s go before Envoy has checked the new ones", objectName(t.Config))
 		risk.Reason = fmt.Sprintf("%s sends Envoy Gateway's traffic to the pods, and Envoy sends a new endpoint nothing until its active health check passes (%s); Kubernetes knows nothing of it and removes an old pod as soon as a new one is Ready.",
 			objectName(f.Via), hc.Source())
 	}

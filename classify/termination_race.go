@@ -469,8 +469,8 @@ func terminationRisks(t *target, f front) []*Risk {
 		r := newRisk(terminationRaceCause, checkIstioDrain, SeverityError, t)
 		r.Via = f.Via
 		r.Title = fmt.Sprintf("the Istio sidecar of %s stops before its preStop sleep ends", objectName(t.Config))
-		r.Reason = fmt.Sprintf("The pods run a classic Istio sidecar, which gets SIGTERM with the app and stops after its terminationDrainDuration, while the app still sleeps %d s in preStop: requests to the pod fail once the sidecar is gone. %s",
-			max(sleep, need), fix.Why)
+		r.Reason = fmt.Sprintf("The pods run a classic Istio sidecar (through %s), which gets SIGTERM with the app and stops after its terminationDrainDuration, while the app still sleeps %d s in preStop: requests to the pod fail once the sidecar is gone.",
+			objectName(f.Via), max(sleep, need))
 		r.Fixes = []Fix{fix}
 		out = append(out, r)
 	}

@@ -117,7 +117,8 @@ type CheckOptions struct {
 // standard input) and returns the risks the rules' static checks find in
 // the Kubernetes objects they hold: the one way from manifests to
 // findings, sources → classify → report, that the command and the tests
-// use. It fails only when no input can be read at all.
+// use. It fails only when a path does not exist or the read is cancelled:
+// inputs in no known format are warnings.
 func Check(ctx context.Context, paths []string, opts CheckOptions) (*CheckReport, error) {
 	var mu sync.Mutex
 	var keepers []*configKeeper
@@ -128,9 +129,15 @@ func Check(ctx context.Context, paths []string, opts CheckOptions) (*CheckReport
 		mu.Unlock()
 		return k
 	})
-	if err != nil {
-		return nil, err
+	switch {
+	case res == nil:
+		return nil, err // a path that does not exist, a cancelled read
+	case err != nil && len(res.Warnings) == 0:
+		// No input at all (an empty folder).
+		res.Warnings = append(res.Warnings, err.Error())
 	}
+	// Inputs in no known format are warnings only: a hook hands check
+	// every YAML file of a commit (workflows, values), which is no error.
 	var configs []*sources.Config
 	for _, k := range keepers {
 		configs = append(configs, k.configs...)

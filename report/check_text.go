@@ -18,7 +18,9 @@ func renderCheckText(w io.Writer, rep *CheckReport, width int) error {
 	width = max(width, minTextWidth)
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }
-	line(headingStyle.Render(checkHeadline(rep)))
+	for _, l := range strings.Split(hanging("", Sanitize(checkHeadline(rep)), "  ", width), "\n") {
+		line(headingStyle.Render(l))
+	}
 	for i, f := range rep.Findings {
 		line("")
 		sev := warnStyle.Render("WARNING")
@@ -98,9 +100,9 @@ func checkHeadline(rep *CheckReport) string {
 func inputsText(rep *CheckReport) string {
 	switch {
 	case rep.Source != "":
-		return Sanitize(rep.Source)
+		return rep.Source
 	case len(rep.Inputs) == 1:
-		return Sanitize(rep.Inputs[0].Name)
+		return rep.Inputs[0].Name
 	}
 	return "the inputs"
 }
