@@ -486,13 +486,17 @@ func endOfInput(err error) error {
 
 // produceJSON cuts the input into batches of JSON elements.
 func (in *inputReader) produceJSON(send func(*batch)) error {
-	return in.splitJSON(in.br, func(_, line int) int { return line }, send)
+	return in.splitJSON(in.br, jsonReadBuffer, func(_, line int) int { return line }, send)
 }
 
-// splitJSON cuts r into batches of JSON elements. lineOf gives the line to
-// report for the n-th element (or error) that starts on line of r.
-func (in *inputReader) splitJSON(r io.Reader, lineOf func(n, line int) int, send func(*batch)) error {
-	s := newJSONSplitter(r, 256<<10)
+// jsonReadBuffer is the read buffer of the JSON splitter on a stream.
+const jsonReadBuffer = 256 << 10
+
+// splitJSON cuts r into batches of JSON elements, reading bufSize bytes at
+// a time. lineOf gives the line to report for the n-th element (or error)
+// that starts on line of r.
+func (in *inputReader) splitJSON(r io.Reader, bufSize int, lineOf func(n, line int) int, send func(*batch)) error {
+	s := newJSONSplitter(r, bufSize)
 	b := batchPool.Get().(*batch)
 	flush := func() {
 		if len(b.items) > 0 {
@@ -587,6 +591,35 @@ func (in *inputReader) cloudWatchConsumer(a lineAdapter) func(*part, *batch) {
 // of elements, each reported at the line its List item (or its document)
 // starts on.
 func (in *inputReader) produceYAML(send func(*batch)) error {
+	// Documents are mostly small (a manifest is a few KiB): gather their
+	// elements into one batch rather than send a batch per document.
+	var pending *batch
+	out := send
+	gather := func(b *batch) {
+		if pending == nil {
+			pending = b
+		} else {
+			for _, it := range b.items {
+				if it.skip != "" {
+					pending.addSkip(it.line, it.skip)
+				} else {
+					pending.add(b.buf[it.start:it.end], it.line)
+				}
+			}
+			b.buf, b.items, b.firstLine = b.buf[:0], b.items[:0], 0
+			batchPool.Put(b)
+		}
+		if len(pending.buf) >= batchBytes {
+			out(pending)
+			pending = nil
+		}
+	}
+	defer func() {
+		if pending != nil {
+			out(pending)
+		}
+	}()
+	send = gather
 	var doc bytes.Buffer
 	// contentStart is the first line of the document that is neither blank
 	// nor a comment (Helm writes "# Source: ..." above each): where the
@@ -612,7 +645,8 @@ func (in *inputReader) produceYAML(send func(*batch)) error {
 			return nil
 		}
 		items, start := yamlItemLines(doc.Bytes()), docStart
-		return in.splitJSON(bytes.NewReader(js), func(n, _ int) int {
+		// The document is in memory: a buffer of its size reads it at once.
+		return in.splitJSON(bytes.NewReader(js), min(len(js)+1, jsonReadBuffer), func(n, _ int) int {
 			if n < len(items) {
 				return start + items[n]
 			}
