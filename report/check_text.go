@@ -18,8 +18,9 @@ func renderCheckText(w io.Writer, rep *CheckReport, width int) error {
 	width = max(width, minTextWidth)
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }
+	heading, dim, patch := paintOf(headingStyle), paintOf(dimStyle), paintOf(patchStyle)
 	for _, l := range strings.Split(hanging("", Sanitize(checkHeadline(rep)), "  ", width), "\n") {
-		line(headingStyle.Render(l))
+		line(heading.Render(l))
 	}
 	for i, f := range rep.Findings {
 		line("")
@@ -27,7 +28,7 @@ func renderCheckText(w io.Writer, rep *CheckReport, width int) error {
 		if f.Severity == "error" {
 			sev = causeStyle.Render("ERROR")
 		}
-		line(hanging(fmt.Sprintf("%d. ", i+1), sev+"  "+headingStyle.Render(Sanitize(f.Title)), "   ", width))
+		line(hanging(fmt.Sprintf("%d. ", i+1), sev+"  "+heading.Render(Sanitize(f.Title)), "   ", width))
 		where := []string{f.Rule}
 		if loc := f.Object.Location(); loc != "" {
 			where = append(where, loc)
@@ -40,7 +41,7 @@ func renderCheckText(w io.Writer, rep *CheckReport, width int) error {
 			where = append(where, "via "+f.Via.String())
 		}
 		for _, l := range strings.Split(hanging("   ", Sanitize(strings.Join(where, " · ")), "   ", width), "\n") {
-			line(dimStyle.Render(l))
+			line(dim.Render(l))
 		}
 		line(hanging("   ", Sanitize(f.Reason), "   ", width))
 		for j, x := range f.Fixes {
@@ -48,20 +49,20 @@ func renderCheckText(w io.Writer, rep *CheckReport, width int) error {
 			if len(f.Fixes) > 1 {
 				head = fmt.Sprintf("   Fix %d: ", j+1)
 			}
-			line(hanging(head, headingStyle.Render(Sanitize(x.Title)), "        ", width))
+			line(hanging(head, heading.Render(Sanitize(x.Title)), "        ", width))
 			if x.Why != "" {
 				line(hanging("        ", Sanitize(x.Why), "        ", width))
 			}
 			for _, l := range foldYAML(strings.Split(strings.TrimRight(x.Patch, "\n"), "\n"), width-len(checkPatchIndent)) {
 				if l != "" {
-					line(patchStyle.Render(checkPatchIndent + Sanitize(l)))
+					line(patch.Render(checkPatchIndent + Sanitize(l)))
 				}
 			}
 		}
 	}
 	if len(rep.Warnings) > 0 {
 		line("")
-		line(headingStyle.Render("Warnings"))
+		line(heading.Render("Warnings"))
 		for _, wn := range rep.Warnings {
 			line(hanging("  • ", Sanitize(wn), "    ", width))
 		}
@@ -69,6 +70,24 @@ func renderCheckText(w io.Writer, rep *CheckReport, width int) error {
 	_, err := lipgloss.Fprint(w, b.String())
 	return err
 }
+
+// paint is a style's escape sequences, to wrap text already laid out
+// without measuring it again (lipgloss's Render measures every line; a
+// check may write thousands). lipgloss.Fprint still drops them where
+// colours are off.
+type paint struct{ open, close string }
+
+// paintMark stands for the text when a style's sequences are taken apart.
+const paintMark = "\uE000"
+
+// paintOf takes a style's sequences from its rendering of a mark.
+func paintOf(s lipgloss.Style) paint {
+	open, close, _ := strings.Cut(s.Render(paintMark), paintMark)
+	return paint{open, close}
+}
+
+// Render wraps text in the style's sequences.
+func (p paint) Render(text string) string { return p.open + text + p.close }
 
 // checkPatchIndent sets a fix's YAML off from the text around it.
 const checkPatchIndent = "          "
