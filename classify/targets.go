@@ -21,8 +21,6 @@ type target struct {
 	Pods []*sources.Config
 	// Services are the Services that select its pods.
 	Services []*sources.Config
-	// NamespaceServices are every Service of its namespace.
-	NamespaceServices []*sources.Config
 	// Fronts are the load balancers and proxies that send it traffic.
 	Fronts []front
 }
@@ -101,7 +99,6 @@ func linkTargets(objs *Objects) []*target {
 			if svc.Namespace != d.Namespace || svc.Service == nil {
 				continue
 			}
-			t.NamespaceServices = append(t.NamespaceServices, svc)
 			if len(svc.Service.Selector) > 0 && subset(svc.Service.Selector, d.Workload.TemplateLabels) {
 				t.Services = append(t.Services, svc)
 			}

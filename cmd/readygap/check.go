@@ -43,6 +43,7 @@ type failOnFlag string
 // failOnValues are the values --fail-on accepts, the strictest first.
 var failOnValues = []string{string(classify.SeverityWarning), string(classify.SeverityError), "none"}
 
+// String implements pflag.Value.
 func (f *failOnFlag) String() string { return string(*f) }
 
 // Set implements pflag.Value.
