@@ -121,6 +121,10 @@ type Rule interface {
 	// Explain turns the claimed failures into findings. Failures it leaves
 	// out of every finding are explained by no rule.
 	Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding
+	// Check finds, before a deploy, the settings in the objects that let
+	// the mechanism fail requests: the same knowledge as Explain, with the
+	// same numbers, from specs alone.
+	Check(objs *Objects) []*Risk
 }
 
 // Rules lists every rule in the order they claim failures: a failure goes

@@ -57,12 +57,19 @@ func envoyPlatformOf(a *correlate.Analysis, w *correlate.Window) sources.Platfor
 	if best != "" {
 		return best
 	}
+	return envoyPlatformOfObjects(objectsOf(a))
+}
+
+// envoyPlatformOfObjects names the Envoy-based product the objects
+// configure: a BackendTrafficPolicy is Envoy Gateway's, a VirtualService
+// or DestinationRule Istio's, an HTTPProxy Contour's; "" for none.
+func envoyPlatformOfObjects(objs *Objects) sources.Platform {
 	switch {
-	case len(a.ConfigsOf("BackendTrafficPolicy")) > 0:
+	case len(objs.ConfigsOf("BackendTrafficPolicy")) > 0:
 		return sources.PlatformEnvoyGateway
-	case len(a.ConfigsOf("VirtualService")) > 0 || len(a.ConfigsOf("DestinationRule")) > 0:
+	case len(objs.ConfigsOf("VirtualService")) > 0 || len(objs.ConfigsOf("DestinationRule")) > 0:
 		return sources.PlatformIstio
-	case len(a.ConfigsOf("HTTPProxy")) > 0:
+	case len(objs.ConfigsOf("HTTPProxy")) > 0:
 		return sources.PlatformContour
 	}
 	return ""
@@ -88,8 +95,8 @@ func proxyNoun(family sources.Family, platform sources.Platform) string {
 
 // firstConfig returns the object of kind the objects hold first by
 // namespace and name; nil when there is none.
-func firstConfig(a *correlate.Analysis, kind string) *sources.Config {
-	cs := a.ConfigsOf(kind)
+func firstConfig(objs *Objects, kind string) *sources.Config {
+	cs := objs.ConfigsOf(kind)
 	if len(cs) == 0 {
 		return nil
 	}
@@ -108,8 +115,8 @@ func nameOr(c *sources.Config, wl workload, kind string) (string, string) {
 
 // envoyPolicyOf returns the Envoy Gateway BackendTrafficPolicy the objects
 // hold (the first by name); nil when none.
-func envoyPolicyOf(a *correlate.Analysis) (*sources.Config, *sources.BackendTrafficPolicy) {
-	c := firstConfig(a, "BackendTrafficPolicy")
+func envoyPolicyOf(objs *Objects) (*sources.Config, *sources.BackendTrafficPolicy) {
+	c := firstConfig(objs, "BackendTrafficPolicy")
 	if c == nil {
 		return nil, nil
 	}
@@ -133,16 +140,16 @@ func retriesSafely(r *sources.ProxyRetry) bool {
 // envoyRetryFix asks the gateway to try another endpoint when one refuses
 // the connection, in the object its platform configures retries with; ok
 // is false when the platform is unknown or already does.
-func envoyRetryFix(a *correlate.Analysis, platform sources.Platform, wl workload) (Fix, bool) {
+func envoyRetryFix(objs *Objects, platform sources.Platform, wl workload) (Fix, bool) {
 	why := "A refused connection never reached the application, so trying another endpoint is safe for every method; " +
 		"add `reset` only on idempotent routes, as a reset may come after the application began the request."
 	switch platform {
 	case sources.PlatformEnvoyGateway:
-		c, p := envoyPolicyOf(a)
+		c, p := envoyPolicyOf(objs)
 		if p != nil && retriesSafely(p.Retry) {
 			return Fix{}, false
 		}
-		route := firstConfig(a, "HTTPRoute")
+		route := firstConfig(objs, "HTTPRoute")
 		rns, rname := nameOr(route, wl, "HTTPRoute")
 		ns, name := rns, rname+"-retry"
 		if c != nil {
@@ -157,7 +164,7 @@ func envoyRetryFix(a *correlate.Analysis, platform sources.Platform, wl workload
 			}),
 		}, true
 	case sources.PlatformIstio:
-		vs := firstConfig(a, "VirtualService")
+		vs := firstConfig(objs, "VirtualService")
 		ns, name := nameOr(vs, wl, "VirtualService")
 		route := map[string]any{"retries": map[string]any{"attempts": istioFixRetries, "retryOn": istioRetryOn}}
 		now := fmt.Sprintf("Istio retries %d times by default", envoyRetries)
@@ -177,7 +184,7 @@ func envoyRetryFix(a *correlate.Analysis, platform sources.Platform, wl workload
 			Patch: objectPatch("networking.istio.io/v1", "VirtualService", ns, name, nil, map[string]any{"http": []any{route}}),
 		}, true
 	case sources.PlatformContour:
-		hp := firstConfig(a, "HTTPProxy")
+		hp := firstConfig(objs, "HTTPProxy")
 		if hp != nil && hp.HTTPProxy != nil {
 			for _, r := range hp.HTTPProxy.Routes {
 				if retriesSafely(r.Retry) {
@@ -201,8 +208,8 @@ func envoyRetryFix(a *correlate.Analysis, platform sources.Platform, wl workload
 // initial jitter before a new host's first check and needs one pass at
 // startup (health_check.proto: healthy_threshold "during startup, only a
 // single successful health check is required"). ok is false without one.
-func envoyHealthCheckOf(a *correlate.Analysis) (healthCheck, bool) {
-	c, p := envoyPolicyOf(a)
+func envoyHealthCheckOf(objs *Objects) (healthCheck, bool) {
+	c, p := envoyPolicyOf(objs)
 	if p == nil || p.ActiveHealthCheck == nil {
 		return healthCheck{Kind: "none"}, false
 	}
@@ -223,12 +230,12 @@ const envoyGatewayInterval = 3
 
 // envoyJitterFix asks Envoy Gateway to check new hosts sooner when the
 // initial jitter leaves them unchecked for seconds.
-func envoyJitterFix(a *correlate.Analysis, hc healthCheck) (Fix, bool) {
+func envoyJitterFix(objs *Objects, hc healthCheck) (Fix, bool) {
 	if hc.Kind != "BackendTrafficPolicy" || time.Duration(hc.JitterSec)*time.Second <= envoyFastJitter {
 		return Fix{}, false
 	}
 	why := fmt.Sprintf("Envoy checks a new endpoint first after a random wait of up to %d s (initialJitter) and sends it nothing until it passes.", hc.JitterSec)
-	if _, p := envoyPolicyOf(a); p != nil && p.PanicThreshold != nil && *p.PanicThreshold < envoyDefaultPanic {
+	if _, p := envoyPolicyOf(objs); p != nil && p.PanicThreshold != nil && *p.PanicThreshold < envoyDefaultPanic {
 		why += fmt.Sprintf(" With panicThreshold %d Envoy will not fall back to the unchecked endpoints, so until then it has no healthy upstream.", *p.PanicThreshold)
 	}
 	return Fix{

@@ -71,7 +71,7 @@ func TestEnvoyRetryFix(t *testing.T) {
 		return f.Patch["kind"].(string) + "/" + f.Patch["metadata"].(map[string]any)["name"].(string)
 	}
 	t.Run("envoy gateway without a policy", func(t *testing.T) {
-		f, ok := envoyRetryFix(analysisOf(route), sources.PlatformEnvoyGateway, wl)
+		f, ok := envoyRetryFix(objectsOf(analysisOf(route)), sources.PlatformEnvoyGateway, wl)
 		if !ok || kindName(f) != "BackendTrafficPolicy/web-route-retry" {
 			t.Fatalf("fix %v %+v", ok, f.Patch)
 		}
@@ -81,24 +81,24 @@ func TestEnvoyRetryFix(t *testing.T) {
 		}
 	})
 	t.Run("envoy gateway policy without retries", func(t *testing.T) {
-		f, ok := envoyRetryFix(analysisOf(route, policy(nil)), sources.PlatformEnvoyGateway, wl)
+		f, ok := envoyRetryFix(objectsOf(analysisOf(route, policy(nil))), sources.PlatformEnvoyGateway, wl)
 		if !ok || kindName(f) != "BackendTrafficPolicy/web-policy" {
 			t.Fatalf("fix %v %+v, want a patch of the existing policy", ok, f.Patch)
 		}
 	})
 	t.Run("envoy gateway retries refused connections already", func(t *testing.T) {
-		if _, ok := envoyRetryFix(analysisOf(route, policy(&sources.ProxyRetry{Retries: ptr(2), On: []string{"connect-failure"}})), sources.PlatformEnvoyGateway, wl); ok {
+		if _, ok := envoyRetryFix(objectsOf(analysisOf(route, policy(&sources.ProxyRetry{Retries: ptr(2), On: []string{"connect-failure"}}))), sources.PlatformEnvoyGateway, wl); ok {
 			t.Error("a fix for a policy that already retries connect-failure")
 		}
 	})
 	t.Run("envoy gateway retries turned off", func(t *testing.T) {
-		if _, ok := envoyRetryFix(analysisOf(route, policy(&sources.ProxyRetry{Retries: ptr(0), On: []string{"connect-failure"}})), sources.PlatformEnvoyGateway, wl); !ok {
+		if _, ok := envoyRetryFix(objectsOf(analysisOf(route, policy(&sources.ProxyRetry{Retries: ptr(0), On: []string{"connect-failure"}}))), sources.PlatformEnvoyGateway, wl); !ok {
 			t.Error("no fix though numRetries 0 turns retries off")
 		}
 	})
 	t.Run("istio names the route", func(t *testing.T) {
 		vs := &sources.Config{Kind: "VirtualService", Namespace: "shop", Name: "web-vs", VirtualService: &sources.VirtualService{Routes: []sources.VirtualServiceRoute{{Name: "primary"}}}}
-		f, ok := envoyRetryFix(analysisOf(vs), sources.PlatformIstio, wl)
+		f, ok := envoyRetryFix(objectsOf(analysisOf(vs)), sources.PlatformIstio, wl)
 		if !ok || kindName(f) != "VirtualService/web-vs" {
 			t.Fatalf("fix %v %+v", ok, f.Patch)
 		}
@@ -109,12 +109,12 @@ func TestEnvoyRetryFix(t *testing.T) {
 	})
 	t.Run("contour already retries", func(t *testing.T) {
 		hp := &sources.Config{Kind: "HTTPProxy", Namespace: "shop", Name: "web", HTTPProxy: &sources.HTTPProxy{Routes: []sources.HTTPProxyRoute{{Retry: &sources.ProxyRetry{Retries: ptr(1), On: []string{"connect-failure"}}}}}}
-		if _, ok := envoyRetryFix(analysisOf(hp), sources.PlatformContour, wl); ok {
+		if _, ok := envoyRetryFix(objectsOf(analysisOf(hp)), sources.PlatformContour, wl); ok {
 			t.Error("a fix for a route that already retries")
 		}
 	})
 	t.Run("unknown platform", func(t *testing.T) {
-		if _, ok := envoyRetryFix(analysisOf(), "", wl); ok {
+		if _, ok := envoyRetryFix(objectsOf(analysisOf()), "", wl); ok {
 			t.Error("a retry fix with no platform to put it in")
 		}
 	})
@@ -129,11 +129,11 @@ func TestEnvoyJitterFix(t *testing.T) {
 		want   bool
 	}{{0, false}, {1, false}, {2, true}, {10, true}} {
 		hc := healthCheck{IntervalSec: 5, HealthyThreshold: 1, JitterSec: c.jitter, Kind: "BackendTrafficPolicy", Namespace: "shop", Name: "p"}
-		if _, ok := envoyJitterFix(a, hc); ok != c.want {
+		if _, ok := envoyJitterFix(objectsOf(a), hc); ok != c.want {
 			t.Errorf("jitter %d s: fix %v, want %v", c.jitter, ok, c.want)
 		}
 	}
-	if _, ok := envoyJitterFix(a, healthCheck{Kind: "none", JitterSec: 10}); ok {
+	if _, ok := envoyJitterFix(objectsOf(a), healthCheck{Kind: "none", JitterSec: 10}); ok {
 		t.Error("a jitter fix without an active health check")
 	}
 }

@@ -30,6 +30,7 @@ var keepaliveTimeoutCause = Cause{
 	Name:        "idle keep-alive race",
 	Description: "the app closes idle keep-alive connections sooner than the load balancer stops reusing them: a steady trickle of 502s on healthy pods, at any time",
 	Signature:   "closed connections (ALB 502 with a target and no target status, GCP `backend_connection_closed_before_data_sent_to_client`, ingress-nginx \"upstream prematurely closed connection\", Envoy `UC`) spread over time and pods that kept serving; the app's keep-alive below the LB's idle timeout",
+	Checks:      keepaliveChecks,
 }
 
 // Tuning of the keep-alive rule.
@@ -96,7 +97,7 @@ func (keepaliveTimeout) Explain(a *correlate.Analysis, claimed []*correlate.Sign
 	w := correlate.Summarize(claimed)
 	f := &Finding{Cause: keepaliveTimeoutCause.ID, Window: w, Backends: backendRefs(a, w)}
 	family := platformOf(w)
-	lb := lbIdleTimeout(a, family)
+	lb := lbIdleTimeout(objectsOf(a), family)
 	app, wl := appKeepAlive(a, f.Backends)
 	least := minKeepaliveFailures
 	if app != nil && app.Seconds < lb.Seconds {
@@ -121,7 +122,7 @@ func (keepaliveTimeout) Explain(a *correlate.Analysis, claimed []*correlate.Sign
 	f.Rate = trickleRate(a, w, len(f.Backends))
 	f.grade(1, corroborated, keepaliveClearFit)
 	f.Summary = keepaliveSummary(w, f.Rate, lb, app)
-	f.Remediation = keepaliveFixes(a, wl, family, lb, app)
+	f.Remediation = keepaliveFixes(objectsOf(a), wl, family, lb, app)
 	return []*Finding{f}
 }
 
@@ -176,10 +177,10 @@ func trickleRate(a *correlate.Analysis, w *correlate.Window, backends int) *Rate
 
 // lbIdleTimeout reads the load balancer's idle timeout for upstream
 // connections where users set it, else its documented default.
-func lbIdleTimeout(a *correlate.Analysis, family sources.Family) Timeout {
+func lbIdleTimeout(objs *Objects, family sources.Family) Timeout {
 	switch family {
 	case sources.FamilyALB:
-		for _, c := range a.Configs {
+		for _, c := range objs.All() {
 			if hc := c.HealthCheck; hc != nil && hc.IdleTimeoutSec != nil {
 				return Timeout{What: "the ALB's idle timeout", Seconds: float64(*hc.IdleTimeoutSec),
 					Source: fmt.Sprintf("%s %s/%s alb.ingress.kubernetes.io/load-balancer-attributes", c.Kind, c.Namespace, c.Name)}
@@ -187,7 +188,7 @@ func lbIdleTimeout(a *correlate.Analysis, family sources.Family) Timeout {
 		}
 		return Timeout{What: "the ALB's idle timeout", Seconds: albIdleTimeout, Source: "the ALB default"}
 	case sources.FamilyIngressNginx:
-		for _, c := range a.Configs {
+		for _, c := range objs.All() {
 			if c.Proxy != nil && c.Proxy.UpstreamKeepaliveTimeoutSec != nil {
 				return Timeout{What: "ingress-nginx upstream-keepalive-timeout", Seconds: float64(*c.Proxy.UpstreamKeepaliveTimeoutSec),
 					Source: fmt.Sprintf("ConfigMap %s/%s", c.Namespace, c.Name)}
@@ -243,7 +244,7 @@ func keepaliveSummary(w *correlate.Window, r *Rate, lb Timeout, app *sources.Kee
 // keepaliveFixes raise the app's keep-alive above the load balancer's idle
 // timeout, with the flag of the server when it is known, or lower the load
 // balancer's.
-func keepaliveFixes(a *correlate.Analysis, wl workload, family sources.Family, lb Timeout, app *sources.KeepAlive) []Fix {
+func keepaliveFixes(objs *Objects, wl workload, family sources.Family, lb Timeout, app *sources.KeepAlive) []Fix {
 	want := int(math.Ceil(lb.Seconds)) + keepaliveMargin
 	fix := Fix{Title: fmt.Sprintf("Keep idle connections open %d s in the app, longer than the load balancer's %g s", want, lb.Seconds)}
 	container := mainContainer(wl)
@@ -274,7 +275,7 @@ func keepaliveFixes(a *correlate.Analysis, wl workload, family sources.Family, l
 	lower := int(app.Seconds) - 1
 	switch family {
 	case sources.FamilyALB:
-		ns, name, ok := ingressOf(a)
+		ns, name, ok := ingressOf(objs)
 		if !ok {
 			ns, name = wl.Namespace, placeholderName("Ingress")
 		}
@@ -286,7 +287,7 @@ func keepaliveFixes(a *correlate.Analysis, wl workload, family sources.Family, l
 		})
 	case sources.FamilyIngressNginx:
 		ns, name := "ingress-nginx", "ingress-nginx-controller"
-		if cms := proxyConfigMaps(a); len(cms) > 0 {
+		if cms := proxyConfigMaps(objs); len(cms) > 0 {
 			ns, name = cms[0].Namespace, cms[0].Name
 		}
 		fixes = append(fixes, Fix{
@@ -299,13 +300,73 @@ func keepaliveFixes(a *correlate.Analysis, wl workload, family sources.Family, l
 }
 
 // proxyConfigMaps returns the ingress-nginx ConfigMaps read, by name.
-func proxyConfigMaps(a *correlate.Analysis) []*sources.Config {
+func proxyConfigMaps(objs *Objects) []*sources.Config {
 	var out []*sources.Config
-	for _, c := range a.Configs {
+	for _, c := range objs.All() {
 		if c.Proxy != nil {
 			out = append(out, c)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name })
 	return out
+}
+
+// checkKeepalive is the static check of the keep-alive race.
+const checkKeepalive = "keepalive"
+
+// keepaliveChecks describe the static checks of keepaliveTimeout.
+var keepaliveChecks = []StaticCheck{
+	{checkKeepalive, "the app closes idle connections before the load balancer does",
+		"the serving container's keep-alive timeout (from its command line or environment: gunicorn, uvicorn, Node.js, ...) below the load balancer's idle timeout (ALB 60 s or its annotation, Google's 600 s, ingress-nginx 60 s or its ConfigMap)"},
+}
+
+// Check implements Rule: per workload behind an ALB, Google's load
+// balancer or ingress-nginx, the app's keep-alive, where its command line
+// or environment shows it, is shorter than the load balancer's idle
+// timeout.
+func (keepaliveTimeout) Check(objs *Objects) []*Risk {
+	var out []*Risk
+	for _, t := range objs.targetsOf() {
+		var app *sources.KeepAlive
+		container := ""
+		for _, c := range t.wl.Template.Containers {
+			if c.KeepAlive != nil && !c.Sidecar {
+				app, container = c.KeepAlive, c.Name
+				break
+			}
+		}
+		if app == nil {
+			continue
+		}
+		for _, f := range t.Fronts {
+			switch f.Family {
+			case sources.FamilyALB, sources.FamilyGCP, sources.FamilyIngressNginx:
+			default:
+				continue // Envoy's upstream idle timeout is an hour: a short keep-alive is the common case there
+			}
+			lb := lbIdleTimeout(f.Objects, f.Family)
+			if app.Seconds >= lb.Seconds {
+				continue
+			}
+			r := newRisk(keepaliveTimeoutCause, checkKeepalive, SeverityError, t)
+			r.Via = f.Via
+			r.Title = fmt.Sprintf("%s closes idle connections after %g s, %s reuses them for %g s", objectName(t.Config), app.Seconds, lbNoun(f.Family), lb.Seconds)
+			r.Reason = fmt.Sprintf("Container %s: %s closes idle keep-alive connections after %g s (%s), but %s (%s, through %s) keeps idle connections to the pods for up to %g s and reuses them: now and then a request goes out on a connection the app is closing, and the load balancer answers 502 itself.",
+				container, orDefault(app.Server, "the app"), app.Seconds, appSource(app), lb.What, lb.Source, objectName(f.Via), lb.Seconds)
+			r.Fixes = keepaliveFixes(f.Objects, t.wl, f.Family, lb, app)
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// lbNoun names a load-balancer family for a title.
+func lbNoun(f sources.Family) string {
+	switch f {
+	case sources.FamilyALB:
+		return "the ALB"
+	case sources.FamilyIngressNginx:
+		return "ingress-nginx"
+	}
+	return "the load balancer"
 }

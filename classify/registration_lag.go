@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,7 @@ var registrationLagCause = Cause{
 		{variantALBNoGate, "ALB targets without a readiness gate"},
 		{variantNginxNoEndpoints, "ingress-nginx had no endpoint"},
 	},
+	Checks: registrationLagChecks,
 }
 
 // Tuning of the registration-lag rule.
@@ -156,7 +158,7 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 		f.Evidence = append(f.Evidence, eventEvidence(l, "the load balancer's health check passed as the failures ended"))
 		newPods = appendBackend(newPods, a.BackendOf(l.IP, l.Time))
 	}
-	if platform == sources.FamilyALB && f.Variant == "" && albGateMissing(a) {
+	if platform == sources.FamilyALB && f.Variant == "" && albGateMissing(objectsOf(a)) {
 		corroborated++
 		f.Variant = variantALBNoGate
 	}
@@ -165,7 +167,7 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 	}
 	f.Backends = podRefs(a, newPods, oldPods, g.Rollout)
 	f.grade(share(w.Kinds[sources.FailureNoBackend], len(w.Signals)), corroborated, registrationClearFit)
-	hc := healthCheckOf(a, platform)
+	hc := healthCheckOf(objectsOf(a), platform)
 	wl := findWorkload(a, g.Rollout, f.Backends)
 	f.Summary = registrationLagSummary(w, platform, envoyPlatformOf(a, w), f.Variant, hc)
 	f.Remediation = registrationLagFixes(a, w, platform, f.Variant, hc, wl)
@@ -239,88 +241,147 @@ func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy 
 // registrationLagFixes computes the changes that keep old and new backends
 // overlapping until the load balancer can use the new one.
 func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform sources.Family, variant string, hc healthCheck, wl workload) []Fix {
+	objs := objectsOf(a)
 	var fixes []Fix
-	minReady := ceilSeconds(hc.Time() + minReadyMargin)
+	if platform == sources.FamilyALB {
+		fixes = append(fixes, albGateFix(wl.Namespace))
+	}
+	plan := planMinReady(objs, platform, hc, wl)
+	if plan.Faster != nil {
+		fixes = append(fixes, *plan.Faster)
+	}
+	minReady := plan.MinReady
 	if measured := ceilSeconds(w.Duration() + measuredMargin); platform != sources.FamilyGCP && measured > minReady {
 		minReady = measured
 	}
-	basis := hc
-	switch platform {
-	case sources.FamilyEnvoy:
-		if fix, ok := envoyJitterFix(a, hc); ok {
-			fixes = append(fixes, fix)
-			basis.JitterSec = int(envoyFastJitter.Seconds())
-			minReady = max(ceilSeconds(basis.Time()+minReadyMargin), min(minReady, ceilSeconds(w.Duration()+measuredMargin)))
-		}
-	case sources.FamilyALB:
-		ns := orDefault(wl.Namespace, placeholderName("namespace"))
-		fixes = append(fixes, Fix{
-			Title: "Let the AWS Load Balancer Controller gate pod readiness on target health",
-			Why:   "With the readiness gate a new pod becomes Ready only when its ALB target is healthy, so the rollout cannot remove the old pods first. It needs target-type ip and applies to pods created after the label is set.",
-			Patch: objectPatch("v1", "Namespace", "", ns, map[string]any{"labels": map[string]any{sources.LabelALBReadinessGateInject: "enabled"}}, nil),
-		})
-	case sources.FamilyGCP:
-		if hc.IntervalSec > fastCheckInterval {
-			ns, name := hc.Namespace, hc.Name
-			if hc.Kind != "BackendConfig" {
-				var ok bool
-				if ns, name, ok = backendConfigOf(a); !ok {
-					ns, name = wl.Namespace, placeholderName("BackendConfig")
-				}
-			}
-			fixes = append(fixes, Fix{
-				Title: "Check new endpoints more often",
-				Why:   fmt.Sprintf("The health check runs every %d s (from %s); a new endpoint waits up to that long for its first check.", hc.IntervalSec, hc.Source()),
-				Patch: objectPatch("cloud.google.com/v1", "BackendConfig", ns, name, nil, map[string]any{"healthCheck": map[string]any{
-					"checkIntervalSec": fastCheckInterval, "timeoutSec": 3, "healthyThreshold": 1, "unhealthyThreshold": 3}}),
-			})
-			basis = healthCheck{IntervalSec: fastCheckInterval, HealthyThreshold: hc.HealthyThreshold}
-			minReady = ceilSeconds(basis.Time() + minReadyMargin)
-		}
-	}
-	from := hc.Source()
-	switch {
-	case basis.IntervalSec != hc.IntervalSec:
-		from = fmt.Sprintf("the %d s interval above (with today's %d s it would take %d s)", basis.IntervalSec, hc.IntervalSec, ceilSeconds(hc.Time()+minReadyMargin))
-	case basis.JitterSec != hc.JitterSec:
-		from = fmt.Sprintf("the %d s initial jitter above (with today's %d s it would take %d s)", basis.JitterSec, hc.JitterSec, ceilSeconds(hc.Time()+minReadyMargin))
-	}
-	why := fmt.Sprintf("minReadySeconds must exceed check interval × healthy threshold plus a margin: %d s × %d + %d s, from %s; the failures lasted %s. It is now %d.",
-		basis.IntervalSec, basis.HealthyThreshold, int(minReadyMargin.Seconds()), from, seconds(w.Duration()), wl.MinReadySeconds)
-	switch {
-	case hc.Kind == "none":
-		why = fmt.Sprintf("minReadySeconds must outlast the endpoint update's way to Envoy; the failures lasted %s, so %d s leaves a %d s margin (%s). It is now %d.",
-			seconds(w.Duration()), minReady, int(measuredMargin.Seconds()), from, wl.MinReadySeconds)
-	case basis.JitterSec > 0:
-		why = fmt.Sprintf("minReadySeconds must exceed Envoy's wait before a new endpoint's first check, one check and a margin: %d s + %d s + %d s, from %s; the failures lasted %s. It is now %d.",
-			basis.JitterSec, basis.IntervalSec, int(minReadyMargin.Seconds()), from, seconds(w.Duration()), wl.MinReadySeconds)
-	}
-	fixes = append(fixes, Fix{
-		Title: fmt.Sprintf("Keep old pods for %d s after a new one is Ready (minReadySeconds)", minReady),
-		Why:   why,
-		Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": minReady}),
-	})
+	fixes = append(fixes, minReadyFix(plan.Basis, hc, minReady, wl, w.Duration()))
 	if variant == variantNEGWithoutHealthCheck {
-		zones := zonesSeen(a)
-		replicas := max(len(zones), minSpreadReplicas)
-		fixes = append(fixes, Fix{
-			Title: fmt.Sprintf("Run at least %d replicas spread over the zones", replicas),
-			Why: fmt.Sprintf("The gate opens without a health check for the first pod in a zone (kubernetes/ingress-gce#1718). With replicas ≥ zones (%s seen) and topology spread, a rollout never moves the only pod to a new zone.",
-				orDefault(strings.Join(zones, ", "), "several")),
-			Patch: deploymentPatch(wl, map[string]any{
-				"replicas": replicas,
-				"template": map[string]any{"spec": map[string]any{"topologySpreadConstraints": []any{map[string]any{
-					"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
-					"labelSelector":  map[string]any{"matchLabels": selectorOf(wl)},
-					"matchLabelKeys": []any{"pod-template-hash"},
-				}}}},
-			}),
-		})
+		fixes = append(fixes, zoneSpreadFix(wl, zonesSeen(a), 0))
 	}
 	if wl.MaxUnavailable != "0" {
 		fixes = append(fixes, rolloutStrategyFix(wl))
 	}
 	return fixes
+}
+
+// albGateFix labels the namespace so that the AWS Load Balancer Controller
+// injects its target-health readiness gate into new pods.
+func albGateFix(namespace string) Fix {
+	return Fix{
+		Title: "Let the AWS Load Balancer Controller gate pod readiness on target health",
+		Why:   "With the readiness gate a new pod becomes Ready only when its ALB target is healthy, so the rollout cannot remove the old pods first. It needs target-type ip and applies to pods created after the label is set.",
+		Patch: objectPatch("v1", "Namespace", "", orDefault(namespace, placeholderName("namespace")), map[string]any{"labels": map[string]any{sources.LabelALBReadinessGateInject: "enabled"}}, nil),
+	}
+}
+
+// readyPlan is how long minReadySeconds must keep old pods after a new one
+// is Ready for the load balancer's health check to pass it.
+type readyPlan struct {
+	// Basis is the health check MinReady is computed for: today's, or the
+	// faster one Faster proposes.
+	Basis healthCheck
+	// MinReady is Basis's time to pass a new backend plus minReadyMargin,
+	// in whole seconds.
+	MinReady int
+	// Faster makes the load balancer check new endpoints sooner; nil when
+	// it already does (or the platform has no such setting).
+	Faster *Fix
+}
+
+// planMinReady sizes minReadySeconds for the health check hc, proposing
+// first a faster check where the platform allows: GKE's minimum interval,
+// Envoy Gateway's initial jitter.
+func planMinReady(objs *Objects, platform sources.Family, hc healthCheck, wl workload) readyPlan {
+	plan := readyPlan{Basis: hc}
+	switch platform {
+	case sources.FamilyEnvoy:
+		if fix, ok := envoyJitterFix(objs, hc); ok {
+			plan.Faster = &fix
+			plan.Basis.JitterSec = int(envoyFastJitter.Seconds())
+		}
+	case sources.FamilyGCP:
+		if hc.IntervalSec > fastCheckInterval {
+			ns, name := hc.Namespace, hc.Name
+			if hc.Kind != "BackendConfig" {
+				var ok bool
+				if ns, name, ok = backendConfigOf(objs); !ok {
+					ns, name = wl.Namespace, placeholderName("BackendConfig")
+				}
+			}
+			plan.Faster = &Fix{
+				Title: "Check new endpoints more often",
+				Why:   fmt.Sprintf("The health check runs every %d s (from %s); a new endpoint waits up to that long for its first check.", hc.IntervalSec, hc.Source()),
+				Patch: objectPatch("cloud.google.com/v1", "BackendConfig", ns, name, nil, map[string]any{"healthCheck": map[string]any{
+					"checkIntervalSec": fastCheckInterval, "timeoutSec": 3, "healthyThreshold": 1, "unhealthyThreshold": 3}}),
+			}
+			plan.Basis = healthCheck{IntervalSec: fastCheckInterval, HealthyThreshold: hc.HealthyThreshold}
+		}
+	}
+	plan.MinReady = minReadyFor(plan.Basis)
+	return plan
+}
+
+// minReadyFor is the minReadySeconds that outlasts a health check's time to
+// pass a new backend: that time plus minReadyMargin, in whole seconds.
+func minReadyFor(hc healthCheck) int { return ceilSeconds(hc.Time() + minReadyMargin) }
+
+// minReadyFix sets minReadySeconds to minReady, computed for the health
+// check basis (today's hc, or a faster one proposed beside it). lasted is
+// how long the failures lasted; zero before a deploy, when nothing was
+// measured.
+func minReadyFix(basis, hc healthCheck, minReady int, wl workload, lasted time.Duration) Fix {
+	from := hc.Source()
+	switch {
+	case basis.IntervalSec != hc.IntervalSec:
+		from = fmt.Sprintf("the %d s interval above (with today's %d s it would take %d s)", basis.IntervalSec, hc.IntervalSec, minReadyFor(hc))
+	case basis.JitterSec != hc.JitterSec:
+		from = fmt.Sprintf("the %d s initial jitter above (with today's %d s it would take %d s)", basis.JitterSec, hc.JitterSec, minReadyFor(hc))
+	}
+	observed := ""
+	if lasted > 0 {
+		observed = "; the failures lasted " + seconds(lasted)
+	}
+	why := fmt.Sprintf("minReadySeconds must exceed check interval × healthy threshold plus a margin: %d s × %d + %d s, from %s%s. It is now %d.",
+		basis.IntervalSec, basis.HealthyThreshold, int(minReadyMargin.Seconds()), from, observed, wl.MinReadySeconds)
+	switch {
+	case hc.Kind == "none":
+		why = fmt.Sprintf("minReadySeconds must outlast the endpoint update's way to Envoy; the failures lasted %s, so %d s leaves a %d s margin (%s). It is now %d.",
+			seconds(lasted), minReady, int(measuredMargin.Seconds()), from, wl.MinReadySeconds)
+	case basis.JitterSec > 0:
+		why = fmt.Sprintf("minReadySeconds must exceed Envoy's wait before a new endpoint's first check, one check and a margin: %d s + %d s + %d s, from %s%s. It is now %d.",
+			basis.JitterSec, basis.IntervalSec, int(minReadyMargin.Seconds()), from, observed, wl.MinReadySeconds)
+	}
+	return Fix{
+		Title: fmt.Sprintf("Keep old pods for %d s after a new one is Ready (minReadySeconds)", minReady),
+		Why:   why,
+		Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": minReady}),
+	}
+}
+
+// zoneSpreadFix runs at least one replica per zone, spread by the
+// scheduler, so that a rollout never moves the only pod to a new zone
+// (where the NEG readiness gate opens without a health check). zones are
+// the zones seen, assumed how many were assumed when none was (0: not
+// said); a regional cluster's three at the least.
+func zoneSpreadFix(wl workload, zones []string, assumed int) Fix {
+	replicas := max(len(zones), minSpreadReplicas)
+	seen := orDefault(strings.Join(zones, ", "), "several") + " seen"
+	if len(zones) == 0 && assumed > 0 {
+		seen = fmt.Sprintf("%d assumed", assumed)
+	}
+	return Fix{
+		Title: fmt.Sprintf("Run at least %d replicas spread over the zones", replicas),
+		Why: fmt.Sprintf("The gate opens without a health check for the first pod in a zone (kubernetes/ingress-gce#1718). With replicas ≥ zones (%s) and topology spread, a rollout never moves the only pod to a new zone.",
+			seen),
+		Patch: deploymentPatch(wl, map[string]any{
+			"replicas": replicas,
+			"template": map[string]any{"spec": map[string]any{"topologySpreadConstraints": []any{map[string]any{
+				"maxSkew": 1, "topologyKey": sources.LabelZone, "whenUnsatisfiable": "DoNotSchedule",
+				"labelSelector":  map[string]any{"matchLabels": selectorOf(wl)},
+				"matchLabelKeys": []any{"pod-template-hash"},
+			}}}},
+		}),
+	}
 }
 
 // selectorOf returns the labels the workload's pods carry, for a topology
@@ -341,9 +402,9 @@ func rolloutStrategyFix(wl workload) Fix {
 
 // albGateMissing reports whether the pods lack an ALB target-health readiness
 // gate and their namespace lacks the injection label, as far as objects say.
-func albGateMissing(a *correlate.Analysis) bool {
+func albGateMissing(objs *Objects) bool {
 	sawPods := false
-	for _, c := range a.Configs {
+	for _, c := range objs.All() {
 		spec := c.PodSpec
 		if c.Workload != nil {
 			spec = c.Workload.Template
@@ -390,4 +451,268 @@ func lastEvent(ls []*sources.Lifecycle) *sources.Lifecycle {
 		return nil
 	}
 	return ls[len(ls)-1]
+}
+
+// Static checks of registration lag.
+const (
+	checkALBGate        = "alb-readiness-gate"
+	checkNEGGate        = "neg-readiness-gate"
+	checkNEGZoneMove    = "neg-zone-move"
+	checkMinReady       = "min-ready-seconds"
+	checkMaxUnavailable = "max-unavailable"
+)
+
+// registrationLagChecks describe the static checks of registrationLag.
+var registrationLagChecks = []StaticCheck{
+	{checkALBGate, "ALB targets without a readiness gate",
+		"target-type ip without the AWS Load Balancer Controller's readiness gate (Namespace label missing, or pods created without it), while minReadySeconds is below the target group's health-check interval × healthy threshold + 10 s"},
+	{checkNEGGate, "NEG endpoints without a readiness gate",
+		"a standalone NEG (GKE injects no readiness gate), or pods of a live cluster created without the NEG gate, while minReadySeconds is below the health check's interval × healthy threshold + 10 s"},
+	{checkNEGZoneMove, "fewer replicas than zones behind a NEG",
+		"replicas below the zones (the Service's NEG status, else 3) without a topology spread over zones, where the NEG gate opens without a health check for the first pod in a zone (kubernetes/ingress-gce#1718), while minReadySeconds is below interval × healthy threshold + 10 s"},
+	{checkMinReady, "minReadySeconds shorter than Envoy's active health check",
+		"an Envoy Gateway BackendTrafficPolicy's active health check (initial jitter + interval) + 10 s above minReadySeconds"},
+	{checkMaxUnavailable, "a rollout may take every pod away",
+		"replicas minus maxUnavailable, as Kubernetes rounds it, at or below zero (or strategy Recreate) for a workload a Service selects"},
+}
+
+// Check implements Rule: per workload and path, the pods have no readiness
+// gate that works and minReadySeconds does not outlast the load
+// balancer's health check; or a rollout may leave no pod at all.
+func (registrationLag) Check(objs *Objects) []*Risk {
+	var out []*Risk
+	for _, t := range objs.targetsOf() {
+		if r := maxUnavailableRisk(t); r != nil {
+			out = append(out, r)
+		}
+		for _, f := range t.Fronts {
+			out = append(out, registrationLagRisks(t, f)...)
+		}
+	}
+	return out
+}
+
+// registrationLagRisks checks one path to a workload: what keeps the
+// rollout from removing old pods before the load balancer passed a new
+// one, and whether minReadySeconds covers the health check when nothing
+// does.
+func registrationLagRisks(t *target, f front) []*Risk {
+	var hc healthCheck
+	var risk *Risk
+	switch f.Family {
+	case sources.FamilyALB:
+		if f.TargetType != "ip" {
+			return nil // instance targets are nodes: kube-proxy routes to Ready pods
+		}
+		hc = healthCheckOf(f.Objects, sources.FamilyALB)
+		if f.Via.Kind == "TargetGroupBinding" {
+			hc = healthCheck{IntervalSec: awsTargetGroupInterval, HealthyThreshold: awsTargetGroupHealthy, Kind: f.Via.Kind, Namespace: f.Via.Namespace, Name: f.Via.Name}
+		}
+		risk = albGateRisk(t, f)
+	case sources.FamilyGCP:
+		hc = healthCheckOf(f.Objects, sources.FamilyGCP)
+		risk = negGateRisk(t, f)
+	case sources.FamilyEnvoy:
+		var ok bool
+		if hc, ok = envoyHealthCheckOf(f.Objects); !ok {
+			return nil // Envoy sends to an endpoint once the control plane hands it over
+		}
+		risk = newRisk(registrationLagCause, checkMinReady, SeverityError, t)
+		risk.Via = f.Via
+		risk.Title = fmt.Sprintf("Old pods of %s go before Envoy has checked the new ones", objectName(t.Config))
+		risk.Reason = fmt.Sprintf("%s sends Envoy Gateway's traffic to the pods, and Envoy sends a new endpoint nothing until its active health check passes (%s); Kubernetes knows nothing of it and removes an old pod as soon as a new one is Ready.",
+			objectName(f.Via), hc.Source())
+	}
+	if risk == nil {
+		return nil
+	}
+	required := minReadyFor(hc)
+	if t.wl.MinReadySeconds >= required {
+		return nil // old pods outlast the health check
+	}
+	risk.Reason += fmt.Sprintf(" A new backend needs %s = %d s of health checks before the load balancer sends it requests, by %s; minReadySeconds is %d, below the %d s (that plus a %d s margin) that would keep the old pods serving meanwhile.",
+		checkFormula(hc), ceilSeconds(hc.Time()), hc.Source(), t.wl.MinReadySeconds, required, int(minReadyMargin.Seconds()))
+	plan := planMinReady(f.Objects, f.Family, hc, t.wl)
+	switch {
+	case risk.Check == checkALBGate && risk.Severity == SeverityWarning && t.Namespace != nil:
+		risk.Fixes = append(risk.Fixes, recreateFix(t.wl, "the AWS Load Balancer Controller's webhook"))
+	case risk.Check == checkALBGate:
+		risk.Fixes = append(risk.Fixes, albGateFix(t.Config.Namespace))
+	case risk.Check == checkNEGGate && !f.Standalone:
+		risk.Fixes = append(risk.Fixes, recreateFix(t.wl, "GKE"))
+	}
+	if plan.Faster != nil {
+		risk.Fixes = append(risk.Fixes, *plan.Faster)
+	}
+	risk.Fixes = append(risk.Fixes, minReadyFix(plan.Basis, hc, plan.MinReady, t.wl, 0))
+	if risk.Check == checkNEGZoneMove {
+		risk.Fixes = append(risk.Fixes, zoneSpreadFix(t.wl, f.Service.Service.NEGZones, minSpreadReplicas))
+	}
+	return []*Risk{risk}
+}
+
+// recreateFix recreates the pods a readiness-gate webhook (by) skipped:
+// it adds the gate to new pods only.
+func recreateFix(wl workload, by string) Fix {
+	return Fix{
+		Title: "Recreate the pods that lack the readiness gate",
+		Why: fmt.Sprintf("%s adds the gate to pods as they are created: `kubectl rollout restart deployment/%s -n %s` replaces them, and with the gate that rollout itself waits for the load balancer.",
+			upperFirst(by), wl.Name, wl.Namespace),
+	}
+}
+
+// checkFormula writes a health check's time to pass a new backend as its
+// parts: "30 s × 5", "1 s + 3 s" (Envoy's initial jitter, then one check).
+func checkFormula(hc healthCheck) string {
+	if hc.JitterSec > 0 {
+		return fmt.Sprintf("%d s + %d s", hc.JitterSec, hc.IntervalSec*hc.HealthyThreshold)
+	}
+	return fmt.Sprintf("%d s × %d", hc.IntervalSec, hc.HealthyThreshold)
+}
+
+// albGateRisk is the risk of ALB targets whose pods no target-health
+// readiness gate holds back; nil when every pod read has the gate.
+func albGateRisk(t *target, f front) *Risk {
+	path := fmt.Sprintf("%s sends ALB traffic straight to pod IPs (target-type ip)", objectName(f.Via))
+	spec := t.wl.Template
+	labelled := t.Namespace != nil && t.Namespace.ALBReadinessGateInjected()
+	if spec.HasALBTargetHealthGate() || labelled {
+		var without []string
+		for _, p := range t.Pods {
+			if p.PodSpec != nil && !p.PodSpec.HasALBTargetHealthGate() {
+				without = append(without, p.Name)
+			}
+		}
+		if len(without) == 0 {
+			return nil
+		}
+		r := newRisk(registrationLagCause, checkALBGate, SeverityWarning, t)
+		r.Via = f.Via
+		r.Title = fmt.Sprintf("%s has pods without the ALB readiness gate (%d of %d)", objectName(t.Config), len(without), len(t.Pods))
+		r.Reason = fmt.Sprintf("%s, and namespace %s is labelled for the readiness gate, but these pods carry none: %s. They were created before the label or the target group binding, or while the controller's webhook was down (its failurePolicy Ignore lets pods through).",
+			path, t.Config.Namespace, strings.Join(without, ", "))
+		return r
+	}
+	r := newRisk(registrationLagCause, checkALBGate, SeverityError, t)
+	r.Via = f.Via
+	r.Title = fmt.Sprintf("ALB targets of %s have no readiness gate", objectName(t.Config))
+	why := fmt.Sprintf("Namespace %s lacks the label %s=enabled", t.Config.Namespace, sources.LabelALBReadinessGateInject)
+	if t.Namespace == nil {
+		r.Severity = SeverityWarning
+		why = fmt.Sprintf("namespace %s is not among the objects read, and unless it carries the label %s=enabled", t.Config.Namespace, sources.LabelALBReadinessGateInject)
+	} else {
+		r.Object = t.Namespace
+	}
+	r.Reason = fmt.Sprintf("%s, but nothing holds a new pod back until its target is healthy: %s, and the pod template has no target-health readiness gate.", path, why)
+	return r
+}
+
+// negGateRisk is the risk of NEG endpoints whose readiness gate does not
+// wait for the load balancer: a standalone NEG (no gate at all), pods
+// created without the gate, or fewer replicas than zones; nil when the
+// gate works.
+func negGateRisk(t *target, f front) *Risk {
+	s := f.Service.Service
+	if f.Standalone {
+		r := newRisk(registrationLagCause, checkNEGGate, SeverityError, t)
+		r.Via, r.Object = f.Via, f.Service
+		r.Title = fmt.Sprintf("the standalone NEG of %s has no readiness gate", objectName(f.Service))
+		r.Reason = fmt.Sprintf("%s exposes port %d as a standalone NEG, and GKE gives pods behind a standalone NEG no readiness gate: Kubernetes calls a new pod Ready, and the rollout removes an old one, before the load balancer has checked it.",
+			objectName(f.Service), f.Port.Port)
+		return r
+	}
+	if s.NEG != "" && !s.NEGIngress {
+		return nil // {"ingress": false}: instance groups, kube-proxy routes to Ready pods
+	}
+	var without []string
+	for _, p := range t.Pods {
+		if p.PodSpec != nil && !p.PodSpec.HasNEGReadinessGate() {
+			without = append(without, p.Name)
+		}
+	}
+	if len(without) > 0 {
+		r := newRisk(registrationLagCause, checkNEGGate, SeverityWarning, t)
+		r.Via = f.Via
+		r.Title = fmt.Sprintf("%s has pods without the NEG readiness gate (%d of %d)", objectName(t.Config), len(without), len(t.Pods))
+		r.Reason = fmt.Sprintf("%s, but these pods carry no %s readiness gate: %s. They were created before the Service used a NEG.",
+			negPath(f), sources.NEGReadinessGate, strings.Join(without, ", "))
+		return r
+	}
+	zones, assumed := len(s.NEGZones), ""
+	if zones == 0 {
+		zones, assumed = minSpreadReplicas, " (assumed: a regional cluster; a live Service's NEG status names them)"
+	}
+	if t.Replicas >= zones || t.wl.Template.SpreadsOverZones() {
+		return nil
+	}
+	r := newRisk(registrationLagCause, checkNEGZoneMove, SeverityError, t)
+	r.Via = f.Via
+	r.Title = fmt.Sprintf("%s runs %s in %d zones behind a NEG", objectName(t.Config), plural(t.Replicas, "replica"), zones)
+	r.Reason = fmt.Sprintf("%s; with %s in %d zones%s and no topology spread over zones, a rollout may start the new pod in a zone of its own, where the NEG readiness gate opens without a health check (LoadBalancerNegWithoutHealthCheck, kubernetes/ingress-gce#1718).",
+		negPath(f), plural(t.Replicas, "replica"), zones, assumed)
+	return r
+}
+
+// negPath says how Google's load balancer reaches the pods through a NEG.
+func negPath(f front) string {
+	if f.Via == f.Service {
+		return fmt.Sprintf("%s is a NEG backend of a GKE Ingress (its cloud.google.com/neg annotation)", objectName(f.Service))
+	}
+	return fmt.Sprintf("%s sends Google's load balancer to a NEG of %s", objectName(f.Via), objectName(f.Service))
+}
+
+// maxUnavailableRisk is the risk of a rollout that may stop every pod of a
+// workload a Service selects before a replacement is available; nil when
+// it keeps one.
+func maxUnavailableRisk(t *target) *Risk {
+	if len(t.Services) == 0 || t.Replicas < 1 {
+		return nil
+	}
+	w := t.Config.Workload
+	floor, why := rolloutFloor(t.Replicas, w.Strategy, w.MaxSurge, w.MaxUnavailable)
+	if floor > 0 {
+		return nil
+	}
+	r := newRisk(registrationLagCause, checkMaxUnavailable, SeverityError, t)
+	r.Title = fmt.Sprintf("a rollout of %s may leave no pod serving", objectName(t.Config))
+	r.Reason = fmt.Sprintf("%s runs %s and %s, so a rollout may take every pod away before a replacement is available: %s has no endpoint, and the load balancer no healthy backend.",
+		objectName(t.Config), plural(t.Replicas, "replica"), why, objectName(t.Services[0]))
+	r.Fixes = []Fix{rolloutStrategyFix(t.wl)}
+	return r
+}
+
+// rolloutFloor is how many pods a rollout keeps available, as the
+// Deployment controller resolves maxSurge and maxUnavailable: percentages
+// of replicas, maxSurge rounded up and maxUnavailable down, both 25 % when
+// unset, and maxUnavailable 1 when both come to 0 (ResolveFenceposts in
+// Kubernetes' deployment util); 0 for Recreate. why words the numbers.
+func rolloutFloor(replicas int, strategy, maxSurge, maxUnavailable string) (floor int, why string) {
+	if strategy == "Recreate" {
+		return 0, "strategy Recreate (every old pod stops before a new one starts)"
+	}
+	surgeText, unavailText := orDefault(maxSurge, defaultMaxUnavailable), orDefault(maxUnavailable, defaultMaxUnavailable)
+	surge := scaledCount(surgeText, replicas, true)
+	unavail := scaledCount(unavailText, replicas, false)
+	if surge == 0 && unavail == 0 {
+		unavail = 1
+	}
+	return replicas - unavail, fmt.Sprintf("maxUnavailable %s (%d of %d) with maxSurge %s", unavailText, unavail, replicas, surgeText)
+}
+
+// scaledCount resolves an int-or-percent of total as the Deployment
+// controller does (intstr.GetScaledValueFromIntOrPercent): a number as it
+// is, a percentage rounded up or down; 0 for what does not parse.
+func scaledCount(v string, total int, roundUp bool) int {
+	if pct, ok := strings.CutSuffix(v, "%"); ok {
+		n, err := strconv.Atoi(pct)
+		if err != nil {
+			return 0
+		}
+		if roundUp {
+			return (n*total + 99) / 100
+		}
+		return n * total / 100
+	}
+	n, _ := strconv.Atoi(v)
+	return n
 }

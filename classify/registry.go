@@ -15,6 +15,8 @@ type Cause struct {
 	Signature string
 	// Variants are the flavours the rule tells apart.
 	Variants []Variant
+	// Checks are the rule's static checks, run on objects before a deploy.
+	Checks []StaticCheck
 }
 
 // Variant is one flavour of a cause.

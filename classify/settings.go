@@ -65,22 +65,27 @@ func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef
 	deployments := a.ConfigsOf("Deployment")
 	for _, c := range deployments {
 		if (c.Name == name && (ns == "" || c.Namespace == ns)) || (name == "" && len(deployments) == 1) {
-			wl := workload{Namespace: c.Namespace, Name: c.Name, Known: true}
-			if c.Workload != nil {
-				if c.Workload.Replicas != nil {
-					wl.Replicas = *c.Workload.Replicas
-				}
-				wl.MinReadySeconds = c.Workload.MinReadySeconds
-				wl.MaxSurge, wl.MaxUnavailable = c.Workload.MaxSurge, c.Workload.MaxUnavailable
-				wl.Template = c.Workload.Template
-			}
-			return wl
+			return workloadOf(c)
 		}
 	}
 	if name == "" {
 		name = placeholderName("Deployment")
 	}
 	return workload{Namespace: ns, Name: name}
+}
+
+// workloadOf is what a Deployment object says about its rollouts.
+func workloadOf(c *sources.Config) workload {
+	wl := workload{Namespace: c.Namespace, Name: c.Name, Known: true}
+	if c.Workload != nil {
+		if c.Workload.Replicas != nil {
+			wl.Replicas = *c.Workload.Replicas
+		}
+		wl.MinReadySeconds = c.Workload.MinReadySeconds
+		wl.MaxSurge, wl.MaxUnavailable = c.Workload.MaxSurge, c.Workload.MaxUnavailable
+		wl.Template = c.Workload.Template
+	}
+	return wl
 }
 
 // healthCheck is the load balancer's health-check timing as an object
@@ -106,6 +111,8 @@ func (h healthCheck) Source() string {
 	switch {
 	case h.Kind == "none":
 		return "no active health check: Envoy sends to an endpoint as soon as the control plane hands it over"
+	case h.Kind == "TargetGroupBinding":
+		return fmt.Sprintf("AWS's defaults for a target group made outside Kubernetes, as TargetGroupBinding %s/%s binds (%d s × %d)", h.Namespace, h.Name, h.IntervalSec, h.HealthyThreshold)
 	case h.Kind == "BackendConfig" || h.Kind == "BackendTrafficPolicy":
 		return fmt.Sprintf("%s %s/%s", h.Kind, h.Namespace, h.Name)
 	case h.Kind != "":
@@ -116,9 +123,9 @@ func (h healthCheck) Source() string {
 
 // healthCheckOf reads the health-check timing the objects state for the
 // load-balancer family, falling back to its defaults.
-func healthCheckOf(a *correlate.Analysis, family sources.Family) healthCheck {
+func healthCheckOf(objs *Objects, family sources.Family) healthCheck {
 	if family == sources.FamilyEnvoy {
-		h, _ := envoyHealthCheckOf(a)
+		h, _ := envoyHealthCheckOf(objs)
 		return h
 	}
 	h := healthCheck{IntervalSec: gkeDefaultInterval, HealthyThreshold: gkeDefaultHealthy}
@@ -127,7 +134,7 @@ func healthCheckOf(a *correlate.Analysis, family sources.Family) healthCheck {
 		h = healthCheck{IntervalSec: albDefaultInterval, HealthyThreshold: albDefaultHealthy}
 		from = "annotations"
 	}
-	for _, c := range a.Configs {
+	for _, c := range objs.All() {
 		hc := c.HealthCheck
 		if hc == nil || !strings.Contains(hc.Source, from) || (hc.IntervalSec == nil && hc.HealthyThreshold == nil) {
 			continue
@@ -146,8 +153,8 @@ func healthCheckOf(a *correlate.Analysis, family sources.Family) healthCheck {
 
 // backendConfigOf returns the BackendConfig the objects name for the
 // workload's Service (or the only one read); ok is false when none is known.
-func backendConfigOf(a *correlate.Analysis) (ns, name string, ok bool) {
-	found := a.ConfigsOf("BackendConfig")
+func backendConfigOf(objs *Objects) (ns, name string, ok bool) {
+	found := objs.ConfigsOf("BackendConfig")
 	if len(found) == 0 {
 		return "", "", false
 	}
@@ -159,8 +166,8 @@ func backendConfigOf(a *correlate.Analysis) (ns, name string, ok bool) {
 
 // ingressOf returns the Ingress the objects name (the first by name); ok is
 // false when none was read.
-func ingressOf(a *correlate.Analysis) (ns, name string, ok bool) {
-	ings := a.ConfigsOf("Ingress")
+func ingressOf(objs *Objects) (ns, name string, ok bool) {
+	ings := objs.ConfigsOf("Ingress")
 	if len(ings) == 0 {
 		return "", "", false
 	}

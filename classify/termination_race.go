@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -23,6 +24,7 @@ var terminationRaceCause = Cause{
 	Name:        "termination race",
 	Description: "old pods stop listening at SIGTERM while the load balancer still sends to them",
 	Signature:   "refused/closed connections to old pod IPs only, right after each began terminating; no preStop hook",
+	Checks:      terminationRaceChecks,
 }
 
 // Tuning of the termination-race rule.
@@ -114,7 +116,7 @@ func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 	platform := envoyPlatformOf(a, w)
 	f.Summary = fmt.Sprintf("%s stopped accepting connections as they began terminating, but %s kept sending them requests for up to %s (%s; %s failed with %s on %s).",
 		terminatedBy(g.Trigger), proxyNoun(family, platform), seconds(lag), span(w), plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), plural(len(f.Backends), "pod IP"))
-	f.Remediation = terminationFixes(a, wl, spec, lag, preStop, grace, family, platform)
+	f.Remediation = terminationFixes(objectsOf(a), wl, spec, lag, preStop, grace, family, platform)
 	f.Remediation = append(f.Remediation, triggerFixes(a, wl, g.Trigger, lag)...)
 	return f
 }
@@ -247,10 +249,38 @@ func shutdownSettings(spec *sources.PodSpec) (preStop, grace int, specKnown bool
 	return spec.PreStopSleep(), spec.TerminationGracePeriodSec, true
 }
 
+// preStopFor is the preStop sleep that outlasts a load balancer that keeps
+// sending for lag after a pod began terminating: lag plus preStopMargin,
+// minPreStop at the least, in whole seconds.
+func preStopFor(lag time.Duration) int { return max(ceilSeconds(lag+preStopMargin), minPreStop) }
+
+// graceFor is the grace period that covers a preStop sleep and the app's
+// drain after it (drainMargin): grace itself when already longer.
+func graceFor(grace, sleep int) int { return max(grace, sleep+drainMargin) }
+
+// preStopFix delays SIGTERM by a sleep in the main container's preStop hook.
+// Its Why is the caller's: what the sleep must outlast.
+func preStopFix(wl workload, sleep int) Fix {
+	return Fix{
+		Title: fmt.Sprintf("Delay SIGTERM with a %d s preStop sleep", sleep),
+		Patch: containerPatch(wl, mainContainer(wl), map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{"sleep": map[string]any{"seconds": sleep}}}}),
+	}
+}
+
+// graceFix gives termination newGrace seconds: the sleep plus the app's drain.
+func graceFix(wl workload, sleep, grace, newGrace int) Fix {
+	return Fix{
+		Title: fmt.Sprintf("Give termination %d s", newGrace),
+		Why: fmt.Sprintf("terminationGracePeriodSeconds counts from the start of preStop; it must cover the %d s sleep plus the app's own drain (now %d s).",
+			sleep, grace),
+		Patch: deploymentPatch(wl, templateSpec(map[string]any{"terminationGracePeriodSeconds": newGrace})),
+	}
+}
+
 // terminationFixes keeps the app serving until the load balancer has let go.
-func terminationFixes(a *correlate.Analysis, wl workload, spec *sources.PodSpec, lag time.Duration, preStop, grace int, family sources.Family, platform sources.Platform) []Fix {
-	sleep := max(ceilSeconds(lag+preStopMargin), minPreStop)
-	newGrace := max(grace, sleep+drainMargin)
+func terminationFixes(objs *Objects, wl workload, spec *sources.PodSpec, lag time.Duration, preStop, grace int, family sources.Family, platform sources.Platform) []Fix {
+	sleep := preStopFor(lag)
+	newGrace := graceFor(grace, sleep)
 	who := proxyNoun(family, platform)
 	if family == sources.FamilyEnvoy {
 		// Envoy learns of a terminating endpoint through the control plane
@@ -258,49 +288,211 @@ func terminationFixes(a *correlate.Analysis, wl workload, spec *sources.PodSpec,
 		// propagation, measured here from the logs.
 		who += ", told through the control plane,"
 	}
-	fixes := []Fix{
-		{
-			Title: fmt.Sprintf("Delay SIGTERM with a %d s preStop sleep", sleep),
-			Why: fmt.Sprintf("%s kept sending requests for %s after the pod began terminating; the app must keep serving a little longer than that (now: preStop %d s).",
-				upperFirst(who), seconds(lag), preStop),
-			Patch: containerPatch(wl, mainContainer(wl), map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{"sleep": map[string]any{"seconds": sleep}}}}),
-		},
-		{
-			Title: fmt.Sprintf("Give termination %d s", newGrace),
-			Why: fmt.Sprintf("terminationGracePeriodSeconds counts from the start of preStop; it must cover the %d s sleep plus the app's own drain (now %d s).",
-				sleep, grace),
-			Patch: deploymentPatch(wl, templateSpec(map[string]any{"terminationGracePeriodSeconds": newGrace})),
-		},
-	}
+	stop := preStopFix(wl, sleep)
+	stop.Why = fmt.Sprintf("%s kept sending requests for %s after the pod began terminating; the app must keep serving a little longer than that (now: preStop %d s).",
+		upperFirst(who), seconds(lag), preStop)
+	fixes := []Fix{stop, graceFix(wl, sleep, grace, newGrace)}
 	switch family {
 	case sources.FamilyEnvoy:
 		if fix, ok := istioDrainFix(wl, spec, sleep); ok {
 			fixes = append(fixes, fix)
 		}
-		if fix, ok := envoyRetryFix(a, platform, wl); ok {
+		if fix, ok := envoyRetryFix(objs, platform, wl); ok {
 			fixes = append(fixes, fix)
 		}
 	case sources.FamilyALB:
-		ns, name, ok := ingressOf(a)
-		if !ok {
-			ns, name = wl.Namespace, placeholderName("Ingress")
-		}
-		fixes = append(fixes, Fix{
-			Title: "Let the target group drain in-flight requests",
-			Why:   "The deregistration delay keeps in-flight requests to a deregistered target alive; keep it at least as long as the app's drain.",
-			Patch: objectPatch("networking.k8s.io/v1", "Ingress", ns, name, map[string]any{"annotations": map[string]any{
-				"alb.ingress.kubernetes.io/target-group-attributes": fmt.Sprintf("deregistration_delay.timeout_seconds=%d", newGrace)}}, nil),
-		})
+		fixes = append(fixes, albDrainFix(objs, wl, newGrace))
 	case sources.FamilyGCP:
-		ns, name, ok := backendConfigOf(a)
-		if !ok {
-			ns, name = wl.Namespace, placeholderName("BackendConfig")
-		}
-		fixes = append(fixes, Fix{
-			Title: "Drain connections when endpoints leave the NEG",
-			Why:   "connectionDraining lets in-flight requests to a detached endpoint finish.",
-			Patch: objectPatch("cloud.google.com/v1", "BackendConfig", ns, name, nil, map[string]any{"connectionDraining": map[string]any{"drainingTimeoutSec": sleep}}),
-		})
+		fixes = append(fixes, negDrainFix(objs, wl, sleep))
 	}
 	return fixes
+}
+
+// albDrainFix keeps in-flight requests to a deregistered ALB target alive
+// for the pod's whole termination (grace seconds).
+func albDrainFix(objs *Objects, wl workload, grace int) Fix {
+	ns, name, ok := ingressOf(objs)
+	if !ok {
+		ns, name = wl.Namespace, placeholderName("Ingress")
+	}
+	return Fix{
+		Title: "Let the target group drain in-flight requests",
+		Why:   "The deregistration delay keeps in-flight requests to a deregistered target alive; keep it at least as long as the app's drain.",
+		Patch: objectPatch("networking.k8s.io/v1", "Ingress", ns, name, map[string]any{"annotations": map[string]any{
+			"alb.ingress.kubernetes.io/target-group-attributes": fmt.Sprintf("deregistration_delay.timeout_seconds=%d", grace)}}, nil),
+	}
+}
+
+// negDrainFix lets in-flight requests to an endpoint detached from the NEG
+// finish, for as long as the preStop sleep.
+func negDrainFix(objs *Objects, wl workload, sleep int) Fix {
+	ns, name, ok := backendConfigOf(objs)
+	if !ok {
+		ns, name = wl.Namespace, placeholderName("BackendConfig")
+	}
+	return Fix{
+		Title: "Drain connections when endpoints leave the NEG",
+		Why:   "connectionDraining lets in-flight requests to a detached endpoint finish.",
+		Patch: objectPatch("cloud.google.com/v1", "BackendConfig", ns, name, nil, map[string]any{"connectionDraining": map[string]any{"drainingTimeoutSec": sleep}}),
+	}
+}
+
+// Static checks of the termination race.
+const (
+	checkPreStop     = "prestop"
+	checkGracePeriod = "grace-period"
+	checkIstioDrain  = "istio-drain"
+)
+
+// terminationRaceChecks describe the static checks of terminationRace.
+var terminationRaceChecks = []StaticCheck{
+	{checkPreStop, "no preStop sleep, or one shorter than the load balancer lets go",
+		"the longest preStop sleep of the pod template below the load balancer's stop propagation (ALB 10 s, GKE NEG 10 s, ingress-nginx 5 s, Envoy xDS 2 s) + 5 s, and at least 10 s"},
+	{checkGracePeriod, "terminationGracePeriodSeconds shorter than preStop + drain",
+		"terminationGracePeriodSeconds below the preStop sleep + 20 s for the app's own drain (an error when it ends before the sleep does)"},
+	{checkIstioDrain, "the Istio sidecar stops before the preStop sleep ends",
+		"a classic Istio sidecar's terminationDrainDuration (5 s by default) below the preStop sleep + 5 s"},
+}
+
+// Stop propagation before a deploy: how long after a pod begins
+// terminating a load balancer or proxy may still send it new requests.
+// Nothing is measured before a deploy, so these are the figures reported
+// for each path; preStopFor adds preStopMargin.
+const (
+	// albStopPropagation: the AWS Load Balancer Controller deregisters a
+	// target when it sees the EndpointSlice change, and ALB keeps routing
+	// to it for seconds after DeregisterTargets returns: a 5 s sleep was
+	// not enough in aws-load-balancer-controller#1064, the EKS best
+	// practices start at 10 s.
+	albStopPropagation = 10 * time.Second
+	// gcpStopPropagation: the NEG controller detaches a terminating
+	// endpoint and the load balancer's proxies are programmed after the
+	// API call completes, a latency no log records
+	// (kubernetes/ingress-gce#1718, "GCE programming latency").
+	gcpStopPropagation = 10 * time.Second
+	// nginxStopPropagation: ingress-nginx syncs at most every 3.3 s
+	// (--sync-rate-limit 0.3) and its workers poll for backends every
+	// second: about 4.3 s at the most.
+	nginxStopPropagation = 5 * time.Second
+	// envoyStopPropagation: EndpointSlice → control plane → EDS, sub-second
+	// to seconds when the control plane is not busy.
+	envoyStopPropagation = 2 * time.Second
+)
+
+// stopPropagation is the stop propagation of a load-balancer family; 0
+// when unknown.
+func stopPropagation(f sources.Family) time.Duration {
+	switch f {
+	case sources.FamilyALB:
+		return albStopPropagation
+	case sources.FamilyGCP:
+		return gcpStopPropagation
+	case sources.FamilyIngressNginx:
+		return nginxStopPropagation
+	case sources.FamilyEnvoy:
+		return envoyStopPropagation
+	}
+	return 0
+}
+
+// Check implements Rule: per workload behind a load balancer or proxy, the
+// app gets SIGTERM before the load balancer stops sending, or is killed
+// before it drained.
+func (terminationRace) Check(objs *Objects) []*Risk {
+	var out []*Risk
+	for _, t := range objs.targetsOf() {
+		var slowest *front
+		for i := range t.Fronts {
+			f := &t.Fronts[i]
+			if lag := stopPropagation(f.Family); lag > 0 && (slowest == nil || lag > stopPropagation(slowest.Family)) {
+				slowest = f
+			}
+		}
+		if slowest != nil {
+			out = append(out, terminationRisks(t, *slowest)...)
+		}
+	}
+	return out
+}
+
+// terminationRisks checks how the workload's pods stop behind one path.
+func terminationRisks(t *target, f front) []*Risk {
+	var out []*Risk
+	spec := t.wl.Template
+	sleep, grace := spec.PreStopSleep(), spec.TerminationGracePeriodSec
+	hook := ""
+	for _, c := range spec.Containers {
+		if c.PreStop != nil && hook == "" {
+			hook = c.PreStop.Description
+		}
+	}
+	lag := stopPropagation(f.Family)
+	need := preStopFor(lag)
+	who := upperFirst(proxyNoun(f.Family, f.Platform))
+	switch {
+	case hook != "" && sleep == 0:
+		// A hook that is not a sleep (an HTTP call, a script) takes a time
+		// the objects do not say.
+	case sleep < need:
+		r := newRisk(terminationRaceCause, checkPreStop, SeverityError, t)
+		r.Via = f.Via
+		now := "no preStop hook: the app gets SIGTERM the moment the pod begins terminating"
+		if sleep > 0 {
+			now = fmt.Sprintf("a preStop sleep of %d s", sleep)
+		}
+		r.Title = fmt.Sprintf("%s stops serving before %s stops sending", objectName(t.Config), proxyNoun(f.Family, f.Platform))
+		r.Reason = fmt.Sprintf("The pods have %s, but %s (through %s) may send new requests for about %s after a pod begins terminating; the sleep must outlast that by %s: %d s.",
+			now, proxyNoun(f.Family, f.Platform), objectName(f.Via), seconds(lag), seconds(preStopMargin), need)
+		stop := preStopFix(t.wl, need)
+		stop.Why = fmt.Sprintf("%s may keep sending requests for about %s after the pod began terminating (nothing is measured before a deploy); the app must keep serving a little longer than that (now: preStop %d s).",
+			who, seconds(lag), sleep)
+		r.Fixes = []Fix{stop}
+		if newGrace := graceFor(grace, need); newGrace > grace {
+			r.Fixes = append(r.Fixes, graceFix(t.wl, need, grace, newGrace))
+		}
+		r.Fixes = append(r.Fixes, drainFixes(t, f, need, graceFor(grace, need))...)
+		out = append(out, r)
+	case grace < sleep+drainMargin:
+		sev, then := SeverityWarning, fmt.Sprintf("leaves the app %d s to finish its requests after SIGTERM", grace-sleep)
+		if grace <= sleep {
+			sev, then = SeverityError, "ends before the sleep does: the kubelet kills the app without SIGTERM first, with its requests in flight"
+		}
+		r := newRisk(terminationRaceCause, checkGracePeriod, sev, t)
+		r.Via = f.Via
+		r.Title = fmt.Sprintf("%s gives termination %d s for a %d s preStop sleep", objectName(t.Config), grace, sleep)
+		r.Reason = fmt.Sprintf("terminationGracePeriodSeconds %d counts from the start of the %d s preStop sleep, so it %s; it should cover the sleep plus %d s of drain: %d s.",
+			grace, sleep, then, drainMargin, sleep+drainMargin)
+		r.Fixes = []Fix{graceFix(t.wl, sleep, grace, graceFor(grace, sleep))}
+		out = append(out, r)
+	}
+	if fix, ok := istioDrainFix(t.wl, spec, max(sleep, need)); ok {
+		r := newRisk(terminationRaceCause, checkIstioDrain, SeverityError, t)
+		r.Via = f.Via
+		r.Title = fmt.Sprintf("the Istio sidecar of %s stops before its preStop sleep ends", objectName(t.Config))
+		r.Reason = fmt.Sprintf("The pods run a classic Istio sidecar (through %s), which gets SIGTERM with the app and stops after its terminationDrainDuration, while the app still sleeps %d s in preStop: requests to the pod fail once the sidecar is gone.",
+			objectName(f.Via), max(sleep, need))
+		r.Fixes = []Fix{fix}
+		out = append(out, r)
+	}
+	return out
+}
+
+// drainFixes are the load balancer's own settings for in-flight requests
+// when the objects set them shorter than the pod's termination: the ALB
+// deregistration delay, GKE's connection draining.
+func drainFixes(t *target, f front, sleep, grace int) []Fix {
+	var delay, draining *int
+	for _, c := range f.Objects.All() {
+		if hc := c.HealthCheck; hc != nil {
+			delay = cmp.Or(delay, hc.DeregistrationDelaySec)
+			draining = cmp.Or(draining, hc.DrainingTimeoutSec)
+		}
+	}
+	switch {
+	case f.Family == sources.FamilyALB && delay != nil && *delay < grace:
+		return []Fix{albDrainFix(f.Objects, t.wl, grace)}
+	case f.Family == sources.FamilyGCP && (draining == nil || *draining < sleep):
+		return []Fix{negDrainFix(f.Objects, t.wl, sleep)}
+	}
+	return nil
 }

@@ -22,6 +22,7 @@ var wrongProbePortCause = Cause{
 	Name:        "wrong readiness-probe port",
 	Description: "the readiness probe checks a port that opens before the serving port",
 	Signature:   "refused connections to new pod IPs only, for a while after each became Ready; probe port ≠ the port traffic goes to",
+	Checks:      wrongProbePortChecks,
 }
 
 // Tuning of the wrong-probe-port rule.
@@ -111,7 +112,7 @@ func explainWrongProbePort(a *correlate.Analysis, g incidentGroup) *Finding {
 		portText, probeText, plural(len(f.Backends), "new pod IP"), seconds(listen), span(w), plural(w.Failed, "request"), saved)
 	f.Remediation = wrongProbePortFixes(wl, probe, container, servingPort, portName, listen)
 	if platformOf(w) == sources.FamilyEnvoy {
-		if fix, ok := envoyRetryFix(a, envoyPlatformOf(a, w), wl); ok {
+		if fix, ok := envoyRetryFix(objectsOf(a), envoyPlatformOf(a, w), wl); ok {
 			f.Remediation = append(f.Remediation, fix)
 		}
 	}
@@ -228,51 +229,81 @@ func startToListen(refs []BackendRef, r *correlate.Rollout) time.Duration {
 // wrongProbePortFixes points the probe at the serving port and adds a
 // startupProbe sized from the measured start-to-listen time.
 func wrongProbePortFixes(wl workload, probe *sources.Probe, container string, servingPort int, servingName string, listen time.Duration) []Fix {
-	container = orDefault(container, mainContainer(wl))
-	var port any = placeholderName("serving port name")
+	startup := startupFix(wl, probe, container, servingPort, servingName, listen)
+	startup.Why = fmt.Sprintf("New pods took up to %s to listen after joining; %s", seconds(listen), startup.Why)
+	return []Fix{
+		probeFix(wl, probe, container, servingPort, servingName),
+		startup,
+		settleFix(wl, listen),
+	}
+}
+
+// servingPortRef is how a probe should name the serving port: by the
+// container's name for it, else its number; a placeholder when unknown.
+func servingPortRef(servingPort int, servingName string) any {
 	switch {
 	case servingName != "":
-		port = servingName
+		return servingName
 	case servingPort != 0:
-		port = servingPort
+		return servingPort
 	}
-	handler := func() map[string]any {
-		if probe != nil && probe.Handler == "httpGet" {
-			return map[string]any{"httpGet": map[string]any{"path": orDefault(probe.Path, "/"), "port": port}}
-		}
-		return map[string]any{"tcpSocket": map[string]any{"port": port}}
+	return placeholderName("serving port name")
+}
+
+// probeHandler is a probe of the same kind as probe (httpGet with its
+// path, else tcpSocket) on port.
+func probeHandler(probe *sources.Probe, port any) map[string]any {
+	if probe != nil && probe.Handler == "httpGet" {
+		return map[string]any{"httpGet": map[string]any{"path": orDefault(probe.Path, "/"), "port": port}}
 	}
-	// The startupProbe gives up after period × failureThreshold: cover the
-	// slowest start seen plus a margin, in whole periods.
-	failures := (ceilSeconds(listen+startupMargin) + startupPeriod - 1) / startupPeriod
-	budget := failures * startupPeriod
-	readiness := handler()
+	return map[string]any{"tcpSocket": map[string]any{"port": port}}
+}
+
+// probeFix points the readiness probe at the serving port.
+func probeFix(wl workload, probe *sources.Probe, container string, servingPort int, servingName string) Fix {
+	container = orDefault(container, mainContainer(wl))
+	port := servingPortRef(servingPort, servingName)
+	readiness := probeHandler(probe, port)
 	readiness["periodSeconds"], readiness["failureThreshold"] = readinessPeriod, readinessFailures
-	startup := handler()
-	startup["periodSeconds"], startup["failureThreshold"] = startupPeriod, failures
 	was := "the readiness probe"
 	if probe != nil && probe.Port != 0 {
 		was = fmt.Sprintf("the readiness probe (now %s on port %d)", probe.Handler, probe.Port)
 	}
+	return Fix{
+		Title: "Probe the port that serves the traffic",
+		Why:   probeWhy(was, port, servingPort, servingName),
+		Patch: containerPatch(wl, container, map[string]any{"readinessProbe": readiness}),
+	}
+}
+
+// startupFix adds a startupProbe on the serving port whose budget covers a
+// start of listen plus startupMargin, in whole periods. Its Why says what
+// the probe does; the caller says where listen came from.
+func startupFix(wl workload, probe *sources.Probe, container string, servingPort int, servingName string, listen time.Duration) Fix {
+	container = orDefault(container, mainContainer(wl))
+	// The startupProbe gives up after period × failureThreshold: cover the
+	// slowest start plus a margin, in whole periods.
+	failures := (ceilSeconds(listen+startupMargin) + startupPeriod - 1) / startupPeriod
+	budget := failures * startupPeriod
+	startup := probeHandler(probe, servingPortRef(servingPort, servingName))
+	startup["periodSeconds"], startup["failureThreshold"] = startupPeriod, failures
+	return Fix{
+		Title: fmt.Sprintf("Give slow starts a startupProbe of %d s (%d × %d s)", budget, failures, startupPeriod),
+		Why: fmt.Sprintf("the startupProbe holds readiness and liveness back until the serving port answers, for up to %d checks %d s apart.",
+			failures, startupPeriod),
+		Patch: containerPatch(wl, container, map[string]any{"startupProbe": startup}),
+	}
+}
+
+// settleFix rolls out one pod at a time and keeps each unavailable for the
+// start-to-listen time plus settleMargin (minSettle at the least).
+func settleFix(wl workload, listen time.Duration) Fix {
 	settle := max(ceilSeconds(listen+settleMargin), minSettle)
-	return []Fix{
-		{
-			Title: "Probe the port that serves the traffic",
-			Why:   probeWhy(was, port, servingPort, servingName),
-			Patch: containerPatch(wl, container, map[string]any{"readinessProbe": readiness}),
-		},
-		{
-			Title: fmt.Sprintf("Give slow starts a startupProbe of %d s (%d × %d s)", budget, failures, startupPeriod),
-			Why: fmt.Sprintf("New pods took up to %s to listen after joining; the startupProbe holds readiness and liveness back until the serving port answers, for up to %d checks %d s apart.",
-				seconds(listen), failures, startupPeriod),
-			Patch: containerPatch(wl, container, map[string]any{"startupProbe": startup}),
-		},
-		{
-			Title: "Roll out one pod at a time and let each settle",
-			Why:   fmt.Sprintf("With maxUnavailable 0 and minReadySeconds %d the old pods keep serving while a new pod proves itself.", settle),
-			Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": settle,
-				"strategy": map[string]any{"rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}),
-		},
+	return Fix{
+		Title: "Roll out one pod at a time and let each settle",
+		Why:   fmt.Sprintf("With maxUnavailable 0 and minReadySeconds %d the old pods keep serving while a new pod proves itself.", settle),
+		Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": settle,
+			"strategy": map[string]any{"rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}),
 	}
 }
 
@@ -283,4 +314,139 @@ func probeWhy(was string, port any, servingPort int, servingName string) string 
 		return fmt.Sprintf("Point %s at the serving port by its name, %q (%d), the port the load balancer sends requests to; a named port keeps probe and Service from drifting apart.", was, servingName, servingPort)
 	}
 	return fmt.Sprintf("Point %s at port %v, the port the load balancer sends requests to (better: name the container port, e.g. `http`, and probe it by name).", was, port)
+}
+
+// Static checks of the wrong probe port.
+const (
+	checkReadinessPort  = "readiness-probe-port"
+	checkStartupPort    = "startup-probe-port"
+	checkStartupMissing = "startup-probe-missing"
+)
+
+// wrongProbePortChecks describe the static checks of wrongProbePort.
+var wrongProbePortChecks = []StaticCheck{
+	{checkReadinessPort, "readiness probe on another port than the traffic",
+		"the readiness probe's port (a named port resolved in its container) is none of the container ports the load balancer's traffic reaches: the Ingress, HTTPRoute or TargetGroupBinding backend port, through the Service's targetPort (named ports resolved); tcpSocket probes included"},
+	{checkStartupPort, "startup probe on another port than the traffic",
+		"the startupProbe's port is not a served port (an error when there is no readiness probe, as the startupProbe alone then makes the pod Ready)"},
+	{checkStartupMissing, "no startupProbe while readiness is on a side port",
+		"the readiness probe checks a side port and no startupProbe holds the pod back until the serving port answers"},
+}
+
+// assumedSlowStart is the start the startupProbe proposed before a deploy
+// covers, when nothing measured one: with startupMargin, a budget of a
+// minute (30 checks 2 s apart), enough for the slow starts the seeds
+// describe (a serving port open some ten seconds after the admin port).
+const assumedSlowStart = 50 * time.Second
+
+// Check implements Rule: per workload, the probes that make a pod Ready
+// check a port the load balancer's traffic does not go to.
+func (wrongProbePort) Check(objs *Objects) []*Risk {
+	var out []*Risk
+	for _, t := range objs.targetsOf() {
+		served := t.servedPorts()
+		if len(served) == 0 {
+			continue
+		}
+		c, port := servingContainer(t.wl.Template, served)
+		if c == nil {
+			continue
+		}
+		svc := served[port]
+		name := containerPortName(c, port)
+		ready, startup := c.Readiness, c.Startup
+		readyWrong := ready != nil && ready.Port != 0 && served[ready.Port] == nil
+		if readyWrong {
+			r := newRisk(wrongProbePortCause, checkReadinessPort, SeverityError, t)
+			r.Title = fmt.Sprintf("the readiness probe of %s checks port %d, the traffic goes to %d", objectName(t.Config), ready.Port, port)
+			r.Reason = fmt.Sprintf("Container %s: readinessProbe %s on port %s, but %s sends the load balancer's traffic to port %s. %s",
+				c.Name, ready.Handler, portText(c, ready.Port), objectName(svc), portText(c, port), probeConsequence(ready))
+			r.Fixes = []Fix{probeFix(t.wl, ready, c.Name, port, name)}
+			out = append(out, r)
+			if startup == nil {
+				r := newRisk(wrongProbePortCause, checkStartupMissing, SeverityWarning, t)
+				r.Title = fmt.Sprintf("%s has no startupProbe while its readiness probe checks a side port", objectName(t.Config))
+				r.Reason = fmt.Sprintf("Container %s has no startupProbe, and its readinessProbe checks port %d, not the serving port %s: nothing holds a new pod back until port %d answers.",
+					c.Name, ready.Port, portText(c, port), port)
+				fix := startupFix(t.wl, ready, c.Name, port, name, assumedSlowStart)
+				fix.Why = fmt.Sprintf("Nothing measured a start before the deploy: this budget covers a start of up to %s (raise failureThreshold for a slower app); %s", seconds(assumedSlowStart), fix.Why)
+				r.Fixes = []Fix{fix}
+				out = append(out, r)
+			}
+		}
+		if startup != nil && startup.Port != 0 && served[startup.Port] == nil && !readyWrong {
+			sev, then := SeverityWarning, "readiness and liveness probes start once it answers, whether or not the serving port listens."
+			if ready == nil {
+				sev, then = SeverityError, "with no readiness probe, the pod is Ready, and gets requests, as soon as it answers."
+			}
+			r := newRisk(wrongProbePortCause, checkStartupPort, sev, t)
+			r.Title = fmt.Sprintf("the startupProbe of %s checks port %d, the traffic goes to %d", objectName(t.Config), startup.Port, port)
+			r.Reason = fmt.Sprintf("Container %s: startupProbe %s on port %s, but %s sends the load balancer's traffic to port %s: %s",
+				c.Name, startup.Handler, portText(c, startup.Port), objectName(svc), portText(c, port), then)
+			fix := startupFix(t.wl, startup, c.Name, port, name, assumedSlowStart)
+			fix.Title = "Start-probe the port that serves the traffic"
+			fix.Why = fmt.Sprintf("Point the startupProbe at port %v, with a budget for a start of up to %s (raise failureThreshold for a slower app); %s", servingPortRef(port, name), seconds(assumedSlowStart), fix.Why)
+			r.Fixes = []Fix{fix}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// servingContainer picks the container that serves the traffic: the first
+// regular container declaring a served port (the lowest it declares), else
+// the first regular container with the lowest served port.
+func servingContainer(spec *sources.PodSpec, served map[int]*sources.Config) (*sources.Container, int) {
+	lowest := 0
+	for p := range served {
+		if lowest == 0 || p < lowest {
+			lowest = p
+		}
+	}
+	var first *sources.Container
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		if c.Sidecar {
+			continue
+		}
+		if first == nil {
+			first = c
+		}
+		best := 0
+		for _, p := range c.Ports {
+			if served[p.Number] != nil && (best == 0 || p.Number < best) {
+				best = p.Number
+			}
+		}
+		if best != 0 {
+			return c, best
+		}
+	}
+	return first, lowest
+}
+
+// containerPortName is the name a container gives a port; "" when none.
+func containerPortName(c *sources.Container, port int) string {
+	for _, p := range c.Ports {
+		if p.Number == port {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// portText writes a port with the container's name for it: "8080 (http)".
+func portText(c *sources.Container, port int) string {
+	if name := containerPortName(c, port); name != "" {
+		return fmt.Sprintf("%d (%s)", port, name)
+	}
+	return fmt.Sprint(port)
+}
+
+// probeConsequence says what a readiness probe on a side port lets happen.
+func probeConsequence(p *sources.Probe) string {
+	if p.Handler == "tcpSocket" {
+		return fmt.Sprintf("A tcpSocket probe only proves that something accepts connections on %d: the pod is Ready, and gets requests, while nothing may listen on the serving port yet, and every such request is refused.", p.Port)
+	}
+	return fmt.Sprintf("The pod is Ready, and gets requests, as soon as port %d answers, whether or not the serving port listens; until it does, the requests are refused.", p.Port)
 }

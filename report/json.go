@@ -13,11 +13,15 @@ import (
 // (see unsafeRune) are written as \u escapes, which decode to the same text:
 // encoding/json already escapes C0 controls and U+2028/U+2029, not C1
 // controls or bidirectional overrides.
-func renderJSON(w io.Writer, rep *Report) error {
+func renderJSON(w io.Writer, rep *Report) error { return writeIndentedJSON(w, rep) }
+
+// writeIndentedJSON writes v as indented JSON with the unsafe runes
+// escaped (see renderJSON).
+func writeIndentedJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(rep); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
 	_, err := w.Write(escapeUnsafeJSON(buf.Bytes()))

@@ -117,6 +117,31 @@ type PodSpec struct {
 	// Istio holds the Istio sidecar settings of the pod or template; nil
 	// when it has neither an istio-proxy container nor an Istio annotation.
 	Istio *IstioSidecar
+	// TopologySpread are spec.topologySpreadConstraints.
+	TopologySpread []TopologySpread
+}
+
+// TopologySpread is one entry of a pod spec's topologySpreadConstraints.
+type TopologySpread struct {
+	// Key is topologyKey (topology.kubernetes.io/zone spreads over zones).
+	Key     string
+	MaxSkew int
+	// WhenUnsatisfiable is DoNotSchedule (the API default) or ScheduleAnyway.
+	WhenUnsatisfiable string
+}
+
+// LabelZone is the well-known node label of a node's zone.
+const LabelZone = "topology.kubernetes.io/zone"
+
+// SpreadsOverZones reports whether the spec asks the scheduler to spread
+// its pods over zones (a topologySpreadConstraint on LabelZone).
+func (s *PodSpec) SpreadsOverZones() bool {
+	for _, t := range s.TopologySpread {
+		if t.Key == LabelZone {
+			return true
+		}
+	}
+	return false
 }
 
 // HasALBTargetHealthGate reports whether the spec carries a readiness gate
@@ -124,6 +149,20 @@ type PodSpec struct {
 func (s *PodSpec) HasALBTargetHealthGate() bool {
 	for _, g := range s.ReadinessGates {
 		if strings.HasPrefix(g, albTargetHealthGatePrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// NEGReadinessGate is the readiness-gate condition GKE injects into pods
+// behind a NEG that an Ingress or Gateway uses.
+const NEGReadinessGate = "cloud.google.com/load-balancer-neg-ready"
+
+// HasNEGReadinessGate reports whether the spec carries GKE's NEG readiness gate.
+func (s *PodSpec) HasNEGReadinessGate() bool {
+	for _, g := range s.ReadinessGates {
+		if g == NEGReadinessGate {
 			return true
 		}
 	}
@@ -276,6 +315,10 @@ type Service struct {
 	// true when it enables NEGs for Ingress ({"ingress": true}).
 	NEG        string
 	NEGIngress bool
+	// NEGExposedPorts are the Service ports the cloud.google.com/neg
+	// annotation exposes as standalone NEGs (its exposed_ports keys), in
+	// order; GKE gives pods behind standalone NEGs no readiness gate.
+	NEGExposedPorts []int
 	// NEGs maps a service port (as a decimal string) to its NEG name, and
 	// NEGZones lists the zones, from the cloud.google.com/neg-status annotation.
 	NEGs     map[string]string

@@ -130,7 +130,7 @@ func (in *inputReader) produceJSONBlocks(cut func([]byte) int, reopen []byte, se
 					offset -= bytes.Count(reopen, []byte{'\n'})
 				}
 				batches.put(b)
-				return in.splitJSON(rest, func(_, l int) int { return offset + l }, send)
+				return in.splitJSON(rest, jsonReadBuffer, func(_, l int) int { return offset + l }, send)
 			}
 			carry = append(carry, data[end:]...)
 			data = data[:end]

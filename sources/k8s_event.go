@@ -142,7 +142,7 @@ const (
 )
 
 // negReadinessGate is the condition type of GKE's NEG readiness gate.
-const negReadinessGate = "cloud.google.com/load-balancer-neg-ready"
+const negReadinessGate = NEGReadinessGate
 
 // interpretKubeEvent sets l's kind and the fields the reason's message carries.
 // msg is the message without the combined-events prefix. Reasons readygap does

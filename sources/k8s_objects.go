@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -216,6 +217,13 @@ func podSpecFacts(s *corev1.PodSpec) *PodSpec {
 	}
 	for _, g := range s.ReadinessGates {
 		ps.ReadinessGates = append(ps.ReadinessGates, string(g.ConditionType))
+	}
+	for _, t := range s.TopologySpreadConstraints {
+		when := string(t.WhenUnsatisfiable)
+		if when == "" {
+			when = string(corev1.DoNotSchedule)
+		}
+		ps.TopologySpread = append(ps.TopologySpread, TopologySpread{Key: t.TopologyKey, MaxSkew: int(t.MaxSkew), WhenUnsatisfiable: when})
 	}
 	for i := range s.Containers {
 		ps.Containers = append(ps.Containers, containerFacts(&s.Containers[i], false))
@@ -575,10 +583,17 @@ func keepAnnotations(a map[string]string, prefixes []string) map[string]string {
 func negAnnotations(f *Service, a map[string]string) {
 	f.NEG = a["cloud.google.com/neg"]
 	var neg struct {
-		Ingress bool `json:"ingress"`
+		Ingress      bool                       `json:"ingress"`
+		ExposedPorts map[string]json.RawMessage `json:"exposed_ports"`
 	}
 	if json.Unmarshal([]byte(f.NEG), &neg) == nil {
 		f.NEGIngress = neg.Ingress
+		for port := range neg.ExposedPorts {
+			if n, err := strconv.Atoi(port); err == nil && n > 0 && n < 65536 {
+				f.NEGExposedPorts = append(f.NEGExposedPorts, n)
+			}
+		}
+		slices.Sort(f.NEGExposedPorts)
 	}
 	var status struct {
 		NEGs  map[string]string `json:"network_endpoint_groups"`

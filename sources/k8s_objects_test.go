@@ -378,6 +378,45 @@ func TestK8sObjectsService(t *testing.T) {
 	}
 }
 
+// TestK8sObjectsStandaloneNEG checks that the ports a standalone NEG
+// exposes are read, in order, and that a NEG for Ingress exposes none.
+func TestK8sObjectsStandaloneNEG(t *testing.T) {
+	for neg, want := range map[string][]int{
+		`{\"exposed_ports\": {\"8443\": {}, \"80\": {\"name\": \"web-neg\"}, \"x\": {}}}`: {80, 8443},
+		`{\"ingress\": true}`: nil,
+		`not json`:            nil,
+	} {
+		cfg, _ := oneConfig(t, `{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"shop","annotations":{"cloud.google.com/neg":"`+neg+`"}},"spec":{"ports":[{"port":80}]}}`)
+		if !reflect.DeepEqual(cfg.Service.NEGExposedPorts, want) {
+			t.Errorf("%s: exposed ports %v, want %v", neg, cfg.Service.NEGExposedPorts, want)
+		}
+	}
+}
+
+// TestK8sObjectsTopologySpread checks that topology spread constraints are
+// read with the API default for whenUnsatisfiable, and that only a zone key
+// counts as spreading over zones.
+func TestK8sObjectsTopologySpread(t *testing.T) {
+	dep := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},"spec":{"template":{"spec":{
+	  "containers":[{"name":"app"}],
+	  "topologySpreadConstraints":[
+	    {"maxSkew":1,"topologyKey":"kubernetes.io/hostname","whenUnsatisfiable":"ScheduleAnyway"},
+	    {"maxSkew":2,"topologyKey":"topology.kubernetes.io/zone"}]}}}}`
+	cfg, _ := oneConfig(t, dep)
+	tmpl := cfg.Workload.Template
+	want := []TopologySpread{{Key: "kubernetes.io/hostname", MaxSkew: 1, WhenUnsatisfiable: "ScheduleAnyway"}, {Key: LabelZone, MaxSkew: 2, WhenUnsatisfiable: "DoNotSchedule"}}
+	if !reflect.DeepEqual(tmpl.TopologySpread, want) || !tmpl.SpreadsOverZones() {
+		t.Errorf("spread = %+v (over zones %v)", tmpl.TopologySpread, tmpl.SpreadsOverZones())
+	}
+	if tmpl.HasNEGReadinessGate() || !(&PodSpec{ReadinessGates: []string{"x/y", NEGReadinessGate}}).HasNEGReadinessGate() {
+		t.Error("NEG readiness gate misread")
+	}
+	tmpl.TopologySpread = tmpl.TopologySpread[:1]
+	if tmpl.SpreadsOverZones() {
+		t.Error("a hostname spread counts as a zone spread")
+	}
+}
+
 func TestK8sObjectsIngressALB(t *testing.T) {
 	ing := `{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"web","namespace":"shop","annotations":{
 	    "alb.ingress.kubernetes.io/target-type":"ip",

@@ -652,13 +652,17 @@ func endOfInput(err error) error {
 
 // produceJSON cuts the input into batches of JSON elements.
 func (in *inputReader) produceJSON(send func(*batch)) error {
-	return in.splitJSON(in.br, func(_, line int) int { return line }, send)
+	return in.splitJSON(in.br, jsonReadBuffer, func(_, line int) int { return line }, send)
 }
 
-// splitJSON cuts r into batches of JSON elements. lineOf gives the line to
-// report for the n-th element (or error) that starts on line of r.
-func (in *inputReader) splitJSON(r io.Reader, lineOf func(n, line int) int, send func(*batch)) error {
-	s := newJSONSplitter(r, 256<<10)
+// jsonReadBuffer is the read buffer of the JSON splitter on a stream.
+const jsonReadBuffer = 256 << 10
+
+// splitJSON cuts r into batches of JSON elements, reading bufSize bytes at
+// a time. lineOf gives the line to report for the n-th element (or error)
+// that starts on line of r.
+func (in *inputReader) splitJSON(r io.Reader, bufSize int, lineOf func(n, line int) int, send func(*batch)) error {
+	s := newJSONSplitter(r, bufSize)
 	b := batches.get()
 	flush := func() {
 		if len(b.items) > 0 {

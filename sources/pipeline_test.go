@@ -266,3 +266,19 @@ func TestHandlersAreReusedAcrossInputs(t *testing.T) {
 		t.Errorf("%d requests, want %d", total, files*lines)
 	}
 }
+
+// TestReadYAMLDocumentsStartAtTheirObject checks that a document is
+// reported at its first line that is neither blank nor a comment, as Helm
+// writes "# Source:" above each, not at the separator's next line.
+func TestReadYAMLDocumentsStartAtTheirObject(t *testing.T) {
+	docs := "---\n# Source: web/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n---\n\n# Source: web/templates/ns.yaml\n\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n"
+	p := writeFile(t, t.TempDir(), "rendered.yaml", []byte(docs))
+	h := &originHandler{}
+	if _, err := Read(context.Background(), []string{p}, Options{}, func(*InputReport) Handler { return h }); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(h.origins)
+	if got := strings.Join(h.origins, " "); got != "Namespace@11 Service@3" {
+		t.Fatalf("origins %s, want the apiVersion lines", got)
+	}
+}

@@ -24,6 +24,7 @@ const (
 	exitUsage    = 2
 	exitIncident = 3
 	exitNoRecord = 4
+	exitRisk     = 5
 )
 
 // exitCodes is the one table of exit codes, in order. Meanings are Markdown
@@ -40,6 +41,7 @@ var exitCodes = []struct {
 	{exitUsage, "a mistake in the command line: unknown command, flag or value (bad time, time zone or output format, missing `PATH`); a suggestion follows"},
 	{exitIncident, "with `--exit-code`: the analysis found an incident"},
 	{exitNoRecord, "`--since`/`--until` left no record with a time; the warning gives the time range the data has"},
+	{exitRisk, "`check`: a finding at or above `--fail-on` (default `error`; `--fail-on none` never exits 5)"},
 }
 
 func main() {

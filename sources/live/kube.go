@@ -90,6 +90,9 @@ type Kubernetes struct {
 	Namespace string
 	// Timeouts bound the connection, each request and the whole fetch.
 	Timeouts Timeouts
+	// ObjectsOnly skips the events: `readygap check` reads the objects'
+	// specs and needs no history.
+	ObjectsOnly bool
 
 	config *rest.Config
 }
@@ -124,10 +127,18 @@ func (k *Kubernetes) Resolve() error {
 // Plan returns the list calls Fetch makes, as kubectl commands.
 func (k *Kubernetes) Plan(Window) []string {
 	out := []string{fmt.Sprintf("kubectl get namespace %s -o json", k.Namespace)}
-	for _, r := range append([]kubeResource{kubeEvents}, kubeObjects...) {
+	for _, r := range k.resources() {
 		out = append(out, fmt.Sprintf("kubectl get %s -n %s -o json", kubeResourceName(r.gvr), k.Namespace))
 	}
 	return out
+}
+
+// resources are the kinds Fetch lists, events first unless ObjectsOnly.
+func (k *Kubernetes) resources() []kubeResource {
+	if k.ObjectsOnly {
+		return kubeObjects
+	}
+	return append([]kubeResource{kubeEvents}, kubeObjects...)
 }
 
 // kubeResourceName is a resource as kubectl names it (pods, replicasets.apps).
@@ -233,7 +244,9 @@ func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress P
 			return fe
 		}
 	}
-	k.list(r, dc, kubeEvents, events, func(ev map[string]any) bool { return kubeEventMayOverlap(ev, w) }, counts, word)
+	if !k.ObjectsOnly {
+		k.list(r, dc, kubeEvents, events, func(ev map[string]any) bool { return kubeEventMayOverlap(ev, w) }, counts, word)
+	}
 	k.getNamespace(r, dc, objects, counts, word)
 	for _, res := range kubeObjects {
 		k.list(r, dc, res, objects, nil, counts, word)
@@ -245,7 +258,7 @@ func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress P
 	}
 	r.redacted(counts)
 	rep, err := r.finish()
-	if err == nil && events.items == 0 {
+	if err == nil && events.items == 0 && !k.ObjectsOnly {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("no events in namespace %s for %s (events expire after an hour)", k.Namespace, w))
 	}
 	return rep, err

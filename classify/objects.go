@@ -1,0 +1,41 @@
+package classify
+
+import (
+	"sync"
+
+	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/sources"
+)
+
+// Objects is a view of configuration facts read from Kubernetes objects:
+// what the fixes and the static checks read about specs and load-balancer
+// settings. A finding from logs sees every object read; a static check
+// sees, for each path traffic takes to a workload, the objects that
+// configure that path, so that the same helpers answer for that path.
+// Where a helper takes the first object of a kind, order decides.
+type Objects struct {
+	configs []*sources.Config
+	// targets are the workloads and the paths to them, linked once.
+	targets     []*target
+	targetsOnce sync.Once
+}
+
+// NewObjects returns the view of configs, in their order.
+func NewObjects(configs []*sources.Config) *Objects { return &Objects{configs: configs} }
+
+// All returns every fact of the view, in order.
+func (o *Objects) All() []*sources.Config { return o.configs }
+
+// ConfigsOf returns the facts of one kind, in order, in a new slice.
+func (o *Objects) ConfigsOf(kind string) []*sources.Config {
+	var out []*sources.Config
+	for _, c := range o.configs {
+		if c.Kind == kind {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// objectsOf is the view of every object an analysis read.
+func objectsOf(a *correlate.Analysis) *Objects { return NewObjects(a.Configs) }

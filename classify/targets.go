@@ -1,0 +1,448 @@
+package classify
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// target is one workload a static check looks at: a Deployment, what else
+// the objects say about it, and every path traffic takes to it.
+type target struct {
+	// Config is the Deployment.
+	Config *sources.Config
+	wl     workload
+	// Replicas is spec.replicas, or the API default of 1.
+	Replicas int
+	// Namespace is the workload's Namespace object; nil when not read.
+	Namespace *sources.Config
+	// Pods are its pods, when the objects hold them (a live cluster).
+	Pods []*sources.Config
+	// Services are the Services that select its pods.
+	Services []*sources.Config
+	// Fronts are the load balancers and proxies that send it traffic.
+	Fronts []front
+}
+
+// front is one path from a load balancer or proxy to a workload's pods.
+type front struct {
+	Family sources.Family
+	// Platform names the Envoy-based product; "" elsewhere.
+	Platform sources.Platform
+	// Via is the object that routes the traffic: an Ingress, a
+	// TargetGroupBinding, an HTTPRoute, a VirtualService, an HTTPProxy, or
+	// the Service itself for a standalone NEG.
+	Via     *sources.Config
+	Service *sources.Config
+	// Port is the Service port the traffic uses; nil when any may be.
+	Port *sources.ServicePort
+	// TargetType is the ALB target type (ip or instance), "" when unknown
+	// or not ALB.
+	TargetType string
+	// Standalone is true for a standalone NEG, which gets no readiness gate.
+	Standalone bool
+	// Objects are the objects that configure this path, in the order the
+	// helpers should prefer them: the Service (whose ALB annotations
+	// override the Ingress's), the routing object, its BackendConfig,
+	// policies and gateways, the proxy's ConfigMaps.
+	Objects *Objects
+}
+
+// Platform defaults for paths whose settings live outside Kubernetes.
+const (
+	// albDefaultTargetType is the AWS Load Balancer Controller's target
+	// type when no annotation sets one (its --default-target-type flag).
+	albDefaultTargetType = "instance"
+	// awsTargetGroupInterval and awsTargetGroupHealthy are the AWS API's
+	// health-check defaults for a target group created outside the
+	// controller, as a TargetGroupBinding's usually is: every 30 s,
+	// healthy after 5 passes (ELBv2 CreateTargetGroup reference).
+	awsTargetGroupInterval = 30
+	awsTargetGroupHealthy  = 5
+)
+
+// targets returns the workloads of the view with the paths to them,
+// linked once.
+func (o *Objects) targetsOf() []*target {
+	o.targetsOnce.Do(func() { o.targets = linkTargets(o) })
+	return o.targets
+}
+
+// linkTargets ties each Deployment to its Namespace, pods, Services and
+// the load balancers and proxies in front of them.
+func linkTargets(objs *Objects) []*target {
+	byKind := map[string][]*sources.Config{}
+	for _, c := range objs.All() {
+		byKind[c.Kind] = append(byKind[c.Kind], c)
+	}
+	var out []*target
+	for _, d := range byKind["Deployment"] {
+		if d.Workload == nil || d.Workload.Template == nil {
+			continue
+		}
+		t := &target{Config: d, wl: workloadOf(d), Replicas: 1}
+		if d.Workload.Replicas != nil {
+			t.Replicas = *d.Workload.Replicas
+		}
+		for _, ns := range byKind["Namespace"] {
+			if ns.Name == d.Namespace {
+				t.Namespace = ns
+			}
+		}
+		for _, p := range byKind["Pod"] {
+			if p.Namespace == d.Namespace && len(d.Workload.Selector) > 0 && subset(d.Workload.Selector, p.Labels) {
+				t.Pods = append(t.Pods, p)
+			}
+		}
+		for _, svc := range byKind["Service"] {
+			if svc.Namespace != d.Namespace || svc.Service == nil {
+				continue
+			}
+			if len(svc.Service.Selector) > 0 && subset(svc.Service.Selector, d.Workload.TemplateLabels) {
+				t.Services = append(t.Services, svc)
+			}
+		}
+		for _, svc := range t.Services {
+			t.Fronts = append(t.Fronts, frontsOf(svc, byKind)...)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// subset reports whether every label of sel is in labels.
+func subset(sel, labels map[string]string) bool {
+	for k, v := range sel {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// frontsOf finds the paths that send traffic to a Service: Ingresses,
+// TargetGroupBindings, HTTPRoutes, VirtualServices, HTTPProxies naming it,
+// and its own standalone NEG.
+func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front {
+	var out []front
+	s := svc.Service
+	for _, ing := range byKind["Ingress"] {
+		if ing.Namespace != svc.Namespace || ing.Ingress == nil {
+			continue
+		}
+		for _, b := range ing.Ingress.Backends {
+			if b.Service != svc.Name {
+				continue
+			}
+			f := front{Family: ingressFamily(ing, s), Via: ing, Service: svc, Port: servicePort(s, b.PortName, b.PortNumber)}
+			objs := []*sources.Config{svc, ing}
+			switch f.Family {
+			case sources.FamilyALB:
+				f.TargetType = albDefaultTargetType
+				for _, c := range []*sources.Config{ing, svc} { // the Service's annotation wins
+					if c.HealthCheck != nil && c.HealthCheck.TargetType != "" {
+						f.TargetType = c.HealthCheck.TargetType
+					}
+				}
+			case sources.FamilyGCP:
+				if bc := backendConfigFor(svc, f.Port, byKind["BackendConfig"]); bc != nil {
+					objs = append(objs, bc)
+				}
+			case sources.FamilyIngressNginx:
+				for _, cm := range byKind["ConfigMap"] {
+					if cm.Proxy != nil {
+						objs = append(objs, cm)
+					}
+				}
+			}
+			f.Objects = NewObjects(objs)
+			out = appendFront(out, f)
+		}
+	}
+	for _, tgb := range byKind["TargetGroupBinding"] {
+		if b := tgb.TargetGroupBinding; b != nil && tgb.Namespace == svc.Namespace && b.Service == svc.Name {
+			port := servicePort(s, b.ServicePort, 0)
+			if n, err := strconv.Atoi(b.ServicePort); err == nil {
+				port = servicePort(s, "", n)
+			}
+			out = appendFront(out, front{Family: sources.FamilyALB, Via: tgb, Service: svc, Port: port, TargetType: b.TargetType,
+				Objects: NewObjects([]*sources.Config{svc, tgb})})
+		}
+	}
+	for _, route := range byKind["HTTPRoute"] {
+		if route.HTTPRoute == nil {
+			continue
+		}
+		for _, rule := range route.HTTPRoute.Rules {
+			for _, b := range rule.Backends {
+				if (b.Kind != "" && b.Kind != "Service") || b.Name != svc.Name || orDefault(b.Namespace, route.Namespace) != svc.Namespace {
+					continue
+				}
+				out = appendFront(out, routeFront(route, svc, servicePort(s, "", b.Port), byKind))
+			}
+		}
+	}
+	for _, vs := range byKind["VirtualService"] {
+		if vs.VirtualService == nil {
+			continue
+		}
+		for _, r := range vs.VirtualService.Routes {
+			for _, d := range r.Destinations {
+				if hostIsService(d.Name, vs.Namespace, svc) {
+					out = appendFront(out, front{Family: sources.FamilyEnvoy, Platform: sources.PlatformIstio, Via: vs, Service: svc,
+						Port: servicePort(s, "", d.Port), Objects: NewObjects([]*sources.Config{svc, vs})})
+				}
+			}
+		}
+	}
+	for _, hp := range byKind["HTTPProxy"] {
+		if hp.HTTPProxy == nil || hp.Namespace != svc.Namespace {
+			continue
+		}
+		for _, r := range hp.HTTPProxy.Routes {
+			for _, b := range r.Services {
+				if b.Name == svc.Name {
+					out = appendFront(out, front{Family: sources.FamilyEnvoy, Platform: sources.PlatformContour, Via: hp, Service: svc,
+						Port: servicePort(s, "", b.Port), Objects: NewObjects([]*sources.Config{svc, hp})})
+				}
+			}
+		}
+	}
+	if s.NEGIngress && !hasFamily(out, sources.FamilyGCP) {
+		// A NEG for Ingress whose Ingress was not read: the GKE Ingress is
+		// there all the same.
+		f := front{Family: sources.FamilyGCP, Via: svc, Service: svc}
+		objs := []*sources.Config{svc}
+		if bc := backendConfigFor(svc, nil, byKind["BackendConfig"]); bc != nil {
+			objs = append(objs, bc)
+		}
+		f.Objects = NewObjects(objs)
+		out = appendFront(out, f)
+	}
+	if len(s.NEGExposedPorts) > 0 && !s.NEGIngress {
+		for _, p := range s.NEGExposedPorts {
+			f := front{Family: sources.FamilyGCP, Via: svc, Service: svc, Port: servicePort(s, "", p), Standalone: true}
+			objs := []*sources.Config{svc}
+			if bc := backendConfigFor(svc, f.Port, byKind["BackendConfig"]); bc != nil {
+				objs = append(objs, bc)
+			}
+			f.Objects = NewObjects(objs)
+			out = appendFront(out, f)
+		}
+	}
+	return out
+}
+
+// hasFamily reports whether a front of the family is among fronts.
+func hasFamily(fronts []front, f sources.Family) bool {
+	for _, x := range fronts {
+		if x.Family == f {
+			return true
+		}
+	}
+	return false
+}
+
+// appendFront adds f unless a front by the same object to the same port is
+// already there (an Ingress naming a Service on several paths).
+func appendFront(fronts []front, f front) []front {
+	for _, g := range fronts {
+		if g.Via == f.Via && g.Port == f.Port {
+			return fronts
+		}
+	}
+	return append(fronts, f)
+}
+
+// routeFront is the path an HTTPRoute gives a Service: through the
+// Gateways it attaches to, whose class names the product, with the
+// Envoy Gateway policies that target the route, its Gateways or the
+// Service.
+func routeFront(route, svc *sources.Config, port *sources.ServicePort, byKind map[string][]*sources.Config) front {
+	f := front{Via: route, Service: svc, Port: port}
+	objs := []*sources.Config{svc, route}
+	var gateways []string
+	for _, p := range route.HTTPRoute.Parents {
+		if p.Kind != "" && p.Kind != "Gateway" {
+			continue
+		}
+		ns := orDefault(p.Namespace, route.Namespace)
+		gateways = append(gateways, ns+"/"+p.Name)
+		for _, g := range byKind["Gateway"] {
+			if g.Gateway != nil && g.Namespace == ns && g.Name == p.Name {
+				objs = append(objs, g)
+				if fam, plat := gatewayClassFamily(g.Gateway.Class); fam != "" && f.Family == "" {
+					f.Family, f.Platform = fam, plat
+				}
+			}
+		}
+	}
+	for _, pol := range byKind["BackendTrafficPolicy"] {
+		if pol.BackendTrafficPolicy == nil || !policyTargets(pol, route, svc, gateways) {
+			continue
+		}
+		objs = append(objs, pol)
+		if f.Family == "" {
+			f.Family, f.Platform = sources.FamilyEnvoy, sources.PlatformEnvoyGateway
+		}
+	}
+	f.Objects = NewObjects(objs)
+	return f
+}
+
+// policyTargets reports whether a BackendTrafficPolicy applies to the
+// route: it targets the route, one of its Gateways, or the Service.
+func policyTargets(pol, route, svc *sources.Config, gateways []string) bool {
+	for _, t := range pol.BackendTrafficPolicy.Targets {
+		ns := orDefault(t.Namespace, pol.Namespace)
+		switch t.Kind {
+		case "HTTPRoute":
+			if ns == route.Namespace && t.Name == route.Name {
+				return true
+			}
+		case "Gateway":
+			for _, g := range gateways {
+				if g == ns+"/"+t.Name {
+					return true
+				}
+			}
+		case "Service":
+			if ns == svc.Namespace && t.Name == svc.Name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gatewayClassFamily names the family and product of a GatewayClass from
+// its name as the products install it: gke-l7-* is Google's load balancer,
+// istio Istio's gateway, eg (or any *envoy*) Envoy Gateway, contour,
+// kgateway; "" when the name says nothing.
+func gatewayClassFamily(class string) (sources.Family, sources.Platform) {
+	c := strings.ToLower(class)
+	switch {
+	case strings.HasPrefix(c, "gke-l7"):
+		return sources.FamilyGCP, ""
+	case strings.Contains(c, "istio"):
+		return sources.FamilyEnvoy, sources.PlatformIstio
+	case strings.Contains(c, "contour"):
+		return sources.FamilyEnvoy, sources.PlatformContour
+	case strings.Contains(c, "kgateway") || strings.Contains(c, "gloo"):
+		return sources.FamilyEnvoy, sources.PlatformKgateway
+	case c == "eg" || strings.Contains(c, "envoy"):
+		return sources.FamilyEnvoy, sources.PlatformEnvoyGateway
+	}
+	return "", ""
+}
+
+// hostIsService reports whether an Istio destination host names the
+// Service: its short name in the VirtualService's namespace, or
+// name.namespace[.svc[.cluster.local]].
+func hostIsService(host, vsNamespace string, svc *sources.Config) bool {
+	parts := strings.Split(host, ".")
+	if parts[0] != svc.Name {
+		return false
+	}
+	if len(parts) == 1 {
+		return vsNamespace == svc.Namespace
+	}
+	return parts[1] == svc.Namespace
+}
+
+// ingressFamily names the load balancer an Ingress configures: its class
+// (alb, gce, gce-internal, nginx), else the annotations it or its Service
+// carry; "" when nothing says.
+func ingressFamily(ing *sources.Config, svc *sources.Service) sources.Family {
+	class := strings.ToLower(ing.Ingress.Class)
+	ann := ing.Ingress.Annotations
+	switch {
+	case class == "alb" || hasKeyPrefix(ann, "alb.ingress.kubernetes.io/"):
+		return sources.FamilyALB
+	case strings.Contains(class, "nginx") || hasKeyPrefix(ann, "nginx.ingress.kubernetes.io/"):
+		return sources.FamilyIngressNginx
+	case class == "gce" || class == "gce-internal" || hasKeyPrefix(ann, "ingress.gcp.kubernetes.io/") ||
+		hasKeyPrefix(ann, "networking.gke.io/") || svc.NEG != "" || len(svc.BackendConfigs) > 0:
+		return sources.FamilyGCP
+	}
+	return ""
+}
+
+// hasKeyPrefix reports whether a key of m starts with prefix.
+func hasKeyPrefix(m map[string]string, prefix string) bool {
+	for k := range m {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// servicePort finds a Service's port by name, else by number; nil when
+// neither matches (or both are unset).
+func servicePort(s *sources.Service, name string, number int) *sources.ServicePort {
+	for i := range s.Ports {
+		p := &s.Ports[i]
+		if (name != "" && p.Name == name) || (name == "" && number != 0 && p.Port == number) {
+			return p
+		}
+	}
+	return nil
+}
+
+// backendConfigFor returns the BackendConfig the Service's annotation
+// names for the port (by name, then number, then "default"); nil when none
+// was read.
+func backendConfigFor(svc *sources.Config, port *sources.ServicePort, bcs []*sources.Config) *sources.Config {
+	names := svc.Service.BackendConfigs
+	name := names["default"]
+	if port != nil {
+		if n, ok := names[strconv.Itoa(port.Port)]; ok {
+			name = n
+		}
+		if n, ok := names[port.Name]; ok && port.Name != "" {
+			name = n
+		}
+	}
+	for _, bc := range bcs {
+		if name != "" && bc.Namespace == svc.Namespace && bc.Name == name {
+			return bc
+		}
+	}
+	return nil
+}
+
+// targetPort resolves the container port a Service port sends to: its
+// number, or its name looked up in the pod template; 0 when unknown.
+func (t *target) targetPort(p *sources.ServicePort) int {
+	if p.TargetPortNumber != 0 {
+		return p.TargetPortNumber
+	}
+	return t.wl.Template.ResolvePort(p.TargetPort, p.Protocol)
+}
+
+// servedPorts are the container ports the load balancers' traffic reaches,
+// each with the Service that sends it: the ports the fronts use, else
+// every port of the Services that select the pods.
+func (t *target) servedPorts() map[int]*sources.Config {
+	out := map[int]*sources.Config{}
+	for _, f := range t.Fronts {
+		if f.Port != nil {
+			if n := t.targetPort(f.Port); n != 0 {
+				out[n] = f.Service
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, svc := range t.Services {
+		for i := range svc.Service.Ports {
+			if n := t.targetPort(&svc.Service.Ports[i]); n != 0 && out[n] == nil {
+				out[n] = svc
+			}
+		}
+	}
+	return out
+}

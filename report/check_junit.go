@@ -1,0 +1,140 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/readygap/readygap/classify"
+)
+
+// JUnit XML, as CI systems read it (Jenkins, GitLab, GitHub test
+// reporters): one test suite per cause, one test case per workload and
+// static check. A case fails when the check found a risk at or above the
+// report's fail-on severity; a risk below it passes with its text in
+// system-out, so that the report and the exit code agree.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	File      string        `xml:"file,attr,omitempty"`
+	Line      int           `xml:"line,attr,omitempty"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// renderJUnit writes the check report as JUnit XML.
+func renderJUnit(w io.Writer, rep *CheckReport) error {
+	failOn := classify.Severity(rep.Summary.FailOn)
+	byCase := map[string][]CheckFinding{}
+	for _, f := range rep.Findings {
+		k := f.Rule + "\x00" + f.Workload.String()
+		byCase[k] = append(byCase[k], f)
+	}
+	workloads := checkedWorkloads(rep)
+	out := junitSuites{Name: "readygap check"}
+	for _, c := range classify.Causes() {
+		if len(c.Checks) == 0 {
+			continue
+		}
+		suite := junitSuite{Name: c.ID}
+		for _, sc := range c.Checks {
+			rule := c.ID + "/" + sc.ID
+			for _, wl := range workloads {
+				tc := junitCase{Name: wl.String(), Classname: rule, File: wl.File, Line: wl.Line}
+				for _, f := range byCase[rule+"\x00"+wl.String()] {
+					text := junitText(f)
+					if failOn.Rank() > 0 && classify.Severity(f.Severity).Rank() >= failOn.Rank() {
+						if tc.Failure == nil {
+							tc.Failure = &junitFailure{Message: f.Title, Type: f.Severity}
+							tc.File, tc.Line = f.Object.File, f.Object.Line
+						} else {
+							tc.Failure.Text += "\n\n"
+						}
+						tc.Failure.Text += text
+						continue
+					}
+					tc.SystemOut += f.Severity + ": " + text + "\n"
+				}
+				if tc.Failure != nil {
+					suite.Failures++
+				}
+				suite.Cases = append(suite.Cases, tc)
+			}
+		}
+		suite.Tests = len(suite.Cases)
+		out.Tests += suite.Tests
+		out.Failures += suite.Failures
+		out.Suites = append(out.Suites, suite)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// checkedWorkloads are the workloads the checks looked at, once each, in
+// the order findings name them, then the rest as the inputs list them.
+func checkedWorkloads(rep *CheckReport) []ObjectRef {
+	var out []ObjectRef
+	seen := map[string]bool{}
+	for _, f := range rep.Findings {
+		if !seen[f.Workload.String()] {
+			seen[f.Workload.String()] = true
+			out = append(out, f.Workload)
+		}
+	}
+	for _, wl := range rep.Workloads {
+		if !seen[wl.String()] {
+			seen[wl.String()] = true
+			out = append(out, wl)
+		}
+	}
+	return out
+}
+
+// junitText is a failure's body: where, why, and the fixes with their YAML.
+func junitText(f CheckFinding) string {
+	var b strings.Builder
+	if loc := f.Object.Location(); loc != "" {
+		fmt.Fprintf(&b, "%s: ", loc)
+	}
+	fmt.Fprintf(&b, "%s (%s)\n%s\n", f.Title, f.Object, f.Reason)
+	for _, x := range f.Fixes {
+		fmt.Fprintf(&b, "\nFix: %s\n%s\n", x.Title, x.Why)
+		if x.Patch != "" {
+			b.WriteString(x.Patch)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
