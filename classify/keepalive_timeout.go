@@ -241,6 +241,46 @@ func keepaliveSummary(w *correlate.Window, r *Rate, lb Timeout, app *sources.Kee
 	return head + fmt.Sprintf(": the load balancer reuses idle connections for up to %g s (%s); an app that closes them sooner races it. The app's keep-alive timeout is not in the objects read.", lb.Seconds, lb.Source)
 }
 
+// argvPatch sets flag to value in the container's command line: where the
+// command or the arguments already give it, that list with the value
+// changed (a patch replaces a list whole); else the arguments with the flag
+// added.
+func argvPatch(wl workload, container string, app *sources.KeepAlive, flag string, value int) Patch {
+	field, argv := "args", app.Args
+	if !hasFlag(app.Args, flag) && hasFlag(app.Command, flag) {
+		field, argv = "command", app.Command
+	}
+	return containerPatch(wl, container, map[string]any{field: anyList(withFlag(argv, flag, value))})
+}
+
+// hasFlag reports whether argv gives flag, as `--flag v` or `--flag=v`.
+func hasFlag(argv []string, flag string) bool {
+	for _, a := range argv {
+		if a == flag || strings.HasPrefix(a, flag+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// withFlag returns a copy of argv with flag set to value: in place where
+// argv gives it, else appended.
+func withFlag(argv []string, flag string, value int) []string {
+	out := append([]string(nil), argv...)
+	v := fmt.Sprint(value)
+	for i, a := range out {
+		switch {
+		case a == flag && i+1 < len(out):
+			out[i+1] = v
+			return out
+		case strings.HasPrefix(a, flag+"="):
+			out[i] = flag + "=" + v
+			return out
+		}
+	}
+	return append(out, flag, v)
+}
+
 // keepaliveFixes raise the app's keep-alive above the load balancer's idle
 // timeout, with the flag of the server when it is known, or lower the load
 // balancer's.
@@ -250,10 +290,13 @@ func keepaliveFixes(objs *Objects, wl workload, family sources.Family, lb Timeou
 	container := mainContainer(wl)
 	switch {
 	case app != nil && strings.HasPrefix(app.Via, "GUNICORN_CMD_ARGS"):
-		fix.Why = fmt.Sprintf("gunicorn closes idle connections after %g s (%s). Raise --keep-alive in GUNICORN_CMD_ARGS to %d; keep the other arguments.", app.Seconds, app.Via, want)
+		fix.Why = fmt.Sprintf("gunicorn closes idle connections after %g s (%s). Raise --keep-alive in GUNICORN_CMD_ARGS to %d; the other arguments stay.", app.Seconds, app.Via, want)
+		fix.Patch = containerPatch(wl, container, map[string]any{"env": []any{map[string]any{"name": "GUNICORN_CMD_ARGS",
+			"value": strings.Join(withFlag(strings.Fields(app.EnvValue), "--keep-alive", want), " ")}}})
 	case app != nil && app.Set && strings.HasPrefix(app.Via, "--"):
 		flag, _, _ := strings.Cut(app.Via, " ")
-		fix.Why = fmt.Sprintf("%s closes idle connections after %g s: in the container's args, change `%s` to `%s %d`.", app.Server, app.Seconds, app.Via, flag, want)
+		fix.Why = fmt.Sprintf("%s closes idle connections after %g s: in the container's arguments, change `%s` to `%s %d`.", app.Server, app.Seconds, app.Via, flag, want)
+		fix.Patch = argvPatch(wl, container, app, flag, want)
 	case app != nil && app.Set:
 		name, _, _ := strings.Cut(app.Via, "=")
 		fix.Why = fmt.Sprintf("The app closes idle connections after %g s (%s).", app.Seconds, app.Via)
@@ -262,8 +305,10 @@ func keepaliveFixes(objs *Objects, wl workload, family sources.Family, lb Timeou
 		fix.Why = fmt.Sprintf("Node.js closes idle connections after 5 s by default: set server.keepAliveTimeout = %d000 (and server.headersTimeout above it) where the server is created.", want)
 	case app != nil && app.Server == "gunicorn":
 		fix.Why = fmt.Sprintf("gunicorn closes idle connections after 2 s by default: add `--keep-alive %d` to its arguments.", want)
+		fix.Patch = argvPatch(wl, container, app, "--keep-alive", want)
 	case app != nil && app.Server == "uvicorn":
 		fix.Why = fmt.Sprintf("uvicorn closes idle connections after 5 s by default: add `--timeout-keep-alive %d` to its arguments.", want)
+		fix.Patch = argvPatch(wl, container, app, "--timeout-keep-alive", want)
 	default:
 		fix.Why = fmt.Sprintf("Set the server's keep-alive (idle) timeout to %d s: gunicorn --keep-alive, uvicorn --timeout-keep-alive, Node.js server.keepAliveTimeout.", want)
 	}

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,11 +43,11 @@ func TestKeepAliveFacts(t *testing.T) {
 		name, elem string
 		want       *KeepAlive
 	}{
-		{"gunicorn flag", `{"name":"a","command":["gunicorn"],"args":["--bind","0.0.0.0:8080","--keep-alive","2","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Set: true, Via: "--keep-alive 2"}},
-		{"gunicorn default", `{"name":"a","command":["/usr/local/bin/gunicorn","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2}},
-		{"gunicorn env", `{"name":"a","command":["gunicorn"],"env":[{"name":"GUNICORN_CMD_ARGS","value":"--workers 4 --keep-alive=75"}]}`, &KeepAlive{Server: "gunicorn", Seconds: 75, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive 75"}},
-		{"uvicorn", `{"name":"a","command":["python","-m","uvicorn"],"args":["main:app","--timeout-keep-alive=65"]}`, &KeepAlive{Server: "uvicorn", Seconds: 65, Set: true, Via: "--timeout-keep-alive 65"}},
-		{"node env", `{"name":"a","command":["node"],"args":["server.js"],"env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"5"}]}`, &KeepAlive{Server: "node", Seconds: 5, Set: true, Via: "KEEP_ALIVE_TIMEOUT=5"}},
+		{"gunicorn flag", `{"name":"a","command":["gunicorn"],"args":["--bind","0.0.0.0:8080","--keep-alive","2","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Set: true, Via: "--keep-alive 2", Command: []string{"gunicorn"}, Args: []string{"--bind", "0.0.0.0:8080", "--keep-alive", "2", "app:app"}}},
+		{"gunicorn default", `{"name":"a","command":["/usr/local/bin/gunicorn","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Command: []string{"/usr/local/bin/gunicorn", "app:app"}}},
+		{"gunicorn env", `{"name":"a","command":["gunicorn"],"env":[{"name":"GUNICORN_CMD_ARGS","value":"--workers 4 --keep-alive=75"}]}`, &KeepAlive{Server: "gunicorn", Seconds: 75, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive 75", EnvValue: "--workers 4 --keep-alive=75"}},
+		{"uvicorn", `{"name":"a","command":["python","-m","uvicorn"],"args":["main:app","--timeout-keep-alive=65"]}`, &KeepAlive{Server: "uvicorn", Seconds: 65, Set: true, Via: "--timeout-keep-alive 65", Command: []string{"python", "-m", "uvicorn"}, Args: []string{"main:app", "--timeout-keep-alive=65"}}},
+		{"node env", `{"name":"a","command":["node"],"args":["server.js"],"env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"5"}]}`, &KeepAlive{Server: "node", Seconds: 5, Set: true, Via: "KEEP_ALIVE_TIMEOUT=5", Command: []string{"node"}, Args: []string{"server.js"}, EnvValue: "5"}},
 		{"unknown server", `{"name":"a","command":["java","-jar","app.jar"]}`, nil},
 	} {
 		var ctr corev1.Container
@@ -54,7 +55,7 @@ func TestKeepAliveFacts(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := keepAliveFacts(&ctr)
-		if (got == nil) != (c.want == nil) || got != nil && *got != *c.want {
+		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
 		}
 	}

@@ -20,6 +20,11 @@ type KeepAlive struct {
 	Set     bool
 	// Via is the flag or variable that sets it, as written ("--keep-alive 2").
 	Via string
+	// Command and Args are the container's, as written, for a fix that
+	// changes the flag in place; EnvValue is the variable's value when Via
+	// names one (GUNICORN_CMD_ARGS, KEEP_ALIVE_TIMEOUT).
+	Command, Args []string
+	EnvValue      string
 }
 
 // keepAliveServers are the servers whose keep-alive readygap recognises:
@@ -54,7 +59,7 @@ func keepAliveFacts(c *corev1.Container) *KeepAlive {
 		if !runs(argv, s.name) {
 			continue
 		}
-		ka = &KeepAlive{Server: s.name, Seconds: s.seconds}
+		ka = &KeepAlive{Server: s.name, Seconds: s.seconds, Command: c.Command, Args: c.Args}
 		for _, flag := range s.flags {
 			if v, ok := flagValue(argv, flag); ok {
 				if n, err := strconv.ParseFloat(v, 64); err == nil {
@@ -68,7 +73,7 @@ func keepAliveFacts(c *corev1.Container) *KeepAlive {
 		if e.Name == "GUNICORN_CMD_ARGS" {
 			if v, ok := flagValue(strings.Fields(e.Value), "--keep-alive"); ok {
 				if n, err := strconv.ParseFloat(v, 64); err == nil {
-					ka = &KeepAlive{Server: "gunicorn", Seconds: n, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive " + v}
+					ka = &KeepAlive{Server: "gunicorn", Seconds: n, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive " + v, EnvValue: e.Value}
 				}
 			}
 		}
@@ -83,7 +88,7 @@ func keepAliveFacts(c *corev1.Container) *KeepAlive {
 			if ka == nil {
 				ka = &KeepAlive{}
 			}
-			ka.Seconds, ka.Set, ka.Via = n, true, name+"="+e.Value
+			ka.Seconds, ka.Set, ka.Via, ka.EnvValue = n, true, name+"="+e.Value, e.Value
 		}
 	}
 	return ka
