@@ -179,12 +179,14 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 	}
 	b := a.backendAt(ip, t)
 	var from, to time.Time // the backend's life on this IP
-	if lease := a.Identities.At(ip, t); lease != nil {
-		from, to = lease.From, lease.To
-	}
 	var runs Runs
 	if tr := a.Traffic[ip]; tr != nil {
 		runs = tr.Runs
+	}
+	if lease := a.Identities.At(ip, t); lease != nil {
+		from, to = lease.From, lease.To
+	} else {
+		from, to = runs.stretch(t)
 	}
 	if b != nil && b.Pod != "" {
 		if term := b.At(Terminating); !term.IsZero() && !t.Before(term.Add(-a.Opts.Skew)) {

@@ -130,3 +130,20 @@ func (r Runs) Serving(t time.Time) bool {
 	i := sort.Search(len(r), func(i int) bool { return !r[i].To.Before(t) })
 	return i < len(r) && !t.Before(r[i].From)
 }
+
+// stretch bounds the run of traffic t belongs to, for an IP no lease ties
+// to a pod: from the start of the run at or before t to just before the
+// next run. Runs are more than servedRunGap apart, and on an IP the CNI
+// hands out again each may be another pod's, so what came before the run
+// or after the next one says nothing of the backend at t. Zero bounds are
+// open.
+func (r Runs) stretch(t time.Time) (from, to time.Time) {
+	i := sort.Search(len(r), func(i int) bool { return r[i].From.After(t) }) // the first run after t
+	if i > 0 {
+		from = r[i-1].From
+	}
+	if i < len(r) && i > 0 {
+		to = r[i].From.Add(-time.Nanosecond)
+	}
+	return from, to
+}
