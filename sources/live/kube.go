@@ -101,24 +101,39 @@ var ErrKubeNotConfigured = errors.New("no kubeconfig found")
 // Resolve loads the kubeconfig and fills in the namespace. It returns
 // ErrKubeNotConfigured when there is no kubeconfig at all.
 func (k *Kubernetes) Resolve() error {
+	cfg, ns, err := loadKubeconfig(SourceKubernetes, k.Kubeconfig, k.Context)
+	if err != nil {
+		return err
+	}
+	if k.Namespace == "" {
+		k.Namespace = ns
+	}
+	k.config = cfg
+	return nil
+}
+
+// loadKubeconfig loads the kubeconfig file (empty: KUBECONFIG or
+// ~/.kube/config) with the context (empty: the current one) and returns the
+// client configuration and the context's namespace ("default" when it names
+// none). It returns ErrKubeNotConfigured when there is no kubeconfig at
+// all, and otherwise errors worded for source.
+func loadKubeconfig(source, kubeconfig, context string) (*rest.Config, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = k.Kubeconfig
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: k.Context})
+	rules.ExplicitPath = kubeconfig
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
 	cfg, err := cc.ClientConfig()
 	if err != nil {
 		if clientcmd.IsEmptyConfig(err) {
-			return ErrKubeNotConfigured
+			return nil, "", ErrKubeNotConfigured
 		}
-		return fetchErrorf(SourceKubernetes, err, "kubeconfig: %v", err)
+		return nil, "", fetchErrorf(source, err, "kubeconfig: %v", err)
 	}
-	if k.Namespace == "" {
-		if k.Namespace, _, err = cc.Namespace(); err != nil || k.Namespace == "" {
-			k.Namespace = "default"
-		}
+	ns, _, err := cc.Namespace()
+	if err != nil || ns == "" {
+		ns = "default"
 	}
 	cfg.UserAgent = "readygap"
-	k.config = cfg
-	return nil
+	return cfg, ns, nil
 }
 
 // Plan returns the list calls Fetch makes, as kubectl commands.
@@ -138,12 +153,12 @@ func kubeResourceName(gvr schema.GroupVersionResource) string {
 	return gvr.Resource + "." + gvr.Group
 }
 
-// restConfig returns the client configuration with t's deadlines: a
-// connect timeout on the dial and the TLS handshake, a first-byte and an
-// idle-read timeout on every request, server warnings dropped (they are
-// server text) and retries reported to the call's hook.
-func (k *Kubernetes) restConfig(t Timeouts) *rest.Config {
-	cfg := rest.CopyConfig(k.config)
+// kubeRestConfig returns a copy of the client configuration base with t's
+// deadlines: a connect timeout on the dial and the TLS handshake, a
+// first-byte and an idle-read timeout on every request, server warnings
+// dropped (they are server text) and retries reported to the call's hook.
+func kubeRestConfig(base *rest.Config, t Timeouts) *rest.Config {
+	cfg := rest.CopyConfig(base)
 	cfg.Dial = dialer(t).DialContext
 	cfg.WarningHandler = rest.NoWarnings{}
 	cfg.QPS, cfg.Burst = kubeQPS, kubeBurst
@@ -216,7 +231,7 @@ func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress P
 		}
 	}
 	silenceClientGo.Do(func() { klog.SetLogger(logr.Discard()) })
-	dc, err := dynamic.NewForConfig(k.restConfig(t))
+	dc, err := dynamic.NewForConfig(kubeRestConfig(k.config, t))
 	if err != nil {
 		r.stop(fetchErrorf(SourceKubernetes, err, "kubeconfig: %v", err))
 		return r.finish()
