@@ -59,6 +59,19 @@ var (
 			impact: "GKE health-check settings are unknown: fixes use the defaults"},
 		{gvr: schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, optional: true,
 			impact: "target groups cannot be tied to services"},
+		// Envoy-based gateways and meshes: routes, retries and health checks.
+		{gvr: schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"}, optional: true,
+			impact: "the Gateways' listeners are unknown"},
+		{gvr: schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}, optional: true,
+			impact: "which Services the routes send to is unknown: fixes cannot name the route"},
+		{gvr: schema.GroupVersionResource{Group: "gateway.envoyproxy.io", Version: "v1alpha1", Resource: "backendtrafficpolicies"}, optional: true,
+			impact: "Envoy Gateway's retries and health checks are unknown: fixes assume the defaults"},
+		{gvr: schema.GroupVersionResource{Group: "networking.istio.io", Version: "v1", Resource: "destinationrules"}, optional: true,
+			impact: "Istio's outlier detection is unknown: fixes assume the defaults"},
+		{gvr: schema.GroupVersionResource{Group: "networking.istio.io", Version: "v1", Resource: "virtualservices"}, optional: true,
+			impact: "Istio's retries are unknown: fixes assume the defaults and cannot name the route"},
+		{gvr: schema.GroupVersionResource{Group: "projectcontour.io", Version: "v1", Resource: "httpproxies"}, optional: true,
+			impact: "Contour's routes, retries and health checks are unknown: fixes assume the defaults"},
 	}
 )
 
@@ -76,8 +89,10 @@ const (
 
 // Kubernetes fetches a namespace's events and the objects the analysis
 // reads (Pods, ReplicaSets, Deployments, Services, EndpointSlices,
-// Ingresses, BackendConfigs and TargetGroupBindings when installed, and the
-// Namespace itself) into kubectl-style List files. It lists through the
+// Ingresses; BackendConfigs, TargetGroupBindings, Gateways, HTTPRoutes,
+// BackendTrafficPolicies, DestinationRules, VirtualServices and
+// HTTPProxies when installed; and the Namespace itself) into kubectl-style
+// List files. It lists through the
 // dynamic client, so objects keep every field the server sent, as
 // `kubectl get -o json` does.
 type Kubernetes struct {
@@ -205,7 +220,8 @@ func (w retryWatcher) RoundTrip(req *http.Request) (*http.Response, error) {
 var silenceClientGo sync.Once
 
 // Fetch lists the events of the namespace that may fall in w into
-// dir/kube/events.json and the objects into dir/kube/objects.json, page by
+// dir/kube/events.json and the objects into dir/kube/objects.json (those of
+// CRDs that are not installed are skipped, in one note), page by
 // page (limit/continue), writing item by item, so memory stays bounded
 // whatever the namespace's size. Objects have no time and are all kept;
 // env values, last-applied-configuration and Secret data are removed. A
@@ -248,10 +264,14 @@ func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress P
 			return fe
 		}
 	}
-	k.list(r, dc, kubeEvents, events, func(ev map[string]any) bool { return kubeEventMayOverlap(ev, w) }, counts, word)
+	var absent []string
+	k.list(r, dc, kubeEvents, events, func(ev map[string]any) bool { return kubeEventMayOverlap(ev, w) }, counts, word, &absent)
 	k.getNamespace(r, dc, objects, counts, word)
 	for _, res := range kubeObjects {
-		k.list(r, dc, res, objects, nil, counts, word)
+		k.list(r, dc, res, objects, nil, counts, word, &absent)
+	}
+	if len(absent) > 0 {
+		r.note("not installed, so not listed: %s", strings.Join(absent, ", "))
 	}
 	for _, l := range []*kubeListFile{events, objects} {
 		if err := l.f.Close(); err != nil {
@@ -323,9 +343,10 @@ func (k *Kubernetes) getNamespace(r *run, dc dynamic.Interface, out *kubeListFil
 }
 
 // list lists one resource of the namespace page by page into out, keeping
-// the items keep accepts (all when nil).
+// the items keep accepts (all when nil). An optional resource the cluster
+// does not serve is added to absent.
 func (k *Kubernetes) list(r *run, dc dynamic.Interface, res kubeResource, out *kubeListFile, keep func(map[string]any) bool,
-	counts map[string]int, word func(verb, resource string) func(error) *FetchError) {
+	counts map[string]int, word func(verb, resource string) func(error) *FetchError, absent *[]string) {
 	resource := kubeResourceName(res.gvr)
 	i := r.add(bundle.Item{Kind: "list", Name: fmt.Sprintf("kubectl get %s -n %s -o json", resource, k.Namespace), Status: bundle.ItemNotRequested, Impact: res.impact})
 	if why := r.stopReason(); why != "" {
@@ -340,7 +361,7 @@ func (k *Kubernetes) list(r *run, dc dynamic.Interface, res kubeResource, out *k
 		l, err := dc.Resource(res.gvr).Namespace(k.Namespace).List(ctx, opts)
 		if err != nil {
 			if res.optional && apierrors.IsNotFound(err) && pages == 0 {
-				r.note("%s not installed: skipped", resource)
+				*absent = append(*absent, resource)
 				r.update(i, func(it *bundle.Item) { it.Status, it.Impact = bundle.ItemComplete, "" })
 				return
 			}
