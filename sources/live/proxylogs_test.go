@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -590,5 +593,82 @@ func TestProxyLogsRotatedAway(t *testing.T) {
 				t.Fatalf("%+v\n%q\nwant %s", it, ws, want)
 			}
 		})
+	}
+}
+
+// TestProxyLogsBigLogBoundedMemory streams one pod's log of about 200 MB
+// of Envoy Gateway JSON lines, made on demand by the fake, and checks that
+// the heap in use stays bounded by the line buffers, not the log's size;
+// it reports the throughput. Opt in with READYGAP_TRIAGE_MEMORY=1.
+func TestProxyLogsBigLogBoundedMemory(t *testing.T) {
+	if os.Getenv("READYGAP_TRIAGE_MEMORY") == "" {
+		t.Skip("set READYGAP_TRIAGE_MEMORY=1 to run")
+	}
+	const lineCount = 300_000
+	const maxHeap = 32 << 20
+	srv, _ := oneProxyServer(t)
+	step := midnightWindow.Until.Sub(midnightWindow.Since) / lineCount
+	srv.PodLogs["ingress-nginx/ingress-nginx-controller-6d5f8b7c9-x2x4z"]["controller"].Lines = func(i int) (livetest.LogLine, bool) {
+		ts := midnightWindow.Since.Add(time.Duration(i) * step)
+		return livetest.LogLine{Time: ts, Text: egLine(ts, 200, fmt.Sprintf("10.244.2.%d:8080", i%250))}, i < lineCount
+	}
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		for {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	p := nginxProxy(t, srv)
+	p.Timeouts = Timeouts{}
+	start := time.Now()
+	rep, err := p.Fetch(context.Background(), midnightWindow, t.TempDir(), nil)
+	took := time.Since(start)
+	close(done)
+	if err != nil || rep.Records != lineCount {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	grew := int64(peak.Load()) - int64(base.HeapInuse)
+	// The baseline, in the same run: the same stream through the same
+	// client, copied to a file without looking at it.
+	rc, codec, err := podLogClient(kubeRestConfig(p.config, p.Timeouts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.Create(filepath.Join(t.TempDir(), "raw.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	body, err := rc.Get().Namespace("ingress-nginx").Resource("pods").Name("ingress-nginx-controller-6d5f8b7c9-x2x4z").SubResource("log").
+		VersionedParams(&corev1.PodLogOptions{Container: "controller", Timestamps: true, SinceTime: &metav1.Time{Time: midnightWindow.Since}}, codec).Stream(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(raw, body)
+	body.Close()
+	raw.Close()
+	rawTook := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d lines, %.1f MB saved in %v (%.0f MB/s through the loopback API server); heap in use grew by at most %.1f MB",
+		rep.Records, float64(rep.Bytes)/(1<<20), took.Round(time.Millisecond), float64(rep.Bytes)/(1<<20)/took.Seconds(), float64(grew)/(1<<20))
+	t.Logf("baseline, io.Copy of the same stream to a file: %.1f MB in %v (%.0f MB/s): the fetch takes %.2f× its time",
+		float64(n)/(1<<20), rawTook.Round(time.Millisecond), float64(n)/(1<<20)/rawTook.Seconds(), took.Seconds()/rawTook.Seconds())
+	if grew > maxHeap {
+		t.Fatalf("heap grew by %.1f MB, want under %d MB", float64(grew)/(1<<20), maxHeap>>20)
 	}
 }

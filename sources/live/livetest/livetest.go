@@ -460,6 +460,10 @@ type LogLine struct {
 // (nil when there is none).
 type ContainerLogs struct {
 	Current, Previous []LogLine
+	// Lines, when not nil, makes the current instance's line i on demand
+	// instead of Current, until it returns false: a log larger than the
+	// test should hold.
+	Lines func(i int) (LogLine, bool)
 }
 
 // rfc3339NanoFixed is how the kubelet writes a line's time with
@@ -503,13 +507,26 @@ func (k *Kube) serveLog(w http.ResponseWriter, r *http.Request, ns, pod string) 
 		status(400, "BadRequest", fmt.Sprintf("container %q in pod %q is not available", name, pod))
 		return
 	}
-	lines := c.Current
+	next := func(i int) (LogLine, bool) {
+		if i < len(c.Current) {
+			return c.Current[i], true
+		}
+		return LogLine{}, false
+	}
+	if c.Lines != nil {
+		next = c.Lines
+	}
 	if q.Get("previous") == "true" {
 		if c.Previous == nil {
 			status(400, "BadRequest", fmt.Sprintf("previous terminated container %q in pod %q not found", name, pod))
 			return
 		}
-		lines = c.Previous
+		next = func(i int) (LogLine, bool) {
+			if i < len(c.Previous) {
+				return c.Previous[i], true
+			}
+			return LogLine{}, false
+		}
 	}
 	if q.Get("follow") == "true" || q.Has("tailLines") || q.Has("sinceSeconds") {
 		status(400, "BadRequest", "the fake serves neither follow, tailLines nor sinceSeconds")
@@ -531,7 +548,11 @@ func (k *Kube) serveLog(w http.ResponseWriter, r *http.Request, ns, pod string) 
 	w.WriteHeader(200)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	defer bw.Flush()
-	for _, l := range lines {
+	for i := 0; ; i++ {
+		l, ok := next(i)
+		if !ok {
+			return
+		}
 		if l.Time.Before(since) {
 			continue
 		}
@@ -542,7 +563,9 @@ func (k *Kube) serveLog(w http.ResponseWriter, r *http.Request, ns, pod string) 
 		if remain >= 0 && int64(len(line)) > remain {
 			line = line[:remain]
 		}
-		bw.WriteString(line)
+		if _, err := bw.WriteString(line); err != nil {
+			return // the client went away
+		}
 		if remain >= 0 {
 			if remain -= int64(len(line)); remain <= 0 {
 				return
