@@ -23,6 +23,7 @@ import (
 	"github.com/readygap/readygap/sources/bundle"
 	"github.com/readygap/readygap/sources/live"
 	"github.com/readygap/readygap/sources/live/livetest"
+	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	corev1 "k8s.io/api/core/v1"
@@ -643,6 +644,17 @@ func TestTriageGiveUpTimes(t *testing.T) {
 			return []string{"--kubeconfig", livetest.KubeconfigFor(t, t.TempDir(), "https://"+addr, testKubeToken), "-n", "shop"}
 		}},
 	}
+	for _, scheme := range []string{"http", "https"} {
+		// The Kubernetes source runs beside it, on the same endpoint.
+		sources = append(sources, struct {
+			name string
+			args func(t *testing.T, addr string) []string
+		}{live.SourceProxyLogs + " (" + scheme + ")", func(t *testing.T, addr string) []string {
+			isolateAWS(t, "", "")
+			return []string{"--kubeconfig", livetest.KubeconfigFor(t, t.TempDir(), scheme+"://"+addr, testKubeToken), "-n", "shop",
+				"--proxy-logs", "istio-system/deploy/istio-ingressgateway"}
+		}})
+	}
 	var table []string
 	for _, src := range sources {
 		row := "| " + src.name + " |"
@@ -655,10 +667,14 @@ func TestTriageGiveUpTimes(t *testing.T) {
 				start := time.Now()
 				_, errOut, code := runCLI(t, "", args...)
 				took = time.Since(start)
-				if lines := errorLines(errOut); code != exitError || len(lines) != 1 {
+				source, _, _ := strings.Cut(src.name, " ")
+				for _, l := range errorLines(errOut) {
+					if strings.HasPrefix(l, "error: "+source+": ") {
+						line = l
+					}
+				}
+				if code != exitError || line == "" {
 					t.Fatalf("exit %d\n%s", code, errOut)
-				} else {
-					line = lines[0]
 				}
 			})
 			t.Logf("%s: %.1f s: %s", src.name, took.Seconds(), line)
@@ -761,4 +777,25 @@ func TestProgressLineShowsRetries(t *testing.T) {
 	if b.Len() != 0 {
 		t.Fatalf("quiet: %q", b.String())
 	}
+}
+
+// TestREADMEDocumentsTriageFlags checks that every flag of triage is in
+// the README's triage section.
+func TestREADMEDocumentsTriageFlags(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	start := strings.Index(readme, "## Triage (live)")
+	end := strings.Index(readme[start+1:], "\n## ")
+	if start < 0 || end < 0 {
+		t.Fatal("README.md has no triage section")
+	}
+	section := readme[start : start+1+end]
+	newTriageCmd(nil).Flags().VisitAll(func(f *pflag.Flag) {
+		if !strings.Contains(section, "`--"+f.Name) && !strings.Contains(section, "--"+f.Name+"`") {
+			t.Errorf("the README's triage section does not document --%s", f.Name)
+		}
+	})
 }
