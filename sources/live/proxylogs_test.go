@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -550,19 +551,28 @@ func TestProxyLogsLimit(t *testing.T) {
 }
 
 func TestProxyLogsRotatedAway(t *testing.T) {
+	since := midnightWindow.Since
 	for _, tt := range []struct {
 		name string
-		// begins is when the kubelet's current log file begins.
-		begins time.Time
-		warn   bool
+		// started is when the container started, begins when the log
+		// file the kubelet serves begins (with a banner line when it
+		// comes before the access lines from 23:45 on).
+		started, begins time.Time
+		warn            bool
 	}{
-		{"the file begins an hour after the container started, inside the window", at(23, 45, 0), true},
-		{"the file begins when the container started: a quiet proxy", at(22, 0, 30), false},
+		{"the file begins an hour after the container started, inside the window", at(22, 0, 0), at(23, 45, 0), true},
+		{"the file begins when the container started: a quiet proxy", at(22, 0, 0), at(22, 0, 30), false},
+		{"the file begins just more than the gap after the start", since.Add(-30 * time.Second), since.Add(-30*time.Second + podLogRotationGap + time.Second), true},
+		{"the file begins just less than the gap after the start", since.Add(-30 * time.Second), since.Add(-30*time.Second + podLogRotationGap - time.Second), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, log := oneProxyServer(t)
+			srv.List("/api/v1/namespaces/ingress-nginx/pods", "v1", "PodList",
+				testPod{ns: "ingress-nginx", name: "ingress-nginx-controller-6d5f8b7c9-x2x4z", owner: "ingress-nginx-controller-6d5f8b7c9", ownerKind: "ReplicaSet",
+					labels:     map[string]string{"app.kubernetes.io/name": "ingress-nginx", "app.kubernetes.io/component": "controller"},
+					containers: []string{"controller"}, started: tt.started}.json())
 			var kept []livetest.LogLine
-			if !tt.warn {
+			if tt.begins.Before(at(23, 45, 0)) {
 				kept = append(kept, livetest.LogLine{Time: tt.begins, Text: "NGINX Ingress controller"})
 			}
 			for _, l := range log {
@@ -578,7 +588,11 @@ func TestProxyLogsRotatedAway(t *testing.T) {
 			for _, r := range srv.Requests() {
 				probed = probed || strings.Contains(r, "/log?") && !strings.Contains(r, "sinceTime") && strings.Contains(r, "limitBytes=1024&")
 			}
-			if err != nil || !rep.Complete || it.Records != 25 || !probed {
+			lines := 25
+			if tt.begins.After(since) && tt.begins.Before(at(23, 45, 0)) {
+				lines++ // the banner is inside the window
+			}
+			if err != nil || !rep.Complete || it.Records != lines || !probed {
 				t.Fatalf("%v %+v, probed %v", err, it, probed)
 			}
 			ws := manifestOf(t, dir, rep)
@@ -588,11 +602,96 @@ func TestProxyLogsRotatedAway(t *testing.T) {
 				}
 				return
 			}
-			want := "(the kubelet's log file of this container begins at 2024-05-01T23:45:00Z, 5m0s after the window's start: it serves only the current file (containerLogMaxSize, 10 MiB by default), so the lines before were rotated away): the requests this proxy replica logged before 2024-05-01T23:45:00Z are missing"
+			want := fmt.Sprintf("(the kubelet's log file of this container begins at %s, %s after the window's start: it serves only the current file (containerLogMaxSize, 10 MiB by default), so the lines before were rotated away): the requests this proxy replica logged before %s are missing",
+				tt.begins.Format(time.RFC3339Nano), tt.begins.Sub(since), tt.begins.Format(time.RFC3339Nano))
 			if it.Status != bundle.ItemPartial || !it.Optional || len(ws) != 1 || !strings.Contains(ws[0], want) {
 				t.Fatalf("%+v\n%q\nwant %s", it, ws, want)
 			}
 		})
+	}
+}
+
+func TestProxyLogsGoneMargin(t *testing.T) {
+	// Two old pods told to stop just inside and just outside the time a pod
+	// may still log after it (podGoneMargin) before the window.
+	srv, _ := oneProxyServer(t)
+	since := midnightWindow.Since
+	srv.List("/apis/apps/v1/namespaces/ingress-nginx/replicasets", "apps/v1", "ReplicaSetList",
+		`{"metadata":{"name":"ingress-nginx-controller-5b8c4d7f6","namespace":"ingress-nginx","labels":{"app.kubernetes.io/name":"ingress-nginx","app.kubernetes.io/component":"controller"}}}`)
+	srv.List("/api/v1/namespaces/ingress-nginx/events", "v1", "EventList",
+		podEvent("ingress-nginx", "Pod", "ingress-nginx-controller-5b8c4d7f6-inmrg", "uid-in", "Killing", "Stopping container controller", since.Add(-podGoneMargin+time.Second)),
+		podEvent("ingress-nginx", "Pod", "ingress-nginx-controller-5b8c4d7f6-outmr", "uid-out", "Killing", "Stopping container controller", since.Add(-podGoneMargin-time.Second)),
+		// Created after the window: never in it.
+		podEvent("ingress-nginx", "ReplicaSet", "ingress-nginx-controller-5b8c4d7f6", "uid-rs", "SuccessfulCreate", "Created pod: ingress-nginx-controller-5b8c4d7f6-later", midnightWindow.Until),
+		podEvent("ingress-nginx", "ReplicaSet", "ingress-nginx-controller-5b8c4d7f6", "uid-rs", "SuccessfulDelete", "Deleted pod: ingress-nginx-controller-5b8c4d7f6-later", midnightWindow.Until.Add(time.Minute)))
+	rep, err := nginxProxy(t, srv).Fetch(context.Background(), midnightWindow, t.TempDir(), nil)
+	var gone []string
+	for _, it := range rep.Items {
+		if it.Status == bundle.ItemGone {
+			gone = append(gone, it.Name+": "+it.Reason)
+		}
+	}
+	want := []string{"kubectl logs -n ingress-nginx ingress-nginx-controller-5b8c4d7f6-inmrg --all-containers --timestamps --since-time=2024-05-01T23:40:00Z: " +
+		"the pod was deleted at 2024-05-01T23:39:31Z, just before the window, and its logs with it"}
+	if err != nil || !rep.Complete || !slices.Equal(gone, want) {
+		t.Fatalf("%v\ngone\n%s\nwant\n%s", err, strings.Join(gone, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestProxyLogsReadsFivePodsAtOnce(t *testing.T) {
+	srv, log := oneProxyServer(t)
+	stalled := make(chan string, 10)
+	var pods []string
+	for i := range podLogWorkers + 1 {
+		name := fmt.Sprintf("ingress-nginx-controller-6d5f8b7c9-p%04d", i)
+		pods = append(pods, testPod{ns: "ingress-nginx", name: name, owner: "ingress-nginx-controller-6d5f8b7c9", ownerKind: "ReplicaSet",
+			labels:     map[string]string{"app.kubernetes.io/name": "ingress-nginx", "app.kubernetes.io/component": "controller"},
+			containers: []string{"controller"}, started: at(22, 0, 0)}.json())
+		srv.PodLogs["ingress-nginx/"+name] = map[string]*livetest.ContainerLogs{"controller": {Current: log}}
+		// Each stream pauses for a second after its first line.
+		srv.Faults["/api/v1/namespaces/ingress-nginx/pods/"+name+"/log"] = &livetest.Fault{Stall: true, StallAfter: 100, StallFor: time.Second, Stalled: stalled}
+	}
+	srv.List("/api/v1/namespaces/ingress-nginx/pods", "v1", "PodList", pods...)
+	p := nginxProxy(t, srv)
+	p.Timeouts.Idle = 3 * time.Second
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Fetch(context.Background(), midnightWindow, t.TempDir(), nil)
+		done <- err
+	}()
+	for range podLogWorkers {
+		<-stalled
+	}
+	// The sixth stream starts only when one of the five ends, a second on.
+	select {
+	case <-stalled:
+		t.Fatalf("more than %d logs read at once", podLogWorkers)
+	case <-time.After(200 * time.Millisecond):
+	}
+	<-stalled
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestProxyLogsInterrupted(t *testing.T) {
+	srv, log := oneProxyServer(t)
+	stalled := make(chan string, 1)
+	srv.Faults[nginxLogPath] = &livetest.Fault{Stall: true, StallAfter: int(stampedLen(log[:2])), Stalled: stalled}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-stalled
+		cancel() // Ctrl-C while the log streams
+	}()
+	dir := t.TempDir()
+	rep, err := nginxProxy(t, srv).Fetch(ctx, midnightWindow, dir, nil)
+	it := logItem(t, rep)
+	if err == nil || !errors.Is(err, context.Canceled) || it.Status != bundle.ItemPartial || it.Reason != reasonInterrupted || it.Records != 2 {
+		t.Fatalf("%v %+v", err, it)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, it.File)); int64(len(b)) != stampedLen(log[:2]) {
+		t.Fatalf("kept %d bytes, want the two whole lines", len(b))
 	}
 }
 
