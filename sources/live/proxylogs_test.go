@@ -675,23 +675,32 @@ func TestProxyLogsReadsFivePodsAtOnce(t *testing.T) {
 }
 
 func TestProxyLogsInterrupted(t *testing.T) {
-	srv, log := oneProxyServer(t)
-	stalled := make(chan string, 1)
-	srv.Faults[nginxLogPath] = &livetest.Fault{Stall: true, StallAfter: int(stampedLen(log[:2])), Stalled: stalled}
+	srv, _ := oneProxyServer(t)
+	step := midnightWindow.Until.Sub(midnightWindow.Since) / 3000
+	srv.PodLogs["ingress-nginx/ingress-nginx-controller-6d5f8b7c9-x2x4z"]["controller"].Lines = func(i int) (livetest.LogLine, bool) {
+		ts := midnightWindow.Since.Add(time.Duration(i) * step)
+		return livetest.LogLine{Time: ts, Text: egLine(ts, 200, "10.244.2.136:8080")}, i < 3000
+	}
+	// The stream stalls in the middle of a line, after more than the
+	// bytes between two progress reports.
+	srv.Faults[nginxLogPath] = &livetest.Fault{Stall: true, StallAfter: podLogProgress*3/2 + 7}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() {
-		<-stalled
-		cancel() // Ctrl-C while the log streams
-	}()
-	dir := t.TempDir()
-	rep, err := nginxProxy(t, srv).Fetch(ctx, midnightWindow, dir, nil)
-	it := logItem(t, rep)
-	if err == nil || !errors.Is(err, context.Canceled) || it.Status != bundle.ItemPartial || it.Reason != reasonInterrupted || it.Records != 2 {
-		t.Fatalf("%v %+v", err, it)
+	progress := func(_ string, s ProgressState) {
+		if s.Records > 0 {
+			cancel() // Ctrl-C once lines are saved
+		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, it.File)); int64(len(b)) != stampedLen(log[:2]) {
-		t.Fatalf("kept %d bytes, want the two whole lines", len(b))
+	dir := t.TempDir()
+	p := nginxProxy(t, srv)
+	// The fake makes the whole 2 MB answer before sending its first bytes.
+	p.Timeouts.Response, p.Timeouts.Idle = 10*time.Second, 10*time.Second
+	rep, err := p.Fetch(ctx, midnightWindow, dir, progress)
+	it := logItem(t, rep)
+	b, _ := os.ReadFile(filepath.Join(dir, "proxy-logs/ingress-nginx/ingress-nginx-controller-6d5f8b7c9-x2x4z/controller.log"))
+	if err == nil || !errors.Is(err, context.Canceled) || it.Status != bundle.ItemPartial || it.Reason != reasonInterrupted || it.Records == 0 ||
+		it.Records != strings.Count(string(b), "\n") || !strings.HasSuffix(string(b), "}\n") || it.Bytes != int64(len(b)) {
+		t.Fatalf("%v %+v, %d bytes kept", err, it, len(b))
 	}
 }
 
