@@ -60,7 +60,7 @@ const podLogRotationGap = time.Minute
 const podLogProbeBytes = 1 << 10
 
 // eventsTTL is how long the API server keeps events (kube-apiserver's
-// --event-ttl default): pods deleted before it cannot be named.
+// --event-ttl default, an hour): pods deleted before it cannot be named.
 const eventsTTL = time.Hour
 
 // impactProxyLog is what a log that did not come back takes from the
@@ -394,6 +394,7 @@ func (p *ProxyLogs) resolve(r *run, dc dynamic.Interface, target ProxyTarget, ns
 		for j := range items {
 			pod, err := toPod(&items[j])
 			if err != nil {
+				r.note("%s: %v", spec, err)
 				continue
 			}
 			pods = append(pods, pod)
@@ -402,12 +403,15 @@ func (p *ProxyLogs) resolve(r *run, dc dynamic.Interface, target ProxyTarget, ns
 			// Every ReplicaSet of the pods' template, old ones included:
 			// their pods deleted by a rollout of the proxies are gone.
 			rsGVR := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+			j := r.add(bundle.Item{Kind: "list", Name: fmt.Sprintf("kubectl get replicasets -n %s -l %s -o json", ns, shellWord(selector)), Status: bundle.ItemNotRequested,
+				Optional: true, Impact: "the pods of old ReplicaSets deleted during the window cannot be named: their missing logs go without a warning"})
 			if rss, why := p.listAll(r, dc, rsGVR, ns, selector); why == "" {
 				for _, rs := range rss {
 					space.owners[rs.GetName()] = "ReplicaSet"
 				}
+				r.update(j, func(it *bundle.Item) { it.Status, it.Impact = bundle.ItemComplete, "" })
 			} else {
-				r.note("cannot name the gone pods of %s: %s", spec, why)
+				r.update(j, func(it *bundle.Item) { it.Status, it.Reason = bundle.ItemFailed, why })
 			}
 		}
 	}
@@ -780,8 +784,8 @@ func (p *ProxyLogs) findGone(r *run, dc dynamic.Interface, space *proxyNamespace
 	}
 	r.update(i, func(it *bundle.Item) { it.Status, it.Impact = bundle.ItemComplete, "" })
 	if time.Since(w.Since) > eventsTTL {
-		r.note("events in %s are kept %s: proxy pods deleted before %s cannot be named, so their missing logs may go without a warning",
-			space.ns, humanDuration(eventsTTL), time.Now().Add(-eventsTTL).UTC().Format(time.RFC3339))
+		r.note("the API server keeps events an hour (--event-ttl): proxy pods of %s deleted before %s cannot be named, so their missing logs may go without a warning",
+			space.ns, time.Now().Add(-eventsTTL).UTC().Format(time.RFC3339))
 	}
 	var names []string
 	for name, g := range gone {

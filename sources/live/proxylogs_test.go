@@ -471,6 +471,20 @@ func TestProxyLogsFaults(t *testing.T) {
 		b, _ := json.Marshal(rep)
 		assertNoSecrets(t, dir, err.Error(), string(b))
 	})
+	t.Run("403 on replicasets only weakens the gone-pod check", func(t *testing.T) {
+		srv, log := oneProxyServer(t)
+		srv.Forbidden["/apis/apps/v1/namespaces/ingress-nginx/replicasets"] = true
+		dir := t.TempDir()
+		rep, err := nginxProxy(t, srv).Fetch(context.Background(), midnightWindow, dir, nil)
+		if err != nil || !rep.Complete || rep.Records != len(log) {
+			t.Fatalf("%v %+v", err, rep)
+		}
+		ws := manifestOf(t, dir, rep)
+		want := `proxy-logs: 1 of 2 lists (kubectl get replicasets -n ingress-nginx -l app.kubernetes.io/component=controller,app.kubernetes.io/name=ingress-nginx -o json) not saved (RBAC: list replicasets.apps in namespace ingress-nginx is forbidden: grant verb "list" on "replicasets.apps"): the pods of old ReplicaSets deleted during the window cannot be named`
+		if len(ws) != 1 || !strings.HasPrefix(ws[0], want) {
+			t.Fatalf("warnings %q\nwant %s", ws, want)
+		}
+	})
 	t.Run("401 stops after one call", func(t *testing.T) {
 		srv, _ := oneProxyServer(t)
 		srv.Unauthorized, srv.Message = true, plantedMessage
