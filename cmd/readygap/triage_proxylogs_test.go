@@ -235,6 +235,14 @@ func TestTriageProxyLogsFlags(t *testing.T) {
 			}
 		}
 	}
+	// --envoy-format and repeated --proxy-logs reach the options as given
+	// (a selector's commas are not split).
+	var got *triageOptions
+	cmd := newTriageCmd(func(o *triageOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--envoy-format", `{"s":"%RESPONSE_CODE%"}`, "--proxy-logs", "ns/-l a=b,c=d", "--proxy-logs", "deploy/x"})
+	if err := cmd.Execute(); err != nil || got.EnvoyFormat != `{"s":"%RESPONSE_CODE%"}` || !slices.Equal(got.ProxyLogs, []string{"ns/-l a=b,c=d", "deploy/x"}) {
+		t.Fatalf("%v %+v", err, got)
+	}
 	// No kubeconfig: one line, exit 1.
 	isolateAWS(t, "", "")
 	t.Setenv("HOME", t.TempDir())
