@@ -13,10 +13,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/readygap/readygap/report"
+	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/bundle"
 	"github.com/readygap/readygap/sources/live"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // aroundSpan is how far --around reaches on either side of its time.
@@ -35,6 +37,15 @@ type triageOptions struct {
 	Workers                           int
 
 	Kubeconfig, Context, Namespace string
+
+	// ProxyLogs are the --proxy-logs values and ProxyLogsLimit the size a
+	// pod; proxyTargets and proxyLimit are what they were parsed into.
+	ProxyLogs      []string
+	ProxyLogsLimit string
+	proxyTargets   []live.ProxyTarget
+	proxyLimit     int64
+	// EnvoyFormat is the access-log format of Envoy proxies in a custom one.
+	EnvoyFormat string
 
 	Timeouts live.Timeouts
 
@@ -71,6 +82,16 @@ print the verdict of analyze. Each source runs when its flags are given:
   S3 ALB logs      --alb-logs s3://bucket/prefix [--account] [--region]
   CloudWatch Logs  --log-group (repeatable) [--filter-pattern]
   Kubernetes       a kubeconfig (--kubeconfig, KUBECONFIG or ~/.kube/config)
+  Proxy pod logs   --proxy-logs (repeatable) and a kubeconfig
+
+--proxy-logs names gateway or ingress-controller pods as kubectl logs does,
+with the namespace in front: [NAMESPACE/]deploy/NAME, ds/NAME, sts/NAME,
+pod/NAME or -l SELECTOR, then -c CONTAINER to read one container (default:
+every container and native sidecar). Every replica is read, through the
+API's pods/log with --timestamps from --since on; lines from --until on are
+dropped, each pod gives at most --proxy-logs-limit, and a container that
+restarted in the window gives its previous instance too. Pods deleted
+during the window took their logs with them: the manifest names them.
 
 Credentials come from the standard chains only (AWS profiles, environment and
 instance roles; Google application default credentials; the kubeconfig) and
@@ -99,6 +120,16 @@ data are never saved.`,
     --log-group /aws/containerinsights/prod/application \
     --filter-pattern '{ $.kubernetes.container_name = "aws-load-balancer-controller" }' \
     --around 2024-05-01T12:00:00Z --save ./incident-0501
+
+  # Istio, Envoy Gateway and ingress-nginx: every replica of the gateway, and the cluster's events
+  readygap triage -n shop --proxy-logs istio-system/deploy/istio-ingressgateway
+  readygap triage -n shop \
+    --proxy-logs 'envoy-gateway-system/-l gateway.envoyproxy.io/owning-gateway-name=eg -c envoy'
+  readygap triage -n shop --proxy-logs ingress-nginx/deploy/ingress-nginx-controller --since 1h
+
+  # the Istio sidecars of a workload (in -n's namespace), and Contour's Envoy
+  readygap triage -n shop --proxy-logs 'deploy/web -c istio-proxy' \
+    --proxy-logs 'projectcontour/ds/envoy -c envoy'
 
   # a flaky network: give up on a silent endpoint after 30 s, on a source after 3 minutes
   readygap triage --project shop-prod --response-timeout 30s --source-timeout 3m
@@ -135,6 +166,9 @@ data are never saved.`,
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: KUBECONFIG or ~/.kube/config)")
 	f.StringVar(&opts.Context, "context", "", "kubeconfig context (default: the current one)")
 	f.StringVarP(&opts.Namespace, "namespace", "n", "", "namespace of the workload (default: the context's)")
+	f.StringArrayVar(&opts.ProxyLogs, "proxy-logs", nil, "read the logs of these gateway or ingress-controller pods (repeatable): [NAMESPACE/]deploy/NAME, ds/NAME, sts/NAME, pod/NAME or -l SELECTOR, then optionally -c CONTAINER")
+	f.StringVar(&opts.ProxyLogsLimit, "proxy-logs-limit", resource.NewQuantity(live.DefaultProxyLogLimit, resource.BinarySI).String(), "most log read of one pod of --proxy-logs, all its containers together (a size: 64Mi, 1Gi)")
+	f.StringVar(&opts.EnvoyFormat, "envoy-format", "", "Envoy access-log format of --proxy-logs in a custom format, as for analyze: a format string or a JSON dictionary")
 	f.DurationVar(&opts.Timeouts.Connect, "connect-timeout", live.DefaultTimeouts.Connect, "longest wait to open a connection")
 	f.DurationVar(&opts.Timeouts.Response, "response-timeout", live.DefaultTimeouts.Response, "longest wait for the first byte of an answer (Cloud Logging: for the connection); a silent endpoint is given up after it")
 	f.DurationVar(&opts.Timeouts.Idle, "idle-timeout", live.DefaultTimeouts.Idle, "longest pause in the middle of an answer (Cloud Logging: added to --response-timeout per page)")
@@ -217,6 +251,21 @@ func (o *triageOptions) liveSources(ctx context.Context) (map[string]liveSource,
 	if o.ALBLogs == "" {
 		skip(live.SourceS3ALB, "no --alb-logs")
 	}
+	if len(o.proxyTargets) > 0 {
+		p := &live.ProxyLogs{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace, Targets: o.proxyTargets,
+			LimitBytes: o.proxyLimit, Timeouts: o.Timeouts}
+		switch err := p.Resolve(); {
+		case errors.Is(err, live.ErrKubeNotConfigured):
+			errs = append(errs, &live.FetchError{Source: live.SourceProxyLogs, Err: err,
+				Msg: "no kubeconfig found: --proxy-logs reads pod logs through the Kubernetes API (--kubeconfig, KUBECONFIG or ~/.kube/config)"})
+		case err != nil:
+			errs = append(errs, err)
+		default:
+			srcs[live.SourceProxyLogs] = p
+		}
+	} else {
+		skip(live.SourceProxyLogs, "no --proxy-logs")
+	}
 	if len(o.LogGroups) == 0 {
 		skip(live.SourceCloudWatch, "no --log-group")
 	}
@@ -268,6 +317,9 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 	if err := o.checkTimeouts(); err != nil {
 		return err
 	}
+	if err := o.parseProxyLogs(); err != nil {
+		return err
+	}
 	ctx := cmd.Context()
 	srcs, skipped, errs := o.liveSources(ctx)
 	names := sortedKeys(srcs)
@@ -283,7 +335,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 	}
 	if len(srcs) == 0 {
 		reportErrors(o.ErrOut, errs, total)
-		return usageError(errors.New("no source configured: give --project, --alb-logs, --log-group or a kubeconfig"))
+		return usageError(errors.New("no source configured: give --project, --alb-logs, --log-group, --proxy-logs or a kubeconfig"))
 	}
 	dir, cleanup, err := bundleDir(o.Save)
 	if err != nil {
@@ -329,7 +381,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 		}
 		return fmt.Errorf("no data in %s from any source", w)
 	}
-	rep, err := report.Analyze(ctx, []string{dir}, report.Options{})
+	rep, err := report.Analyze(ctx, []string{dir}, report.Options{Read: sources.Options{EnvoyFormat: o.EnvoyFormat}})
 	if err != nil {
 		return err
 	}
@@ -349,6 +401,23 @@ func (o *triageOptions) checkTimeouts() error {
 			return usageError(fmt.Errorf("%s must be positive, not %s", t.flag, t.d))
 		}
 	}
+	return nil
+}
+
+// parseProxyLogs reads the --proxy-logs targets and --proxy-logs-limit.
+func (o *triageOptions) parseProxyLogs() error {
+	for _, s := range o.ProxyLogs {
+		t, err := live.ParseProxyTarget(s)
+		if err != nil {
+			return usageError(fmt.Errorf("--proxy-logs %w", err))
+		}
+		o.proxyTargets = append(o.proxyTargets, t)
+	}
+	q, err := resource.ParseQuantity(o.ProxyLogsLimit)
+	if err != nil || q.Sign() <= 0 {
+		return usageError(fmt.Errorf("--proxy-logs-limit %q: want a positive size such as 256Mi or 1Gi", o.ProxyLogsLimit))
+	}
+	o.proxyLimit = q.Value()
 	return nil
 }
 
@@ -391,10 +460,13 @@ func bundleDir(save string) (dir string, cleanup func(), err error) {
 	return save, func() {}, nil
 }
 
+// sourceOrder is the order in which the sources are run and shown.
+var sourceOrder = []string{live.SourceGCPLogging, live.SourceS3ALB, live.SourceCloudWatch, live.SourceKubernetes, live.SourceProxyLogs}
+
 // sortedKeys returns the names of the sources in a stable order.
 func sortedKeys(m map[string]liveSource) []string {
 	var out []string
-	for _, name := range []string{live.SourceGCPLogging, live.SourceS3ALB, live.SourceCloudWatch, live.SourceKubernetes} {
+	for _, name := range sourceOrder {
 		if m[name] != nil {
 			out = append(out, name)
 		}
@@ -440,7 +512,7 @@ func (p *progressLine) update(source string, s live.ProgressState) {
 	}
 	p.last = time.Now()
 	var parts []string
-	for _, name := range []string{live.SourceGCPLogging, live.SourceS3ALB, live.SourceCloudWatch, live.SourceKubernetes} {
+	for _, name := range sourceOrder {
 		if t, ok := p.states[name]; ok {
 			part := fmt.Sprintf("%s %d (%s)", name, t.Records, humanBytes(t.Bytes))
 			if t.Retrying != "" {
@@ -467,8 +539,11 @@ func (p *progressLine) done(source string, rep bundle.FetchReport, err error) {
 		return
 	}
 	unit := "record"
-	if source == live.SourceS3ALB {
+	switch source {
+	case live.SourceS3ALB:
 		unit = "object"
+	case live.SourceProxyLogs:
+		unit = "line"
 	}
 	line := fmt.Sprintf("%s: %s, %s in %s", source, plural(rep.Records, unit), humanBytes(rep.Bytes), plural(len(rep.Files), "file"))
 	if missing, of := incompleteItems(rep); missing > 0 {

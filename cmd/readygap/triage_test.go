@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -22,7 +23,12 @@ import (
 	"github.com/readygap/readygap/sources/bundle"
 	"github.com/readygap/readygap/sources/live"
 	"github.com/readygap/readygap/sources/live/livetest"
+	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 )
 
 // Secrets the tests give the SDKs; none may show up anywhere.
@@ -114,16 +120,49 @@ func startTriageFakes(t *testing.T) *triageFakes {
 		"/apis/discovery.k8s.io/v1/namespaces/shop/endpointslices", "/apis/networking.k8s.io/v1/namespaces/shop/ingresses"} {
 		f.kube.List(p, "v1", "List")
 	}
+	// ingress-nginx in front of the same pods, one replica.
+	f.kube.Paths["/apis/apps/v1/namespaces/ingress-nginx/deployments/ingress-nginx-controller"] = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"ingress-nginx-controller","namespace":"ingress-nginx"},"spec":{"selector":{"matchLabels":{"app.kubernetes.io/name":"ingress-nginx"}}}}`
+	f.kube.List("/apis/apps/v1/namespaces/ingress-nginx/replicasets", "apps/v1", "ReplicaSetList")
+	f.kube.List("/api/v1/namespaces/ingress-nginx/events", "v1", "EventList")
+	f.kube.List("/api/v1/namespaces/ingress-nginx/pods", "v1", "PodList",
+		proxyPodJSON("ingress-nginx", "ingress-nginx-controller-6d5f8b7c9-x2x4z", map[string]string{"app.kubernetes.io/name": "ingress-nginx"}, at(1, 22, 0), "controller"))
+	var nginx []livetest.LogLine
+	for i, backend := range []string{"10.0.12.34:8080", "10.0.12.35:8080", "10.0.12.35:8080"} {
+		ts := at(1, 23, 50).Add(time.Duration(i) * time.Second)
+		nginx = append(nginx, livetest.LogLine{Time: ts, Text: fmt.Sprintf(`203.0.113.7 - - [%s] "GET /api/items HTTP/1.1" 200 512 "-" "curl/8.5.0" 95 0.004 [shop-web-80] [] %s 512 0.004 200 5d1b3a0c8f1e2d3c4b5a69788796a5b4`,
+			ts.Format("02/Jan/2006:15:04:05 -0700"), backend)})
+	}
+	f.kube.PodLogs["ingress-nginx/ingress-nginx-controller-6d5f8b7c9-x2x4z"] = map[string]*livetest.ContainerLogs{"controller": {Current: append(
+		[]livetest.LogLine{{Time: at(1, 22, 0), Text: "NGINX Ingress controller"}}, nginx...)}}
 	f.kubeconfig = f.kube.Kubeconfig(t, t.TempDir(), testKubeToken)
 	isolateAWS(t, f.s3.URL, f.cloudwatch.URL)
 	return f
+}
+
+// proxyPodJSON is a running pod of a ReplicaSet named for it, its
+// containers started at started, as the API server lists it.
+func proxyPodJSON(ns, name string, labels map[string]string, started time.Time, containers ...string) string {
+	yes := true
+	rs := name[:strings.LastIndex(name, "-")]
+	pod := corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: k8stypes.UID("uid-" + name), Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs, UID: k8stypes.UID("uid-" + rs), Controller: &yes}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	for _, c := range containers {
+		pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: c, Image: "proxy:1"})
+		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{Name: c, Ready: true, ContainerID: "containerd://" + c,
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(started)}}})
+	}
+	b, _ := json.Marshal(pod)
+	return string(b)
 }
 
 // args returns the triage command line for the fakes.
 func (f *triageFakes) args(extra ...string) []string {
 	return append([]string{"triage", "--project", "shop-prod", "--logging-endpoint", f.logging.Addr, "--url-map", "k8s2-um-web", "--cluster", "prod-1",
 		"--alb-logs", "s3://alb-logs/prod", "--region", "us-east-1", "--log-group", "/aws/eks/prod/lbc",
-		"--kubeconfig", f.kubeconfig, "-n", "shop", "--since", triageSince.Format(time.RFC3339), "--until", triageUntil.Format(time.RFC3339)}, extra...)
+		"--kubeconfig", f.kubeconfig, "-n", "shop", "--proxy-logs", "ingress-nginx/deploy/ingress-nginx-controller",
+		"--since", triageSince.Format(time.RFC3339), "--until", triageUntil.Format(time.RFC3339)}, extra...)
 }
 
 func TestTriageMatchesAnalyzeOfTheBundle(t *testing.T) {
@@ -133,7 +172,7 @@ func TestTriageMatchesAnalyzeOfTheBundle(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("triage exit %d\n%s", code, errOut)
 	}
-	for _, want := range []string{"gcp-logging: 3 records", "s3-alb: 3 objects", "cloudwatch-logs: 3 records", "kubernetes: 3 records"} {
+	for _, want := range []string{"gcp-logging: 3 records", "s3-alb: 3 objects", "cloudwatch-logs: 3 records", "kubernetes: 3 records", "proxy-logs: 3 lines, "} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
@@ -145,7 +184,8 @@ func TestTriageMatchesAnalyzeOfTheBundle(t *testing.T) {
 	if out != again {
 		t.Fatalf("triage printed\n%s\nanalyze of the bundle printed\n%s", out, again)
 	}
-	for _, name := range []string{"gcp/logging.json", "cloudwatch/aws_eks_prod_lbc.json", "kube/events.json", "kube/objects.json"} {
+	for _, name := range []string{"gcp/logging.json", "cloudwatch/aws_eks_prod_lbc.json", "kube/events.json", "kube/objects.json",
+		"proxy-logs/ingress-nginx/ingress-nginx-controller-6d5f8b7c9-x2x4z/controller.log"} {
 		if !strings.Contains(out, filepath.Join(dir, name)) {
 			t.Errorf("report does not read %s:\n%s", name, out)
 		}
@@ -604,6 +644,17 @@ func TestTriageGiveUpTimes(t *testing.T) {
 			return []string{"--kubeconfig", livetest.KubeconfigFor(t, t.TempDir(), "https://"+addr, testKubeToken), "-n", "shop"}
 		}},
 	}
+	for _, scheme := range []string{"http", "https"} {
+		// The Kubernetes source runs beside it, on the same endpoint.
+		sources = append(sources, struct {
+			name string
+			args func(t *testing.T, addr string) []string
+		}{live.SourceProxyLogs + " (" + scheme + ")", func(t *testing.T, addr string) []string {
+			isolateAWS(t, "", "")
+			return []string{"--kubeconfig", livetest.KubeconfigFor(t, t.TempDir(), scheme+"://"+addr, testKubeToken), "-n", "shop",
+				"--proxy-logs", "istio-system/deploy/istio-ingressgateway"}
+		}})
+	}
 	var table []string
 	for _, src := range sources {
 		row := "| " + src.name + " |"
@@ -616,10 +667,14 @@ func TestTriageGiveUpTimes(t *testing.T) {
 				start := time.Now()
 				_, errOut, code := runCLI(t, "", args...)
 				took = time.Since(start)
-				if lines := errorLines(errOut); code != exitError || len(lines) != 1 {
+				source, _, _ := strings.Cut(src.name, " ")
+				for _, l := range errorLines(errOut) {
+					if strings.HasPrefix(l, "error: "+source+": ") {
+						line = l
+					}
+				}
+				if code != exitError || line == "" {
 					t.Fatalf("exit %d\n%s", code, errOut)
-				} else {
-					line = lines[0]
 				}
 			})
 			t.Logf("%s: %.1f s: %s", src.name, took.Seconds(), line)
@@ -722,4 +777,25 @@ func TestProgressLineShowsRetries(t *testing.T) {
 	if b.Len() != 0 {
 		t.Fatalf("quiet: %q", b.String())
 	}
+}
+
+// TestREADMEDocumentsTriageFlags checks that every flag of triage is in
+// the README's triage section.
+func TestREADMEDocumentsTriageFlags(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	start := strings.Index(readme, "## Triage (live)")
+	end := strings.Index(readme[start+1:], "\n## ")
+	if start < 0 || end < 0 {
+		t.Fatal("README.md has no triage section")
+	}
+	section := readme[start : start+1+end]
+	newTriageCmd(nil).Flags().VisitAll(func(f *pflag.Flag) {
+		if !strings.Contains(section, "`--"+f.Name) && !strings.Contains(section, "--"+f.Name+"`") {
+			t.Errorf("the README's triage section does not document --%s", f.Name)
+		}
+	})
 }

@@ -38,6 +38,10 @@ const (
 	// ItemNotRequested: it was never asked for, because the source had
 	// already stopped (a dead endpoint, the budget, an interrupt).
 	ItemNotRequested ItemStatus = "not-requested"
+	// ItemGone: it no longer exists where it was kept, so it could not be
+	// asked for: the logs of a pod deleted during the window, of a
+	// container's instances the kubelet no longer keeps.
+	ItemGone ItemStatus = "gone"
 )
 
 // Item is one thing a source asked for: an S3 object or listing, a log
@@ -195,8 +199,11 @@ func sourceWarnings(rep FetchReport) []string {
 			continue
 		}
 		verb := "not saved"
-		if it.Status == ItemPartial {
+		switch it.Status {
+		case ItemPartial:
 			verb = "cut short"
+		case ItemGone:
+			verb = "gone"
 		}
 		var g *group
 		for _, x := range groups {

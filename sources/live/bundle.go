@@ -1,9 +1,11 @@
 // Package live fetches an incident window straight from where the data lives
-// — Cloud Logging, S3 (ALB access logs), CloudWatch Logs and the Kubernetes
-// API — and writes it into a bundle directory in the formats users export
-// (`gcloud logging read --format=json`, the ALB objects as stored, `aws logs
-// filter-log-events --output json`, `kubectl get -o json`), so that the
-// offline analysis reads a bundle exactly as it reads exported files.
+// — Cloud Logging, S3 (ALB access logs), CloudWatch Logs, the Kubernetes
+// API and the logs of proxy pods through it — and writes it into a bundle
+// directory in the formats users export (`gcloud logging read
+// --format=json`, the ALB objects as stored, `aws logs filter-log-events
+// --output json`, `kubectl get -o json`, `kubectl logs --timestamps`), so
+// that the offline analysis reads a bundle exactly as it reads exported
+// files.
 //
 // Every call has deadlines (Timeouts), one failed object or page never
 // stops the others, and the bundle's manifest names every item asked for,

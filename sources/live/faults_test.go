@@ -403,7 +403,7 @@ func TestKubernetesFaults(t *testing.T) {
 		if n := len(srv.Requests()); n != 1 {
 			t.Fatalf("%d requests after a 401, want 1", n)
 		}
-		if len(rep.Items) != 10 || rep.Items[9].Status != bundle.ItemNotRequested || rep.Items[9].Reason != strings.TrimPrefix(want, "kubernetes: ") {
+		if last := len(rep.Items) - 1; len(rep.Items) != 2+len(kubeObjects) || rep.Items[last].Status != bundle.ItemNotRequested || rep.Items[last].Reason != strings.TrimPrefix(want, "kubernetes: ") {
 			t.Fatalf("items %+v", rep.Items)
 		}
 		b, _ := json.Marshal(rep)
@@ -428,7 +428,7 @@ func TestKubernetesFaults(t *testing.T) {
 			t.Fatalf("the other lists were not saved: %+v", rep)
 		}
 		ws := manifestOf(t, dir, rep)
-		if len(ws) != 2 || ws[0] != `kubernetes: 1 of 10 lists (kubectl get pods -n shop -o json) not saved (RBAC: list pods in namespace shop is forbidden: grant verb "list" on "pods"): `+kubeObjects[0].impact {
+		if len(ws) != 2 || ws[0] != `kubernetes: 1 of 16 lists (kubectl get pods -n shop -o json) not saved (RBAC: list pods in namespace shop is forbidden: grant verb "list" on "pods"): `+kubeObjects[0].impact {
 			t.Fatalf("warnings:\n%s", strings.Join(ws, "\n"))
 		}
 		b, _ := json.Marshal(rep)
@@ -462,7 +462,7 @@ func TestKubernetesFaults(t *testing.T) {
 					t.Fatalf("events %+v (%v)", ev, err)
 				}
 				if tt.status == bundle.ItemPartial {
-					want := "kubernetes: 1 of 10 lists cut short: the answer from " + srv.URL + " stalled: no data for 300 ms after 40 B"
+					want := "kubernetes: 1 of 16 lists cut short: the answer from " + srv.URL + " stalled: no data for 300 ms after 40 B"
 					if err == nil || err.Error() != want || !strings.HasPrefix(ev.Impact, "only the first 2 pages were read") {
 						t.Fatalf("error\n%v\nwant\n%s\nimpact %s", err, want, ev.Impact)
 					}
@@ -492,7 +492,7 @@ func TestKubernetesFaults(t *testing.T) {
 		if len(printed) > 0 {
 			t.Errorf("printed on standard error:\n%s", printed)
 		}
-		want := "kubernetes: 2 of 10 lists not saved: the answer from " + srv.URL + " stalled: no data for 300 ms after 10 B"
+		want := "kubernetes: 2 of 16 lists not saved: the answer from " + srv.URL + " stalled: no data for 300 ms after 10 B"
 		if err == nil || err.Error() != want || rep.Items[1].Status != bundle.ItemFailed || rep.Items[2].Status != bundle.ItemFailed || rep.Items[3].Status != bundle.ItemComplete {
 			t.Fatalf("error\n%v\nwant\n%s\n%+v", err, want, rep.Items)
 		}

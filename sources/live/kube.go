@@ -59,6 +59,19 @@ var (
 			impact: "GKE health-check settings are unknown: fixes use the defaults"},
 		{gvr: schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, optional: true,
 			impact: "target groups cannot be tied to services"},
+		// Envoy-based gateways and meshes: routes, retries and health checks.
+		{gvr: schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"}, optional: true,
+			impact: "the Gateways' listeners are unknown"},
+		{gvr: schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}, optional: true,
+			impact: "which Services the routes send to is unknown: fixes cannot name the route"},
+		{gvr: schema.GroupVersionResource{Group: "gateway.envoyproxy.io", Version: "v1alpha1", Resource: "backendtrafficpolicies"}, optional: true,
+			impact: "Envoy Gateway's retries and health checks are unknown: fixes assume the defaults"},
+		{gvr: schema.GroupVersionResource{Group: "networking.istio.io", Version: "v1", Resource: "destinationrules"}, optional: true,
+			impact: "Istio's outlier detection is unknown: fixes assume the defaults"},
+		{gvr: schema.GroupVersionResource{Group: "networking.istio.io", Version: "v1", Resource: "virtualservices"}, optional: true,
+			impact: "Istio's retries are unknown: fixes assume the defaults and cannot name the route"},
+		{gvr: schema.GroupVersionResource{Group: "projectcontour.io", Version: "v1", Resource: "httpproxies"}, optional: true,
+			impact: "Contour's routes, retries and health checks are unknown: fixes assume the defaults"},
 	}
 )
 
@@ -76,8 +89,10 @@ const (
 
 // Kubernetes fetches a namespace's events and the objects the analysis
 // reads (Pods, ReplicaSets, Deployments, Services, EndpointSlices,
-// Ingresses, BackendConfigs and TargetGroupBindings when installed, and the
-// Namespace itself) into kubectl-style List files. It lists through the
+// Ingresses; BackendConfigs, TargetGroupBindings, Gateways, HTTPRoutes,
+// BackendTrafficPolicies, DestinationRules, VirtualServices and
+// HTTPProxies when installed; and the Namespace itself) into kubectl-style
+// List files. It lists through the
 // dynamic client, so objects keep every field the server sent, as
 // `kubectl get -o json` does.
 type Kubernetes struct {
@@ -104,24 +119,39 @@ var ErrKubeNotConfigured = errors.New("no kubeconfig found")
 // Resolve loads the kubeconfig and fills in the namespace. It returns
 // ErrKubeNotConfigured when there is no kubeconfig at all.
 func (k *Kubernetes) Resolve() error {
+	cfg, ns, err := loadKubeconfig(SourceKubernetes, k.Kubeconfig, k.Context)
+	if err != nil {
+		return err
+	}
+	if k.Namespace == "" {
+		k.Namespace = ns
+	}
+	k.config = cfg
+	return nil
+}
+
+// loadKubeconfig loads the kubeconfig file (empty: KUBECONFIG or
+// ~/.kube/config) with the context (empty: the current one) and returns the
+// client configuration and the context's namespace ("default" when it names
+// none). It returns ErrKubeNotConfigured when there is no kubeconfig at
+// all, and otherwise errors worded for source.
+func loadKubeconfig(source, kubeconfig, context string) (*rest.Config, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = k.Kubeconfig
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: k.Context})
+	rules.ExplicitPath = kubeconfig
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
 	cfg, err := cc.ClientConfig()
 	if err != nil {
 		if clientcmd.IsEmptyConfig(err) {
-			return ErrKubeNotConfigured
+			return nil, "", ErrKubeNotConfigured
 		}
-		return fetchErrorf(SourceKubernetes, err, "kubeconfig: %v", err)
+		return nil, "", fetchErrorf(source, err, "kubeconfig: %v", err)
 	}
-	if k.Namespace == "" {
-		if k.Namespace, _, err = cc.Namespace(); err != nil || k.Namespace == "" {
-			k.Namespace = "default"
-		}
+	ns, _, err := cc.Namespace()
+	if err != nil || ns == "" {
+		ns = "default"
 	}
 	cfg.UserAgent = "readygap"
-	k.config = cfg
-	return nil
+	return cfg, ns, nil
 }
 
 // Plan returns the list calls Fetch makes, as kubectl commands.
@@ -149,12 +179,12 @@ func kubeResourceName(gvr schema.GroupVersionResource) string {
 	return gvr.Resource + "." + gvr.Group
 }
 
-// restConfig returns the client configuration with t's deadlines: a
-// connect timeout on the dial and the TLS handshake, a first-byte and an
-// idle-read timeout on every request, server warnings dropped (they are
-// server text) and retries reported to the call's hook.
-func (k *Kubernetes) restConfig(t Timeouts) *rest.Config {
-	cfg := rest.CopyConfig(k.config)
+// kubeRestConfig returns a copy of the client configuration base with t's
+// deadlines: a connect timeout on the dial and the TLS handshake, a
+// first-byte and an idle-read timeout on every request, server warnings
+// dropped (they are server text) and retries reported to the call's hook.
+func kubeRestConfig(base *rest.Config, t Timeouts) *rest.Config {
+	cfg := rest.CopyConfig(base)
 	cfg.Dial = dialer(t).DialContext
 	cfg.WarningHandler = rest.NoWarnings{}
 	cfg.QPS, cfg.Burst = kubeQPS, kubeBurst
@@ -201,7 +231,8 @@ func (w retryWatcher) RoundTrip(req *http.Request) (*http.Response, error) {
 var silenceClientGo sync.Once
 
 // Fetch lists the events of the namespace that may fall in w into
-// dir/kube/events.json and the objects into dir/kube/objects.json, page by
+// dir/kube/events.json and the objects into dir/kube/objects.json (those of
+// CRDs that are not installed are skipped, in one note), page by
 // page (limit/continue), writing item by item, so memory stays bounded
 // whatever the namespace's size. Objects have no time and are all kept;
 // env values, last-applied-configuration and Secret data are removed. A
@@ -227,7 +258,7 @@ func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress P
 		}
 	}
 	silenceClientGo.Do(func() { klog.SetLogger(logr.Discard()) })
-	dc, err := dynamic.NewForConfig(k.restConfig(t))
+	dc, err := dynamic.NewForConfig(kubeRestConfig(k.config, t))
 	if err != nil {
 		r.stop(fetchErrorf(SourceKubernetes, err, "kubeconfig: %v", err))
 		return r.finish()
@@ -244,12 +275,16 @@ func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress P
 			return fe
 		}
 	}
+	var absent []string
 	if !k.ObjectsOnly {
-		k.list(r, dc, kubeEvents, events, func(ev map[string]any) bool { return kubeEventMayOverlap(ev, w) }, counts, word)
+		k.list(r, dc, kubeEvents, events, func(ev map[string]any) bool { return kubeEventMayOverlap(ev, w) }, counts, word, &absent)
 	}
 	k.getNamespace(r, dc, objects, counts, word)
 	for _, res := range kubeObjects {
-		k.list(r, dc, res, objects, nil, counts, word)
+		k.list(r, dc, res, objects, nil, counts, word, &absent)
+	}
+	if len(absent) > 0 {
+		r.note("not installed, so not listed: %s", strings.Join(absent, ", "))
 	}
 	for _, l := range []*kubeListFile{events, objects} {
 		if err := l.f.Close(); err != nil {
@@ -321,9 +356,10 @@ func (k *Kubernetes) getNamespace(r *run, dc dynamic.Interface, out *kubeListFil
 }
 
 // list lists one resource of the namespace page by page into out, keeping
-// the items keep accepts (all when nil).
+// the items keep accepts (all when nil). An optional resource the cluster
+// does not serve is added to absent.
 func (k *Kubernetes) list(r *run, dc dynamic.Interface, res kubeResource, out *kubeListFile, keep func(map[string]any) bool,
-	counts map[string]int, word func(verb, resource string) func(error) *FetchError) {
+	counts map[string]int, word func(verb, resource string) func(error) *FetchError, absent *[]string) {
 	resource := kubeResourceName(res.gvr)
 	i := r.add(bundle.Item{Kind: "list", Name: fmt.Sprintf("kubectl get %s -n %s -o json", resource, k.Namespace), Status: bundle.ItemNotRequested, Impact: res.impact})
 	if why := r.stopReason(); why != "" {
@@ -338,7 +374,7 @@ func (k *Kubernetes) list(r *run, dc dynamic.Interface, res kubeResource, out *k
 		l, err := dc.Resource(res.gvr).Namespace(k.Namespace).List(ctx, opts)
 		if err != nil {
 			if res.optional && apierrors.IsNotFound(err) && pages == 0 {
-				r.note("%s not installed: skipped", resource)
+				*absent = append(*absent, resource)
 				r.update(i, func(it *bundle.Item) { it.Status, it.Impact = bundle.ItemComplete, "" })
 				return
 			}

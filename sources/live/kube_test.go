@@ -69,11 +69,18 @@ func TestKubernetesFetch(t *testing.T) {
 		"GET /apis/networking.k8s.io/v1/namespaces/shop/ingresses?limit=500",
 		"GET /apis/cloud.google.com/v1/namespaces/shop/backendconfigs?limit=500",
 		"GET /apis/elbv2.k8s.aws/v1beta1/namespaces/shop/targetgroupbindings?limit=500",
+		"GET /apis/gateway.networking.k8s.io/v1/namespaces/shop/gateways?limit=500",
+		"GET /apis/gateway.networking.k8s.io/v1/namespaces/shop/httproutes?limit=500",
+		"GET /apis/gateway.envoyproxy.io/v1alpha1/namespaces/shop/backendtrafficpolicies?limit=500",
+		"GET /apis/networking.istio.io/v1/namespaces/shop/destinationrules?limit=500",
+		"GET /apis/networking.istio.io/v1/namespaces/shop/virtualservices?limit=500",
+		"GET /apis/projectcontour.io/v1/namespaces/shop/httpproxies?limit=500",
 	}
 	if !slices.Equal(paths, want) {
 		t.Fatalf("calls\n%s\nwant\n%s", strings.Join(paths, "\n"), strings.Join(want, "\n"))
 	}
-	if !slices.Equal(rep.Notes, []string{"backendconfigs.cloud.google.com not installed: skipped"}) || rep.Records != 2+1+5 {
+	if !slices.Equal(rep.Notes, []string{"not installed, so not listed: backendconfigs.cloud.google.com, gateways.gateway.networking.k8s.io, httproutes.gateway.networking.k8s.io, " +
+		"backendtrafficpolicies.gateway.envoyproxy.io, destinationrules.networking.istio.io, virtualservices.networking.istio.io, httpproxies.projectcontour.io"}) || rep.Records != 2+1+5 {
 		t.Fatalf("report %+v", rep)
 	}
 	var list struct {

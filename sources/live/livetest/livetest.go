@@ -1,8 +1,9 @@
 // Package livetest runs in-process servers on loopback that speak the real
 // protocols of the services readygap triage reads: S3 (gofakes3), the Cloud
 // Logging ListLogEntries gRPC API, CloudWatch Logs' JSON 1.1 FilterLogEvents
-// and the Kubernetes list API. Tests point the real SDK clients at them and
-// read back what the clients asked for.
+// and the Kubernetes API (lists with label selectors, gets, pods/log). Tests
+// point the real SDK clients at them and read back what the clients asked
+// for.
 package livetest
 
 import (
@@ -19,6 +20,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +34,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Log records the requests a fake served, one line each, for assertions.
@@ -421,7 +425,8 @@ func (c *CloudWatch) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // Kube is a Kubernetes API server answering list and get calls from a map
-// of URL paths to JSON bodies; other paths are 404, paths in Forbidden 403.
+// of URL paths to JSON bodies (a list filtered by its labelSelector) and
+// pods/log from PodLogs; other paths are 404, paths in Forbidden 403.
 type Kube struct {
 	Log
 	URL string
@@ -437,6 +442,186 @@ type Kube struct {
 	Lists map[string]*PagedList
 	// Faults maps a URL path to the fault its requests get.
 	Faults map[string]*Fault
+	// PodLogs maps "namespace/pod" to the logs of its containers, by
+	// container name, served at /api/v1/namespaces/NS/pods/POD/log as the
+	// kubelet serves them; a pod not in it answers 404.
+	PodLogs map[string]map[string]*ContainerLogs
+}
+
+// LogLine is one line a container wrote and the time the container
+// runtime stamped on it.
+type LogLine struct {
+	Time time.Time
+	Text string
+}
+
+// ContainerLogs is what the kubelet keeps of one container: the current
+// instance's lines and, after a restart, the last terminated instance's
+// (nil when there is none).
+type ContainerLogs struct {
+	Current, Previous []LogLine
+	// Lines, when not nil, makes the current instance's line i on demand
+	// instead of Current, until it returns false: a log larger than the
+	// test should hold.
+	Lines func(i int) (LogLine, bool)
+}
+
+// rfc3339NanoFixed is how the kubelet writes a line's time with
+// timestamps=true (pkg/kubelet/kuberuntime/logs, timeFormatOut).
+const rfc3339NanoFixed = "2006-01-02T15:04:05.000000000Z07:00"
+
+// podLogPath matches the URL path of a pods/log request.
+var podLogPath = regexp.MustCompile(`^/api/v1/namespaces/([^/]+)/pods/([^/]+)/log$`)
+
+// serveLog answers a pods/log request as the API server and the kubelet
+// do: the container's current or previous instance, its lines from
+// sinceTime on, each after its time when timestamps=true, cut after
+// limitBytes bytes (mid-line, as the kubelet cuts), and 400 or 404 with a
+// Status for what the kubelet refuses.
+func (k *Kube) serveLog(w http.ResponseWriter, r *http.Request, ns, pod string) {
+	status := func(code int, reason, msg string) {
+		w.WriteHeader(code)
+		fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":%q,"reason":%q,"code":%d}`, msg, reason, code)
+	}
+	containers, ok := k.PodLogs[ns+"/"+pod]
+	if !ok {
+		status(404, "NotFound", fmt.Sprintf("pods %q not found", pod))
+		return
+	}
+	q := r.URL.Query()
+	name := q.Get("container")
+	if name == "" {
+		var names []string
+		for n := range containers {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		if len(names) != 1 {
+			status(400, "BadRequest", fmt.Sprintf("a container name must be specified for pod %s, choose one of: %v", pod, names))
+			return
+		}
+		name = names[0]
+	}
+	c, ok := containers[name]
+	if !ok {
+		status(400, "BadRequest", fmt.Sprintf("container %q in pod %q is not available", name, pod))
+		return
+	}
+	next := func(i int) (LogLine, bool) {
+		if i < len(c.Current) {
+			return c.Current[i], true
+		}
+		return LogLine{}, false
+	}
+	if c.Lines != nil {
+		next = c.Lines
+	}
+	if q.Get("previous") == "true" {
+		if c.Previous == nil {
+			status(400, "BadRequest", fmt.Sprintf("previous terminated container %q in pod %q not found", name, pod))
+			return
+		}
+		next = func(i int) (LogLine, bool) {
+			if i < len(c.Previous) {
+				return c.Previous[i], true
+			}
+			return LogLine{}, false
+		}
+	}
+	if q.Get("follow") == "true" || q.Has("tailLines") || q.Has("sinceSeconds") {
+		status(400, "BadRequest", "the fake serves neither follow, tailLines nor sinceSeconds")
+		return
+	}
+	var since time.Time
+	if s := q.Get("sinceTime"); s != "" {
+		var err error
+		if since, err = time.Parse(time.RFC3339, s); err != nil {
+			status(400, "BadRequest", "bad sinceTime: "+err.Error())
+			return
+		}
+	}
+	remain := int64(-1)
+	if s := q.Get("limitBytes"); s != "" {
+		remain, _ = strconv.ParseInt(s, 10, 64)
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(200)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	defer bw.Flush()
+	for i := 0; ; i++ {
+		l, ok := next(i)
+		if !ok {
+			return
+		}
+		if l.Time.Before(since) {
+			continue
+		}
+		line := l.Text + "\n"
+		if q.Get("timestamps") == "true" {
+			line = l.Time.UTC().Format(rfc3339NanoFixed) + " " + line
+		}
+		if remain >= 0 && int64(len(line)) > remain {
+			line = line[:remain]
+		}
+		if _, err := bw.WriteString(line); err != nil {
+			return // the client went away
+		}
+		if remain >= 0 {
+			if remain -= int64(len(line)); remain <= 0 {
+				return
+			}
+		}
+	}
+}
+
+// ReadLogLines reads a file as `kubectl logs --timestamps` writes it (each
+// line an RFC 3339 time, a space and the line) into the lines a fake
+// kubelet serves.
+func ReadLogLines(t testing.TB, path string) []LogLine {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []LogLine
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		stamp, text, _ := strings.Cut(l, " ")
+		ts, err := time.Parse(time.RFC3339Nano, stamp)
+		if err != nil {
+			t.Fatalf("%s: a line without a time: %q", path, l)
+		}
+		out = append(out, LogLine{Time: ts, Text: text})
+	}
+	return out
+}
+
+// filterList keeps the items of a List body that selector (a label
+// selector, as sent in labelSelector) matches.
+func filterList(body, selector string) (string, error) {
+	sel, err := labels.Parse(selector)
+	if err != nil {
+		return "", err
+	}
+	var list map[string]any
+	if err := json.Unmarshal([]byte(body), &list); err != nil {
+		return "", err
+	}
+	items, _ := list["items"].([]any)
+	kept := []any{}
+	for _, it := range items {
+		md, _ := it.(map[string]any)["metadata"].(map[string]any)
+		set := labels.Set{}
+		if ls, ok := md["labels"].(map[string]any); ok {
+			for k, v := range ls {
+				set[k], _ = v.(string)
+			}
+		}
+		if sel.Matches(set) {
+			kept = append(kept, it)
+		}
+	}
+	list["items"] = kept
+	b, err := json.Marshal(list)
+	return string(b), err
 }
 
 // PagedList is a list of N items that the Kube fake serves page by page,
@@ -483,7 +668,8 @@ func (p *PagedList) serve(w http.ResponseWriter, r *http.Request) {
 
 // NewKube starts a Kubernetes API server; it stops when t ends.
 func NewKube(t testing.TB) *Kube {
-	k := &Kube{Paths: map[string]string{}, Forbidden: map[string]bool{}, Lists: map[string]*PagedList{}, Faults: map[string]*Fault{}, Message: "forbidden"}
+	k := &Kube{Paths: map[string]string{}, Forbidden: map[string]bool{}, Lists: map[string]*PagedList{}, Faults: map[string]*Fault{}, Message: "forbidden",
+		PodLogs: map[string]map[string]*ContainerLogs{}}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if k.Unauthorized {
@@ -500,11 +686,23 @@ func NewKube(t testing.TB) *Kube {
 			l.serve(w, r)
 			return
 		}
+		if m := podLogPath.FindStringSubmatch(r.URL.Path); m != nil {
+			k.serveLog(w, r, m[1], m[2])
+			return
+		}
 		body, ok := k.Paths[r.URL.Path]
 		if !ok {
 			w.WriteHeader(404)
 			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}`)
 			return
+		}
+		if sel := r.URL.Query().Get("labelSelector"); sel != "" {
+			var err error
+			if body, err = filterList(body, sel); err != nil {
+				w.WriteHeader(400)
+				fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":%q,"reason":"BadRequest","code":400}`, err.Error())
+				return
+			}
 		}
 		fmt.Fprint(w, body)
 	})
