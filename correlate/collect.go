@@ -420,14 +420,3 @@ func (d *Dataset) HasKubernetes() bool {
 	}
 	return false
 }
-
-// add adds o's counts.
-func (c *Counts) add(o *Counts) {
-	c.Total += o.Total
-	c.OK += o.OK
-	c.AppErrors += o.AppErrors
-	c.Hidden += o.Hidden
-	for k, v := range o.LBFailed {
-		c.LBFailed[k] += v
-	}
-}

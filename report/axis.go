@@ -42,11 +42,6 @@ type dataAxis struct {
 	outside                        bool
 }
 
-// contains reports whether t lies on the axis.
-func (x dataAxis) contains(t time.Time) bool {
-	return x.ok && !t.IsZero() && !t.Before(x.First) && !t.After(x.Last)
-}
-
 // warning says what lay off the axis, or "" when nothing did.
 func (x dataAxis) warning() string {
 	n := x.OutsideRequests + x.OutsideEvents

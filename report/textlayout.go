@@ -123,7 +123,6 @@ func (t *textOut) stackedRows(rows [][]string, widths []int, flex int) {
 		case text == "":
 			t.line(strings.TrimRight(h, " "))
 		case lipgloss.Width(h) <= t.width/3:
-			indent = strings.Repeat(" ", lipgloss.Width(h))
 			t.flow(h, text, rest)
 			continue
 		default:
