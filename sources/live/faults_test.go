@@ -347,6 +347,7 @@ func TestGCPLoggingFaults(t *testing.T) {
 		name         string
 		code         codes.Code
 		after, count int
+		stall        bool
 		status       bundle.ItemStatus
 		records      int
 		wantErr      string
@@ -358,16 +359,26 @@ func TestGCPLoggingFaults(t *testing.T) {
 			wantRetrying: "retrying 1 page (Unavailable)"},
 		{name: "permission denied", code: codes.PermissionDenied, count: -1, status: bundle.ItemFailed,
 			wantErr: "gcp-logging: permission denied: the credentials need logging.logEntries.list on projects/p (roles/logging.viewer)"},
+		// A page is one message: its call is given up after the response
+		// and the idle timeouts together, and not retried.
+		{name: "the second page never answers", stall: true, after: 1, count: -1, status: bundle.ItemPartial, records: 2,
+			wantErr: "gcp-logging: cut short: no answer from ADDR in 600 ms"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := livetest.NewLogging(t)
 			srv.Entries = gcpTestEntries(t, docs...)
-			srv.FailCode, srv.FailAfter, srv.FailCount, srv.FailMessage = tt.code, tt.after, tt.count, plantedMessage
+			srv.FailCode, srv.FailAfter, srv.FailCount, srv.FailMessage, srv.Stall = tt.code, tt.after, tt.count, plantedMessage, tt.stall
 			dir := t.TempDir()
 			var prog progressLog
+			start := time.Now()
 			rep, err := (&GCPLogging{Project: "p", Endpoint: srv.Addr, Timeouts: faultTimeouts}).Fetch(context.Background(), midnightWindow, dir, prog.fn)
-			if (err == nil) != (tt.wantErr == "") || (err != nil && err.Error() != tt.wantErr) {
-				t.Fatalf("error\n%v\nwant\n%s", err, tt.wantErr)
+			took := time.Since(start)
+			wantErr := strings.ReplaceAll(tt.wantErr, "ADDR", srv.Addr)
+			if (err == nil) != (wantErr == "") || (err != nil && err.Error() != wantErr) {
+				t.Fatalf("error\n%v\nwant\n%s", err, wantErr)
+			}
+			if tt.stall && (took < faultTimeouts.Response+faultTimeouts.Idle || took > giveUpBound || len(srv.Requests()) != 2) {
+				t.Fatalf("gave up after %v and %d calls", took, len(srv.Requests()))
 			}
 			if it := rep.Items[0]; it.Status != tt.status || it.Records != tt.records || rep.Records != tt.records {
 				t.Fatalf("item %+v", it)
