@@ -293,7 +293,8 @@ func TestCloudWatchLogsFaults(t *testing.T) {
 	fastAWSBackoff(t)
 	srv := livetest.NewCloudWatch(t)
 	ms := midnightWindow.Since.UnixMilli()
-	for _, g := range []string{"/throttled", "/unavailable", "/stalled", "/ok"} {
+	groups := []string{"/throttled", "/unavailable", "/denied", "/stalled", "/ok"}
+	for _, g := range groups {
 		for i := range 5 {
 			srv.Groups[g] = append(srv.Groups[g], livetest.CloudWatchEvent{Stream: "s", Timestamp: ms + int64(i)*1000, Message: fmt.Sprintf(`{"msg":"event %d"}`, i)})
 		}
@@ -303,15 +304,18 @@ func TestCloudWatchLogsFaults(t *testing.T) {
 	srv.Faults["/throttled "] = &livetest.Fault{Status: 400, Body: throttle, ContentType: "application/x-amz-json-1.1", Times: 3}
 	srv.Faults["/unavailable p2"] = &livetest.Fault{Status: 503, Body: unavailable, ContentType: "application/x-amz-json-1.1"}
 	srv.Faults["/stalled "] = &livetest.Fault{Stall: true, StallAfter: 12}
+	// IAM may deny one log group and allow the others.
+	srv.Faults["/denied "] = &livetest.Fault{Status: 400, Body: livetest.CloudWatchError("AccessDeniedException", plantedMessage), ContentType: "application/x-amz-json-1.1"}
 	cfg := testAWSConfig(srv.URL)
 	cfg.RetryMaxAttempts = 0
 	WithAWSTimeouts(&cfg, faultTimeouts)
 	dir := t.TempDir()
-	c := &CloudWatchLogs{Client: NewCloudWatchClient(cfg), LogGroups: []string{"/throttled", "/unavailable", "/stalled", "/ok"}, Timeouts: faultTimeouts}
+	c := &CloudWatchLogs{Client: NewCloudWatchClient(cfg), LogGroups: groups, Timeouts: faultTimeouts}
 	var prog progressLog
 	rep, err := c.Fetch(context.Background(), midnightWindow, dir, prog.fn)
-	wantErr := "cloudwatch-logs: 1 of 4 log groups cut short: logs:FilterLogEvents on log group /unavailable failed after retries: ServiceUnavailableException (HTTP 503): request to https://alb-logs.s3.us-east-1.amazonaws.com/prod/x.log.gz?[redacted] denied; Authorization: [redacted] access_token=[redacted] aws_secret_access_key=[redacted] [redacted]; " +
-		"1 of 4 log groups not saved: the answer from " + srv.URL + " stalled: no data for 300 ms after 12 B"
+	wantErr := "cloudwatch-logs: 1 of 5 log groups cut short: logs:FilterLogEvents on log group /unavailable failed after retries: ServiceUnavailableException (HTTP 503): request to https://alb-logs.s3.us-east-1.amazonaws.com/prod/x.log.gz?[redacted] denied; Authorization: [redacted] access_token=[redacted] aws_secret_access_key=[redacted] [redacted]; " +
+		"1 of 5 log groups not saved: permission denied: the credentials need logs:FilterLogEvents on log group /denied; " +
+		"1 of 5 log groups not saved: the answer from " + srv.URL + " stalled: no data for 300 ms after 12 B"
 	if err == nil || err.Error() != wantErr {
 		t.Fatalf("error\n%v\nwant\n%s", err, wantErr)
 	}
@@ -319,7 +323,7 @@ func TestCloudWatchLogsFaults(t *testing.T) {
 	for _, it := range rep.Items {
 		got = append(got, fmt.Sprintf("%s %s %d", it.Name, it.Status, it.Records))
 	}
-	if want := []string{"/throttled complete 5", "/unavailable partial 2", "/stalled failed 0", "/ok complete 5"}; !slices.Equal(got, want) {
+	if want := []string{"/throttled complete 5", "/unavailable partial 2", "/denied failed 0", "/stalled failed 0", "/ok complete 5"}; !slices.Equal(got, want) {
 		t.Fatalf("items %q, want %q", got, want)
 	}
 	if !strings.Contains(rep.Items[1].Impact, "after 2024-05-01T23:40:01Z are missing") {
@@ -336,6 +340,9 @@ func TestCloudWatchLogsFaults(t *testing.T) {
 		}
 	}
 	ws := manifestOf(t, dir, rep)
+	if len(ws) != 3 || !strings.HasPrefix(ws[1], "cloudwatch-logs: 1 of 5 log groups (/denied) not saved (permission denied: the credentials need logs:FilterLogEvents on log group /denied): the events of /denied are missing") {
+		t.Fatalf("warnings:\n%s", strings.Join(ws, "\n"))
+	}
 	b, _ := json.Marshal(rep)
 	assertNoSecrets(t, dir, err.Error(), string(b), strings.Join(ws, "\n"))
 }
