@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -527,6 +529,91 @@ func TestKubernetesFaults(t *testing.T) {
 		}
 		if r := prog.retries(); !slices.Equal(r, []string{"retrying 1 list (503 Service Unavailable)"}) {
 			t.Fatalf("retries shown: %q", r)
+		}
+	})
+	t.Run("503 retried up to kubeMaxAttempts in a row", func(t *testing.T) {
+		for _, tt := range []struct {
+			name       string
+			times      int // 0: every request
+			retryAfter string
+			response   time.Duration
+			requests   int
+			complete   bool
+		}{
+			{name: "refused one attempt fewer than the limit", times: kubeMaxAttempts - 1, retryAfter: "0", requests: kubeMaxAttempts, complete: true},
+			{name: "refused as often as the limit", times: kubeMaxAttempts, retryAfter: "0", requests: kubeMaxAttempts},
+			{name: "refused forever", retryAfter: "0", requests: kubeMaxAttempts},
+			{name: "a wait as long as the response timeout", times: 1, retryAfter: "1", response: time.Second, requests: 2, complete: true},
+			{name: "a wait longer than the response timeout", times: 1, retryAfter: "2", response: time.Second, requests: 1},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				srv := kubeTestServer(t)
+				srv.Faults["/api/v1/namespaces/shop/pods"] = &livetest.Fault{Status: 503, Times: tt.times, Header: map[string]string{"Retry-After": tt.retryAfter}, ContentType: "application/json",
+					Body: `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"` + plantedMessage + `","reason":"ServiceUnavailable","code":503}`}
+				timeouts := faultTimeouts
+				if tt.response > 0 {
+					timeouts.Response = tt.response
+				}
+				dir := t.TempDir()
+				var prog progressLog
+				k := &Kubernetes{Kubeconfig: srv.Kubeconfig(t, t.TempDir(), "t"), Timeouts: timeouts}
+				rep, err := k.Fetch(context.Background(), midnightWindow, dir, prog.fn)
+				n := 0
+				for _, r := range srv.Requests() {
+					if strings.HasPrefix(r, "GET /api/v1/namespaces/shop/pods?") {
+						n++
+					}
+				}
+				if n != tt.requests {
+					t.Fatalf("pods listed %d times, want %d", n, tt.requests)
+				}
+				if tt.complete {
+					if err != nil || !rep.Complete {
+						t.Fatalf("%v %+v", err, rep)
+					}
+					return
+				}
+				want := "kubernetes: 1 of 16 lists not saved: list pods in namespace shop: 503 ServiceUnavailable: request to https://alb-logs.s3.us-east-1.amazonaws.com/prod/x.log.gz?[redacted] denied; Authorization: [redacted] access_token=[redacted] aws_secret_access_key=[redacted] [redacted]"
+				if err == nil || err.Error() != want {
+					t.Fatalf("error\n%v\nwant\n%s", err, want)
+				}
+				if rep.Records != 2+1+4 || rep.Complete {
+					t.Fatalf("the other lists were not saved: %+v", rep)
+				}
+				if ws := manifestOf(t, dir, rep); len(ws) != 1 || !strings.HasPrefix(ws[0], "kubernetes: 1 of 16 lists (kubectl get pods -n shop -o json) not saved (list pods in namespace shop: 503 ServiceUnavailable: ") {
+					t.Fatalf("warnings:\n%s", strings.Join(ws, "\n"))
+				}
+				b, _ := json.Marshal(rep)
+				assertNoSecrets(t, dir, err.Error(), string(b))
+			})
+		}
+	})
+	t.Run("an API server that answers 503 to everything", func(t *testing.T) {
+		var mu sync.Mutex
+		requests := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			requests++
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(503)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server is currently unable to handle the request","reason":"ServiceUnavailable","code":503}`)
+		}))
+		defer srv.Close()
+		dir := t.TempDir()
+		start := time.Now()
+		k := &Kubernetes{Kubeconfig: livetest.KubeconfigFor(t, t.TempDir(), srv.URL, "t"), Timeouts: faultTimeouts}
+		rep, _ := k.Fetch(context.Background(), midnightWindow, dir, nil)
+		took := time.Since(start)
+		// The first call takes the attempts; the 15 others are asked once.
+		if requests != kubeMaxAttempts+15 || took > giveUpBound {
+			t.Fatalf("%d requests in %v, want %d", requests, took, kubeMaxAttempts+15)
+		}
+		for _, it := range rep.Items {
+			if it.Status != bundle.ItemFailed || !strings.Contains(it.Reason, "503 ServiceUnavailable") {
+				t.Fatalf("item %+v", it)
+			}
 		}
 	})
 }

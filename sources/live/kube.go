@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -182,13 +183,15 @@ func kubeResourceName(gvr schema.GroupVersionResource) string {
 // kubeRestConfig returns a copy of the client configuration base with t's
 // deadlines: a connect timeout on the dial and the TLS handshake, a
 // first-byte and an idle-read timeout on every request, server warnings
-// dropped (they are server text) and retries reported to the call's hook.
+// dropped (they are server text), and the API server's requests to retry
+// bounded (retryWatcher) and reported to the call's hook.
 func kubeRestConfig(base *rest.Config, t Timeouts) *rest.Config {
 	cfg := rest.CopyConfig(base)
 	cfg.Dial = dialer(t).DialContext
 	cfg.WarningHandler = rest.NoWarnings{}
 	cfg.QPS, cfg.Burst = kubeQPS, kubeBurst
 	prev := cfg.WrapTransport
+	asked := &retryCount{}
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		// client-go allows 10 s for the TLS handshake; it is part of
 		// connecting. The transport is this configuration's own (its
@@ -207,23 +210,80 @@ func kubeRestConfig(base *rest.Config, t Timeouts) *rest.Config {
 		if prev != nil {
 			rt = prev(rt)
 		}
-		return retryWatcher{newDeadlineTransport(rt, t)}
+		return &retryWatcher{next: newDeadlineTransport(rt, t), maxWait: t.Response, asked: asked}
 	}
 	return cfg
 }
 
-// retryWatcher tells a request's retry hook when the API server asks to
-// retry (429 or 5xx with Retry-After, which client-go honours).
-type retryWatcher struct{ next http.RoundTripper }
+// kubeMaxAttempts is how many answers in a row asking to retry (429, or 5xx
+// with Retry-After) a source takes from the API server before it gives up,
+// as many as an AWS call makes (awsMaxAttempts). client-go's own limit, 10
+// retries of every call each waiting what the server asks, kept the
+// Kubernetes source on an API server that answered 503 with Retry-After: 1
+// to everything for 160 s (16 lists, 11 requests each).
+const kubeMaxAttempts = awsMaxAttempts
+
+// retryWatcher bounds client-go's retries of one source's calls and tells a
+// request's retry hook when one is made. client-go retries a 429 or 5xx
+// answer only when it carries Retry-After, after waiting that many seconds;
+// retryWatcher removes the header, so that the call fails with the
+// server's answer, once kubeMaxAttempts answers in a row (across the
+// source's calls: an API server that refuses every call costs one call's
+// attempts, not each call's) asked to retry, or when the wait asked for is
+// longer than maxWait (the response timeout: such a server does not answer
+// in time).
+type retryWatcher struct {
+	next    http.RoundTripper
+	maxWait time.Duration
+	// asked is shared by the clients of one source.
+	asked *retryCount
+}
+
+// retryCount counts the answers in a row that asked to retry.
+type retryCount struct {
+	mu     sync.Mutex
+	inARow int
+}
 
 // RoundTrip implements http.RoundTripper.
-func (w retryWatcher) RoundTrip(req *http.Request) (*http.Response, error) {
+func (w *retryWatcher) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := w.next.RoundTrip(req)
-	if hook, ok := req.Context().Value(retryHookKey{}).(func(string)); ok && err == nil &&
-		(resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500) && resp.Header.Get("Retry-After") != "" {
+	if err != nil {
+		return resp, err
+	}
+	wait, asks := retryAfter(resp)
+	c := w.asked
+	c.mu.Lock()
+	if !asks {
+		c.inARow = 0
+		c.mu.Unlock()
+		return resp, nil
+	}
+	c.inARow++
+	giveUp := c.inARow >= kubeMaxAttempts || wait > w.maxWait
+	c.mu.Unlock()
+	if giveUp {
+		resp.Header.Del("Retry-After")
+		return resp, nil
+	}
+	if hook, ok := req.Context().Value(retryHookKey{}).(func(string)); ok {
 		hook(fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode)))
 	}
-	return resp, err
+	return resp, nil
+}
+
+// retryAfter returns the wait an answer asks for before a retry, and
+// whether client-go retries it: a 429 or 5xx status with Retry-After in
+// whole seconds (client-go reads no other form).
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500 {
+		return 0, false
+	}
+	s, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(s) * time.Second, true
 }
 
 // silenceClientGo keeps client-go from printing to standard error: it logs
