@@ -604,11 +604,19 @@ func TestKubernetesFaults(t *testing.T) {
 		dir := t.TempDir()
 		start := time.Now()
 		k := &Kubernetes{Kubeconfig: livetest.KubeconfigFor(t, t.TempDir(), srv.URL, "t"), Timeouts: faultTimeouts}
-		rep, _ := k.Fetch(context.Background(), midnightWindow, dir, nil)
+		rep, err := k.Fetch(context.Background(), midnightWindow, dir, nil)
 		took := time.Since(start)
 		// The first call takes the attempts; the 15 others are asked once.
 		if requests != kubeMaxAttempts+15 || took > giveUpBound {
 			t.Fatalf("%d requests in %v, want %d", requests, took, kubeMaxAttempts+15)
+		}
+		var calls []string
+		for _, res := range append([]kubeResource{kubeEvents}, kubeObjects...) {
+			calls = append(calls, "list "+kubeResourceName(res.gvr))
+		}
+		want := "kubernetes: 15 of 16 lists not saved: " + strings.Join(calls, ", ") + " in namespace shop: 503 ServiceUnavailable: the server is currently unable to handle the request"
+		if err == nil || err.Error() != want {
+			t.Fatalf("error\n%v\nwant\n%s", err, want)
 		}
 		for _, it := range rep.Items {
 			if it.Status != bundle.ItemFailed || !strings.Contains(it.Reason, "503 ServiceUnavailable") {

@@ -304,8 +304,11 @@ func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress P
 	r := newRun(ctx, SourceKubernetes, "list", dir, t, progress)
 	r.rep.Queries = k.Plan(w)
 	var forbidden []string
+	// calls maps the reason of a call that failed with the server's
+	// answer to the call ("list pods").
+	calls := map[string]string{}
 	r.summarize = func(bad []bundle.Item, total map[string]int) string {
-		return kubeSummary(k.Namespace, forbidden, bad, total)
+		return kubeSummary(k.Namespace, forbidden, calls, bad, total)
 	}
 	if k.config == nil {
 		if err := k.Resolve(); err != nil {
@@ -329,8 +332,12 @@ func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress P
 	word := func(verb, resource string) func(error) *FetchError {
 		return func(err error) *FetchError {
 			fe := kubeError(err, verb, resource, k.Namespace, k.config.Host)
-			if apierrors.IsForbidden(err) {
-				forbidden = append(forbidden, verb+" "+resource)
+			call := verb + " " + resource
+			switch {
+			case apierrors.IsForbidden(err):
+				forbidden = append(forbidden, call)
+			case strings.HasPrefix(fe.Msg, call+" in namespace "+k.Namespace+": "):
+				calls[fe.Msg] = call
 			}
 			return fe
 		}
@@ -501,8 +508,11 @@ func kubeError(err error, verb, resource, namespace, host string) *FetchError {
 }
 
 // kubeSummary words the lists not complete as one line: the forbidden
-// ones together, with the verbs and resources to grant, then the others.
-func kubeSummary(namespace string, forbidden []string, bad []bundle.Item, total map[string]int) string {
+// ones together, with the verbs and resources to grant, then the others,
+// those that got the same answer from the server together ("list events,
+// list pods in namespace shop: 503 ServiceUnavailable: ..."). calls maps
+// the reason of a call that failed with the server's answer to the call.
+func kubeSummary(namespace string, forbidden []string, calls map[string]string, bad []bundle.Item, total map[string]int) string {
 	var rest []bundle.Item
 	for _, it := range bad {
 		if !strings.HasPrefix(it.Reason, "RBAC: ") {
@@ -518,6 +528,23 @@ func kubeSummary(namespace string, forbidden []string, bad []bundle.Item, total 
 		}
 		parts = append(parts, fmt.Sprintf("RBAC forbids %s in namespace %s: %s (a Role in the namespace, or the README's ClusterRole)",
 			strings.Join(forbidden, ", "), namespace, grant))
+	}
+	answer := func(reason string) string {
+		return strings.TrimPrefix(reason, calls[reason]+" in namespace "+namespace+": ")
+	}
+	same := map[string][]string{}
+	for _, it := range rest {
+		if call, ok := calls[it.Reason]; ok {
+			a := answer(it.Reason)
+			same[a] = append(same[a], call)
+		}
+	}
+	for i, it := range rest {
+		if _, ok := calls[it.Reason]; ok {
+			if a := answer(it.Reason); len(same[a]) > 1 {
+				rest[i].Reason = strings.Join(same[a], ", ") + " in namespace " + namespace + ": " + a
+			}
+		}
 	}
 	if s := summarizeItems(rest, total); s != "" {
 		parts = append(parts, s)
