@@ -507,6 +507,16 @@ func TestTriagePartialResultsAndSecrets(t *testing.T) {
 	if err != nil || len(ws) != 3 || !strings.HasPrefix(ws[0], "cloudwatch-logs: 1 of 2 log groups (/missing) not saved (not found: log group /missing)") {
 		t.Fatalf("warnings %v:\n%s", err, strings.Join(ws, "\n"))
 	}
+	// The report printed says the same: what is missing and what it takes.
+	var printed struct{ Warnings []string }
+	if err := json.Unmarshal([]byte(out), &printed); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if !slices.Contains(printed.Warnings, w) {
+			t.Errorf("the report's warnings lack %q:\n%s", w, strings.Join(printed.Warnings, "\n"))
+		}
+	}
 	objectsJSON, _ := os.ReadFile(filepath.Join(dir, "kube/objects.json"))
 	if !strings.Contains(string(objectsJSON), `{"name":"DB_PASSWORD","value":"[redacted]"}`) ||
 		man.Sources[2].Source != live.SourceKubernetes || man.Sources[2].Redacted["container env values"] != 1 || man.Sources[2].Redacted["last-applied-configuration annotations"] != 1 {
@@ -635,9 +645,18 @@ func TestTriageGiveUpTimes(t *testing.T) {
 			t.Setenv("AWS_MAX_ATTEMPTS", "")
 			return []string{"--log-group", "/g", "--region", "us-east-1"}
 		}},
+		{live.SourceCloudWatch + " (https)", func(t *testing.T, addr string) []string {
+			isolateAWS(t, "https://"+addr, "https://"+addr)
+			t.Setenv("AWS_MAX_ATTEMPTS", "")
+			return []string{"--log-group", "/g", "--region", "us-east-1"}
+		}},
 		{live.SourceGCPLogging + " (plaintext gRPC)", func(t *testing.T, addr string) []string {
 			isolateAWS(t, "", "")
 			return []string{"--project", "p", "--logging-endpoint", addr}
+		}},
+		{live.SourceKubernetes + " (http)", func(t *testing.T, addr string) []string {
+			isolateAWS(t, "", "")
+			return []string{"--kubeconfig", livetest.KubeconfigFor(t, t.TempDir(), "http://"+addr, testKubeToken), "-n", "shop"}
 		}},
 		{live.SourceKubernetes + " (https)", func(t *testing.T, addr string) []string {
 			isolateAWS(t, "", "")

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -293,7 +295,8 @@ func TestCloudWatchLogsFaults(t *testing.T) {
 	fastAWSBackoff(t)
 	srv := livetest.NewCloudWatch(t)
 	ms := midnightWindow.Since.UnixMilli()
-	for _, g := range []string{"/throttled", "/unavailable", "/stalled", "/ok"} {
+	groups := []string{"/throttled", "/unavailable", "/denied", "/stalled", "/ok"}
+	for _, g := range groups {
 		for i := range 5 {
 			srv.Groups[g] = append(srv.Groups[g], livetest.CloudWatchEvent{Stream: "s", Timestamp: ms + int64(i)*1000, Message: fmt.Sprintf(`{"msg":"event %d"}`, i)})
 		}
@@ -303,15 +306,18 @@ func TestCloudWatchLogsFaults(t *testing.T) {
 	srv.Faults["/throttled "] = &livetest.Fault{Status: 400, Body: throttle, ContentType: "application/x-amz-json-1.1", Times: 3}
 	srv.Faults["/unavailable p2"] = &livetest.Fault{Status: 503, Body: unavailable, ContentType: "application/x-amz-json-1.1"}
 	srv.Faults["/stalled "] = &livetest.Fault{Stall: true, StallAfter: 12}
+	// IAM may deny one log group and allow the others.
+	srv.Faults["/denied "] = &livetest.Fault{Status: 400, Body: livetest.CloudWatchError("AccessDeniedException", plantedMessage), ContentType: "application/x-amz-json-1.1"}
 	cfg := testAWSConfig(srv.URL)
 	cfg.RetryMaxAttempts = 0
 	WithAWSTimeouts(&cfg, faultTimeouts)
 	dir := t.TempDir()
-	c := &CloudWatchLogs{Client: NewCloudWatchClient(cfg), LogGroups: []string{"/throttled", "/unavailable", "/stalled", "/ok"}, Timeouts: faultTimeouts}
+	c := &CloudWatchLogs{Client: NewCloudWatchClient(cfg), LogGroups: groups, Timeouts: faultTimeouts}
 	var prog progressLog
 	rep, err := c.Fetch(context.Background(), midnightWindow, dir, prog.fn)
-	wantErr := "cloudwatch-logs: 1 of 4 log groups cut short: logs:FilterLogEvents on log group /unavailable failed after retries: ServiceUnavailableException (HTTP 503): request to https://alb-logs.s3.us-east-1.amazonaws.com/prod/x.log.gz?[redacted] denied; Authorization: [redacted] access_token=[redacted] aws_secret_access_key=[redacted] [redacted]; " +
-		"1 of 4 log groups not saved: the answer from " + srv.URL + " stalled: no data for 300 ms after 12 B"
+	wantErr := "cloudwatch-logs: 1 of 5 log groups cut short: logs:FilterLogEvents on log group /unavailable failed after retries: ServiceUnavailableException (HTTP 503): request to https://alb-logs.s3.us-east-1.amazonaws.com/prod/x.log.gz?[redacted] denied; Authorization: [redacted] access_token=[redacted] aws_secret_access_key=[redacted] [redacted]; " +
+		"1 of 5 log groups not saved: permission denied: the credentials need logs:FilterLogEvents on log group /denied; " +
+		"1 of 5 log groups not saved: the answer from " + srv.URL + " stalled: no data for 300 ms after 12 B"
 	if err == nil || err.Error() != wantErr {
 		t.Fatalf("error\n%v\nwant\n%s", err, wantErr)
 	}
@@ -319,7 +325,7 @@ func TestCloudWatchLogsFaults(t *testing.T) {
 	for _, it := range rep.Items {
 		got = append(got, fmt.Sprintf("%s %s %d", it.Name, it.Status, it.Records))
 	}
-	if want := []string{"/throttled complete 5", "/unavailable partial 2", "/stalled failed 0", "/ok complete 5"}; !slices.Equal(got, want) {
+	if want := []string{"/throttled complete 5", "/unavailable partial 2", "/denied failed 0", "/stalled failed 0", "/ok complete 5"}; !slices.Equal(got, want) {
 		t.Fatalf("items %q, want %q", got, want)
 	}
 	if !strings.Contains(rep.Items[1].Impact, "after 2024-05-01T23:40:01Z are missing") {
@@ -336,6 +342,9 @@ func TestCloudWatchLogsFaults(t *testing.T) {
 		}
 	}
 	ws := manifestOf(t, dir, rep)
+	if len(ws) != 3 || !strings.HasPrefix(ws[1], "cloudwatch-logs: 1 of 5 log groups (/denied) not saved (permission denied: the credentials need logs:FilterLogEvents on log group /denied): the events of /denied are missing") {
+		t.Fatalf("warnings:\n%s", strings.Join(ws, "\n"))
+	}
 	b, _ := json.Marshal(rep)
 	assertNoSecrets(t, dir, err.Error(), string(b), strings.Join(ws, "\n"))
 }
@@ -347,6 +356,7 @@ func TestGCPLoggingFaults(t *testing.T) {
 		name         string
 		code         codes.Code
 		after, count int
+		stall        bool
 		status       bundle.ItemStatus
 		records      int
 		wantErr      string
@@ -358,16 +368,26 @@ func TestGCPLoggingFaults(t *testing.T) {
 			wantRetrying: "retrying 1 page (Unavailable)"},
 		{name: "permission denied", code: codes.PermissionDenied, count: -1, status: bundle.ItemFailed,
 			wantErr: "gcp-logging: permission denied: the credentials need logging.logEntries.list on projects/p (roles/logging.viewer)"},
+		// A page is one message: its call is given up after the response
+		// and the idle timeouts together, and not retried.
+		{name: "the second page never answers", stall: true, after: 1, count: -1, status: bundle.ItemPartial, records: 2,
+			wantErr: "gcp-logging: cut short: no answer from ADDR in 600 ms"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := livetest.NewLogging(t)
 			srv.Entries = gcpTestEntries(t, docs...)
-			srv.FailCode, srv.FailAfter, srv.FailCount, srv.FailMessage = tt.code, tt.after, tt.count, plantedMessage
+			srv.FailCode, srv.FailAfter, srv.FailCount, srv.FailMessage, srv.Stall = tt.code, tt.after, tt.count, plantedMessage, tt.stall
 			dir := t.TempDir()
 			var prog progressLog
+			start := time.Now()
 			rep, err := (&GCPLogging{Project: "p", Endpoint: srv.Addr, Timeouts: faultTimeouts}).Fetch(context.Background(), midnightWindow, dir, prog.fn)
-			if (err == nil) != (tt.wantErr == "") || (err != nil && err.Error() != tt.wantErr) {
-				t.Fatalf("error\n%v\nwant\n%s", err, tt.wantErr)
+			took := time.Since(start)
+			wantErr := strings.ReplaceAll(tt.wantErr, "ADDR", srv.Addr)
+			if (err == nil) != (wantErr == "") || (err != nil && err.Error() != wantErr) {
+				t.Fatalf("error\n%v\nwant\n%s", err, wantErr)
+			}
+			if tt.stall && (took < faultTimeouts.Response+faultTimeouts.Idle || took > giveUpBound || len(srv.Requests()) != 2) {
+				t.Fatalf("gave up after %v and %d calls", took, len(srv.Requests()))
 			}
 			if it := rep.Items[0]; it.Status != tt.status || it.Records != tt.records || rep.Records != tt.records {
 				t.Fatalf("item %+v", it)
@@ -509,6 +529,99 @@ func TestKubernetesFaults(t *testing.T) {
 		}
 		if r := prog.retries(); !slices.Equal(r, []string{"retrying 1 list (503 Service Unavailable)"}) {
 			t.Fatalf("retries shown: %q", r)
+		}
+	})
+	t.Run("503 retried up to kubeMaxAttempts in a row", func(t *testing.T) {
+		for _, tt := range []struct {
+			name       string
+			times      int // 0: every request
+			retryAfter string
+			response   time.Duration
+			requests   int
+			complete   bool
+		}{
+			{name: "refused one attempt fewer than the limit", times: kubeMaxAttempts - 1, retryAfter: "0", requests: kubeMaxAttempts, complete: true},
+			{name: "refused as often as the limit", times: kubeMaxAttempts, retryAfter: "0", requests: kubeMaxAttempts},
+			{name: "refused forever", retryAfter: "0", requests: kubeMaxAttempts},
+			{name: "a wait as long as the response timeout", times: 1, retryAfter: "1", response: time.Second, requests: 2, complete: true},
+			{name: "a wait longer than the response timeout", times: 1, retryAfter: "2", response: time.Second, requests: 1},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				srv := kubeTestServer(t)
+				srv.Faults["/api/v1/namespaces/shop/pods"] = &livetest.Fault{Status: 503, Times: tt.times, Header: map[string]string{"Retry-After": tt.retryAfter}, ContentType: "application/json",
+					Body: `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"` + plantedMessage + `","reason":"ServiceUnavailable","code":503}`}
+				timeouts := faultTimeouts
+				if tt.response > 0 {
+					timeouts.Response = tt.response
+				}
+				dir := t.TempDir()
+				var prog progressLog
+				k := &Kubernetes{Kubeconfig: srv.Kubeconfig(t, t.TempDir(), "t"), Timeouts: timeouts}
+				rep, err := k.Fetch(context.Background(), midnightWindow, dir, prog.fn)
+				n := 0
+				for _, r := range srv.Requests() {
+					if strings.HasPrefix(r, "GET /api/v1/namespaces/shop/pods?") {
+						n++
+					}
+				}
+				if n != tt.requests {
+					t.Fatalf("pods listed %d times, want %d", n, tt.requests)
+				}
+				if tt.complete {
+					if err != nil || !rep.Complete {
+						t.Fatalf("%v %+v", err, rep)
+					}
+					return
+				}
+				want := "kubernetes: 1 of 16 lists not saved: list pods in namespace shop: 503 ServiceUnavailable: request to https://alb-logs.s3.us-east-1.amazonaws.com/prod/x.log.gz?[redacted] denied; Authorization: [redacted] access_token=[redacted] aws_secret_access_key=[redacted] [redacted]"
+				if err == nil || err.Error() != want {
+					t.Fatalf("error\n%v\nwant\n%s", err, want)
+				}
+				if rep.Records != 2+1+4 || rep.Complete {
+					t.Fatalf("the other lists were not saved: %+v", rep)
+				}
+				if ws := manifestOf(t, dir, rep); len(ws) != 1 || !strings.HasPrefix(ws[0], "kubernetes: 1 of 16 lists (kubectl get pods -n shop -o json) not saved (list pods in namespace shop: 503 ServiceUnavailable: ") {
+					t.Fatalf("warnings:\n%s", strings.Join(ws, "\n"))
+				}
+				b, _ := json.Marshal(rep)
+				assertNoSecrets(t, dir, err.Error(), string(b))
+			})
+		}
+	})
+	t.Run("an API server that answers 503 to everything", func(t *testing.T) {
+		var mu sync.Mutex
+		requests := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			requests++
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(503)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server is currently unable to handle the request","reason":"ServiceUnavailable","code":503}`)
+		}))
+		defer srv.Close()
+		dir := t.TempDir()
+		start := time.Now()
+		k := &Kubernetes{Kubeconfig: livetest.KubeconfigFor(t, t.TempDir(), srv.URL, "t"), Timeouts: faultTimeouts}
+		rep, err := k.Fetch(context.Background(), midnightWindow, dir, nil)
+		took := time.Since(start)
+		// The first call takes the attempts; the 15 others are asked once.
+		if requests != kubeMaxAttempts+15 || took > giveUpBound {
+			t.Fatalf("%d requests in %v, want %d", requests, took, kubeMaxAttempts+15)
+		}
+		var calls []string
+		for _, res := range append([]kubeResource{kubeEvents}, kubeObjects...) {
+			calls = append(calls, "list "+kubeResourceName(res.gvr))
+		}
+		want := "kubernetes: 15 of 16 lists not saved: " + strings.Join(calls, ", ") + " in namespace shop: 503 ServiceUnavailable: the server is currently unable to handle the request"
+		if err == nil || err.Error() != want {
+			t.Fatalf("error\n%v\nwant\n%s", err, want)
+		}
+		for _, it := range rep.Items {
+			if it.Status != bundle.ItemFailed || !strings.Contains(it.Reason, "503 ServiceUnavailable") {
+				t.Fatalf("item %+v", it)
+			}
 		}
 	})
 }

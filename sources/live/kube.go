@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -182,13 +183,15 @@ func kubeResourceName(gvr schema.GroupVersionResource) string {
 // kubeRestConfig returns a copy of the client configuration base with t's
 // deadlines: a connect timeout on the dial and the TLS handshake, a
 // first-byte and an idle-read timeout on every request, server warnings
-// dropped (they are server text) and retries reported to the call's hook.
+// dropped (they are server text), and the API server's requests to retry
+// bounded (retryWatcher) and reported to the call's hook.
 func kubeRestConfig(base *rest.Config, t Timeouts) *rest.Config {
 	cfg := rest.CopyConfig(base)
 	cfg.Dial = dialer(t).DialContext
 	cfg.WarningHandler = rest.NoWarnings{}
 	cfg.QPS, cfg.Burst = kubeQPS, kubeBurst
 	prev := cfg.WrapTransport
+	asked := &retryCount{}
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		// client-go allows 10 s for the TLS handshake; it is part of
 		// connecting. The transport is this configuration's own (its
@@ -207,23 +210,80 @@ func kubeRestConfig(base *rest.Config, t Timeouts) *rest.Config {
 		if prev != nil {
 			rt = prev(rt)
 		}
-		return retryWatcher{newDeadlineTransport(rt, t)}
+		return &retryWatcher{next: newDeadlineTransport(rt, t), maxWait: t.Response, asked: asked}
 	}
 	return cfg
 }
 
-// retryWatcher tells a request's retry hook when the API server asks to
-// retry (429 or 5xx with Retry-After, which client-go honours).
-type retryWatcher struct{ next http.RoundTripper }
+// kubeMaxAttempts is how many answers in a row asking to retry (429, or 5xx
+// with Retry-After) a source takes from the API server before it gives up,
+// as many as an AWS call makes (awsMaxAttempts). client-go's own limit, 10
+// retries of every call each waiting what the server asks, kept the
+// Kubernetes source on an API server that answered 503 with Retry-After: 1
+// to everything for 160 s (16 lists, 11 requests each).
+const kubeMaxAttempts = awsMaxAttempts
+
+// retryWatcher bounds client-go's retries of one source's calls and tells a
+// request's retry hook when one is made. client-go retries a 429 or 5xx
+// answer only when it carries Retry-After, after waiting that many seconds;
+// retryWatcher removes the header, so that the call fails with the
+// server's answer, once kubeMaxAttempts answers in a row (across the
+// source's calls: an API server that refuses every call costs one call's
+// attempts, not each call's) asked to retry, or when the wait asked for is
+// longer than maxWait (the response timeout: such a server does not answer
+// in time).
+type retryWatcher struct {
+	next    http.RoundTripper
+	maxWait time.Duration
+	// asked is shared by the clients of one source.
+	asked *retryCount
+}
+
+// retryCount counts the answers in a row that asked to retry.
+type retryCount struct {
+	mu     sync.Mutex
+	inARow int
+}
 
 // RoundTrip implements http.RoundTripper.
-func (w retryWatcher) RoundTrip(req *http.Request) (*http.Response, error) {
+func (w *retryWatcher) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := w.next.RoundTrip(req)
-	if hook, ok := req.Context().Value(retryHookKey{}).(func(string)); ok && err == nil &&
-		(resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500) && resp.Header.Get("Retry-After") != "" {
+	if err != nil {
+		return resp, err
+	}
+	wait, asks := retryAfter(resp)
+	c := w.asked
+	c.mu.Lock()
+	if !asks {
+		c.inARow = 0
+		c.mu.Unlock()
+		return resp, nil
+	}
+	c.inARow++
+	giveUp := c.inARow >= kubeMaxAttempts || wait > w.maxWait
+	c.mu.Unlock()
+	if giveUp {
+		resp.Header.Del("Retry-After")
+		return resp, nil
+	}
+	if hook, ok := req.Context().Value(retryHookKey{}).(func(string)); ok {
 		hook(fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode)))
 	}
-	return resp, err
+	return resp, nil
+}
+
+// retryAfter returns the wait an answer asks for before a retry, and
+// whether client-go retries it: a 429 or 5xx status with Retry-After in
+// whole seconds (client-go reads no other form).
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500 {
+		return 0, false
+	}
+	s, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(s) * time.Second, true
 }
 
 // silenceClientGo keeps client-go from printing to standard error: it logs
@@ -244,8 +304,11 @@ func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress P
 	r := newRun(ctx, SourceKubernetes, "list", dir, t, progress)
 	r.rep.Queries = k.Plan(w)
 	var forbidden []string
+	// calls maps the reason of a call that failed with the server's
+	// answer to the call ("list pods").
+	calls := map[string]string{}
 	r.summarize = func(bad []bundle.Item, total map[string]int) string {
-		return kubeSummary(k.Namespace, forbidden, bad, total)
+		return kubeSummary(k.Namespace, forbidden, calls, bad, total)
 	}
 	if k.config == nil {
 		if err := k.Resolve(); err != nil {
@@ -269,8 +332,12 @@ func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress P
 	word := func(verb, resource string) func(error) *FetchError {
 		return func(err error) *FetchError {
 			fe := kubeError(err, verb, resource, k.Namespace, k.config.Host)
-			if apierrors.IsForbidden(err) {
-				forbidden = append(forbidden, verb+" "+resource)
+			call := verb + " " + resource
+			switch {
+			case apierrors.IsForbidden(err):
+				forbidden = append(forbidden, call)
+			case strings.HasPrefix(fe.Msg, call+" in namespace "+k.Namespace+": "):
+				calls[fe.Msg] = call
 			}
 			return fe
 		}
@@ -441,8 +508,11 @@ func kubeError(err error, verb, resource, namespace, host string) *FetchError {
 }
 
 // kubeSummary words the lists not complete as one line: the forbidden
-// ones together, with the verbs and resources to grant, then the others.
-func kubeSummary(namespace string, forbidden []string, bad []bundle.Item, total map[string]int) string {
+// ones together, with the verbs and resources to grant, then the others,
+// those that got the same answer from the server together ("list events,
+// list pods in namespace shop: 503 ServiceUnavailable: ..."). calls maps
+// the reason of a call that failed with the server's answer to the call.
+func kubeSummary(namespace string, forbidden []string, calls map[string]string, bad []bundle.Item, total map[string]int) string {
 	var rest []bundle.Item
 	for _, it := range bad {
 		if !strings.HasPrefix(it.Reason, "RBAC: ") {
@@ -458,6 +528,23 @@ func kubeSummary(namespace string, forbidden []string, bad []bundle.Item, total 
 		}
 		parts = append(parts, fmt.Sprintf("RBAC forbids %s in namespace %s: %s (a Role in the namespace, or the README's ClusterRole)",
 			strings.Join(forbidden, ", "), namespace, grant))
+	}
+	answer := func(reason string) string {
+		return strings.TrimPrefix(reason, calls[reason]+" in namespace "+namespace+": ")
+	}
+	same := map[string][]string{}
+	for _, it := range rest {
+		if call, ok := calls[it.Reason]; ok {
+			a := answer(it.Reason)
+			same[a] = append(same[a], call)
+		}
+	}
+	for i, it := range rest {
+		if _, ok := calls[it.Reason]; ok {
+			if a := answer(it.Reason); len(same[a]) > 1 {
+				rest[i].Reason = strings.Join(same[a], ", ") + " in namespace " + namespace + ": " + a
+			}
+		}
 	}
 	if s := summarizeItems(rest, total); s != "" {
 		parts = append(parts, s)

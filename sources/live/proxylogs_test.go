@@ -506,6 +506,38 @@ func TestProxyLogsFaults(t *testing.T) {
 			t.Fatalf("retries shown: %q", r)
 		}
 	})
+	t.Run("503 forever is given up after kubeMaxAttempts", func(t *testing.T) {
+		srv, _ := oneProxyServer(t)
+		srv.Faults[nginxLogPath] = &livetest.Fault{Status: 503, Header: map[string]string{"Retry-After": "0"}, ContentType: "application/json",
+			Body: `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"` + plantedMessage + `","reason":"ServiceUnavailable","code":503}`}
+		dir := t.TempDir()
+		var prog progressLog
+		start := time.Now()
+		rep, err := nginxProxy(t, srv).Fetch(context.Background(), midnightWindow, dir, prog.fn)
+		took := time.Since(start)
+		n := 0
+		for _, r := range srv.Requests() {
+			if strings.HasPrefix(r, "GET "+nginxLogPath+"?") {
+				n++
+			}
+		}
+		want := "proxy-logs: get pods/log in namespace ingress-nginx: 503 ServiceUnavailable: request to https://alb-logs.s3.us-east-1.amazonaws.com/prod/x.log.gz?[redacted] denied; Authorization: [redacted] access_token=[redacted] aws_secret_access_key=[redacted] [redacted]"
+		if err == nil || err.Error() != want || n != kubeMaxAttempts || took > giveUpBound {
+			t.Fatalf("error\n%v\nwant\n%s\nafter %d requests in %v", err, want, n, took)
+		}
+		if it := logItem(t, rep); it.Status != bundle.ItemFailed || it.Optional || rep.Complete {
+			t.Fatalf("item %+v", it)
+		}
+		if r := prog.retries(); !slices.Equal(r, []string{"retrying 1 log (503 Service Unavailable)"}) {
+			t.Fatalf("retries shown: %q", r)
+		}
+		ws := manifestOf(t, dir, rep)
+		if len(ws) != 1 || !strings.HasPrefix(ws[0], "proxy-logs: kubectl logs -n ingress-nginx ingress-nginx-controller-6d5f8b7c9-x2x4z -c controller --timestamps --since-time=2024-05-01T23:40:00Z not saved (get pods/log in namespace ingress-nginx: 503 ServiceUnavailable: ") {
+			t.Fatalf("warnings %q", ws)
+		}
+		b, _ := json.Marshal(rep)
+		assertNoSecrets(t, dir, err.Error(), string(b), strings.Join(ws, "\n"))
+	})
 	t.Run("targets that give nothing fail the source", func(t *testing.T) {
 		srv, _ := oneProxyServer(t)
 		p := nginxProxy(t, srv)

@@ -265,6 +265,9 @@ type Logging struct {
 	FailMessage string
 	// FailAfter is how many calls succeed before the failures start.
 	FailAfter int
+	// Stall makes the failing calls never answer (until the client gives
+	// up) instead of answering FailCode.
+	Stall bool
 
 	mu    sync.Mutex
 	calls int
@@ -292,6 +295,10 @@ func (l *Logging) ListLogEntries(ctx context.Context, req *loggingpb.ListLogEntr
 	n := l.calls - l.FailAfter
 	fail := n > 0 && (l.FailCount < 0 || n <= l.FailCount)
 	l.mu.Unlock()
+	if fail && l.Stall {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
 	if fail {
 		msg := l.FailMessage
 		if msg == "" {
