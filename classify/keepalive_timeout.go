@@ -363,7 +363,7 @@ const checkKeepalive = "keepalive"
 // keepaliveChecks describe the static checks of keepaliveTimeout.
 var keepaliveChecks = []StaticCheck{
 	{checkKeepalive, "the app closes idle connections before the load balancer does",
-		"the serving container's keep-alive timeout (from its command line or environment: gunicorn, uvicorn, Node.js, ...) below the load balancer's idle timeout (ALB 60 s or its annotation, Google's 600 s, ingress-nginx 60 s or its ConfigMap)"},
+		"the serving container's keep-alive timeout (from its command line or environment: gunicorn with a worker that keeps connections open, uvicorn, Node.js, ...) below the load balancer's idle timeout (ALB 60 s or its annotation, Google's 600 s, ingress-nginx 60 s or its ConfigMap)"},
 }
 
 // Check implements Rule: per workload behind an ALB, Google's load

@@ -43,9 +43,16 @@ func TestKeepAliveFacts(t *testing.T) {
 		name, elem string
 		want       *KeepAlive
 	}{
-		{"gunicorn flag", `{"name":"a","command":["gunicorn"],"args":["--bind","0.0.0.0:8080","--keep-alive","2","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Set: true, Via: "--keep-alive 2", Command: []string{"gunicorn"}, Args: []string{"--bind", "0.0.0.0:8080", "--keep-alive", "2", "app:app"}}},
-		{"gunicorn default", `{"name":"a","command":["/usr/local/bin/gunicorn","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Command: []string{"/usr/local/bin/gunicorn", "app:app"}}},
-		{"gunicorn env", `{"name":"a","command":["gunicorn"],"env":[{"name":"GUNICORN_CMD_ARGS","value":"--workers 4 --keep-alive=75"}]}`, &KeepAlive{Server: "gunicorn", Seconds: 75, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive 75", EnvValue: "--workers 4 --keep-alive=75"}},
+		{"gunicorn flag", `{"name":"a","command":["gunicorn"],"args":["--bind","0.0.0.0:8080","--worker-class","gthread","--keep-alive","2","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Set: true, Via: "--keep-alive 2", Command: []string{"gunicorn"}, Args: []string{"--bind", "0.0.0.0:8080", "--worker-class", "gthread", "--keep-alive", "2", "app:app"}}},
+		{"gunicorn default", `{"name":"a","command":["/usr/local/bin/gunicorn","-k","gevent","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Command: []string{"/usr/local/bin/gunicorn", "-k", "gevent", "app:app"}}},
+		{"gunicorn threads", `{"name":"a","command":["gunicorn","--threads=4","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Command: []string{"gunicorn", "--threads=4", "app:app"}}},
+		{"gunicorn ASGI worker", `{"name":"a","command":["gunicorn","-kuvicorn.workers.UvicornWorker","--keep-alive=5","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 5, Set: true, Via: "--keep-alive 5", Command: []string{"gunicorn", "-kuvicorn.workers.UvicornWorker", "--keep-alive=5", "app:app"}}},
+		{"gunicorn env", `{"name":"a","command":["gunicorn"],"env":[{"name":"GUNICORN_CMD_ARGS","value":"--workers 4 --worker-class=gthread --keep-alive=75"}]}`, &KeepAlive{Server: "gunicorn", Seconds: 75, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive 75", EnvValue: "--workers 4 --worker-class=gthread --keep-alive=75"}},
+		// The sync worker, gunicorn's default, closes every connection
+		// after its response and ignores --keep-alive.
+		{"gunicorn sync worker", `{"name":"a","command":["gunicorn"],"args":["--workers","4","--keep-alive","2","app:app"]}`, nil},
+		{"gunicorn sync worker named", `{"name":"a","command":["gunicorn","-k","sync","--threads","1","app:app"]}`, nil},
+		{"gunicorn sync worker in env", `{"name":"a","command":["sh","-c","exec gunicorn app:app"],"env":[{"name":"GUNICORN_CMD_ARGS","value":"--keep-alive 5"}]}`, nil},
 		{"uvicorn", `{"name":"a","command":["python","-m","uvicorn"],"args":["main:app","--timeout-keep-alive=65"]}`, &KeepAlive{Server: "uvicorn", Seconds: 65, Set: true, Via: "--timeout-keep-alive 65", Command: []string{"python", "-m", "uvicorn"}, Args: []string{"main:app", "--timeout-keep-alive=65"}}},
 		{"node env", `{"name":"a","command":["node"],"args":["server.js"],"env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"5"}]}`, &KeepAlive{Server: "node", Seconds: 5, Set: true, Via: "KEEP_ALIVE_TIMEOUT=5", Command: []string{"node"}, Args: []string{"server.js"}, EnvValue: "5"}},
 		{"unknown server", `{"name":"a","command":["java","-jar","app.jar"]}`, nil},
