@@ -295,9 +295,10 @@ func near(got, want int) bool {
 }
 
 // checkPods checks that every pod whose failures the truth lists is named
-// by the finding with its IP and role.
+// by the finding with its IP and role (the pods a keep-alive race hits
+// serve steadily: their role is not checked).
 func checkPods(f *Finding, w truthIncident, tr truth, withKubernetes bool) []string {
-	if w.Mechanism != "termination_race" && w.Mechanism != "wrong_probe_port" {
+	if w.Mechanism != "termination_race" && w.Mechanism != "wrong_probe_port" && w.Mechanism != "keepalive_timeout" {
 		return nil
 	}
 	byIP := map[string]BackendRef{}
