@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/fixtures/sim"
 	"github.com/readygap/readygap/sources"
 	"sigs.k8s.io/yaml"
 )
@@ -294,9 +295,10 @@ func near(got, want int) bool {
 }
 
 // checkPods checks that every pod whose failures the truth lists is named
-// by the finding with its IP and role.
+// by the finding with its IP and role (the pods a keep-alive race hits
+// serve steadily: their role is not checked).
 func checkPods(f *Finding, w truthIncident, tr truth, withKubernetes bool) []string {
-	if w.Mechanism != "termination_race" && w.Mechanism != "wrong_probe_port" {
+	if w.Mechanism != "termination_race" && w.Mechanism != "wrong_probe_port" && w.Mechanism != "keepalive_timeout" {
 		return nil
 	}
 	byIP := map[string]BackendRef{}
@@ -602,4 +604,41 @@ func patchText(t testing.TB, p Patch) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestLongKeepAliveVerdicts checks the two-hour keep-alive runs behind the
+// ALB, Google's load balancer and ingress-nginx, and their controls, as
+// TestFixtureVerdicts checks the committed fixtures: one finding over the
+// whole two hours with its count within 5 %, the timeouts read from the
+// objects and the computed fix; the controls silent. They are too large
+// to commit, so each is simulated into a temporary folder.
+func TestLongKeepAliveVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes six two-hour runs")
+	}
+	n := 0
+	for _, s := range sim.Catalog() {
+		if !s.Large || !strings.Contains(s.Name, "-keepalive-") || !strings.HasSuffix(s.Name, "-2h") {
+			continue
+		}
+		n++
+		t.Run(s.Name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), s.Name)
+			r := sim.Simulate(s)
+			if got := r.End.Sub(r.Epoch); got < 2*time.Hour {
+				t.Fatalf("the run spans %v", got)
+			}
+			if err := sim.WriteDir(dir, r); err != nil {
+				t.Fatal(err)
+			}
+			for _, problem := range checkVerdicts(t, dir) {
+				t.Error(problem)
+			}
+		})
+	}
+	// The ALB run is committed; GCP and ingress-nginx, and the three
+	// controls, are not.
+	if n != 5 {
+		t.Errorf("%d two-hour keep-alive runs, want 5", n)
+	}
 }

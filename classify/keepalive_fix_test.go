@@ -1,7 +1,9 @@
 package classify
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/readygap/readygap/sources"
@@ -49,5 +51,34 @@ func TestKeepAliveFixRewritesTheFlag(t *testing.T) {
 	e := p["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["env"].([]any)[0].(map[string]any)
 	if e["value"] != "--workers 4 --keep-alive=65 --bind :8000" {
 		t.Errorf("GUNICORN_CMD_ARGS %q", e["value"])
+	}
+}
+
+// TestKeepAliveLBSideFix pins minLBIdleFix on both sides: the load
+// balancer's idle timeout is proposed one second below the app's
+// keep-alive only when that leaves at least ten seconds, and never for
+// Google's load balancer, whose 600 s is fixed.
+func TestKeepAliveLBSideFix(t *testing.T) {
+	wl := workload{Namespace: "api", Name: "web"}
+	for _, c := range []struct {
+		family sources.Family
+		app    float64
+		title  string
+		patch  string
+	}{
+		{sources.FamilyALB, 11, "Or close idle connections in the ALB after 10 s", "alb.ingress.kubernetes.io/load-balancer-attributes: idle_timeout.timeout_seconds=10"},
+		{sources.FamilyALB, 10.5, "", ""},
+		{sources.FamilyIngressNginx, 30, "Or let ingress-nginx drop idle upstream connections after 29 s", `upstream-keepalive-timeout: "29"`},
+		{sources.FamilyIngressNginx, 10, "", ""},
+		{sources.FamilyGCP, 300, "", ""},
+	} {
+		app := sources.KeepAlive{Server: "uvicorn", Seconds: c.app, Set: true, Via: fmt.Sprintf("--timeout-keep-alive %g", c.app)}
+		fixes := keepaliveFixes(&Objects{}, wl, c.family, Timeout{Seconds: 60}, &app)
+		switch {
+		case c.title == "" && len(fixes) != 1:
+			t.Errorf("%v, app %g s: %d fixes, want only the app's", c.family, c.app, len(fixes))
+		case c.title != "" && (len(fixes) != 2 || fixes[1].Title != c.title || !strings.Contains(patchText(t, fixes[1].Patch), c.patch)):
+			t.Errorf("%v, app %g s: fixes %+v, want a second %q with %s", c.family, c.app, fixes, c.title, c.patch)
+		}
 	}
 }

@@ -18,8 +18,9 @@ import (
 // (AWS: "Check whether the keep-alive duration of the target is shorter
 // than the idle timeout value of the load balancer"). Its symptom is not a
 // burst but failures spread over time and backends, away from rollouts,
-// each a closed connection: ALB 502 with a target and no target status,
-// GCP backend_connection_closed_before_data_sent_to_client, ingress-nginx
+// each a closed connection: ALB 502 with a target, no target status and
+// response_processing_time -1, GCP
+// backend_connection_closed_before_data_sent_to_client, ingress-nginx
 // "upstream prematurely closed connection", Envoy UC. The timeouts in the
 // objects make it certain and size the fix.
 type keepaliveTimeout struct{}
@@ -29,7 +30,7 @@ var keepaliveTimeoutCause = Cause{
 	ID:          "keepalive_timeout",
 	Name:        "idle keep-alive race",
 	Description: "the app closes idle keep-alive connections sooner than the load balancer stops reusing them: a steady trickle of 502s on healthy pods, at any time",
-	Signature:   "closed connections (ALB 502 with a target and no target status, GCP `backend_connection_closed_before_data_sent_to_client`, ingress-nginx \"upstream prematurely closed connection\", Envoy `UC`) spread over time and pods that kept serving; the app's keep-alive below the LB's idle timeout",
+	Signature:   "closed connections (ALB 502 with a target, no target status and `response_processing_time` -1, GCP `backend_connection_closed_before_data_sent_to_client`, ingress-nginx \"upstream prematurely closed connection\", Envoy `UC`) spread over time and pods that kept serving; the app's keep-alive below the LB's idle timeout",
 	Checks:      keepaliveChecks,
 }
 
@@ -362,7 +363,7 @@ const checkKeepalive = "keepalive"
 // keepaliveChecks describe the static checks of keepaliveTimeout.
 var keepaliveChecks = []StaticCheck{
 	{checkKeepalive, "the app closes idle connections before the load balancer does",
-		"the serving container's keep-alive timeout (from its command line or environment: gunicorn, uvicorn, Node.js, ...) below the load balancer's idle timeout (ALB 60 s or its annotation, Google's 600 s, ingress-nginx 60 s or its ConfigMap)"},
+		"the serving container's keep-alive timeout (from its command line or environment: gunicorn with a worker that keeps connections open, uvicorn, Node.js, ...) below the load balancer's idle timeout (ALB 60 s or its annotation, Google's 600 s, ingress-nginx 60 s or its ConfigMap)"},
 }
 
 // Check implements Rule: per workload behind an ALB, Google's load

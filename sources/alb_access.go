@@ -171,11 +171,19 @@ func albLBFailure(status int, hasTarget bool, f *[albAccessMinFields][]byte) Fai
 	case status != 502 || !hasTarget:
 		return FailureOther
 	}
-	requestTime, targetTime := f[albFieldRequestTime], f[albFieldTargetTime]
+	requestTime, targetTime, responseTime := f[albFieldRequestTime], f[albFieldTargetTime], f[albFieldResponseTime]
 	switch {
-	case albIsMinusOne(requestTime) && albIsMinusOne(targetTime) && albIsMinusOne(f[albFieldResponseTime]):
+	case albIsMinusOne(requestTime) && albIsMinusOne(targetTime) && albIsMinusOne(responseTime):
+		// A TCP RST on connect: "the request_processing_time,
+		// target_processing_time and response_processing_time fields ...
+		// are -1" (AWS Knowledge Center, troubleshooting ALB 502 errors).
 		return FailureRefused
-	case !albIsNegative(requestTime) && albIsMinusOne(targetTime):
+	case !albIsNegative(requestTime) && (albIsMinusOne(responseTime) || albIsMinusOne(targetTime)):
+		// The request went out and no response came back: "the target
+		// closed the connection with a TCP RST or a TCP FIN while the load
+		// balancer had an outstanding request", whose Knowledge Center
+		// example is `0.001 4.205 -1 502 -`; keep-alive races in the wild
+		// log `0.003 0.000 -1 502 -` (kartikk221/hyper-express#179).
 		return FailureClosed
 	}
 	return FailureOther

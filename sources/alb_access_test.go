@@ -79,6 +79,14 @@ func TestALBAccessParseLines(t *testing.T) {
 		{"(c) 502 refused on connect", albDoc502Refused, refused(albWant{status: 502, failure: FailureRefused, backend: "10.0.12.99:8080"})},
 		{"(d) constructed 502 target closed", albReplace(t, albDoc502Refused, "8080 -1 -1 -1 502", "8080 0.000 -1 -1 502"),
 			refused(albWant{status: 502, failure: FailureClosed, backend: "10.0.12.99:8080"})},
+		// The Knowledge Center's example of a target that closed the
+		// connection under a request: the target time set, no response.
+		{"(d) 502 target closed, Knowledge Center times", albReplace(t, albDoc502Refused, "8080 -1 -1 -1 502", "8080 0.001 4.205 -1 502"),
+			refused(albWant{status: 502, failure: FailureClosed, backend: "10.0.12.99:8080"})},
+		// The times of the keep-alive 502s in kartikk221/hyper-express#179
+		// (there read through Athena, which prints 0.0 and -1.0).
+		{"(d) 502 keep-alive race, times seen in the wild", albReplace(t, albDoc502Refused, "8080 -1 -1 -1 502", "8080 0.003 0.000 -1 502"),
+			refused(albWant{status: 502, failure: FailureClosed, backend: "10.0.12.99:8080"})},
 		{"(e) 504", albDoc504, albWant{albUTC(2026, 3, 10, 12, 1, 5, 1), lbModern, 504, GeneratedByLB, FailureTimeout, "10.0.12.99:8080", "GET", "/api/slow", ""}},
 		{"(e) constructed 504 with target_processing_time", albReplace(t, albDoc504, "8080 -1 -1 -1 504", "8080 0.001 60.001 -1 504"),
 			albWant{albUTC(2026, 3, 10, 12, 1, 5, 1), lbModern, 504, GeneratedByLB, FailureTimeout, "10.0.12.99:8080", "GET", "/api/slow", ""}},
@@ -88,7 +96,7 @@ func TestALBAccessParseLines(t *testing.T) {
 			refused(albWant{status: 460, failure: FailureNone, backend: "10.0.12.99:8080"})},
 		{"constructed 502 with target -: only initial/draining targets", albReplace(t, albDoc503Empty, "503 -", "502 -"),
 			albWant{albUTC(2020, 6, 5, 7, 27, 53, 50517), "app/test/71e8c05ca6c6aed2", 502, GeneratedByLB, FailureNoBackend, "", "GET", "/test", ""}},
-		{"constructed 502 malformed response", albReplace(t, albDoc502Refused, "8080 -1 -1 -1 502", "8080 0.000 0.004 -1 502"),
+		{"constructed 502 malformed response", albReplace(t, albDoc502Refused, "8080 -1 -1 -1 502", "8080 0.000 0.004 0.000 502"),
 			refused(albWant{status: 502, failure: FailureOther, backend: "10.0.12.99:8080"})},
 		{"constructed 500 from the LB", albReplace(t, albDoc502Refused, "502 - 512", "500 - 512"),
 			refused(albWant{status: 500, failure: FailureOther, backend: "10.0.12.99:8080"})},

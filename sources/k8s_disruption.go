@@ -17,8 +17,16 @@ import (
 //     toBeDeleted/unschedulable" on the Node and "deleting pod for node
 //     scale down" on each pod it evicts;
 //   - Karpenter: DisruptionTerminating "Disrupting Node: <Reason>",
-//     InstanceTerminating, SpotInterrupted and TerminatingOnInterruption on
-//     the Node; Evicted "Evicted pod: <reason>" and SpotInterrupted on pods;
+//     InstanceTerminating, InstanceStopping, SpotInterrupted and
+//     TerminatingOnInterruption on the Node; Evicted "Evicted pod: <reason>",
+//     Disrupted "Deleting the pod to accommodate the terminationTime ..."
+//     and SpotInterrupted on pods;
+//   - the AWS Node Termination Handler (with --emit-kubernetes-events), on
+//     the Node: the interruption it acts on, SpotInterruption,
+//     SQSTermination, ASGLifecycle or StateChange (the instance is going
+//     away), then CordonAndDrain "Node successfully cordoned and drained";
+//     not RebalanceRecommendation nor ScheduledEvent, after which it may
+//     only cordon or drain hours later;
 //   - the taint manager: TaintManagerEviction "Marking for deletion Pod <ns>/<name>";
 //   - the HorizontalPodAutoscaler: SuccessfulRescale "New size: <n>; reason: <why>".
 const (
@@ -26,9 +34,16 @@ const (
 	reasonScaleDown                 = "ScaleDown"
 	reasonDisruptionTerminating     = "DisruptionTerminating"
 	reasonInstanceTerminating       = "InstanceTerminating"
+	reasonInstanceStopping          = "InstanceStopping"
 	reasonSpotInterrupted           = "SpotInterrupted"
 	reasonTerminatingOnInterruption = "TerminatingOnInterruption"
+	reasonNTHSpotInterruption       = "SpotInterruption"
+	reasonNTHSQSTermination         = "SQSTermination"
+	reasonNTHASGLifecycle           = "ASGLifecycle"
+	reasonNTHStateChange            = "StateChange"
+	reasonNTHCordonAndDrain         = "CordonAndDrain"
 	reasonEvicted                   = "Evicted"
+	reasonKarpenterDisrupted        = "Disrupted"
 	reasonTaintManagerEviction      = "TaintManagerEviction"
 	reasonSuccessfulRescale         = "SuccessfulRescale"
 )
@@ -39,7 +54,8 @@ const (
 func interpretDisruption(l *Lifecycle, reason, msg string) bool {
 	kind, name, _ := strings.Cut(l.Object, "/")
 	switch reason {
-	case reasonNodeNotSchedulable, reasonDisruptionTerminating, reasonInstanceTerminating, reasonTerminatingOnInterruption:
+	case reasonNodeNotSchedulable, reasonDisruptionTerminating, reasonInstanceTerminating, reasonInstanceStopping, reasonTerminatingOnInterruption,
+		reasonNTHSpotInterruption, reasonNTHSQSTermination, reasonNTHASGLifecycle, reasonNTHStateChange, reasonNTHCordonAndDrain:
 		if kind == "Node" {
 			l.Kind, l.Node = NodeDraining, name
 		}
@@ -50,7 +66,7 @@ func interpretDisruption(l *Lifecycle, reason, msg string) bool {
 		case "Pod":
 			l.Kind = PodEvicted
 		}
-	case reasonEvicted, reasonTaintManagerEviction:
+	case reasonEvicted, reasonKarpenterDisrupted, reasonTaintManagerEviction:
 		if kind == "Pod" {
 			l.Kind = PodEvicted
 		}

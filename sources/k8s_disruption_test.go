@@ -24,6 +24,14 @@ func TestInterpretDisruption(t *testing.T) {
 		{"karpenter nodeclaim", "NodeClaim/default-x7k2p", "DisruptionTerminating", "Disrupting NodeClaim: Underutilized", LifecycleOther, "", 0},
 		{"spot node", "Node/ip-10-0-3-3", "SpotInterrupted", "Spot interruption warning was triggered", NodeDraining, "ip-10-0-3-3", 0},
 		{"karpenter eviction", "Pod/web-7d9f-fghij", "Evicted", "Evicted pod: Underutilized", PodEvicted, "", 0},
+		{"karpenter grace period", "Pod/web-7d9f-pqrst", "Disrupted", "Deleting the pod to accommodate the terminationTime 2025-11-08T17:40:00Z of the node. The pod was granted 25 seconds of grace-period of its 30 terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.", PodEvicted, "", 0},
+		{"karpenter stopping", "Node/ip-10-0-3-4", "InstanceStopping", "Instance is stopping", NodeDraining, "ip-10-0-3-4", 0},
+		{"termination handler spot", "Node/ip-10-0-4-1", "SpotInterruption", "Spot ITN received. Instance will be interrupted at 2025-11-08T17:40:00Z", NodeDraining, "ip-10-0-4-1", 0},
+		{"termination handler queue", "Node/ip-10-0-4-2", "SQSTermination", "Spot Interruption notice for instance i-0123456789abcdef0 was sent at 2025-11-08 17:38:00 +0000 UTC", NodeDraining, "ip-10-0-4-2", 0},
+		{"termination handler ASG", "Node/ip-10-0-4-3", "ASGLifecycle", "ASG Lifecycle Termination event received. Instance will be interrupted at 2025-11-08 17:38:00 +0000 UTC", NodeDraining, "ip-10-0-4-3", 0},
+		{"termination handler state", "Node/ip-10-0-4-4", "StateChange", "EC2 State Change event received. Instance i-0123456789abcdef0 went into shutting-down at 2025-11-08 17:38:00 +0000 UTC", NodeDraining, "ip-10-0-4-4", 0},
+		{"termination handler drained", "Node/ip-10-0-4-5", "CordonAndDrain", "Node successfully cordoned and drained", NodeDraining, "ip-10-0-4-5", 0},
+		{"termination handler rebalance", "Node/ip-10-0-4-6", "RebalanceRecommendation", "Rebalance recommendation received. Instance will be cordoned at 2025-11-08T17:38:00Z", LifecycleOther, "", 0},
 		{"taint manager", "Pod/web-7d9f-klmno", "TaintManagerEviction", "Marking for deletion Pod shop/web-7d9f-klmno", PodEvicted, "", 0},
 		{"hpa", "HorizontalPodAutoscaler/web", "SuccessfulRescale", "New size: 3; reason: All metrics below target", Rescaled, "", 3},
 		{"hpa garbled", "HorizontalPodAutoscaler/web", "SuccessfulRescale", "New size: many", LifecycleOther, "", 0},
@@ -43,9 +51,16 @@ func TestKeepAliveFacts(t *testing.T) {
 		name, elem string
 		want       *KeepAlive
 	}{
-		{"gunicorn flag", `{"name":"a","command":["gunicorn"],"args":["--bind","0.0.0.0:8080","--keep-alive","2","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Set: true, Via: "--keep-alive 2", Command: []string{"gunicorn"}, Args: []string{"--bind", "0.0.0.0:8080", "--keep-alive", "2", "app:app"}}},
-		{"gunicorn default", `{"name":"a","command":["/usr/local/bin/gunicorn","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Command: []string{"/usr/local/bin/gunicorn", "app:app"}}},
-		{"gunicorn env", `{"name":"a","command":["gunicorn"],"env":[{"name":"GUNICORN_CMD_ARGS","value":"--workers 4 --keep-alive=75"}]}`, &KeepAlive{Server: "gunicorn", Seconds: 75, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive 75", EnvValue: "--workers 4 --keep-alive=75"}},
+		{"gunicorn flag", `{"name":"a","command":["gunicorn"],"args":["--bind","0.0.0.0:8080","--worker-class","gthread","--keep-alive","2","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Set: true, Via: "--keep-alive 2", Command: []string{"gunicorn"}, Args: []string{"--bind", "0.0.0.0:8080", "--worker-class", "gthread", "--keep-alive", "2", "app:app"}}},
+		{"gunicorn default", `{"name":"a","command":["/usr/local/bin/gunicorn","-k","gevent","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Command: []string{"/usr/local/bin/gunicorn", "-k", "gevent", "app:app"}}},
+		{"gunicorn threads", `{"name":"a","command":["gunicorn","--threads=4","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Command: []string{"gunicorn", "--threads=4", "app:app"}}},
+		{"gunicorn ASGI worker", `{"name":"a","command":["gunicorn","-kuvicorn.workers.UvicornWorker","--keep-alive=5","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 5, Set: true, Via: "--keep-alive 5", Command: []string{"gunicorn", "-kuvicorn.workers.UvicornWorker", "--keep-alive=5", "app:app"}}},
+		{"gunicorn env", `{"name":"a","command":["gunicorn"],"env":[{"name":"GUNICORN_CMD_ARGS","value":"--workers 4 --worker-class=gthread --keep-alive=75"}]}`, &KeepAlive{Server: "gunicorn", Seconds: 75, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive 75", EnvValue: "--workers 4 --worker-class=gthread --keep-alive=75"}},
+		// The sync worker, gunicorn's default, closes every connection
+		// after its response and ignores --keep-alive.
+		{"gunicorn sync worker", `{"name":"a","command":["gunicorn"],"args":["--workers","4","--keep-alive","2","app:app"]}`, nil},
+		{"gunicorn sync worker named", `{"name":"a","command":["gunicorn","-k","sync","--threads","1","app:app"]}`, nil},
+		{"gunicorn sync worker in env", `{"name":"a","command":["sh","-c","exec gunicorn app:app"],"env":[{"name":"GUNICORN_CMD_ARGS","value":"--keep-alive 5"}]}`, nil},
 		{"uvicorn", `{"name":"a","command":["python","-m","uvicorn"],"args":["main:app","--timeout-keep-alive=65"]}`, &KeepAlive{Server: "uvicorn", Seconds: 65, Set: true, Via: "--timeout-keep-alive 65", Command: []string{"python", "-m", "uvicorn"}, Args: []string{"main:app", "--timeout-keep-alive=65"}}},
 		{"node env", `{"name":"a","command":["node"],"args":["server.js"],"env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"5"}]}`, &KeepAlive{Server: "node", Seconds: 5, Set: true, Via: "KEEP_ALIVE_TIMEOUT=5", Command: []string{"node"}, Args: []string{"server.js"}, EnvValue: "5"}},
 		{"unknown server", `{"name":"a","command":["java","-jar","app.jar"]}`, nil},

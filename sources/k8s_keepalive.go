@@ -34,7 +34,9 @@ var keepAliveServers = []struct {
 	flags   []string
 	seconds float64
 }{
-	// gunicorn --keep-alive, default 2 s (docs.gunicorn.org settings "keepalive").
+	// gunicorn --keep-alive, default 2 s (docs.gunicorn.org settings
+	// "keepalive"), for the workers that keep connections (see
+	// gunicornKeepsAlive).
 	{"gunicorn", []string{"--keep-alive"}, 2},
 	// uvicorn --timeout-keep-alive, default 5 s (uvicorn settings).
 	{"uvicorn", []string{"--timeout-keep-alive"}, 5},
@@ -51,9 +53,13 @@ var keepAliveEnv = []string{"KEEP_ALIVE_TIMEOUT", "KEEPALIVE_TIMEOUT", "HTTP_KEE
 
 // keepAliveFacts reads a container's keep-alive timeout from its command,
 // arguments and environment; nil when it runs no server readygap knows and
-// sets no keep-alive variable.
+// sets no keep-alive variable, or runs gunicorn with a worker that closes
+// every connection after its response.
 func keepAliveFacts(c *corev1.Container) *KeepAlive {
 	argv := append(append([]string(nil), c.Command...), c.Args...)
+	if runs(argv, "gunicorn") && !gunicornKeepsAlive(append(argv, gunicornEnvArgs(c)...)) {
+		return nil
+	}
 	var ka *KeepAlive
 	for _, s := range keepAliveServers {
 		if !runs(argv, s.name) {
@@ -70,7 +76,7 @@ func keepAliveFacts(c *corev1.Container) *KeepAlive {
 		break
 	}
 	for _, e := range c.Env {
-		if e.Name == "GUNICORN_CMD_ARGS" {
+		if e.Name == "GUNICORN_CMD_ARGS" && gunicornKeepsAlive(append(argv, strings.Fields(e.Value)...)) {
 			if v, ok := flagValue(strings.Fields(e.Value), "--keep-alive"); ok {
 				if n, err := strconv.ParseFloat(v, 64); err == nil {
 					ka = &KeepAlive{Server: "gunicorn", Seconds: n, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive " + v, EnvValue: e.Value}
@@ -92,6 +98,45 @@ func keepAliveFacts(c *corev1.Container) *KeepAlive {
 		}
 	}
 	return ka
+}
+
+// gunicornKeepsAlive reports whether gunicorn, run with argv (its command
+// line and GUNICORN_CMD_ARGS), keeps idle connections open. Its default
+// sync worker closes every connection after the response
+// (gunicorn/workers/sync.py calls resp.force_close(); the "keepalive"
+// setting: "sync worker does not support persistent connections and will
+// ignore this option"); gthread, gevent, eventlet, tornado and the ASGI
+// workers keep them, and --threads above 1 turns sync into gthread. A
+// worker class set only in a configuration file is not visible here.
+func gunicornKeepsAlive(argv []string) bool {
+	worker := "sync"
+	for i, a := range argv {
+		switch {
+		case (a == "-k" || a == "--worker-class") && i+1 < len(argv):
+			worker = argv[i+1]
+		case strings.HasPrefix(a, "--worker-class="):
+			worker = strings.TrimPrefix(a, "--worker-class=")
+		case strings.HasPrefix(a, "-k") && len(a) > 2 && a[2] != '-':
+			worker = strings.TrimPrefix(a[2:], "=")
+		}
+	}
+	if v, ok := flagValue(argv, "--threads"); ok {
+		if n, err := strconv.Atoi(v); err == nil && n > 1 {
+			return true
+		}
+	}
+	return worker != "sync" && worker != "gunicorn.workers.sync.SyncWorker"
+}
+
+// gunicornEnvArgs are the arguments a container passes gunicorn in
+// GUNICORN_CMD_ARGS.
+func gunicornEnvArgs(c *corev1.Container) []string {
+	for _, e := range c.Env {
+		if e.Name == "GUNICORN_CMD_ARGS" {
+			return strings.Fields(e.Value)
+		}
+	}
+	return nil
 }
 
 // runs reports whether the command line runs server: as the program, or

@@ -754,7 +754,10 @@ func (in *inputReader) consumeYAML(p *part, b *batch) {
 		case it.yaml == yamlItem:
 			p.parseElement(js, o, &last)
 		default: // a document may hold several elements: an array, a List
-			s := newJSONSplitter(bytes.NewReader(js), 256<<10)
+			// The document is in memory: a read buffer of its size takes
+			// it in one read, where jsonReadBuffer for each of many small
+			// documents was most of the time of reading them.
+			s := newJSONSplitter(bytes.NewReader(js), min(len(js)+1, jsonReadBuffer))
 			for {
 				elem, _, err := s.Next()
 				if err == io.EOF {
