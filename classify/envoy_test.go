@@ -164,3 +164,22 @@ func TestEnvoyGatewayNoHealthyUpstreamFixes(t *testing.T) {
 		t.Errorf("minReadySeconds %v, want %d", got, want)
 	}
 }
+
+// TestIstioNoHealthyUpstreamFixes checks the Istio fixture whose one
+// replica went with maxUnavailable 1 before its replacement was Ready: the
+// summary says the rollout removed it first, and the only fix is the
+// strategy (minReadySeconds cannot help when no new pod is Ready, and
+// Istio runs no active check that would need it).
+func TestIstioNoHealthyUpstreamFixes(t *testing.T) {
+	_, findings := analyzeDir(t, filepath.Join("..", "fixtures", "istio-no-healthy-upstream"))
+	if len(findings) != 1 || findings[0].Cause != registrationLagCause.ID || findings[0].Variant != variantGoneBeforeReady {
+		t.Fatalf("findings %v, want one registration lag, %s", findings, variantGoneBeforeReady)
+	}
+	f := findings[0]
+	if !strings.Contains(f.Summary, "the Istio gateway") || !strings.Contains(f.Summary, "maxUnavailable 1 (1 of 1) with maxSurge 0") {
+		t.Errorf("summary %q names neither the gateway nor the strategy", f.Summary)
+	}
+	if len(f.Remediation) != 1 || patchNumber(t, f, "Never take", "spec.strategy.rollingUpdate.maxUnavailable") != 0 {
+		t.Errorf("fixes %+v, want only maxUnavailable 0", f.Remediation)
+	}
+}

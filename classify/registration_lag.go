@@ -27,6 +27,7 @@ const (
 	variantNEGTimeout            = "gke-neg-gate-timeout"
 	variantALBNoGate             = "alb-without-readiness-gate"
 	variantNginxNoEndpoints      = "ingress-nginx-zero-endpoints"
+	variantGoneBeforeReady       = "old-pods-gone-before-ready"
 )
 
 // registrationLagCause is the cause registrationLag names.
@@ -40,6 +41,7 @@ var registrationLagCause = Cause{
 		{variantNEGTimeout, "NEG readiness gate timed out"},
 		{variantALBNoGate, "ALB targets without a readiness gate"},
 		{variantNginxNoEndpoints, "ingress-nginx had no endpoint"},
+		{variantGoneBeforeReady, "old pods removed before a new one was Ready"},
 	},
 	Checks: registrationLagChecks,
 }
@@ -129,7 +131,8 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 		}
 	}
 	// Kubernetes declared a new pod Ready before the failures began.
-	if l := lastEvent(a.EventsBetween(before, w.Start.Add(skew), sources.PodReady)); l != nil {
+	readyBefore := lastEvent(a.EventsBetween(before, w.Start.Add(skew), sources.PodReady))
+	if l := readyBefore; l != nil {
 		corroborated++
 		f.Evidence = append(f.Evidence, eventEvidence(l, "Ready for Kubernetes before the load balancer could use it"))
 		newPods = appendBackend(newPods, a.Backend(l.Namespace+"/"+l.Pod))
@@ -158,6 +161,17 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 		f.Evidence = append(f.Evidence, eventEvidence(l, "the load balancer's health check passed as the failures ended"))
 		newPods = appendBackend(newPods, a.BackendOf(l.IP, l.Time))
 	}
+	// No new pod was Ready before the failures, one became Ready as they
+	// ended: the rollout took the old pods away first, whatever the load
+	// balancer did.
+	if f.Variant == "" && readyBefore == nil {
+		if l := firstEvent(a.EventsBetween(w.Start.Add(skew), w.End.Add(recoveryLookahead), sources.PodReady)); l != nil {
+			corroborated++
+			f.Variant = variantGoneBeforeReady
+			f.Evidence = append(f.Evidence, eventEvidence(l, "the first new pod Ready, after the failures began"))
+			newPods = appendBackend(newPods, a.Backend(l.Namespace+"/"+l.Pod))
+		}
+	}
 	if platform == sources.FamilyALB && f.Variant == "" && albGateMissing(objectsOf(a)) {
 		corroborated++
 		f.Variant = variantALBNoGate
@@ -169,7 +183,7 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 	f.grade(share(w.Kinds[sources.FailureNoBackend], len(w.Signals)), corroborated, registrationClearFit)
 	hc := healthCheckOf(objectsOf(a), platform)
 	wl := findWorkload(a, g.Rollout, f.Backends)
-	f.Summary = registrationLagSummary(w, platform, envoyPlatformOf(a, w), f.Variant, hc)
+	f.Summary = registrationLagSummary(w, platform, envoyPlatformOf(a, w), f.Variant, hc, wl)
 	f.Remediation = registrationLagFixes(a, w, platform, f.Variant, hc, wl)
 	return f
 }
@@ -214,7 +228,7 @@ func appendBackend(bs []*correlate.Backend, b *correlate.Backend) []*correlate.B
 }
 
 // registrationLagSummary is the one sentence a human reads first.
-func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy sources.Platform, variant string, hc healthCheck) string {
+func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy sources.Platform, variant string, hc healthCheck, wl workload) string {
 	head := fmt.Sprintf("For %s (%s) %s had no backend it considered healthy and answered %s itself (%s)",
 		seconds(w.Duration()), span(w), proxyNoun(platform, envoy), plural(w.Failed, "request"), statusList(w.StatusCounts))
 	switch variant {
@@ -226,6 +240,13 @@ func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy 
 		return head + fmt.Sprintf(": pods became Ready and old ones were removed while the new targets were still in ALB's initial state (%d s × %d health checks), because no readiness gate ties pod readiness to target health.", hc.IntervalSec, hc.HealthyThreshold)
 	case variantNginxNoEndpoints:
 		return head + ": ingress-nginx had zero ready endpoints for the Service — the old pods were gone before a new one was Ready."
+	case variantGoneBeforeReady:
+		strategy := ""
+		if wl.Known && wl.Replicas > 0 {
+			_, why := rolloutFloor(wl.Replicas, "", wl.MaxSurge, wl.MaxUnavailable)
+			strategy = " (" + why + ")"
+		}
+		return head + fmt.Sprintf(": the rollout removed the old pods before a new one was Ready%s, so there was nothing to send requests to until the new pod started and %s learned of it.", strategy, proxyNoun(platform, envoy))
 	}
 	switch {
 	case platform == sources.FamilyIngressNginx:
@@ -243,6 +264,22 @@ func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy 
 func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform sources.Family, variant string, hc healthCheck, wl workload) []Fix {
 	objs := objectsOf(a)
 	var fixes []Fix
+	if variant == variantGoneBeforeReady {
+		// The outage was the new pod's start: the strategy is the fix, and
+		// minReadySeconds only for a health check the load balancer runs
+		// on new endpoints once old and new overlap.
+		fixes = append(fixes, rolloutStrategyFix(wl))
+		if platform == sources.FamilyALB {
+			fixes = append(fixes, albGateFix(wl.Namespace))
+		}
+		if plan := planMinReady(objs, platform, hc, wl); hc.Time() > 0 {
+			if plan.Faster != nil {
+				fixes = append(fixes, *plan.Faster)
+			}
+			fixes = append(fixes, minReadyFix(plan.Basis, hc, plan.MinReady, wl, 0))
+		}
+		return fixes
+	}
 	if platform == sources.FamilyALB {
 		fixes = append(fixes, albGateFix(wl.Namespace))
 	}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures readygap's ingest on generated realistic input (scripts/gendata:
 # gzip'd ALB access logs as S3 objects, a gcloud JSON export as gcloud writes
-# it and as NDJSON, ingress-nginx controller output) beside baselines run in the same rounds, and prints in
+# it and as NDJSON, ingress-nginx controller output, an Envoy Gateway proxy's
+# JSON access log) beside baselines run in the same rounds, and prints in
 # one run:
 #
 #   1. throughput: `readygap analyze -o json` on each input, its MB/s and
@@ -21,10 +22,12 @@
 #   SIZE_MB=256 ROUNDS=3 SCALE_MB="256 512" SPAN_MB=256 scripts/bench-ingest.sh
 #   BENCH_DIR=/tmp/rg-bench scripts/bench-ingest.sh   # keep and reuse the data
 #   SECTIONS="scaling span" scripts/bench-ingest.sh    # only some of the three
+#   SECTIONS=throughput INPUTS=envoy scripts/bench-ingest.sh   # only some inputs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 size_mb=${SIZE_MB:-1024}
+envoy_mb=${ENVOY_MB:-300} # the Envoy Gateway JSON access log
 rounds=${ROUNDS:-5}
 scale_mb=${SCALE_MB:-"512 1024 2048 4096"}
 scale_rounds=${SCALE_ROUNDS:-3}
@@ -32,6 +35,8 @@ span_mb=${SPAN_MB:-1024}
 spans=${SPANS:-"1h 24h 168h"}
 sections=${SECTIONS:-"throughput scaling span"}
 section() { [[ " $sections " == *" $1 "* ]]; }
+inputs=${INPUTS:-"alb gcp ndjson nginx envoy"}
+want() { [[ " $inputs " == *" $1 "* ]]; }
 dir=${BENCH_DIR:-$(mktemp -d)}
 mkdir -p "$dir"
 cores=$(nproc)
@@ -84,40 +89,65 @@ echo "machine: $cores cores, $(go env GOVERSION), load $(cut -d' ' -f1-3 /proc/l
 
 # 1. Throughput.
 if section throughput; then
-gen main "$size_mb" 1h
-gen ndjson $((size_mb / 4)) 1h gcp-ndjson
-alb="$dir/main/alb"; gcp="$dir/main/gcp"; nginx="$dir/main/nginx"; ndjson="$dir/ndjson/gcp-ndjson"
-alb_bytes=$(zcat "$alb"/*.gz | wc -c)
-gcp_bytes=$(cat "$gcp"/* | wc -c)
-ndjson_bytes=$(cat "$ndjson"/* | wc -c)
-nginx_bytes=$(cat "$nginx"/* | wc -c)
-alb_files=$(ls "$alb" | grep -c '\.gz$')
+# main holds the ALB, GCP and ingress-nginx inputs; ndjson and envoy are
+# generated on their own.
+want alb || want gcp || want nginx && gen main "$size_mb" 1h
+want ndjson && gen ndjson $((size_mb / 4)) 1h gcp-ndjson
+want envoy && gen envoy "$envoy_mb" 1h envoy-json
+alb="$dir/main/alb"; gcp="$dir/main/gcp"; nginx="$dir/main/nginx"; ndjson="$dir/ndjson/gcp-ndjson"; envoy="$dir/envoy/envoy-json"
+text_bytes() { if [ -d "$1" ]; then cat "$1"/* | wc -c; else echo 0; fi; }
+alb_bytes=0 alb_files=0
+if want alb; then alb_bytes=$(zcat "$alb"/*.gz | wc -c); alb_files=$(ls "$alb" | grep -c '\.gz$'); fi
+gcp_bytes=0 ndjson_bytes=0 nginx_bytes=0 envoy_bytes=0
+want gcp && gcp_bytes=$(text_bytes "$gcp")
+want ndjson && ndjson_bytes=$(text_bytes "$ndjson")
+want nginx && nginx_bytes=$(text_bytes "$nginx")
+want envoy && envoy_bytes=$(text_bytes "$envoy")
 ga_out=$(mktemp -d)
 for r in $(seq "$rounds"); do
   echo "round $r/$rounds" >&2
-  run alb-readygap "$r" "'$dir/readygap' analyze -o json '$alb'"
-  run alb-zcat "$r" "zcat '$alb'/*.gz"
-  have pigz && run alb-pigz "$r" "pigz -dc '$alb'/*.gz"
-  run alb-inflate "$r" "'$dir/inflate' -j $cores '$alb'/*.gz"
-  run alb-zcat-wc "$r" "zcat '$alb'/*.gz | wc -l"
-  run gcp-readygap "$r" "'$dir/readygap' analyze -o json '$gcp'"
-  run gcp-wc "$r" "wc -l '$gcp'/*"
-  run ndjson-readygap "$r" "'$dir/readygap' analyze -o json '$ndjson'"
-  run ndjson-wc "$r" "wc -l '$ndjson'/*"
-  run nginx-readygap "$r" "'$dir/readygap' analyze -o json '$nginx'"
-  run nginx-wc "$r" "wc -l '$nginx'/*"
+  if want alb; then
+    run alb-readygap "$r" "'$dir/readygap' analyze -o json '$alb'"
+    run alb-zcat "$r" "zcat '$alb'/*.gz"
+    have pigz && run alb-pigz "$r" "pigz -dc '$alb'/*.gz"
+    run alb-inflate "$r" "'$dir/inflate' -j $cores '$alb'/*.gz"
+    run alb-zcat-wc "$r" "zcat '$alb'/*.gz | wc -l"
+  fi
+  if want gcp; then
+    run gcp-readygap "$r" "'$dir/readygap' analyze -o json '$gcp'"
+    run gcp-wc "$r" "wc -l '$gcp'/*"
+  fi
+  if want ndjson; then
+    run ndjson-readygap "$r" "'$dir/readygap' analyze -o json '$ndjson'"
+    run ndjson-wc "$r" "wc -l '$ndjson'/*"
+  fi
+  if want nginx; then
+    run nginx-readygap "$r" "'$dir/readygap' analyze -o json '$nginx'"
+    run nginx-wc "$r" "wc -l '$nginx'/*"
+  fi
+  if want envoy; then
+    run envoy-readygap "$r" "'$dir/readygap' analyze -o json '$envoy'"
+    run envoy-wc "$r" "wc -l '$envoy'/*"
+  fi
   if [ "$r" = 1 ]; then
-    have goaccess && run alb-goaccess "$r" "zcat '$alb'/*.gz | goaccess --log-format=AWSALB -o '$ga_out/alb.json' -"
-    have lnav && run alb-lnav "$r" "lnav -n -c ';SELECT count(*) FROM alb_log' '$alb'/*.gz"
-    have jq && run gcp-jq "$r" "jq -c '.[] | select(.httpRequest.status >= 500)' '$gcp'/*"
-    have goaccess && run nginx-goaccess "$r" "goaccess --log-format=COMBINED -o '$ga_out/nginx.json' '$nginx'/*"
+    want alb && have goaccess && run alb-goaccess "$r" "zcat '$alb'/*.gz | goaccess --log-format=AWSALB -o '$ga_out/alb.json' -"
+    want alb && have lnav && run alb-lnav "$r" "lnav -n -c ';SELECT count(*) FROM alb_log' '$alb'/*.gz"
+    want gcp && have jq && run gcp-jq "$r" "jq -c '.[] | select(.httpRequest.status >= 500)' '$gcp'/*"
+    want nginx && have goaccess && run nginx-goaccess "$r" "goaccess --log-format=COMBINED -o '$ga_out/nginx.json' '$nginx'/*"
+    want envoy && have jq && run envoy-jq "$r" "jq -c 'select(.response_code >= 500)' '$envoy'/*"
   fi
 done
 rm -rf "$ga_out"
 
 echo
 echo "throughput, load after: $(cut -d' ' -f1-3 /proc/loadavg); rounds: $rounds (medians)"
-echo "ALB: $alb_files .log.gz objects, $((alb_bytes/1048576)) MB of text; GCP: $((gcp_bytes/1048576)) MB (gcloud's array), $((ndjson_bytes/1048576)) MB (NDJSON); ingress-nginx: $((nginx_bytes/1048576)) MB"
+sizes=()
+want alb && sizes+=("ALB: $alb_files .log.gz objects, $((alb_bytes/1048576)) MB of text")
+want gcp && sizes+=("GCP: $((gcp_bytes/1048576)) MB (gcloud's array)")
+want ndjson && sizes+=("GCP: $((ndjson_bytes/1048576)) MB (NDJSON)")
+want nginx && sizes+=("ingress-nginx: $((nginx_bytes/1048576)) MB")
+want envoy && sizes+=("Envoy Gateway JSON: $((envoy_bytes/1048576)) MB")
+(IFS=';'; echo "${sizes[*]}" | sed 's/;/; /g')
 echo
 printf '%-16s %8s %8s %12s  %s\n' command seconds "MB/s" "peak RSS MB" "readygap is ... times as fast"
 show() {
@@ -136,6 +166,8 @@ show ndjson-readygap "$ndjson_bytes"
 show ndjson-wc "$ndjson_bytes" ndjson-readygap
 show nginx-readygap "$nginx_bytes"
 for b in nginx-wc nginx-goaccess; do show "$b" "$nginx_bytes" nginx-readygap; done
+show envoy-readygap "$envoy_bytes"
+for b in envoy-wc envoy-jq; do show "$b" "$envoy_bytes" envoy-readygap; done
 if [ -n "$(secs alb-inflate)" ]; then
   echo "ALB wall time / parallel inflate ($cores goroutines): $(awk -v a=alb-readygap -v b=alb-inflate \
     '$1==a {ta[$2]=$3} $1==b {tb[$2]=$3} END {for (r in ta) if ((r in tb) && tb[r] > 0) print ta[r]/tb[r]}' "$results" | median | awk '{printf "%.2f", $1}')"

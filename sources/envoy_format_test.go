@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -307,5 +308,61 @@ func TestEnvoyTextTimeLayoutWithSpaces(t *testing.T) {
 	}
 	if _, rep = envoyParse(t, a, `2024-05-01T12:00:01 200 - 10.0.0.1:80`, stamp); rep.Skipped != 1 {
 		t.Errorf("a time not in the layout is read")
+	}
+}
+
+// envoySampleFormat is the access format of renuka-fernando/examples'
+// envoy/simple/envoy.yaml at commit 5920f09 (MIT; samples/envoy/NOTICE), as
+// its YAML folded scalar gives it: Envoy's default with the response code
+// details after the flags, so that neither default format reads its lines.
+const envoySampleFormat = `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% %RESPONSE_CODE_DETAILS% %BYTES_RECEIVED% %BYTES_SENT% %DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%"\n`
+
+// TestEnvoyCustomFormatSamples reads the real lines logged in that format,
+// behind docker's timestamps, with --envoy-format: every outcome the page
+// provoked, to the millisecond of START_TIME (not docker's later stamp).
+// Without the format the file is not read.
+func TestEnvoyCustomFormatSamples(t *testing.T) {
+	const path = "testdata/samples/envoy/renuka-fernando--examples--envoy-simple.log"
+	c := &collector{}
+	res, err := Read(context.Background(), []string{path}, Options{EnvoyFormat: envoySampleFormat}, func(*InputReport) Handler { return c })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Inputs) != 1 || res.Inputs[0].Format != FormatEnvoyAccess || res.Inputs[0].Skipped != 0 {
+		t.Fatalf("inputs %+v", res.Inputs)
+	}
+	sort.Slice(c.requests, func(i, j int) bool { return c.requests[i].Origin.Line < c.requests[j].Origin.Line })
+	want := []envoyWant{
+		{time: envoyMs(2024, 7, 20, 7, 5, 54, 173), status: 504, gen: GeneratedByLB, failure: FailureTimeout, backend: "172.27.0.2:8080",
+			method: "GET", path: "/gateway-timeout?delayMs=5000", detail: "UT response_timeout"},
+		{time: envoyMs(2024, 7, 20, 7, 6, 24, 729), status: 503, gen: GeneratedByLB, failure: FailureNoBackend,
+			method: "GET", path: "/no-healthy-upstream", detail: "UH no_healthy_upstream"},
+		{time: envoyMs(2024, 7, 20, 7, 9, 48, 470), status: 503, gen: GeneratedByLB, failure: FailureRefused, backend: "172.28.0.2:801",
+			method: "GET", path: "/upstream-connection-failure", detail: "UF upstream_reset_before_response_started{connection_failure,delayed_connect_error:_111}"},
+		{time: envoyMs(2024, 7, 20, 7, 23, 58, 586), status: 200, gen: GeneratedByBackend, failure: FailureClosed, backend: "192.168.5.2:8080",
+			method: "GET", path: "/upstream-connection-failure/after-response", detail: "UPE upstream_reset_after_response_started{protocol_error}"},
+		{time: envoyMs(2024, 7, 20, 7, 32, 21, 519), status: 503, gen: GeneratedByLB, failure: FailureOther, backend: "172.31.0.3:8080",
+			method: "GET", path: "/upstream-service-overflow?delayMs=5000", detail: "UO upstream_reset_before_response_started{overflow}"},
+		{time: envoyMs(2024, 7, 20, 7, 32, 21, 516), status: 200, gen: GeneratedByBackend, failure: FailureNone, backend: "172.31.0.3:8080",
+			method: "GET", path: "/upstream-service-overflow?delayMs=5000", detail: "via_upstream"},
+		{time: envoyMs(2024, 7, 20, 7, 38, 15, 899), status: 503, gen: GeneratedByLB, failure: FailureOther,
+			method: "GET", path: "/no-upstream-cluster", detail: "NC cluster_not_found"},
+		{time: envoyMs(2024, 7, 20, 7, 45, 34, 828), status: 500, gen: GeneratedByBackend, failure: FailureAppError, backend: "192.168.48.2:8080",
+			method: "GET", path: "/upstream-retry-exceeds?statusCode=500", detail: "URX via_upstream", limit: true},
+		{time: envoyMs(2024, 7, 21, 8, 32, 59, 547), status: 101, gen: GeneratedByLB, failure: FailureNone, backend: "192.168.5.2:8080",
+			method: "GET", path: "/ws", detail: "DC downstream_remote_disconnect"},
+		// The backend's 101, then Envoy's idle timeout: a status below 500
+		// with a flag and no via_upstream counts as the proxy's, no failure.
+		{time: envoyMs(2024, 7, 21, 9, 11, 33, 481), status: 101, gen: GeneratedByLB, failure: FailureNone, backend: "192.168.5.2:8080",
+			method: "GET", path: "/ws", detail: "SI stream_idle_timeout"},
+	}
+	if len(c.requests) != len(want) {
+		t.Fatalf("%d requests, want %d", len(c.requests), len(want))
+	}
+	for i, w := range want {
+		t.Run(w.path, func(t *testing.T) { checkEnvoyRequest(t, c.requests[i], FormatEnvoyAccess, w) })
+	}
+	if _, err := Read(context.Background(), []string{path}, Options{}, func(*InputReport) Handler { return &collector{} }); err == nil {
+		t.Errorf("the file is read without its format")
 	}
 }

@@ -2,7 +2,10 @@ package sources
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"math/bits"
+	"strconv"
 	"sync"
 	"time"
 
@@ -129,6 +132,8 @@ type envoyJSONState struct {
 	slots    []envoyKeySlot
 	slotKeys *envoyKeyMap
 	pos      int
+	// num holds the text of a number the JSON parser read.
+	num []byte
 }
 
 // envoyKeySlot is a key seen at one position and what it means (nil: a
@@ -136,6 +141,9 @@ type envoyJSONState struct {
 type envoyKeySlot struct {
 	key string
 	k   *envoyJSONKey
+	// plain says the key holds no quote or backslash: scan can then
+	// compare it with a line's bytes as they are.
+	plain bool
 }
 
 // maxEnvoyKeySlots bounds the positions remembered, so that a line with
@@ -159,26 +167,19 @@ func (a envoyJSON) Parse(line []byte, ln *Line, out *Emitter) error {
 	return emitEnvoyRecord(&st.rec, &st.buf, FormatEnvoyJSON, ln, out)
 }
 
-// read parses line and fills st.rec through the dictionary keys.
+// read parses line and fills st.rec through the dictionary keys: a flat
+// object, as Envoy writes one, by scan; anything else (nested dictionaries,
+// escaped keys or values, malformed lines) by the full parser, which gives
+// the same record and names what is wrong.
 func (st *envoyJSONState) read(line []byte, keys *envoyKeyMap, loc *time.Location) error {
-	st.rec, st.emit = envoyRecord{platform: keys.platform}, time.Time{}
-	v, err := st.p.ParseBytes(line)
-	if err != nil {
-		return errEnvoyJSONInvalid
-	}
-	obj, err := v.Object()
-	if err != nil {
-		return errEnvoyJSONInvalid
-	}
-	st.keys, st.loc, st.err, st.pos = keys, loc, nil, 0
 	if st.slotKeys != keys {
 		st.slots, st.slotKeys = st.slots[:0], keys
 	}
-	obj.Visit(st.visit)
-	for i := range keys.nested {
-		k := &keys.nested[i]
-		if val := v.Get(k.path...); val != nil && st.err == nil {
-			st.err = st.set(&k.envoyCommand, val)
+	st.start(keys, loc)
+	if len(keys.nested) > 0 || !st.scan(line) {
+		st.start(keys, loc)
+		if err := st.parse(line); err != nil {
+			return err
 		}
 	}
 	if st.err != nil {
@@ -191,6 +192,219 @@ func (st *envoyJSONState) read(line []byte, keys *envoyKeyMap, loc *time.Locatio
 		st.rec.time = st.emit
 	}
 	return nil
+}
+
+// start clears the record and the position for a new line.
+func (st *envoyJSONState) start(keys *envoyKeyMap, loc *time.Location) {
+	st.rec, st.emit = envoyRecord{platform: keys.platform}, time.Time{}
+	st.keys, st.loc, st.err, st.pos = keys, loc, nil, 0
+}
+
+// parse reads line with the JSON parser, top-level keys and nested ones.
+func (st *envoyJSONState) parse(line []byte) error {
+	v, err := st.p.ParseBytes(line)
+	if err != nil {
+		return errEnvoyJSONInvalid
+	}
+	obj, err := v.Object()
+	if err != nil {
+		return errEnvoyJSONInvalid
+	}
+	obj.Visit(st.visit)
+	for i := range st.keys.nested {
+		k := &st.keys.nested[i]
+		if val := v.Get(k.path...); val != nil && st.err == nil {
+			st.err = st.set(&k.envoyCommand, val)
+		}
+	}
+	return nil
+}
+
+// scan reads line when it is one flat JSON object without escapes in its
+// keys or in the values readygap reads, as Envoy writes its access lines,
+// in one pass and without building a tree: the values read alias line, the
+// others are stepped over. It accepts exactly what the JSON parser accepts
+// (fastjson: strings end at an unescaped quote, numbers are runs of
+// digits, signs, points and exponents) and reports false for anything
+// else, nested objects and arrays included, for parse to decide.
+func (st *envoyJSONState) scan(s []byte) bool {
+	i := envoyJSONSpace(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return false
+	}
+	i = envoyJSONSpace(s, i+1)
+	if i < len(s) && s[i] == '}' {
+		return envoyJSONSpace(s, i+1) == len(s)
+	}
+	for {
+		if i >= len(s) || s[i] != '"' {
+			return false
+		}
+		end, k, same := st.slotKey(s, i+1)
+		if !same {
+			var escaped, ok bool
+			if end, escaped, ok = envoyJSONString(s, i+1); !ok || escaped {
+				return false
+			}
+			k = st.lookup(s[i+1 : end])
+		}
+		if i = envoyJSONSpace(s, end+1); i >= len(s) || s[i] != ':' {
+			return false
+		}
+		if i = envoyJSONSpace(s, i+1); i >= len(s) {
+			return false
+		}
+		read := k != nil && st.err == nil
+		if read && k.platform != "" {
+			st.rec.platform = k.platform
+		}
+		switch c := s[i]; {
+		case c == '"':
+			end, escaped, ok := envoyJSONString(s, i+1)
+			if !ok || escaped && read {
+				return false
+			}
+			if read {
+				st.err = st.setString(&k.envoyCommand, s[i+1:end])
+			}
+			i = end + 1
+		case c == 'n' || c == 't' || c == 'f':
+			lit := envoyJSONLiteral(s[i:])
+			if lit == 0 {
+				return false
+			}
+			if read {
+				st.err = st.setOther(&k.envoyCommand, c == 'n')
+			}
+			i += lit
+		default:
+			n := envoyJSONNumber(s[i:])
+			if n == 0 {
+				return false
+			}
+			if read {
+				st.err = st.setNumber(&k.envoyCommand, s[i:i+n])
+			}
+			i += n
+		}
+		if i = envoyJSONSpace(s, i); i >= len(s) {
+			return false
+		}
+		switch s[i] {
+		case ',':
+			i = envoyJSONSpace(s, i+1)
+		case '}':
+			return envoyJSONSpace(s, i+1) == len(s)
+		default:
+			return false
+		}
+	}
+}
+
+// envoyJSONSpace returns the index of the first byte at or after i that is
+// not JSON white space.
+func envoyJSONSpace(s []byte, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// envoyJSONString finds the end of the JSON string whose text starts at
+// s[i], after its opening quote: the index of the closing quote (the first
+// quote after an even run of backslashes) and whether the text holds a
+// backslash; ok is false when the string is not closed.
+func envoyJSONString(s []byte, i int) (end int, escaped, ok bool) {
+	// Eight bytes at a time for the first quote or backslash (the values
+	// are short: one search for each byte would cost more), then byte by
+	// byte from the word that holds one.
+	from := i
+	for ; i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64(s[i:])
+		if m := swarZero(w^swarQuotes) | swarZero(w^swarBackslashes); m != 0 {
+			i += bits.TrailingZeros64(m) / 8
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			return i, false, true
+		case '\\':
+			goto escapes
+		}
+	}
+	return 0, false, false
+escapes:
+	for {
+		n := bytes.IndexByte(s[i:], '"')
+		if n < 0 {
+			return 0, true, false
+		}
+		q := i + n
+		b := q
+		for b > from && s[b-1] == '\\' {
+			b--
+		}
+		if (q-b)%2 == 0 {
+			return q, true, true
+		}
+		i = q + 1
+	}
+}
+
+// Words of eight quotes and eight backslashes for swarZero.
+const (
+	swarQuotes      = 0x2222222222222222
+	swarBackslashes = 0x5c5c5c5c5c5c5c5c
+)
+
+// swarZero flags the zero bytes of w with their high bit; the lowest flag
+// is exact (a borrow can flag a byte above it), which is all a search for
+// the first match needs.
+func swarZero(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return (w - ones) & ^w & highs
+}
+
+// envoyJSONLiteral returns the length of the literal null, true or false
+// s starts with; 0 for none.
+func envoyJSONLiteral(s []byte) int {
+	for _, lit := range []string{"null", "true", "false"} {
+		if len(s) >= len(lit) && string(s[:len(lit)]) == lit {
+			return len(lit)
+		}
+	}
+	return 0
+}
+
+// envoyJSONNumber returns the length of the number s starts with, read as
+// the JSON parser does: a run of digits, signs, points and exponent marks,
+// more than a sign; 0 for none.
+func envoyJSONNumber(s []byte) int {
+	n := 0
+	for n < len(s) {
+		c := s[n]
+		if c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
+			n++
+			continue
+		}
+		break
+	}
+	if n == 1 && (s[0] == '-' || s[0] == '+') {
+		return 0 // a lone sign: the parser refuses it
+	}
+	return n
+}
+
+// envoyJSONInt reads a JSON number as an integer the way the JSON parser's
+// Int does: an optional minus and digits, within int64.
+func envoyJSONInt(raw []byte) (int, bool) {
+	if len(raw) == 0 || raw[0] == '+' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(inputString(raw), 10, 64)
+	return int(n), err == nil
 }
 
 // visit reads one top-level key of the object.
@@ -214,54 +428,91 @@ func (st *envoyJSONState) lookup(key []byte) *envoyJSONKey {
 		return st.slots[i].k
 	}
 	k := st.keys.top[string(key)]
+	slot := envoyKeySlot{key: string(key), k: k, plain: !bytes.ContainsAny(key, `"\\`)}
 	switch {
 	case i < len(st.slots):
-		st.slots[i] = envoyKeySlot{key: string(key), k: k}
+		st.slots[i] = slot
 	case i == len(st.slots) && i < maxEnvoyKeySlots:
-		st.slots = append(st.slots, envoyKeySlot{key: string(key), k: k})
+		st.slots = append(st.slots, slot)
 	}
 	return k
 }
 
-// set stores one value: a string as the text adapter reads it, a number
-// for the numeric operators, null as unset.
+// slotKey reports whether s[i:], just after a key's opening quote, is the
+// key the last lines had at this position and its closing quote: then it
+// returns the index of that quote and what the key means, and moves to
+// the next position. It spares scan the search for the quote.
+func (st *envoyJSONState) slotKey(s []byte, i int) (end int, k *envoyJSONKey, ok bool) {
+	if st.pos >= len(st.slots) {
+		return 0, nil, false
+	}
+	sl := &st.slots[st.pos]
+	end = i + len(sl.key)
+	if !sl.plain || end >= len(s) || s[end] != '"' || string(s[i:end]) != sl.key {
+		return 0, nil, false
+	}
+	st.pos++
+	return end, sl.k, true
+}
+
+// set stores one value the JSON parser read.
 func (st *envoyJSONState) set(c *envoyCommand, val *fastjson.Value) error {
-	rec := &st.rec
 	switch val.Type() {
 	case fastjson.TypeString:
 		b, _ := val.StringBytes()
-		t, err := rec.set(c, b, st.loc)
-		if err != nil {
-			if c.op == opStatus {
-				return errEnvoyJSONStatus
-			}
-			return errEnvoyJSONValue
-		}
-		if c.op == opEmitTime {
-			st.emit = t
-		}
+		return st.setString(c, b)
 	case fastjson.TypeNumber:
-		n, err := val.Int()
-		switch c.op {
-		case opStatus:
-			if err != nil || n < 0 || n > 999 {
-				return errEnvoyJSONStatus
-			}
-			rec.status, rec.hasStatus = n, true
-		case opAttemptCount:
-			if err != nil || n < 0 {
-				return errEnvoyJSONValue
-			}
-			rec.attemptCount = n
-		}
-	case fastjson.TypeNull:
-		if c.op == opStatus {
-			rec.hasStatus = true
-		}
-	default:
+		st.num = val.MarshalTo(st.num[:0])
+		return st.setNumber(c, st.num)
+	}
+	return st.setOther(c, val.Type() == fastjson.TypeNull)
+}
+
+// setString stores a string value as the text adapter reads it.
+func (st *envoyJSONState) setString(c *envoyCommand, b []byte) error {
+	t, err := st.rec.set(c, b, st.loc)
+	if err != nil {
 		if c.op == opStatus {
 			return errEnvoyJSONStatus
 		}
+		return errEnvoyJSONValue
+	}
+	if c.op == opEmitTime {
+		st.emit = t
+	}
+	return nil
+}
+
+// setNumber stores a number value (its text, raw) for the numeric
+// operators; other operators ignore numbers.
+func (st *envoyJSONState) setNumber(c *envoyCommand, raw []byte) error {
+	rec := &st.rec
+	switch c.op {
+	case opStatus:
+		n, ok := envoyJSONInt(raw)
+		if !ok || n < 0 || n > 999 {
+			return errEnvoyJSONStatus
+		}
+		rec.status, rec.hasStatus = n, true
+	case opAttemptCount:
+		n, ok := envoyJSONInt(raw)
+		if !ok || n < 0 {
+			return errEnvoyJSONValue
+		}
+		rec.attemptCount = n
+	}
+	return nil
+}
+
+// setOther stores null (unset) or another value that is neither string
+// nor number, which only the status operator refuses.
+func (st *envoyJSONState) setOther(c *envoyCommand, null bool) error {
+	switch {
+	case c.op != opStatus:
+	case null:
+		st.rec.hasStatus = true
+	default:
+		return errEnvoyJSONStatus
 	}
 	return nil
 }

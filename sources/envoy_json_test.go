@@ -3,6 +3,7 @@ package sources
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -166,6 +167,141 @@ func FuzzEnvoyJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkEnvoyFuzzLine(t, envoyJSON{}, line)
+	})
+}
+
+// checkEnvoyJSONScan checks that when the one-pass reader takes a line it
+// accepts only what the JSON parser accepts and reads the same record and
+// error from it, with the default keys and with a custom dictionary, each
+// twice: with the key positions the lines before left, then with the
+// line's own. It reports whether the default keys' reader took the line.
+func checkEnvoyJSONScan(t *testing.T, line []byte) bool {
+	t.Helper()
+	took := false
+	for i, keys := range []*envoyKeyMap{envoyJSONDefaults, envoyJSONScanCustom} {
+		fast := &envoyJSONScanStates[i]
+		for range 2 {
+			fast.start(keys, time.UTC)
+			if !fast.scan(line) {
+				continue
+			}
+			took = took || i == 0
+			var full envoyJSONState
+			full.start(keys, time.UTC)
+			if err := full.parse(line); err != nil {
+				t.Fatalf("keys %d: scan reads a line the parser refuses (%v): %q", i, err, line)
+			}
+			if fast.err != full.err || !reflect.DeepEqual(fast.rec, full.rec) || !fast.emit.Equal(full.emit) {
+				t.Fatalf("keys %d: scan read %+v %v, the parser %+v %v: %q", i, fast.rec, fast.err, full.rec, full.err, line)
+			}
+		}
+	}
+	return took
+}
+
+// envoyJSONScanStates are the readers checkEnvoyJSONScan keeps from line to
+// line, one per dictionary, as a worker keeps its state.
+var envoyJSONScanStates [2]envoyJSONState
+
+// envoyJSONScanCustom is a custom dictionary for checkEnvoyJSONScan: other
+// key names, an emit time and the attempt count.
+var envoyJSONScanCustom = func() *envoyKeyMap {
+	m, err := compileEnvoyKeyMap(map[string]any{
+		"t": "%EMIT_TIME%", "code": "%RESPONSE_CODE%", "flags": "%RESPONSE_FLAGS%", "up": "%UPSTREAM_HOST%",
+		"tries": "%UPSTREAM_REQUEST_ATTEMPT_COUNT%", "path": "%REQ(:PATH)%",
+	})
+	if err != nil {
+		panic(err)
+	}
+	return m
+}()
+
+// envoyJSONScanHandOver are lines the one-pass reader must leave to the
+// JSON parser; the parser reads some and refuses others.
+var envoyJSONScanHandOver = []string{
+	`{"start_time":"2024-05-01T12:00:04.400Z","response\u005fcode":503,"response_flags":"UH"}`,
+	`{"start_time":"2024-05-01T12:00:06.000Z","path":"/a\"b","response_code":504}`,
+	`{"start_time":"2024-05-01T12:00:06.000Z","response_code":504,"extra":{"a":1}}`,
+	`{"start_time":"2024-05-01T12:00:06.000Z","response_code":504,"extra":[1,2]}`,
+	`{"start_time":"2024-05-01T12:00:06.000Z","response_code":504`,
+	`{"start_time":"2024-05-01T12:00:06.000Z","response_code":504}x`,
+	`{"start_time":"2024-05-01T12:00:06.000Z","response_code":nan}`,
+	`{"start_time":"2024-05-01T12:00:06.000Z" "response_code":504}`,
+	`{"start_time":"2024-05-01T12:00:06.000Z","response_code":504,}`,
+	`["start_time"]`,
+	// After a line with "response_code" at the same position: the same
+	// key not followed by a colon.
+	`{"start_time":"2024-05-01T12:00:06.000Z","response_code"x:504}`,
+}
+
+// TestEnvoyJSONScanAgreesWithParse checks the one-pass reader against the
+// JSON parser on every test line: it takes the flat lines Envoy writes
+// (the benchmark's too), leaves the others to the parser, and reads what
+// the parser reads.
+func TestEnvoyJSONScanAgreesWithParse(t *testing.T) {
+	for _, tc := range envoyJSONCases {
+		// An escape in a key or a value read is the parser's; one in a
+		// value skipped (istio#19056's istio_policy_status) is not.
+		took := checkEnvoyJSONScan(t, []byte(tc.line))
+		if escaped := strings.Contains(tc.name, "escaped"); took == escaped {
+			t.Errorf("%s: scan took the line: %v", tc.name, took)
+		}
+	}
+	for _, tc := range envoyJSONSkipped {
+		checkEnvoyJSONScan(t, []byte(tc.line))
+	}
+	for _, l := range envoyJSONBenchLines(300) {
+		if !checkEnvoyJSONScan(t, l) {
+			t.Fatalf("scan left a benchmark line to the parser: %s", l)
+		}
+	}
+	for _, l := range envoyJSONScanHandOver {
+		if checkEnvoyJSONScan(t, []byte(l)) {
+			t.Errorf("scan took %s", l)
+		}
+	}
+	// Keys that differ from the ones remembered at their position by one
+	// byte more or less: read as the keys they are.
+	for _, l := range []string{
+		`{"start_time":"2024-05-01T12:00:06.000Z","response_code":504}`,
+		`{"start_time":"2024-05-01T12:00:06.000Z","response_codes":504}`,
+		`{"start_time":"2024-05-01T12:00:06.000Z","response_cod":504}`,
+	} {
+		if !checkEnvoyJSONScan(t, []byte(l)) {
+			t.Errorf("scan left %s to the parser", l)
+		}
+	}
+	// Values the parser reads and scan must read alike: white space
+	// everywhere, numbers for text operators, literals, an empty object.
+	for _, l := range []string{
+		" { \"start_time\" : \"2024-05-01T12:00:06.000Z\" ,\t\"response_code\" :\r\n504 , \"upstream_host\": 7, \"x\": true, \"y\": false, \"z\": null } ",
+		`{"t":"2024-05-01T12:00:06.000Z","code":"503","flags":"UF","up":"10.0.0.1:80","tries":3,"path":"/"}`,
+		`{"t":"2024-05-01T12:00:06.000Z","code":null,"tries":-1}`,
+		`{"t":"2024-05-01T12:00:06.000Z","code":5.03e2}`,
+		`{"t":"2024-05-01T12:00:06.000Z","code":+503}`,
+		`{"t":"2024-05-01T12:00:06.000Z","code":99999999999999999999}`,
+		`{"t":"2024-05-01T12:00:06.000Z","code":true}`,
+		`{"x":"a\\\\","code":200,"t":"2024-05-01T12:00:06.000Z"}`,
+		`{}`,
+	} {
+		var st envoyJSONState
+		st.start(envoyJSONScanCustom, time.UTC)
+		if !st.scan([]byte(l)) {
+			t.Errorf("scan left %s to the parser", l)
+		}
+		checkEnvoyJSONScan(t, []byte(l))
+	}
+}
+
+func FuzzEnvoyJSONScan(f *testing.F) {
+	for _, tc := range envoyJSONCases {
+		f.Add([]byte(tc.line))
+	}
+	for _, l := range envoyJSONScanHandOver {
+		f.Add([]byte(l))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkEnvoyJSONScan(t, line)
 	})
 }
 

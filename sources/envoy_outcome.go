@@ -563,7 +563,7 @@ func (b *envoyRequestBuffer) build(rec *envoyRecord, flags envoyFlags, format Fo
 		r.Platform = rec.platform
 	}
 	r.Method = b.str(1, rec.method)
-	r.Path = string(rec.path)
+	r.Path = inputString(rec.path)
 	b.scratch = envoyDetailText(b.scratch[:0], rec)
 	r.Detail = b.str(2, b.scratch)
 	r.Attempts = envoyAttempts(b.attempts[:0], rec.hostsAttempted)

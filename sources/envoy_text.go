@@ -168,7 +168,8 @@ func envoyTrimLine(line []byte) []byte { return bytes.TrimSpace(line) }
 // Envoy's log in Istio's layout) carry after their time:
 // `2021-05-20T06:23:53.681056Z<TAB>info<TAB>Envoy proxy is ready`. The
 // pipeline takes the time off as a wrapper stamp, so the line starts with
-// the level.
+// the level; behind `kubectl logs --timestamps` it takes kubectl's stamp
+// off and the line still starts with Istio's time.
 var istioLogLevels = [][]byte{
 	[]byte("debug\t"), []byte("info\t"), []byte("warn\t"), []byte("warning\t"),
 	[]byte("error\t"), []byte("critical\t"), []byte("fatal\t"),
@@ -178,6 +179,9 @@ var istioLogLevels = [][]byte{
 // an access line: Istio's layout (see istioLogLevels) or Envoy's default
 // application log layout `[2024-07-20 07:05:54.173][1][info][main] ...`.
 func envoyOwnLogLine(line []byte) bool {
+	if _, n, ok := lex.ScanRFC3339(line); ok && n < len(line) && line[n] == '\t' {
+		line = line[n+1:]
+	}
 	for _, l := range istioLogLevels {
 		if bytes.HasPrefix(line, l) {
 			return true

@@ -270,6 +270,9 @@ var envoyNoRecordLines = []string{
 	// Istio's pilot-agent and Envoy in Istio's layout (istio/istio#32975,
 	// #29109), after the pipeline took their time off.
 	"info\tEnvoy proxy is ready",
+	// The same behind `kubectl logs --timestamps`: kubectl's stamp is
+	// taken off, Istio's own time is left.
+	"2026-02-11T01:12:45.000000Z\tinfo\tEnvoy proxy is ready",
 	"warning\tenvoy config\tgRPC config for type.googleapis.com/envoy.config.listener.v3.Listener rejected",
 	// Envoy's default application log layout (envoyproxy/envoy#37268).
 	"[2024-11-20 19:16:34.839][1][debug][main] [source/server/server.cc:237] flushing stats",
@@ -284,7 +287,7 @@ func TestEnvoyTextNoRecordLines(t *testing.T) {
 			t.Errorf("%.60s: skipped=%d %v requests=%d", line, rep.Skipped, rep.SkipSamples(), len(c.requests))
 		}
 	}
-	for _, line := range envoyNoRecordLines[:3] {
+	for _, line := range envoyNoRecordLines[:4] {
 		if (envoyText{}).Match([]byte(line)) {
 			t.Errorf("%.60s: Match = true for the proxy's own log", line)
 		}

@@ -94,6 +94,30 @@ func TestUnwrapLineNoAllocs(t *testing.T) {
 	}
 }
 
+// TestWrapHasLogKey pins the search for the log key at the line's edges
+// and among near misses.
+func TestWrapHasLogKey(t *testing.T) {
+	for line, want := range map[string]bool{
+		`"log"`: true, `{"log":"x"}`: true, `{"a":"g","b":"lo","log":1}`: true, `{"x":"blog"}`: false,
+		`{"log ":1}`: false, `{"lg":1,"og":"g"}`: false, `log"`: false, `"log`: false, `g`: false, ``: false,
+		`{"a":"\"log\""}`: false, `x"log"`: true,
+	} {
+		if got := wrapHasLogKey([]byte(line)); got != want {
+			t.Errorf("wrapHasLogKey(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
+// BenchmarkUnwrapLineEnvoyJSON times the look for a wrapper in a line that
+// has none and is full of quotes.
+func BenchmarkUnwrapLineEnvoyJSON(b *testing.B) {
+	line := envoyJSONBenchLines(1)[0]
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		unwrapLine(line, nil)
+	}
+}
+
 func BenchmarkUnwrapLineBareALB(b *testing.B) {
 	line := []byte(wrapBareALB)
 	b.SetBytes(int64(len(line)))
@@ -206,6 +230,9 @@ func FuzzUnwrapLine(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
+		if wrapHasLogKey(line) != bytes.Contains(line, []byte(`"log"`)) {
+			t.Fatalf("wrapHasLogKey(%q) = %v", line, !bytes.Contains(line, []byte(`"log"`)))
+		}
 		orig := bytes.Clone(line)
 		inner, stamp, scratch := unwrapLine(line, nil)
 		if !bytes.Equal(line, orig) {

@@ -1,7 +1,9 @@
 // Command gendata writes realistic synthetic inputs for readygap's ingest
 // benchmark: ALB access logs as gzip'd S3 objects, a gcloud logging JSON export
-// and ingress-nginx controller output, with a rollout's worth of LB-generated
-// 502/503s mixed into ordinary traffic. The output is deterministic for a seed.
+// and ingress-nginx controller output (and, on request, the gcloud entries
+// one per line and an Envoy Gateway proxy's JSON access log), with a
+// rollout's worth of LB-generated 502/503s mixed into ordinary traffic. The
+// output is deterministic for a seed.
 package main
 
 import (
@@ -25,7 +27,7 @@ func main() {
 	sizeMB := flag.Int("size-mb", 1024, "approximate total uncompressed size in MB")
 	seed := flag.Uint64("seed", 1, "random seed")
 	span := flag.Duration("span", time.Hour, "time the records are spread over")
-	only := flag.String("only", "", "write only this input (alb, gcp, nginx, or gcp-ndjson: the gcp entries one per line)")
+	only := flag.String("only", "", "write only this input (alb, gcp, nginx; or gcp-ndjson: the gcp entries one per line, envoy-json: an Envoy Gateway access log)")
 	flag.Parse()
 	if err := generate(*out, int64(*sizeMB)<<20, *seed, *span, *only); err != nil {
 		log.Fatal(err)
@@ -45,12 +47,14 @@ func generate(out string, total int64, seed uint64, span time.Duration, only str
 		{"gcp", 25, g.writeGCP},
 		{"nginx", 25, g.writeNginx},
 	}
-	if only == "gcp-ndjson" { // not part of the default mix
+	// Not part of the default mix: written only when asked for.
+	extra := map[string]func(dir string, bytes int64) error{"gcp-ndjson": g.writeGCPNDJSON, "envoy-json": g.writeEnvoyJSON}
+	if w, ok := extra[only]; ok {
 		steps = append(steps, struct {
 			dir   string
 			share int64
 			write func(dir string, bytes int64) error
-		}{"gcp-ndjson", 100, g.writeGCPNDJSON})
+		}{only, 100, w})
 	}
 	for _, s := range steps {
 		if only != "" && s.dir != only {
@@ -270,6 +274,50 @@ func (g *generator) writeNginx(dir string, budget int64) error {
 			fmt.Fprintf(w, "%s - - [%s] \"GET %s HTTP/1.1\" %d %d \"-\" \"%s\" %d 0.%03d [shop-web-80] [] %s %s %s %s %032x\n",
 				g.clientIP(), t.Format("02/Jan/2006:15:04:05 -0700"), paths[g.rnd.IntN(len(paths))], status, length,
 				agents[g.rnd.IntN(len(agents))], 80+g.rnd.IntN(400), g.rnd.IntN(300), up, upLen, upTime, upStatus, g.rnd.Uint64())
+		}
+	})
+}
+
+// envoyJSONLineBytes is about the size of one Envoy Gateway access line
+// below, for the line count of a budget.
+const envoyJSONLineBytes = 870
+
+// writeEnvoyJSON writes an Envoy Gateway proxy's access log as `kubectl
+// logs` gives it: one JSON object per line with Envoy Gateway's default
+// keys (v1.4 and later: typed values, null when unset; its
+// troubleshooting page shows one). In the rollout windows three failures
+// in four find no healthy upstream and the fourth an endpoint that
+// refuses, as the new pods are not yet programmed into Envoy while the old
+// ones are gone.
+func (g *generator) writeEnvoyJSON(dir string, budget int64) error {
+	n := int(budget / envoyJSONLineBytes)
+	failures := 0
+	return writePlain(filepath.Join(dir, "envoy-default-eg-proxy.log"), func(w io.Writer) {
+		for i := 0; i < n; i++ {
+			t := g.at(i, n)
+			status, flags, details, reason, host, cluster, service := 200, `"-"`, `"via_upstream"`, "null", `"`+g.podIP()+`:8080"`, `"httproute/shop/web/rule/0"`, fmt.Sprintf(`"%d"`, 1+g.rnd.IntN(40))
+			if failing(i, n) {
+				failures++
+				service = "null"
+				if failures%4 != 0 {
+					status, flags, details, host = 503, `"UH"`, `"no_healthy_upstream"`, "null"
+				} else {
+					status, flags = 503, `"UF"`
+					details = `"upstream_reset_before_response_started{remote_connection_failure|delayed_connect_error:_Connection_refused}"`
+					reason = `"delayed_connect_error:_Connection_refused"`
+				}
+			}
+			fmt.Fprintf(w, `{":authority":"shop.example.com","bytes_received":0,"bytes_sent":%d,"connection_termination_details":null,`+
+				`"downstream_local_address":"10.244.0.9:10080","downstream_remote_address":"%s:%d","duration":%d,"method":"GET",`+
+				`"protocol":"HTTP/1.1","requested_server_name":null,"response_code":%d,"response_code_details":%s,"response_flags":%s,`+
+				`"route_name":"httproute/shop/web/rule/0/match/0/shop_example_com","start_time":"%s",`+
+				`"upstream_cluster":%s,"upstream_host":%s,"upstream_local_address":"10.244.0.9:%d",`+
+				`"upstream_transport_failure_reason":%s,"user-agent":"%s","x-envoy-origin-path":"%s","x-envoy-upstream-service-time":%s,`+
+				`"x-forwarded-for":"%s","x-request-id":"%08x-%04x-4%03x-a%03x-%012x"}`+"\n",
+				300+g.rnd.IntN(5000), g.clientIP(), 1024+g.rnd.IntN(60000), 1+g.rnd.IntN(40), status, details, flags,
+				t.Format("2006-01-02T15:04:05.000Z"), cluster, host, 30000+g.rnd.IntN(30000), reason,
+				agents[g.rnd.IntN(len(agents))], paths[g.rnd.IntN(len(paths))], service, g.clientIP(),
+				g.rnd.Uint32(), g.rnd.IntN(1<<16), g.rnd.IntN(1<<12), g.rnd.IntN(1<<12), g.rnd.Uint64()&(1<<48-1))
 		}
 	})
 }

@@ -51,9 +51,9 @@ func verdicts(t *testing.T, input string, sizeMB int64) (causes []string, hidden
 // nginx input rescues are counted as hidden failures.
 func TestSameTrafficSameVerdict(t *testing.T) {
 	if testing.Short() {
-		t.Skip("generates and reads 40 MB")
+		t.Skip("generates and reads 80 MB")
 	}
-	for _, input := range []string{"alb", "gcp", "nginx"} {
+	for _, input := range []string{"alb", "gcp", "nginx", "envoy-json"} {
 		small, smallHidden := verdicts(t, input, 4)
 		large, largeHidden := verdicts(t, input, 16)
 		if len(small) == 0 || !reflect.DeepEqual(small, large) {
