@@ -174,6 +174,7 @@ var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <h2>Incident {{.N}} of {{$.Count}}: {{.Cause}}{{if .Variant}} — {{.Variant}}{{end}} <small class="id">{{.CauseID}}{{if .VariantID}} · {{.VariantID}}{{end}}</small></h2>
 <ul class="meta"><li><b>{{.Window}}</b></li><li>{{.FailedText}}; {{.Confidence}} confidence{{if .Trigger}}; {{.Trigger}}{{end}}{{if .Cut}}; {{.Cut}}{{end}}</li>{{if .Rate}}<li>{{.Rate}}</li>{{end}}{{range .Timeouts}}<li>{{.}}</li>{{end}}</ul>
 {{if .Summary}}<p>{{.Summary}}</p>{{end}}
+{{range .Notes}}<p class="note">{{.}}</p>{{end}}
 {{if .Moments}}<h3>Key moments</h3>
 <table class="moments stack"><thead><tr><th>time (UTC)</th><th>what</th><th>pod / IP / object</th><th>source</th></tr></thead><tbody>
 {{range .Moments}}<tr><td class="t">{{.Time}}</td><td data-label="what">{{.What}}</td><td data-label="who">{{.Who}}{{if .Zone}} ({{.Zone}}){{end}}</td><td class="src" data-label="source">{{.Source}}</td></tr>
@@ -187,7 +188,6 @@ var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{range .Backends}}<tr><td>{{.Role}}</td><td data-label="pod">{{.Pod}}</td><td data-label="IP">{{.IP}}</td><td class="num" data-label="failed requests">{{.Requests}}</td><td class="num" data-label="failed attempts">{{.Attempts}}</td><td data-label="why">{{.Why}}</td></tr>
 {{end}}</tbody></table>
 <p class="note">A failed request is one the client saw fail, counted on the backend of its last attempt; a failed attempt is one try of the proxy, which a retry elsewhere may have rescued.</p>{{end}}
-{{range .Notes}}<p class="note">{{.}}</p>{{end}}
 {{if .Fixes}}<p class="fix">Fix: {{range $i, $f := .Fixes}}{{if $i}}, {{end}}<a href="#{{$f.ID}}">{{$f.N}}. {{$f.Title}}</a>{{end}}</p>{{end}}
 </section>
 {{end}}

@@ -51,7 +51,7 @@ func largeRollout(tb testing.TB) *Report {
 	origin := func(file string) sources.Origin { line++; return sources.Origin{File: file, Line: line} }
 	event := func(at time.Time, kind sources.LifecycleKind, pod string, ip netip.Addr, rs string) {
 		c.Lifecycle(&sources.Lifecycle{Time: at, Kind: kind, Namespace: "shop", Pod: pod, IP: ip, Group: rs, Object: "ReplicaSet/" + rs,
-			From: -1, Format: sources.FormatK8sEvents, Origin: origin("events.json")})
+			From: -1, Format: sources.FormatK8sEvents, FromAPI: true, Origin: origin("events.json")})
 	}
 	// killed[i] is when old pod i began terminating; ready[i] when new pod i was Ready.
 	killed := make([]time.Time, largePods)

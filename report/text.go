@@ -366,6 +366,10 @@ func (t *textOut) incident(rep *Report, i int, in Incident) {
 		}
 		t.para("Timeouts: ", strings.Join(parts, "; "), "  ")
 	}
+	// What changes how to read the incident comes before its details.
+	for _, note := range in.Notes {
+		t.para(warnStyle.Render("note: "), Sanitize(note), "      ")
+	}
 	t.blank()
 	if len(in.Timeline) > 0 {
 		t.heading("Key moments (UTC)")
@@ -422,9 +426,6 @@ func (t *textOut) incident(rep *Report, i int, in Incident) {
 			t.para("  ", moreBackends(rest), "  ")
 		}
 		t.blank()
-	}
-	for _, note := range in.Notes {
-		t.para(warnStyle.Render("note: "), Sanitize(note), "      ")
 	}
 	if len(in.Remediation) > 0 {
 		t.para("Fix: ", changeRefs(rep, in), "     ")
