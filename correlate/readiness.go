@@ -76,26 +76,27 @@ func inferReady(d *Dataset, rollouts []*Rollout) {
 		// sizes holds each ReplicaSet's size as its last scaling event set
 		// it; a ReplicaSet without one is of unknown size.
 		sizes := map[string]int{}
+		// before is the new ReplicaSet's size before the moment at: pods
+		// it gained at that moment were not there for the controller to
+		// count.
+		var at time.Time
+		before, known := 0, false
 		for i := range d.Lifecycle {
 			l := &d.Lifecycle[i]
 			if (l.Kind != sources.ScaledUp && l.Kind != sources.ScaledDown) || l.Namespace != r.Namespace || !r.takesPart(l.Group) {
 				continue
 			}
-			if l.Kind == sources.ScaledDown && l.Group != r.New.Name {
-				// The new ReplicaSet's size before this second.
-				before, known := sizes[r.New.Name]
-				for j := i - 1; j >= 0 && d.Lifecycle[j].Time.Equal(l.Time); j-- {
-					if p := &d.Lifecycle[j]; p.Kind == sources.ScaledUp && p.Group == r.New.Name && p.Namespace == r.Namespace {
-						before, known = p.From, p.From >= 0
-					}
-				}
-				sizes[l.Group] = l.Count
-				if remaining, ok := oldSize(r, sizes); ok && known && before > 0 && floor-remaining >= before {
-					readyBefore(r.New, l, minReady)
-				}
-				continue
+			if !l.Time.Equal(at) {
+				at = l.Time
+				before, known = sizes[r.New.Name]
 			}
 			sizes[l.Group] = l.Count
+			if l.Kind != sources.ScaledDown || l.Group == r.New.Name {
+				continue
+			}
+			if remaining, ok := oldSize(r, sizes); ok && known && before > 0 && floor-remaining >= before {
+				readyBefore(r.New, l, minReady)
+			}
 		}
 	}
 }

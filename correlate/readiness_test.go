@@ -12,9 +12,9 @@ import (
 // maxUnavailable 0 each scale-down of the old pods says every new pod then
 // there was Ready by then, less minReadySeconds (never before the pod
 // began); with maxUnavailable 1 neither says which new pod was available;
-// a pod created in the second of the scale-down, a pod with a Ready
-// record, a new size not known before the scale-down and a Recreate
-// rollout get nothing.
+// a pod created in the moment of the scale-down and a pod with a Ready
+// record get nothing, nor does any pod from a scale-down before an event
+// gave the new ReplicaSet's size, or in a Recreate rollout.
 func TestInferReady(t *testing.T) {
 	t0 := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
@@ -25,7 +25,7 @@ func TestInferReady(t *testing.T) {
 		strategy       string
 		minReady       int
 		upFirst        bool // the second scale-up is listed before the scale-down of its second
-		fromUnknown    bool
+		noFirstUp      bool // no event says the new ReplicaSet grew to one pod
 		readyA         bool
 		want           want
 	}{
@@ -35,7 +35,7 @@ func TestInferReady(t *testing.T) {
 		{name: "maxUnavailable 1", maxUnavailable: "1"},
 		{name: "default 25% of 2 is 0", want: want{at(10), at(20)}},
 		{name: "scale-up listed first", maxUnavailable: "0", upFirst: true, want: want{at(10), at(20)}},
-		{name: "new size unknown", maxUnavailable: "0", upFirst: true, fromUnknown: true, want: want{at(20), at(20)}},
+		{name: "new size unknown", maxUnavailable: "0", noFirstUp: true, want: want{at(20), at(20)}},
 		{name: "a Ready record", maxUnavailable: "0", readyA: true, want: want{time.Time{}, at(20)}},
 		{name: "Recreate", strategy: "Recreate", maxUnavailable: "0"},
 	} {
@@ -48,24 +48,22 @@ func TestInferReady(t *testing.T) {
 				col.Lifecycle(&sources.Lifecycle{Time: at(s), Kind: kind, Namespace: "shop", Pod: pod, Group: group, From: from, Count: count,
 					Object: "Deployment/web", Format: sources.FormatK8sEvents})
 			}
-			from := 1
-			if c.fromUnknown {
-				from = -1
-			}
 			ev(-60, sources.PodCreated, "web-old-x1", "", 0, 0)
 			ev(-60, sources.PodCreated, "web-old-x2", "", 0, 0)
-			ev(2, sources.ScaledUp, "", "web-new", 0, 1)
+			if !c.noFirstUp {
+				ev(2, sources.ScaledUp, "", "web-new", 0, 1)
+			}
 			ev(2, sources.PodCreated, "web-new-aaaaa", "", 0, 0)
 			if c.readyA {
 				ev(7, sources.PodReady, "web-new-aaaaa", "", 0, 0)
 			}
 			if c.upFirst {
-				ev(10, sources.ScaledUp, "", "web-new", from, 2)
+				ev(10, sources.ScaledUp, "", "web-new", 1, 2)
 			}
 			ev(10, sources.ScaledDown, "", "web-old", 2, 1)
 			ev(10, sources.Killing, "web-old-x1", "", 0, 0)
 			if !c.upFirst {
-				ev(10, sources.ScaledUp, "", "web-new", from, 2)
+				ev(10, sources.ScaledUp, "", "web-new", 1, 2)
 			}
 			ev(10, sources.PodCreated, "web-new-bbbbb", "", 0, 0)
 			ev(20, sources.ScaledDown, "", "web-old", 1, 0)
