@@ -377,3 +377,29 @@ func TestWindowLabelsApart(t *testing.T) {
 		t.Errorf("a window %v wide has its label at %v, want its start", wideWindow*lw+1, got)
 	}
 }
+
+// TestLegendNamesWhatIsDrawn checks the lanes' legend of each seed
+// fixture: it names a lane state or marker shape if and only if the lanes
+// draw it, and the incident window only with an incident.
+func TestLegendNamesWhatIsDrawn(t *testing.T) {
+	entries := map[string]string{"st-starting": "starting", "st-ready": "Ready for Kubernetes", "st-lb_healthy": "healthy for the LB",
+		"st-terminating": "terminating", "m-attach": "registered / NEG attach", "m-detach": "deregistered / detach",
+		"m-gate": "readiness gate", "m-fail": "probe failed", "m-stop": "killed / deleted"}
+	for _, name := range append([]string{"nginx-probe-fixed"}, seedFixtures...) {
+		page := render(t, HTML, analyze(t, fixture(name)))
+		start := strings.Index(page, `<svg class="chart" id="lanes"`)
+		end := strings.Index(page[start:], "</svg></div>") + start
+		lanes := page[start:end]
+		legend := page[end : end+strings.Index(page[end:], "</figcaption>")]
+		for class, label := range entries {
+			drawn := regexp.MustCompile(`<(rect|path) class="(st|mk) [^"]*\b` + class + `\b`).MatchString(lanes)
+			if listed := strings.Contains(legend, "</svg>"+label+"</li>"); drawn != listed {
+				t.Errorf("%s: %s drawn %v, in the legend %v", name, class, drawn, listed)
+			}
+		}
+		incidents := strings.Contains(lanes, `<rect class="window"`)
+		if listed := strings.Contains(legend, "</svg>incident</li>"); incidents != listed {
+			t.Errorf("%s: incident windows drawn %v, in the legend %v", name, incidents, listed)
+		}
+	}
+}

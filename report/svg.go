@@ -62,6 +62,9 @@ type svgCharts struct {
 	Replicas  []svgReplicaSet
 	// LanesNote says how many lanes were collapsed or left out.
 	LanesNote string
+	// Drawn holds the classes of the states (st-…) and marker shapes (m-…)
+	// the lanes draw: the legend names only those.
+	Drawn map[string]bool
 	// Bars are the buckets of the outcome series; BarsNote says how they were summed.
 	Bars     []svgBucket
 	BarsNote string
@@ -183,6 +186,19 @@ func newCharts(rep *Report) *svgCharts {
 	}
 	c.Ticks = timeTicks(ax)
 	c.layoutLanes(rep, ax)
+	c.Drawn = map[string]bool{}
+	for _, l := range c.Lanes {
+		for _, r := range l.Segs {
+			for _, class := range strings.Fields(r.Class) {
+				c.Drawn[class] = true
+			}
+		}
+		for _, m := range l.Markers {
+			for _, class := range strings.Fields(m.Class) {
+				c.Drawn[class] = true
+			}
+		}
+	}
 	c.layoutBars(rep, ax)
 	for i, in := range rep.Incidents {
 		s, e := in.Start, in.End
