@@ -49,6 +49,10 @@ type Fix struct {
 	// Patch is the change as the object to apply (a strategic-merge patch
 	// of a Kubernetes object); nil when the change is not a manifest.
 	Patch Patch
+	// AtMost says that the numbers of Patch are the most that fix the
+	// incident (a timeout to lower), not the least, as they are for every
+	// other fix (a sleep, grace period or budget to raise); see Covers.
+	AtMost bool
 }
 
 // Patch is a Kubernetes object as nested maps, for sigs.k8s.io/yaml.

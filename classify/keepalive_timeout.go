@@ -330,6 +330,7 @@ func keepaliveFixes(objs *Objects, wl workload, family sources.Family, lb Timeou
 			Why:   "The ALB idle timeout applies to client connections too; lowering it below the app's keep-alive ends the race from the load balancer's side.",
 			Patch: objectPatch("networking.k8s.io/v1", "Ingress", ns, name, map[string]any{"annotations": map[string]any{
 				"alb.ingress.kubernetes.io/load-balancer-attributes": fmt.Sprintf("idle_timeout.timeout_seconds=%d", lower)}}, nil),
+			AtMost: true,
 		})
 	case sources.FamilyIngressNginx:
 		ns, name := "ingress-nginx", "ingress-nginx-controller"
@@ -337,9 +338,10 @@ func keepaliveFixes(objs *Objects, wl workload, family sources.Family, lb Timeou
 			ns, name = cms[0].Namespace, cms[0].Name
 		}
 		fixes = append(fixes, Fix{
-			Title: fmt.Sprintf("Or let ingress-nginx drop idle upstream connections after %d s", lower),
-			Why:   "upstream-keepalive-timeout below the app's keep-alive makes nginx close an idle connection before the app does.",
-			Patch: objectPatch("v1", "ConfigMap", ns, name, nil, nil).with("data", map[string]any{"upstream-keepalive-timeout": fmt.Sprint(lower)}),
+			Title:  fmt.Sprintf("Or let ingress-nginx drop idle upstream connections after %d s", lower),
+			Why:    "upstream-keepalive-timeout below the app's keep-alive makes nginx close an idle connection before the app does.",
+			Patch:  objectPatch("v1", "ConfigMap", ns, name, nil, nil).with("data", map[string]any{"upstream-keepalive-timeout": fmt.Sprint(lower)}),
+			AtMost: true,
 		})
 	}
 	return fixes

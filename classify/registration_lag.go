@@ -3,7 +3,6 @@ package classify
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -718,38 +717,14 @@ func maxUnavailableRisk(t *target) *Risk {
 	return r
 }
 
-// rolloutFloor is how many pods a rollout keeps available, as the
-// Deployment controller resolves maxSurge and maxUnavailable: percentages
-// of replicas, maxSurge rounded up and maxUnavailable down, both 25 % when
-// unset, and maxUnavailable 1 when both come to 0 (ResolveFenceposts in
-// Kubernetes' deployment util); 0 for Recreate. why words the numbers.
+// rolloutFloor is how many pods a rollout keeps available, with maxSurge
+// and maxUnavailable resolved as the Deployment controller does
+// (correlate.RolloutBudget); 0 for Recreate. why words the numbers.
 func rolloutFloor(replicas int, strategy, maxSurge, maxUnavailable string) (floor int, why string) {
 	if strategy == "Recreate" {
 		return 0, "strategy Recreate (every old pod stops before a new one starts)"
 	}
 	surgeText, unavailText := orDefault(maxSurge, defaultMaxUnavailable), orDefault(maxUnavailable, defaultMaxUnavailable)
-	surge := scaledCount(surgeText, replicas, true)
-	unavail := scaledCount(unavailText, replicas, false)
-	if surge == 0 && unavail == 0 {
-		unavail = 1
-	}
+	_, unavail := correlate.RolloutBudget(replicas, maxSurge, maxUnavailable)
 	return replicas - unavail, fmt.Sprintf("maxUnavailable %s (%d of %d) with maxSurge %s", unavailText, unavail, replicas, surgeText)
-}
-
-// scaledCount resolves an int-or-percent of total as the Deployment
-// controller does (intstr.GetScaledValueFromIntOrPercent): a number as it
-// is, a percentage rounded up or down; 0 for what does not parse.
-func scaledCount(v string, total int, roundUp bool) int {
-	if pct, ok := strings.CutSuffix(v, "%"); ok {
-		n, err := strconv.Atoi(pct)
-		if err != nil {
-			return 0
-		}
-		if roundUp {
-			return (n*total + 99) / 100
-		}
-		return n * total / 100
-	}
-	n, _ := strconv.Atoi(v)
-	return n
 }

@@ -25,7 +25,7 @@ const (
 	albDefaultHealthy  = 2
 	// defaultMaxUnavailable is a Deployment's rollingUpdate.maxUnavailable
 	// when unset (the Kubernetes API default).
-	defaultMaxUnavailable = "25%"
+	defaultMaxUnavailable = correlate.DefaultRollingUpdate
 )
 
 // workload is what is known about the Deployment behind a rollout.

@@ -91,6 +91,7 @@ func build(d *Dataset, o Options) *Analysis {
 	a.byKey = set.byKey
 	a.linkAlike()
 	a.Rollouts = findRollouts(d, a.Backends, a.firstRequest, a.lastRequest)
+	inferReady(d, a.Rollouts)
 	a.shareAlike()
 	return a
 }

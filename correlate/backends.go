@@ -80,6 +80,10 @@ type Backend struct {
 	Role Role
 	// Rollout is that rollout; nil when the backend took part in none.
 	Rollout *Rollout
+	// ReadyBy, on a pod no record shows Ready, is the latest time it can
+	// have become Ready, with the scaling event that says so (see
+	// inferReady); nil when nothing does.
+	ReadyBy *Moment
 	// Alike, on a bare IP, lists the pods it was one of: pods that changed
 	// at the same moment as it and other IPs did, which the records cannot
 	// tell apart (see Identities.Alike); on such a pod, the IPs it may have

@@ -50,7 +50,7 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 	if w := x.warning(); w != "" {
 		rep.Warnings = append(rep.Warnings, w)
 	}
-	rep.Summary = summarize(a, rep.Incidents)
+	rep.Summary = summarize(a, rep.Incidents, cl.Findings)
 	rep.Summary.First, rep.Summary.Last = x.First, x.Last
 	rep.Summary.Caveats = caveats(rep, x)
 	lanes, omitted := newLanes(a, rep.Incidents)
@@ -173,27 +173,37 @@ func cutBy(win *Window, in Incident, gap time.Duration) string {
 	return strings.Join(cut, ", ")
 }
 
-// summarize adds up the incidents and states each of their fixes once, in
-// the order they first appear.
-func summarize(a *correlate.Analysis, incidents []Incident) Summary {
+// summarize adds up the incidents and states each change to make once, in
+// the order they first appear: fixes of several incidents that make the
+// same change are one, sized for the incident that needs the most of it
+// (classify.Fix.Covers). findings are the incidents' findings, in order.
+func summarize(a *correlate.Analysis, incidents []Incident, findings []*classify.Finding) Summary {
 	sum := Summary{Incidents: len(incidents), Changes: []Change{}, Caveats: []string{}}
 	eachSecond(a, func(_ int64, c correlate.Counts) {
 		sum.Requests += c.Total
 		sum.AppErrors += c.AppErrors
 	})
-	index := map[Remediation]int{}
-	for _, in := range incidents {
+	var fixes []classify.Fix // the fix behind each change
+	for i, in := range incidents {
 		sum.FailedRequests += in.FailedRequests
 		sum.LoggedFailedRequests += in.LoggedFailedRequests
 		sum.HiddenFailures += in.HiddenFailures
-		for _, r := range in.Remediation {
-			i, ok := index[r]
-			if !ok {
-				i = len(sum.Changes)
-				index[r] = i
+		for j, r := range in.Remediation {
+			fix := findings[i].Remediation[j]
+			k := slices.IndexFunc(fixes, func(f classify.Fix) bool { return f.Covers(fix) || fix.Covers(f) })
+			switch {
+			case k < 0:
+				k = len(sum.Changes)
+				fixes = append(fixes, fix)
 				sum.Changes = append(sum.Changes, Change{Remediation: r})
+			case !fixes[k].Covers(fix):
+				// This incident needs more of the same change: its fix
+				// covers the others' too.
+				fixes[k], sum.Changes[k].Remediation = fix, r
 			}
-			sum.Changes[i].Incidents = append(sum.Changes[i].Incidents, in.ID)
+			if !slices.Contains(sum.Changes[k].Incidents, in.ID) {
+				sum.Changes[k].Incidents = append(sum.Changes[k].Incidents, in.ID)
+			}
 		}
 	}
 	return sum

@@ -3,7 +3,11 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/netip"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -266,5 +270,67 @@ func TestRendersTheFieldsTheRulesWillFill(t *testing.T) {
 		if f == HTML && !strings.Contains(out, "<th class=\"num\">failed requests</th><th class=\"num\">failed attempts</th>") {
 			t.Errorf("HTML backends table lacks the requests and attempts columns")
 		}
+	}
+}
+
+// reDigits are the numbers of a patch, which sizing changes.
+var reDigits = regexp.MustCompile(`[0-9]+`)
+
+// TestSummaryStatesEachChangeOnce checks the fixtures with several
+// incidents of one workload: no two changes of the summary set the same
+// fields (their patches differ in more than numbers), and every fix of
+// every incident is a change listed for that incident that sets the same
+// fields to numbers at least its own. Their preStop sleeps differ, so the
+// summary's is the longest.
+func TestSummaryStatesEachChangeOnce(t *testing.T) {
+	for _, name := range []string{"eks-alb-ip-reuse", "nginx-wrong-probe-port-two-rollouts", "nginx-canary-wrong-probe-port", "gke-neg-zone-move"} {
+		t.Run(name, func(t *testing.T) {
+			rep := analyze(t, fixture(name))
+			shape := func(r Remediation) string {
+				if r.Patch == "" {
+					return r.Title + "\n" + r.Why
+				}
+				return reDigits.ReplaceAllString(r.Patch, "N")
+			}
+			seen := map[string]int{}
+			for i, c := range rep.Summary.Changes {
+				if j, ok := seen[shape(c.Remediation)]; ok {
+					t.Errorf("changes %d and %d set the same fields:\n%s", j+1, i+1, c.Patch)
+				}
+				seen[shape(c.Remediation)] = i
+			}
+			for _, in := range rep.Incidents {
+				for _, r := range in.Remediation {
+					i, ok := seen[shape(r)]
+					if !ok || !slices.Contains(rep.Summary.Changes[i].Incidents, in.ID) {
+						t.Errorf("%s: fix %q is no change listed for it", in.ID, r.Title)
+						continue
+					}
+					got, want := reDigits.FindAllString(rep.Summary.Changes[i].Patch, -1), reDigits.FindAllString(r.Patch, -1)
+					for k := range want {
+						g, _ := strconv.Atoi(got[k])
+						w, _ := strconv.Atoi(want[k])
+						if g < w {
+							t.Errorf("%s: change %d sets %d where the incident's own fix needs %d:\n%s", in.ID, i+1, g, w, rep.Summary.Changes[i].Patch)
+						}
+					}
+				}
+			}
+		})
+	}
+	rep := analyze(t, fixture("eks-alb-ip-reuse"))
+	longest, sleeps := 0, map[int]bool{}
+	for _, in := range rep.Incidents {
+		for _, r := range in.Remediation {
+			var s int
+			if n, _ := fmt.Sscanf(r.Title, "Delay SIGTERM with a %d s preStop sleep", &s); n == 1 {
+				sleeps[s] = true
+				longest = max(longest, s)
+			}
+		}
+	}
+	want := fmt.Sprintf("Delay SIGTERM with a %d s preStop sleep", longest)
+	if len(sleeps) < 2 || len(rep.Summary.Changes) == 0 || rep.Summary.Changes[0].Title != want || len(rep.Summary.Changes[0].Incidents) != len(rep.Incidents) {
+		t.Errorf("the incidents' sleeps %v; the summary's first change %+v, want %q for every incident", sleeps, rep.Summary.Changes, want)
 	}
 }

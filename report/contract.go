@@ -245,6 +245,10 @@ type Lane struct {
 	// that changed at the same moment as it and that it was one of; those
 	// pods have no lane of their own.
 	OneOf []string `json:"one_of,omitempty"`
+	// ReadyBy is, for a new pod no record shows Ready, the latest time it
+	// can have become Ready: its Deployment scaled the old pods down, which
+	// the controller does only once enough new pods are available.
+	ReadyBy time.Time `json:"ready_by,omitzero"`
 	// States are the backend's consecutive states on the report's axis, in
 	// time order (see LaneState); after the last one it is gone, unless the
 	// last one ends with the data.

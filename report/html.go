@@ -153,9 +153,9 @@ var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{range .Markers}}<path class="{{.Class}}" d="{{.Path}}"><title>{{.Title}}</title></path>{{end}}</g>
 {{end}}<line class="cursor" x1="0" x2="0" y1="16" y2="{{.LanesHeight}}"/><text class="cursor-label" x="0" y="28"></text>
 </svg></div>
-<figcaption><ul class="legend"><li><svg width="18" height="14"><rect class="st st-starting c0" x="1" y="1" width="16" height="12"/></svg>starting</li><li><svg width="18" height="14"><rect class="st st-ready c0" x="1" y="1" width="16" height="12"/></svg>Ready for Kubernetes</li><li><svg width="18" height="14"><rect class="st c0" x="1" y="1" width="16" height="12"/></svg>healthy for the LB</li><li><svg width="18" height="14"><rect class="st st-terminating c0" x="1" y="1" width="16" height="12"/></svg>terminating</li>
+<figcaption><ul class="legend">{{if index .Drawn "st-starting"}}<li><svg width="18" height="14"><rect class="st st-starting c0" x="1" y="1" width="16" height="12"/></svg>starting</li>{{end}}{{if index .Drawn "st-ready"}}<li><svg width="18" height="14"><rect class="st st-ready c0" x="1" y="1" width="16" height="12"/></svg>Ready for Kubernetes</li>{{end}}{{if index .Drawn "st-lb_healthy"}}<li><svg width="18" height="14"><rect class="st c0" x="1" y="1" width="16" height="12"/></svg>healthy for the LB</li>{{end}}{{if index .Drawn "st-terminating"}}<li><svg width="18" height="14"><rect class="st st-terminating c0" x="1" y="1" width="16" height="12"/></svg>terminating</li>{{end}}
 {{range .Replicas}}<li><span class="sw {{.Colour}}"></span>{{.Name}}{{if .Role}} ({{.Role}}){{end}}</li>{{end}}
-<li><svg width="14" height="14"><path class="mk m-attach" d="M7,1L13,12L1,12Z"/></svg>registered / NEG attach</li><li><svg width="14" height="14"><path class="mk m-detach" d="M7,13L13,2L1,2Z"/></svg>deregistered / detach</li><li><svg width="14" height="14"><path class="mk m-gate" d="M7,1L13,7L7,13L1,7Z"/></svg>readiness gate</li><li><svg width="14" height="14"><path class="mk m-fail" d="M2,2L12,12M12,2L2,12"/></svg>probe failed</li><li><svg width="14" height="14"><path class="mk m-stop" d="M2,2H12V12H2Z"/></svg>killed / deleted</li><li><svg width="16" height="12"><rect class="window" x="0" y="0" width="16" height="12"/></svg>incident</li></ul></figcaption>
+{{if index .Drawn "m-attach"}}<li><svg width="14" height="14"><path class="mk m-attach" d="M7,1L13,12L1,12Z"/></svg>registered / NEG attach</li>{{end}}{{if index .Drawn "m-detach"}}<li><svg width="14" height="14"><path class="mk m-detach" d="M7,13L13,2L1,2Z"/></svg>deregistered / detach</li>{{end}}{{if index .Drawn "m-gate"}}<li><svg width="14" height="14"><path class="mk m-gate" d="M7,1L13,7L7,13L1,7Z"/></svg>readiness gate</li>{{end}}{{if index .Drawn "m-fail"}}<li><svg width="14" height="14"><path class="mk m-fail" d="M2,2L12,12M12,2L2,12"/></svg>probe failed</li>{{end}}{{if index .Drawn "m-stop"}}<li><svg width="14" height="14"><path class="mk m-stop" d="M2,2H12V12H2Z"/></svg>killed / deleted</li>{{end}}{{if .Windows}}<li><svg width="16" height="12"><rect class="window" x="0" y="0" width="16" height="12"/></svg>incident</li>{{end}}</ul></figcaption>
 </figure>
 <figure>
 <div class="chart-box"><svg class="chart" id="series" width="{{.Width}}" height="{{.BarsHeight}}" viewBox="0 0 {{.Width}} {{.BarsHeight}}" data-t0="{{.T0}}" data-t1="{{.T1}}" data-x0="{{.PlotLeft}}" data-x1="{{.PlotRight}}" role="img" aria-label="requests by outcome">
@@ -174,6 +174,7 @@ var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <h2>Incident {{.N}} of {{$.Count}}: {{.Cause}}{{if .Variant}} — {{.Variant}}{{end}} <small class="id">{{.CauseID}}{{if .VariantID}} · {{.VariantID}}{{end}}</small></h2>
 <ul class="meta"><li><b>{{.Window}}</b></li><li>{{.FailedText}}; {{.Confidence}} confidence{{if .Trigger}}; {{.Trigger}}{{end}}{{if .Cut}}; {{.Cut}}{{end}}</li>{{if .Rate}}<li>{{.Rate}}</li>{{end}}{{range .Timeouts}}<li>{{.}}</li>{{end}}</ul>
 {{if .Summary}}<p>{{.Summary}}</p>{{end}}
+{{range .Notes}}<p class="note">{{.}}</p>{{end}}
 {{if .Moments}}<h3>Key moments</h3>
 <table class="moments stack"><thead><tr><th>time (UTC)</th><th>what</th><th>pod / IP / object</th><th>source</th></tr></thead><tbody>
 {{range .Moments}}<tr><td class="t">{{.Time}}</td><td data-label="what">{{.What}}</td><td data-label="who">{{.Who}}{{if .Zone}} ({{.Zone}}){{end}}</td><td class="src" data-label="source">{{.Source}}</td></tr>
@@ -187,7 +188,6 @@ var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{range .Backends}}<tr><td>{{.Role}}</td><td data-label="pod">{{.Pod}}</td><td data-label="IP">{{.IP}}</td><td class="num" data-label="failed requests">{{.Requests}}</td><td class="num" data-label="failed attempts">{{.Attempts}}</td><td data-label="why">{{.Why}}</td></tr>
 {{end}}</tbody></table>
 <p class="note">A failed request is one the client saw fail, counted on the backend of its last attempt; a failed attempt is one try of the proxy, which a retry elsewhere may have rescued.</p>{{end}}
-{{range .Notes}}<p class="note">{{.}}</p>{{end}}
 {{if .Fixes}}<p class="fix">Fix: {{range $i, $f := .Fixes}}{{if $i}}, {{end}}<a href="#{{$f.ID}}">{{$f.N}}. {{$f.Title}}</a>{{end}}</p>{{end}}
 </section>
 {{end}}

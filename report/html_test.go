@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -320,6 +322,84 @@ func TestRenderHTMLNeutralisesBidiControls(t *testing.T) {
 	for _, want := range []string{`\u{202e}gnp.exe`, `a\u{2066}.log:1`, `\u{202d}agent\u{2069}`, `x\u{200f}y`, `pod\u{202a}`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestWindowLabelsApart checks the incident labels over the charts for an
+// incident that lasts nearly the whole axis with three short ones within
+// it, two of them at the same moment: each incident is named by exactly
+// one label, a label sits over (or at the edge of) each window it names,
+// and no two labels overlap.
+func TestWindowLabelsApart(t *testing.T) {
+	rep := boundsReport(3, 0)
+	at := func(s int) time.Time { return rep.Summary.First.Add(time.Duration(s) * time.Second) }
+	rep.Incidents = nil
+	for i, span := range [][2]int{{1, 59}, {10, 12}, {40, 41}, {40, 42}} {
+		rep.Incidents = append(rep.Incidents, Incident{ID: fmt.Sprintf("incident-%d", i+1), Cause: "termination_race", Confidence: "high",
+			Start: at(span[0]), End: at(span[1]), FailedRequests: 1})
+	}
+	c := newCharts(rep)
+	named := map[string]int{}
+	var labels []svgWindow
+	for _, w := range c.Windows {
+		if w.Label != "" {
+			labels = append(labels, w)
+		}
+	}
+	sort.Slice(labels, func(i, j int) bool { return labels[i].Mid < labels[j].Mid })
+	for k, l := range labels {
+		half := labelWidth(l.Label) / 2
+		for _, n := range strings.Split(strings.TrimPrefix(l.Label, "#"), ",") {
+			named[n]++
+			i, _ := strconv.Atoi(n)
+			w := c.Windows[i-1]
+			if l.Mid+half < w.X || l.Mid-half > w.X+w.W {
+				t.Errorf("label %q at %.0f is away from incident %s's window %.0f–%.0f", l.Label, l.Mid, n, w.X, w.X+w.W)
+			}
+		}
+		if k > 0 && labels[k-1].Mid+labelWidth(labels[k-1].Label)/2 > l.Mid-half {
+			t.Errorf("labels %q and %q overlap", labels[k-1].Label, l.Label)
+		}
+	}
+	for i := range rep.Incidents {
+		if n := named[strconv.Itoa(i+1)]; n != 1 {
+			t.Errorf("incident %d is named by %d labels (labels %+v)", i+1, n, labels)
+		}
+	}
+	// wideWindow on each side: a window of wideWindow labels has its label
+	// in the middle; a wider one at its start.
+	lw := labelWidth("#1")
+	if got := windowLabelAt(100, wideWindow*lw, "#1"); got != 100+wideWindow*lw/2 {
+		t.Errorf("a window %v wide has its label at %v, want its middle", wideWindow*lw, got)
+	}
+	if got := windowLabelAt(100, wideWindow*lw+1, "#1"); got != 100+lw/2 {
+		t.Errorf("a window %v wide has its label at %v, want its start", wideWindow*lw+1, got)
+	}
+}
+
+// TestLegendNamesWhatIsDrawn checks the lanes' legend of each seed
+// fixture: it names a lane state or marker shape if and only if the lanes
+// draw it, and the incident window only with an incident.
+func TestLegendNamesWhatIsDrawn(t *testing.T) {
+	entries := map[string]string{"st-starting": "starting", "st-ready": "Ready for Kubernetes", "st-lb_healthy": "healthy for the LB",
+		"st-terminating": "terminating", "m-attach": "registered / NEG attach", "m-detach": "deregistered / detach",
+		"m-gate": "readiness gate", "m-fail": "probe failed", "m-stop": "killed / deleted"}
+	for _, name := range append([]string{"nginx-probe-fixed"}, seedFixtures...) {
+		page := render(t, HTML, analyze(t, fixture(name)))
+		start := strings.Index(page, `<svg class="chart" id="lanes"`)
+		end := strings.Index(page[start:], "</svg></div>") + start
+		lanes := page[start:end]
+		legend := page[end : end+strings.Index(page[end:], "</figcaption>")]
+		for class, label := range entries {
+			drawn := regexp.MustCompile(`<(rect|path) class="(st|mk) [^"]*\b` + class + `\b`).MatchString(lanes)
+			if listed := strings.Contains(legend, "</svg>"+label+"</li>"); drawn != listed {
+				t.Errorf("%s: %s drawn %v, in the legend %v", name, class, drawn, listed)
+			}
+		}
+		incidents := strings.Contains(lanes, `<rect class="window"`)
+		if listed := strings.Contains(legend, "</svg>incident</li>"); incidents != listed {
+			t.Errorf("%s: incident windows drawn %v, in the legend %v", name, incidents, listed)
 		}
 	}
 }

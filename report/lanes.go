@@ -48,8 +48,9 @@ type viewLane struct {
 	Names, IPs []string
 	// OneOf lists the pods the row's IPs were among (Lane.OneOf), once.
 	OneOf []string
-	// Involved says that an incident names this backend; such lanes are
-	// never collapsed.
+	// Involved says that an incident names this backend; such lanes
+	// collapse only with each other, and only when there are many of them
+	// (see buildLaneView).
 	Involved bool
 }
 
@@ -94,11 +95,16 @@ func laneViewSpan(rep *Report) (from, to time.Time, ok bool) {
 // ReplicaSet, role and states (times within quantum) share a row; when that
 // leaves more than maxRows rows, the quantum doubles (up to maxCoarsening
 // times), and beyond that the lanes an incident names are kept first.
+// Lanes an incident names share a row only with each other, and only when
+// they are more than half of maxRows.
 func buildLaneView(rep *Report, quantum time.Duration, maxRows int) *laneView {
-	v := collapseLanes(rep, quantum)
+	// The lanes an incident names keep a row each, unless they alone would
+	// fill more than half the rows: then they share rows with each other.
+	mergeInvolved := countInvolved(rep) > maxRows/2
+	v := collapseLanes(rep, quantum, mergeInvolved)
 	for i := 0; v != nil && v.Rows > maxRows && i < maxCoarsening; i++ {
 		quantum *= 2
-		v = collapseLanes(rep, quantum)
+		v = collapseLanes(rep, quantum, mergeInvolved)
 	}
 	if v != nil && v.Rows > maxRows {
 		v.bound(maxRows)
@@ -107,8 +113,8 @@ func buildLaneView(rep *Report, quantum time.Duration, maxRows int) *laneView {
 }
 
 // collapseLanes groups rep's lanes by ReplicaSet and collapses those alike
-// at resolution quantum.
-func collapseLanes(rep *Report, quantum time.Duration) *laneView {
+// at resolution quantum; lanes an incident names only when mergeInvolved.
+func collapseLanes(rep *Report, quantum time.Duration, mergeInvolved bool) *laneView {
 	from, to, ok := laneViewSpan(rep)
 	if !ok {
 		return nil
@@ -144,7 +150,7 @@ func collapseLanes(rep *Report, quantum time.Duration) *laneView {
 		}
 		vl := viewLane{Name: l.Name, IP: l.IP, Role: l.Role, States: states, Markers: l.Markers, Names: []string{l.Name}, IPs: []string{l.IP}, OneOf: l.OneOf,
 			Involved: named[l.Name] || named[l.IP]}
-		if !vl.Involved {
+		if !vl.Involved || mergeInvolved {
 			if i := findAlike(g.Lanes, vl, quantum); i >= 0 {
 				g.Lanes[i].Names = append(g.Lanes[i].Names, l.Name)
 				g.Lanes[i].IPs = append(g.Lanes[i].IPs, l.IP)
@@ -210,10 +216,11 @@ func (v *laneView) bound(n int) {
 }
 
 // findAlike returns the index of the lane in lanes that looks like l at
-// resolution q, or -1.
+// resolution q, and that an incident names if and only if it names l; -1
+// when none does.
 func findAlike(lanes []viewLane, l viewLane, q time.Duration) int {
 	for i, o := range lanes {
-		if o.Involved || o.Role != l.Role || len(o.States) != len(l.States) {
+		if o.Involved != l.Involved || o.Role != l.Role || len(o.States) != len(l.States) {
 			continue
 		}
 		same := true
@@ -235,6 +242,18 @@ func findAlike(lanes []viewLane, l viewLane, q time.Duration) int {
 func near(a, b time.Time, q time.Duration) bool {
 	d := a.Sub(b)
 	return d < q && d > -q
+}
+
+// countInvolved counts the lanes whose backend an incident names.
+func countInvolved(rep *Report) int {
+	named := involvedBackends(rep)
+	n := 0
+	for _, l := range rep.Lanes {
+		if named[l.Name] || named[l.IP] {
+			n++
+		}
+	}
+	return n
 }
 
 // involvedBackends are the pods and IPs the incidents name.

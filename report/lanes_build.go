@@ -138,6 +138,9 @@ func newLane(a *correlate.Analysis, b *correlate.Backend) Lane {
 			l.Milestones[m.String()] = t.UTC()
 		}
 	}
+	if b.ReadyBy != nil {
+		l.ReadyBy = b.ReadyBy.Time.UTC()
+	}
 	if b.Pod == "" {
 		for _, p := range b.Alike {
 			l.OneOf = append(l.OneOf, p.Pod)

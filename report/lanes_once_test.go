@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +94,77 @@ func TestNoPodInTwoLanes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// readySlack is how far an inferred Ready time may precede the truth's:
+// the scaling events it comes from are stamped to the second.
+const readySlack = time.Second
+
+// TestInferredReadyNeverBeforeTheTruth checks every fixture with a truth:
+// a Ready time inferred from the Deployment's scaling (Lane.ReadyBy) is an
+// upper bound, never before the pod really became Ready on the cluster's
+// clock as the report shows it, and the seed
+// rollouts whose Kubernetes records never say Ready (GKE, EKS without
+// pod objects) draw each new pod Ready for Kubernetes before the load
+// balancer called it healthy.
+func TestInferredReadyNeverBeforeTheTruth(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("..", "fixtures", "*", ".expected.json"))
+	inferred := 0
+	for _, exp := range dirs {
+		dir := filepath.Dir(exp)
+		if testing.Short() && filepath.Base(dir) == "eks-alb-large" {
+			continue
+		}
+		data, err := os.ReadFile(exp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr struct {
+			// Skew is how far the cluster's clock was off the load
+			// balancer's; the report's times are the cluster's unless it
+			// found the offset.
+			Skew float64 `json:"cluster_clock_skew_seconds"`
+			Pods []struct {
+				Name  string     `json:"name"`
+				Ready *time.Time `json:"ready"`
+			} `json:"pods"`
+		}
+		must(t, json.Unmarshal(data, &tr))
+		ready := map[string]*time.Time{}
+		for _, p := range tr.Pods {
+			ready[p.Name] = p.Ready
+		}
+		rep := analyze(t, dir)
+		skew := tr.Skew
+		for _, c := range rep.Clocks {
+			skew += c.OffsetSeconds
+		}
+		for _, l := range rep.Lanes {
+			if l.ReadyBy.IsZero() {
+				continue
+			}
+			inferred++
+			if r := ready[l.Name]; r == nil || l.ReadyBy.Add(readySlack).Before(r.Add(time.Duration(skew*float64(time.Second)))) {
+				t.Errorf("%s: %s inferred Ready by %s, but the truth has it Ready at %v", filepath.Base(dir), l.Name, l.ReadyBy.Format(time.TimeOnly), r)
+			}
+		}
+	}
+	if inferred < 10 {
+		t.Errorf("only %d lanes with an inferred Ready time", inferred)
+	}
+	for _, name := range []string{"gke-neg-zone-move", "eks-alb-no-gate"} {
+		for _, l := range analyze(t, fixture(name)).Lanes {
+			if l.Role != "new" {
+				continue
+			}
+			var got []string
+			for _, s := range l.States {
+				got = append(got, s.State)
+			}
+			if want := []string{StateStarting, StateReady, StateLBHealthy}; !slices.Equal(got, want) {
+				t.Errorf("%s: %s goes through %v, want %v", name, l.Name, got, want)
+			}
+		}
 	}
 }

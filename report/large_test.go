@@ -2,15 +2,19 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/fixtures/sim"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -47,7 +51,7 @@ func largeRollout(tb testing.TB) *Report {
 	origin := func(file string) sources.Origin { line++; return sources.Origin{File: file, Line: line} }
 	event := func(at time.Time, kind sources.LifecycleKind, pod string, ip netip.Addr, rs string) {
 		c.Lifecycle(&sources.Lifecycle{Time: at, Kind: kind, Namespace: "shop", Pod: pod, IP: ip, Group: rs, Object: "ReplicaSet/" + rs,
-			From: -1, Format: sources.FormatK8sEvents, Origin: origin("events.json")})
+			From: -1, Format: sources.FormatK8sEvents, FromAPI: true, Origin: origin("events.json")})
 	}
 	// killed[i] is when old pod i began terminating; ready[i] when new pod i was Ready.
 	killed := make([]time.Time, largePods)
@@ -95,50 +99,128 @@ func largeRollout(tb testing.TB) *Report {
 	return newReport(res, a, classify.Classify(a), nil)
 }
 
+// simulatedRollout returns the report of the simulator's
+// eks-alb-big-rollout: 50 replicas over three zones, four rollouts without
+// preStop 25 minutes apart within two hours, and an idle keep-alive race
+// on every backend throughout. Too large to commit, it is written into a
+// temporary folder once per test binary and read as every command reads
+// a folder.
+func simulatedRollout(tb testing.TB) *Report {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("simulates a two-hour rollout of 50 pods")
+	}
+	simulatedOnce.Do(func() {
+		s, ok := sim.Lookup(simulatedName)
+		if !ok {
+			simulatedErr = fmt.Errorf("no scenario %s", simulatedName)
+			return
+		}
+		dir, err := os.MkdirTemp("", "readygap-"+simulatedName)
+		if err != nil {
+			simulatedErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		if simulatedErr = sim.WriteDir(dir, sim.Simulate(s)); simulatedErr == nil {
+			simulatedRep, simulatedErr = Analyze(context.Background(), []string{dir}, Options{})
+		}
+	})
+	if simulatedErr != nil {
+		tb.Fatal(simulatedErr)
+	}
+	return simulatedRep
+}
+
+// simulatedName is the simulator's 50-pod, two-hour scenario.
+const simulatedName = "eks-alb-big-rollout"
+
+var (
+	simulatedOnce sync.Once
+	simulatedRep  *Report
+	simulatedErr  error
+)
+
 // screenLines is one screen of a terminal.
 const screenLines = 24
 
 // TestLargeRolloutSummaryFitsOneScreen checks the text report of the large
-// rollout: the summary before the first incident fits one screen at 80 and
-// 120 columns, the lanes span the whole data, collapse alike pods and say
-// so, and stay within maxTextLanes rows.
+// rollouts, the synthetic one and the simulator's: the summary before the
+// first incident (and before the file names' legend) fits one screen at
+// 80 and 120 columns, each change is stated once, the lanes span the whole
+// data, collapse alike pods and say so, and stay within maxTextLanes rows,
+// and no incident lists more than maxTextBackends backends.
 func TestLargeRolloutSummaryFitsOneScreen(t *testing.T) {
-	rep := largeRollout(t)
+	synthetic := largeRollout(t)
 	// One rollout, one mechanism: one incident that names each raced pod.
-	if len(rep.Incidents) != 1 || len(rep.Incidents[0].Backends) != len(largeRaces) || len(rep.Lanes) != 2*largePods {
-		t.Fatalf("%d incidents and %d lanes, want 1 naming %d backends and %d lanes", len(rep.Incidents), len(rep.Lanes), len(largeRaces), 2*largePods)
+	if len(synthetic.Incidents) != 1 || len(synthetic.Incidents[0].Backends) != len(largeRaces) || len(synthetic.Lanes) != 2*largePods {
+		t.Fatalf("%d incidents and %d lanes, want 1 naming %d backends and %d lanes", len(synthetic.Incidents), len(synthetic.Lanes), len(largeRaces), 2*largePods)
 	}
-	for _, width := range textWidths {
-		out := renderTextAt(t, rep, width)
-		summary := out[:strings.Index(out, "INCIDENT 1 of")]
-		if n := strings.Count(summary, "\n"); n > screenLines {
-			t.Errorf("at %d columns the summary takes %d lines, more than a screen (%d):\n%s", width, n, screenLines, summary)
-		}
-		lanes := out[strings.Index(out, "\nLanes "):]
-		lanes = lanes[:strings.Index(lanes, "\nInputs")]
-		if !strings.Contains(lanes, "09:00:00 → 11:00:00 UTC") {
-			t.Errorf("lanes do not span the data:\n%s", lanes)
-		}
-		rows := strings.Count(lanes, "│\n")
-		if rows > maxTextLanes+1 || !strings.Contains(lanes, " alike") {
-			t.Errorf("at %d columns: %d lane rows (at most %d) or no alike lanes collapsed:\n%s", width, rows, maxTextLanes+1, lanes)
+	simulated := simulatedRollout(t)
+	// Four rollouts raced at termination, and the keep-alive race.
+	if len(simulated.Incidents) != 5 || len(simulated.Lanes) < 4*largePods {
+		t.Fatalf("simulated: %d incidents and %d lanes, want 5 and at least %d", len(simulated.Incidents), len(simulated.Lanes), 4*largePods)
+	}
+	for _, c := range []struct {
+		name string
+		rep  *Report
+		span string
+	}{{"synthetic", synthetic, "09:00:00 → 11:00:00 UTC"}, {"simulated", simulated, "17:24:05 → 19:24:05 UTC"}} {
+		for _, width := range textWidths {
+			out := renderTextAt(t, c.rep, width)
+			summary := out[:strings.Index(out, "INCIDENT 1 of")]
+			if i := strings.Index(summary, "\n… stands for"); i >= 0 {
+				summary = summary[:i+1]
+			}
+			if n := strings.Count(summary, "\n"); n > screenLines {
+				t.Errorf("%s at %d columns: the summary takes %d lines, more than a screen (%d):\n%s", c.name, width, n, screenLines, summary)
+			}
+			if n, want := strings.Count(summary, "Delay SIGTERM"), 1; n != want {
+				t.Errorf("%s at %d columns: the summary names a preStop sleep %d times, want %d:\n%s", c.name, width, n, want, summary)
+			}
+			lanes := out[strings.Index(out, "\nLanes "):]
+			lanes = lanes[:strings.Index(lanes, "\nInputs")]
+			if !strings.Contains(lanes, c.span) {
+				t.Errorf("%s: lanes do not span the data:\n%s", c.name, lanes)
+			}
+			rows := strings.Count(lanes, "│\n")
+			if rows > maxTextLanes+1 || !strings.Contains(lanes, " alike") {
+				t.Errorf("%s at %d columns: %d lane rows (at most %d) or no alike lanes collapsed:\n%s", c.name, width, rows, maxTextLanes+1, lanes)
+			}
+			for i, in := range c.rep.Incidents {
+				section := out[strings.Index(out, fmt.Sprintf("INCIDENT %d of", i+1)):]
+				section = section[strings.Index(section, "\nBackends ("):]
+				section = section[:strings.Index(section, "\n\n")]
+				rows := 0
+				for _, role := range []string{"new", "old", "unknown"} {
+					rows += strings.Count(section, "\n  "+role+" ")
+				}
+				if want := min(len(in.Backends), maxTextBackends); rows != want {
+					t.Errorf("%s at %d columns: incident %d has %d rows of backends, want %d:\n%s", c.name, width, i+1, rows, want, section)
+				}
+			}
 		}
 	}
 }
 
-// BenchmarkRenderLargeRollout renders the large rollout's report, built
-// once, in every format; the whole of it must stay well under a second.
+// BenchmarkRenderLargeRollout renders the large rollouts' reports, built
+// once, in every format; each must stay well under a second.
 func BenchmarkRenderLargeRollout(b *testing.B) {
-	rep := largeRollout(b)
-	for _, f := range formats {
-		b.Run(string(f), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := Write(io.Discard, f, rep); err != nil {
-					b.Fatal(err)
+	for _, r := range []struct {
+		name string
+		rep  func(testing.TB) *Report
+	}{{"synthetic", largeRollout}, {"simulated", simulatedRollout}} {
+		rep := r.rep(b)
+		for _, f := range formats {
+			b.Run(r.name+"/"+string(f), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := Write(io.Discard, f, rep); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

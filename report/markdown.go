@@ -164,6 +164,10 @@ func writeIncidentMarkdown(b *strings.Builder, rep *Report, i int, in Incident, 
 		fmt.Fprintf(b, "\n%s\n", mdText(in.Summary))
 	}
 	b.WriteString("\n")
+	// What changes how to read the incident comes before its details.
+	for _, note := range in.Notes {
+		fmt.Fprintf(b, "> %s\n\n", mdText(note))
+	}
 	if len(in.Timeline) > 0 {
 		hasZone := false
 		for _, m := range in.Timeline {
@@ -203,9 +207,6 @@ func writeIncidentMarkdown(b *strings.Builder, rep *Report, i int, in Incident, 
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", mdCell(be.Role), mdCell(be.Pod), mdCell(be.IP), backendCounts(be), mdCell(backendWhy(be)))
 		}
 		b.WriteString("\n")
-	}
-	for _, note := range in.Notes {
-		fmt.Fprintf(b, "> %s\n\n", mdText(note))
 	}
 	if len(in.Remediation) > 0 {
 		fmt.Fprintf(b, "**Fix:** %s.\n\n", mdText(changeRefs(rep, in)))

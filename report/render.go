@@ -20,31 +20,65 @@ const (
 // formats lists the report formats, in the order help texts name them.
 var formats = []Format{Text, JSON, Markdown, HTML}
 
-// FormatNames lists the values --output accepts, for help and completion.
+// formatAliases are the other names --output takes for a format.
+var formatAliases = []struct {
+	name   string
+	format Format
+}{{"md", Markdown}}
+
+// FormatNames lists every value --output accepts, each format followed by
+// its aliases, for completion.
 func FormatNames() []string {
-	names := make([]string, len(formats))
-	for i, f := range formats {
-		names[i] = string(f)
+	var names []string
+	for _, f := range formats {
+		names = append(names, string(f))
+		for _, a := range formatAliases {
+			if a.format == f {
+				names = append(names, a.name)
+			}
+		}
 	}
 	return names
+}
+
+// FormatHelp words the values --output accepts for help texts: "text,
+// json, markdown (or md), html".
+func FormatHelp() string {
+	words := make([]string, len(formats))
+	for i, f := range formats {
+		words[i] = string(f)
+		for _, a := range formatAliases {
+			if a.format == f {
+				words[i] += " (or " + a.name + ")"
+			}
+		}
+	}
+	return strings.Join(words, ", ")
 }
 
 // String implements pflag.Value.
 func (f *Format) String() string { return string(*f) }
 
-// Set implements pflag.Value; "md" is taken for markdown.
+// Set implements pflag.Value: a format's name or alias, in any case.
 func (f *Format) Set(v string) error {
 	v = strings.ToLower(v)
-	if v == "md" {
-		v = string(Markdown)
-	}
 	for _, x := range formats {
 		if string(x) == v {
 			*f = x
 			return nil
 		}
 	}
-	return fmt.Errorf("must be one of %s", strings.Join(FormatNames(), ", "))
+	for _, a := range formatAliases {
+		if a.name == v {
+			*f = a.format
+			return nil
+		}
+	}
+	names := make([]string, len(formats))
+	for i, x := range formats {
+		names[i] = string(x)
+	}
+	return fmt.Errorf("must be one of %s", strings.Join(names, ", "))
 }
 
 // Type implements pflag.Value.

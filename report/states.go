@@ -10,18 +10,25 @@ import (
 // backends an incident names come first.
 const maxLanes = 500
 
+// readyByHow says how a Ready state drawn from Lane.ReadyBy was found.
+const readyByHow = "Ready by then at the latest: the Deployment scaled the old pods down"
+
 // laneStates turns a lane's milestones and traffic into consecutive states
 // on the axis [first, last]. At any moment a backend is in the furthest
 // state it has reached: terminating once it began terminating (or the load
 // balancer deregistered it), else LB-healthy once the load balancer called
 // it healthy (or it served its first request), else Ready once Kubernetes
-// did, else starting once it was created. It is gone after it was deleted,
+// did (or, when no record says when, by when its Deployment's scaling
+// says it must have been), else starting once it was created. It is gone after it was deleted,
 // after its last request when the request logs are all that knew it, or
 // once its termination ended; a pod still there ends with the data.
 func laneStates(l Lane, first, last time.Time) []LaneState {
 	m := func(name string) time.Time { return l.Milestones[name] }
 	begin := firstTime(m("created"), m("scheduled"), m("started"))
-	ready := m("ready")
+	ready, readyHow := m("ready"), ""
+	if ready.IsZero() && !l.ReadyBy.IsZero() {
+		ready, readyHow = l.ReadyBy, readyByHow
+	}
 	healthy, healthyHow := m("lb_healthy"), ""
 	if healthy.IsZero() && !l.FirstServed.IsZero() {
 		healthy, healthyHow = l.FirstServed, "first served"
@@ -55,7 +62,7 @@ func laneStates(l Lane, first, last time.Time) []LaneState {
 		}
 	}
 	add(begin, StateStarting, "")
-	add(ready, StateReady, "")
+	add(ready, StateReady, readyHow)
 	add(healthy, StateLBHealthy, healthyHow)
 	add(term, StateTerminating, termHow)
 	sort.SliceStable(changes, func(i, j int) bool { return changes[i].at.Before(changes[j].at) })

@@ -62,6 +62,9 @@ type svgCharts struct {
 	Replicas  []svgReplicaSet
 	// LanesNote says how many lanes were collapsed or left out.
 	LanesNote string
+	// Drawn holds the classes of the states (st-…) and marker shapes (m-…)
+	// the lanes draw: the legend names only those.
+	Drawn map[string]bool
 	// Bars are the buckets of the outcome series; BarsNote says how they were summed.
 	Bars     []svgBucket
 	BarsNote string
@@ -183,29 +186,64 @@ func newCharts(rep *Report) *svgCharts {
 	}
 	c.Ticks = timeTicks(ax)
 	c.layoutLanes(rep, ax)
+	c.Drawn = map[string]bool{}
+	for _, l := range c.Lanes {
+		for _, r := range l.Segs {
+			for _, class := range strings.Fields(r.Class) {
+				c.Drawn[class] = true
+			}
+		}
+		for _, m := range l.Markers {
+			for _, class := range strings.Fields(m.Class) {
+				c.Drawn[class] = true
+			}
+		}
+	}
 	c.layoutBars(rep, ax)
-	var labelEnd px // where the last window label ends
 	for i, in := range rep.Incidents {
 		s, e := in.Start, in.End
 		if e.Before(ax.t0) || s.After(ax.t1) {
 			continue
 		}
 		x0, x1 := ax.x(s), ax.x(e)
-		w := svgWindow{X: x0, W: max(x1-x0, 2), Mid: (x0 + x1) / 2, Label: "#" + strconv.Itoa(i+1),
+		w := svgWindow{X: x0, W: max(x1-x0, 2), Label: "#" + strconv.Itoa(i+1),
 			Title: fmt.Sprintf("Incident %d: %s, %s–%s UTC, %s", i+1, causeName(in.Cause), clock(s), clock(e), plural(in.FailedRequests, "failed request"))}
-		if n := len(c.Windows); n > 0 && w.Mid-labelWidth(w.Label)/2 < labelEnd {
-			// Too close to the previous label to have its own: join it.
-			prev := &c.Windows[n-1]
-			prev.Label += "," + strconv.Itoa(i+1)
-			labelEnd = prev.Mid + labelWidth(prev.Label)/2
-			w.Label = ""
-		} else {
-			labelEnd = w.Mid + labelWidth(w.Label)/2
-		}
+		w.Mid = windowLabelAt(w.X, w.W, w.Label)
 		c.Windows = append(c.Windows, w)
+	}
+	// Labels too close to the previous one (from left to right) join it.
+	order := make([]int, len(c.Windows))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return c.Windows[order[a]].Mid < c.Windows[order[b]].Mid })
+	var prev *svgWindow
+	for _, i := range order {
+		w := &c.Windows[i]
+		if prev != nil && w.Mid-labelWidth(w.Label)/2 < prev.Mid+labelWidth(prev.Label)/2 {
+			prev.Label += "," + strings.TrimPrefix(w.Label, "#")
+			w.Label = ""
+			continue
+		}
+		prev = w
 	}
 	return c
 }
+
+// windowLabelAt is where the label of a window from x, w wide, is centred:
+// over its middle, or at its start when the window is wide enough to hold
+// the labels of the incidents within it (wideWindow).
+func windowLabelAt(x, w px, label string) px {
+	if w > wideWindow*labelWidth(label) {
+		return x + labelWidth(label)/2
+	}
+	return x + w/2
+}
+
+// wideWindow is how many label widths a window spans for its label to sit
+// at its start rather than its middle: an incident that lasts most of the
+// axis leaves its middle to the shorter ones within it.
+const wideWindow = 4
 
 // labelCharWidth is the width of a character of a window label (bold
 // 13 px), to keep labels from running into each other.

@@ -32,6 +32,11 @@ const (
 	// minFlexWidth is the narrowest a wrapped column may get before a table
 	// puts its whole-word columns on a line of their own instead.
 	minFlexWidth = 40
+	// maxTextBackends bounds the rows of an incident's backends table: the
+	// busiest (the table's order) a reader compares at a glance, about a
+	// screen at 80 columns where a row takes two lines. The rest are
+	// counted in one line.
+	maxTextBackends = 10
 	// timeWidth is the width of a time of day with milliseconds.
 	timeWidth = len("15:04:05.000")
 )
@@ -119,21 +124,29 @@ func (t *textOut) summary(rep *Report) {
 	for _, note := range rep.Notes {
 		t.para(warnStyle.Render("note: "), Sanitize(note), "      ")
 	}
-	if legend := t.names.legend(t.width); len(legend) > 0 {
-		for _, l := range legend {
-			t.line(dimStyle.Render(l))
-		}
-	}
 	for _, c := range s.Caveats {
 		t.para(warnStyle.Render("! "), Sanitize(c), "  ")
 	}
 	if len(rep.Incidents) == 0 {
 		t.blank()
+		t.sourceLegend()
 		return
 	}
 	t.blank()
-	for _, grp := range incidentsByRollout(rep) {
-		if grp.title != "" {
+	groups := incidentsByRollout(rep)
+	rolloutsOf := map[string]int{}
+	for _, grp := range groups {
+		rolloutsOf[grp.workload]++
+	}
+	for k, grp := range groups {
+		switch {
+		case grp.workload != "" && rolloutsOf[grp.workload] > 1:
+			// Several rollouts of one workload: it is named once.
+			if k == 0 || groups[k-1].workload != grp.workload {
+				t.para("", headingStyle.Render(Sanitize("Rollouts of "+grp.workload)), "  ")
+			}
+			t.para("", headingStyle.Render(Sanitize(grp.steps)), "  ")
+		case grp.title != "":
 			t.para("", headingStyle.Render(Sanitize(grp.title)), "  ")
 		}
 		for _, i := range grp.incidents {
@@ -151,6 +164,19 @@ func (t *textOut) summary(rep *Report) {
 		}
 	}
 	t.blank()
+	t.sourceLegend()
+}
+
+// sourceLegend states the prefixes that stand for the start of long file
+// names, after the summary, which names no file.
+func (t *textOut) sourceLegend() {
+	legend := t.names.legend(t.width)
+	for _, l := range legend {
+		t.line(dimStyle.Render(l))
+	}
+	if len(legend) > 0 {
+		t.blank()
+	}
 }
 
 // causeLine is an incident's cause in one line: name, variant, trigger,
@@ -172,8 +198,11 @@ func causeLine(in Incident) string {
 
 // rolloutGroup is the incidents of one rollout, by index.
 type rolloutGroup struct {
-	title     string
-	incidents []int
+	// workload names the rollout's workload and namespace, steps its time,
+	// ReplicaSets and revision, title all of it; workload and steps are
+	// empty for the incidents of no rollout, which title names.
+	workload, steps, title string
+	incidents              []int
 }
 
 // incidentsByRollout groups the incidents by the rollout they belong to,
@@ -190,7 +219,7 @@ func incidentsByRollout(rep *Report) []rolloutGroup {
 	var out []rolloutGroup
 	seen := map[int]bool{}
 	for _, ro := range rep.Rollouts {
-		g := rolloutGroup{title: rolloutTitle(ro)}
+		g := rolloutGroup{workload: rolloutWorkload(ro), steps: rolloutSteps(ro), title: rolloutTitle(ro)}
 		for i, in := range rep.Incidents {
 			if in.Rollout == ro.ID {
 				g.incidents = append(g.incidents, i)
@@ -213,14 +242,33 @@ func incidentsByRollout(rep *Report) []rolloutGroup {
 	return out
 }
 
-// rolloutTitle names a rollout: workload, namespace, time and ReplicaSets.
+// rolloutTitle names a rollout: workload, namespace, time and ReplicaSets;
+// one found in the traffic alone says so.
 func rolloutTitle(ro Rollout) string {
-	s := "Rollout of " + ro.Workload
+	if ro.Workload == "" {
+		return "Rollout found in the " + orText(ro.How, "records") + ", " + rolloutSteps(ro)
+	}
+	return "Rollout of " + rolloutWorkload(ro) + ", " + rolloutSteps(ro)
+}
+
+// rolloutWorkload names a rollout's workload and namespace; "" when no
+// record names the workload.
+func rolloutWorkload(ro Rollout) string {
+	if ro.Workload == "" {
+		return ""
+	}
+	s := ro.Workload
 	if ro.Namespace != "" {
 		s += " in " + ro.Namespace
 	}
+	return s
+}
+
+// rolloutSteps names a rollout's time, ReplicaSets and revision.
+func rolloutSteps(ro Rollout) string {
+	var s string
 	if !ro.Start.IsZero() {
-		s += ", " + clockOf(ro.Start)
+		s = clockOf(ro.Start)
 		if !ro.End.IsZero() {
 			s += "–" + clockOf(ro.End)
 		}
@@ -231,7 +279,7 @@ func rolloutTitle(ro Rollout) string {
 	if ro.Revision != "" {
 		s += " (revision " + ro.Revision + ")"
 	}
-	return s
+	return strings.TrimPrefix(s, ": ")
 }
 
 // incidentRefs renders incident ids as "#1, #3".
@@ -318,6 +366,10 @@ func (t *textOut) incident(rep *Report, i int, in Incident) {
 		}
 		t.para("Timeouts: ", strings.Join(parts, "; "), "  ")
 	}
+	// What changes how to read the incident comes before its details.
+	for _, note := range in.Notes {
+		t.para(warnStyle.Render("note: "), Sanitize(note), "      ")
+	}
 	t.blank()
 	if len(in.Timeline) > 0 {
 		t.heading("Key moments (UTC)")
@@ -353,8 +405,12 @@ func (t *textOut) incident(rep *Report, i int, in Incident) {
 	}
 	if len(in.Backends) > 0 {
 		t.heading(backendsHeading(in.Backends))
-		rows := make([][]string, 0, len(in.Backends))
-		for _, be := range in.Backends {
+		shown := in.Backends
+		if len(shown) > maxTextBackends {
+			shown = shown[:maxTextBackends]
+		}
+		rows := make([][]string, 0, len(shown))
+		for _, be := range shown {
 			pod := Sanitize(be.Pod)
 			if pod == "" {
 				pod = "(pod not known)"
@@ -366,15 +422,33 @@ func (t *textOut) incident(rep *Report, i int, in Incident) {
 			rows = append(rows, []string{be.Role, pod, ip, backendCounts(be), backendWhy(be)})
 		}
 		t.tableFlex([]string{"ROLE", "POD", "IP", "FAILED", "WHY"}, rows, 4)
+		if rest := in.Backends[len(shown):]; len(rest) > 0 {
+			t.para("  ", moreBackends(rest), "  ")
+		}
 		t.blank()
-	}
-	for _, note := range in.Notes {
-		t.para(warnStyle.Render("note: "), Sanitize(note), "      ")
 	}
 	if len(in.Remediation) > 0 {
 		t.para("Fix: ", changeRefs(rep, in), "     ")
 	}
 	t.blank()
+}
+
+// moreBackends sums up the backends an incident's table leaves out.
+func moreBackends(rest []Backend) string {
+	lo, hi := rest[0].Failures, rest[0].Failures
+	for _, b := range rest {
+		lo, hi = min(lo, b.Failures), max(hi, b.Failures)
+	}
+	attempts := fmt.Sprintf("%d–%d failed attempts each", lo, hi)
+	if lo == hi {
+		attempts = fmt.Sprintf("%s each", plural(lo, "failed attempt"))
+	}
+	noun := "backends"
+	if len(rest) == 1 {
+		noun = "backend"
+	}
+	roles := strings.TrimPrefix(backendsHeading(rest), "Backends ")
+	return fmt.Sprintf("and %d more %s %s, %s; the JSON report lists every one", len(rest), noun, roles, attempts)
 }
 
 // backendsHeading counts the backends by role.

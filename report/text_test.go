@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"charm.land/lipgloss/v2"
 	"github.com/readygap/readygap/internal/golden"
@@ -190,4 +191,52 @@ func (r *textRules) wantPod(t *testing.T, pod string) {
 		return
 	}
 	t.Errorf("pod %q does not appear whole, nor under its ReplicaSet in the lanes", pod)
+}
+
+// boundsReport is a report of one incident over a minute whose n backends
+// are pods of ReplicaSet web-7c9f8d6b5d, alike in the lanes; the incident
+// names the first named of them.
+func boundsReport(n, named int) *Report {
+	start := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	rep := &Report{Summary: Summary{Incidents: 1, FailedRequests: n, First: start, Last: start.Add(time.Minute)}}
+	in := Incident{ID: "incident-1", Cause: "termination_race", Confidence: "high", Start: start.Add(20 * time.Second), End: start.Add(30 * time.Second), FailedRequests: n}
+	for i := 0; i < n; i++ {
+		pod, ip := fmt.Sprintf("web-7c9f8d6b5d-p%04d", i), fmt.Sprintf("10.1.0.%d", i+1)
+		if i < named {
+			in.Backends = append(in.Backends, Backend{Pod: pod, IP: ip, Role: "old", Failures: 1, FailedRequests: 1})
+		}
+		rep.Lanes = append(rep.Lanes, Lane{Name: pod, IP: ip, ReplicaSet: "web-7c9f8d6b5d", Role: "old",
+			States: []LaneState{{State: StateLBHealthy, From: start, To: start.Add(25 * time.Second)}}})
+	}
+	rep.Incidents = []Incident{in}
+	return rep
+}
+
+// TestTextBoundsLongLists pins the text's bounds on each side: an
+// incident's table lists maxTextBackends backends and counts the rest; a
+// row of alike lanes names up to maxAlikeNamed others and counts more; the
+// lanes an incident names keep a row each up to half of maxTextLanes, and
+// share rows past it.
+func TestTextBoundsLongLists(t *testing.T) {
+	for _, n := range []int{maxTextBackends, maxTextBackends + 1} {
+		out := renderTextAt(t, boundsReport(n, n), 80)
+		more := strings.Contains(out, "and 1 more backend (1 old), 1 failed attempt each")
+		if rows := strings.Count(out, "\n  old "); rows != maxTextBackends || more != (n > maxTextBackends) {
+			t.Errorf("%d backends: %d rows, a line for the rest %v:\n%s", n, rows, more, out)
+		}
+	}
+	for _, n := range []int{1 + maxAlikeNamed, 2 + maxAlikeNamed} {
+		out := renderTextAt(t, boundsReport(n, 0), 80)
+		last := fmt.Sprintf("…-p%04d 10.1.0.%d", n-1, n)
+		counted := strings.Contains(out, fmt.Sprintf("alike: %d more pods, named in the JSON report", n-1))
+		if strings.Contains(out, last) == counted || counted != (n-1 > maxAlikeNamed) {
+			t.Errorf("%d alike lanes: the last named %v, counted %v:\n%s", n, !counted, counted, out)
+		}
+	}
+	for _, n := range []int{maxTextLanes / 2, maxTextLanes/2 + 1} {
+		v := buildLaneView(boundsReport(n, n), time.Second, maxTextLanes)
+		if want := map[bool]int{true: 1, false: n}[n > maxTextLanes/2]; v.Rows != want {
+			t.Errorf("%d lanes an incident names: %d rows, want %d", n, v.Rows, want)
+		}
+	}
 }

@@ -17,6 +17,10 @@ const (
 	// gets a line of its own above its row.
 	textLabelMin = 14
 	textLabelMax = 34
+	// maxAlikeNamed bounds the backends a row of alike lanes names, and the
+	// pods an IP may have been one of: a dozen fill three lines at 80
+	// columns; past them the row says how many, and the JSON names them.
+	maxAlikeNamed = 12
 )
 
 // laneChars draw the states; laneTick marks a state whose end is not known.
@@ -35,26 +39,29 @@ func (t *textOut) lanes(rep *Report) {
 	if !ok || len(rep.Lanes) == 0 {
 		return
 	}
-	probe := buildLaneView(rep, time.Nanosecond, maxTextLanes)
-	labelW := textLabelMin
-	for _, g := range probe.Groups {
-		for _, l := range g.Lanes {
-			labelW = max(labelW, min(lipgloss.Width(laneLabel(l, g)), textLabelMax))
-		}
-	}
+	// The label column fits the labels of the lanes drawn, which depend on
+	// the column's step: sized from every lane apart, then once more from
+	// the rows drawn when their "+N" labels are wider.
+	labelW := textLabelWidth(buildLaneView(rep, time.Nanosecond, maxTextLanes))
 	cols := t.width - labelW - 4 // a space, the label, a space and two bars
 	step := max(to.Sub(from)/time.Duration(cols), time.Millisecond)
 	v := buildLaneView(rep, step, maxTextLanes)
 	if v == nil || v.Rows == 0 {
 		return
 	}
+	if w := textLabelWidth(v); w > labelW {
+		labelW = w
+		cols = t.width - labelW - 4
+		step = max(to.Sub(from)/time.Duration(cols), time.Millisecond)
+		v = buildLaneView(rep, step, maxTextLanes)
+	}
 	head := fmt.Sprintf(" %s → %s UTC, one column ≈ %s", from.UTC().Format("15:04:05"), to.UTC().Format("15:04:05"), stepText(step))
 	if v.Quantum > step {
 		head += fmt.Sprintf("; lanes within %s of each other are alike", stepText(v.Quantum))
 	}
 	t.para(headingStyle.Render("Lanes")+" ", head, "  ")
-	t.para("", dimStyle.Render("░ starting  ▒ Ready for Kubernetes  █ healthy for the LB  ╌ terminating  ! LB/proxy 5xx"), "")
-	t.para("", dimStyle.Render("…-x7k2q: a pod of the ReplicaSet above · +N: N more pods alike · new pods blue, old yellow"), "")
+	t.items([]string{"░ starting", "▒ Ready for Kubernetes", "█ healthy for the LB", "╌ terminating", "! LB/proxy 5xx"}, "  ")
+	t.items([]string{"…-x7k2q: a pod of the ReplicaSet above", "+N: N more pods alike", "new pods blue, old yellow"}, " · ")
 	for _, g := range v.Groups {
 		head, rest := groupTitle(g)
 		t.para(headingStyle.Render(head), rest, "  ")
@@ -75,22 +82,30 @@ func (t *textOut) lanes(rep *Report) {
 			if len(l.Names) > 1 {
 				// The row's label has no room for IPs: the first one
 				// leads the list of the others.
-				others := make([]string, len(l.Names)-1)
-				for k := range others {
-					others[k] = Sanitize(l.named(k+1, g))
-				}
 				first := ""
 				if ip := l.IPs[0]; ip != "" && ip != l.Names[0] {
 					first = Sanitize(ip) + " · "
 				}
-				t.line(dimStyle.Render(hanging("   "+first+"alike: ", strings.Join(others, ", "), "          ", t.width)))
+				others := fmt.Sprintf("%d more %s, named in the JSON report", len(l.Names)-1, backendNoun(l.Names[1:], l.IPs[1:]))
+				if len(l.Names)-1 <= maxAlikeNamed {
+					names := make([]string, len(l.Names)-1)
+					for k := range names {
+						names[k] = Sanitize(l.named(k+1, g))
+					}
+					others = strings.Join(names, ", ")
+				}
+				t.dimLines(hanging("   "+first+"alike: ", others, "          ", t.width))
 			}
 			if len(l.OneOf) > 0 {
-				pods := make([]string, len(l.OneOf))
-				for k, p := range l.OneOf {
-					pods[k] = Sanitize(viewLane{Name: p}.label(g))
+				pods := fmt.Sprintf("one of %d pods of the ReplicaSet (the records cannot tell which)", len(l.OneOf))
+				if len(l.OneOf) <= maxAlikeNamed {
+					names := make([]string, len(l.OneOf))
+					for k, p := range l.OneOf {
+						names[k] = Sanitize(viewLane{Name: p}.label(g))
+					}
+					pods = "one of the pods " + strings.Join(names, ", ") + " (the records cannot tell which)"
 				}
-				t.line(dimStyle.Render(hanging("   one of the pods ", strings.Join(pods, ", ")+" (the records cannot tell which)", "          ", t.width)))
+				t.dimLines(hanging("   ", pods, "          ", t.width))
 			}
 		}
 	}
@@ -110,6 +125,66 @@ func (t *textOut) lanes(rep *Report) {
 		t.line(dimStyle.Render(fmt.Sprintf("%s more not drawn (the JSON report lists every lane).", plural(v.Omitted, "backend"))))
 	}
 	t.blank()
+}
+
+// textLabelWidth is the width of the label column for the rows of v: the
+// widest label, within textLabelMin and textLabelMax.
+func textLabelWidth(v *laneView) int {
+	w := textLabelMin
+	if v == nil {
+		return w
+	}
+	for _, g := range v.Groups {
+		for _, l := range g.Lanes {
+			w = max(w, min(lipgloss.Width(laneLabel(l, g)), textLabelMax))
+		}
+	}
+	return w
+}
+
+// backendNoun names what a list of collapsed backends holds: pods, IPs,
+// or both.
+func backendNoun(names, ips []string) string {
+	pods, bare := 0, 0
+	for k, n := range names {
+		if n == ips[k] {
+			bare++
+		} else {
+			pods++
+		}
+	}
+	switch {
+	case bare == 0:
+		return "pods"
+	case pods == 0:
+		return "IPs"
+	}
+	return "pods and IPs"
+}
+
+// items writes a legend faint: its items joined by sep, as many on a line
+// as fit, never broken inside one.
+func (t *textOut) items(items []string, sep string) {
+	line := ""
+	for _, it := range items {
+		if line != "" && lipgloss.Width(line+sep+it) > t.width {
+			t.line(dimStyle.Render(line))
+			line = ""
+		}
+		if line != "" {
+			line += sep
+		}
+		line += it
+	}
+	t.line(dimStyle.Render(line))
+}
+
+// dimLines writes s faint, line by line, so that no line is padded to the
+// width of the longest.
+func (t *textOut) dimLines(s string) {
+	for _, line := range strings.Split(s, "\n") {
+		t.line(dimStyle.Render(line))
+	}
 }
 
 // laneLabel is a row's label: the pod (after its ReplicaSet's name) and IP.

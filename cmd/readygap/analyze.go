@@ -71,7 +71,7 @@ prefixes are unwrapped and reported as the format they wrap.`,
 			return analyzeRun(cmd, opts)
 		},
 	}
-	cmd.Flags().VarP(&opts.Output, "output", "o", "output format: "+strings.Join(report.FormatNames(), ", "))
+	cmd.Flags().VarP(&opts.Output, "output", "o", "output format: "+report.FormatHelp())
 	cmd.Flags().StringVar(&opts.Since, "since", "", "keep records at or after this time (RFC 3339, \"2006-01-02 15:04:05\", or a duration back from now such as 30m)")
 	cmd.Flags().StringVar(&opts.Until, "until", "", "keep records before this time (same forms as --since)")
 	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit with code 3 when an incident is found (for scripts and CI)")

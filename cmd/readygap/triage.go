@@ -179,7 +179,7 @@ data are never saved.`,
 	f.StringVar(&opts.Save, "save", "", "keep the fetched bundle in this directory (new or empty)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "print the queries, filters and listings that would be made, and exit")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on standard error")
-	f.VarP(&opts.Output, "output", "o", "output format: "+strings.Join(report.FormatNames(), ", "))
+	f.VarP(&opts.Output, "output", "o", "output format: "+report.FormatHelp())
 	f.BoolVar(&opts.ExitCode, "exit-code", false, "exit with code 3 when the analysis finds an incident")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.FormatNames(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
