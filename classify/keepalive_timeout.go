@@ -59,9 +59,6 @@ const (
 	// balancer when the app's keep-alive is short: below ten seconds the
 	// load balancer reconnects for almost every request.
 	minLBIdleFix = 10
-	// keepaliveClearFit is the fit above which the pattern alone is medium
-	// confidence.
-	keepaliveClearFit = 0.9
 )
 
 // Load balancers' idle timeouts for upstream connections when no object
@@ -121,7 +118,10 @@ func (keepaliveTimeout) Explain(a *correlate.Analysis, claimed []*correlate.Sign
 		corroborated++
 	}
 	f.Rate = trickleRate(a, w, len(f.Backends))
-	f.grade(1, corroborated, keepaliveClearFit)
+	// Every failure claimed is a closed connection at a serving backend and
+	// isTrickle has accepted their spread: the pattern fits whole, and
+	// alone it is medium confidence.
+	f.grade(1, corroborated, 1)
 	f.Summary = keepaliveSummary(w, f.Rate, lb, app)
 	f.Remediation = keepaliveFixes(objectsOf(a), wl, family, lb, app)
 	return []*Finding{f}
