@@ -182,7 +182,7 @@ func TestCheckInputs(t *testing.T) {
 		t.Errorf("workload at %s", f.Workload.Location())
 	}
 	dir := check(t, manifests(""))
-	if dir.Summary.Workloads != 13 || len(dir.Inputs) != 12 {
+	if dir.Summary.Workloads != 14 || len(dir.Inputs) != 13 {
 		t.Errorf("the folder: %d workloads from %d inputs", dir.Summary.Workloads, len(dir.Inputs))
 	}
 	list := check(t, manifests("live-dump/pay.json"))

@@ -453,7 +453,7 @@ type Attribute struct{ Key, Value string }
 // seconds; nil when absent or not a whole number.
 func (p *IngressClassParams) IdleTimeoutSec() *int {
 	for _, a := range p.LoadBalancerAttributes {
-		if a.Key == albIdleTimeoutAttribute {
+		if a.Key == ALBIdleTimeoutAttribute {
 			return atoiPtr(a.Value)
 		}
 	}

@@ -630,9 +630,9 @@ func negAnnotations(f *Service, a map[string]string) {
 	}
 }
 
-// albIdleTimeoutAttribute is the ALB load-balancer attribute of the idle
+// ALBIdleTimeoutAttribute is the ALB load-balancer attribute of the idle
 // timeout.
-const albIdleTimeoutAttribute = "idle_timeout.timeout_seconds"
+const ALBIdleTimeoutAttribute = "idle_timeout.timeout_seconds"
 
 // albAnnotationHealthCheck reads the AWS Load Balancer Controller health-check,
 // target-type and target-group-attribute annotations, and for an Ingress
@@ -661,7 +661,7 @@ func albAnnotationHealthCheck(a map[string]string, source string, lbAttributes b
 		}
 	}
 	for _, attr := range strings.Split(a[p+"load-balancer-attributes"], ",") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(attr), "="); ok && lbAttributes && k == albIdleTimeoutAttribute {
+		if k, v, ok := strings.Cut(strings.TrimSpace(attr), "="); ok && lbAttributes && k == ALBIdleTimeoutAttribute {
 			hc.IdleTimeoutSec = atoiPtr(strings.TrimSpace(v))
 		}
 	}
