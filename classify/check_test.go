@@ -431,7 +431,7 @@ func TestCheckProbePorts(t *testing.T) {
 
 // TestCheckPreStop pins the preStop sleep against each load balancer's
 // stop propagation + 5 s (10 s at the least) on both sides, and the
-// grace period against the sleep + 20 s.
+// grace period against the sleep + the kubelet's 2 s minimum shutdown.
 func TestCheckPreStop(t *testing.T) {
 	fronts := map[string]string{
 		"alb":   albIngress("web", "alb.ingress.kubernetes.io/target-type: ip") + "\n---\n" + namespaceShop + "\n  labels:\n    elbv2.k8s.aws/pod-readiness-gate-inject: enabled",
@@ -450,9 +450,10 @@ func TestCheckPreStop(t *testing.T) {
 		{"gce", 15, 60, "", ""},
 		{"nginx", 9, 60, "termination_race/prestop", SeverityError}, // 5 s + 5 s is 10 s, the least
 		{"nginx", 10, 60, "", ""},
-		{"nginx", 10, 29, "termination_race/grace-period", SeverityWarning}, // 10 s + 20 s
-		{"nginx", 10, 30, "", ""},
+		{"nginx", 10, 12, "termination_race/grace-period", SeverityError}, // 10 s + the kubelet's 2 s
+		{"nginx", 10, 13, "", ""},
 		{"nginx", 10, 10, "termination_race/grace-period", SeverityError}, // killed as the sleep ends
+		{"alb", 15, 30, "", ""},                                           // seed 004's fix: 15 s left after SIGTERM
 		{"nginx", 0, 60, "termination_race/prestop", SeverityError},
 	} {
 		hook := ""
@@ -484,7 +485,18 @@ func TestCheckPreStop(t *testing.T) {
 	alb := albIngress("web", "alb.ingress.kubernetes.io/target-type: ip\nalb.ingress.kubernetes.io/target-group-attributes: deregistration_delay.timeout_seconds=20")
 	r := riskOf(t, Check(objectsOfYAML(t, dep, service("web", ""), alb, namespaceShop)), "termination_race/prestop")
 	wantText(t, "reason", r.Reason, "no preStop hook", "about 10 s", "15 s")
-	wantText(t, "fixes", fixesText(t, r), "seconds: 15", "terminationGracePeriodSeconds: 35", "deregistration_delay.timeout_seconds=35")
+	wantText(t, "fixes", fixesText(t, r), "seconds: 15", "terminationGracePeriodSeconds: 45", "deregistration_delay.timeout_seconds=45")
+	// The grace-period risk proposes the sleep + 30 s, and neither fix is
+	// itself flagged.
+	dep = deployment("web", "replicas: 3", webContainer("http", "lifecycle:\n  preStop:\n    sleep:\n      seconds: 15")+"\nterminationGracePeriodSeconds: 16")
+	r = riskOf(t, Check(objectsOfYAML(t, dep, service("web", ""), albIngress("web", "alb.ingress.kubernetes.io/target-type: ip"), namespaceShop)), "termination_race/grace-period")
+	wantText(t, "grace-period risk", r.Reason+fixesText(t, r), "leaves the app 1 s after SIGTERM", "terminationGracePeriodSeconds: 45")
+	dep = deployment("web", "replicas: 3", webContainer("http", "lifecycle:\n  preStop:\n    sleep:\n      seconds: 15")+"\nterminationGracePeriodSeconds: 45")
+	for _, r := range Check(objectsOfYAML(t, dep, service("web", ""), alb, namespaceShop)) {
+		if r.Cause == terminationRaceCause.ID {
+			t.Errorf("the proposed fix is flagged: %s: %s", r.RuleID(), r.Reason)
+		}
+	}
 }
 
 // TestCheckIstioDrain checks that a classic sidecar draining shorter than

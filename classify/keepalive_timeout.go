@@ -59,9 +59,6 @@ const (
 	// balancer when the app's keep-alive is short: below ten seconds the
 	// load balancer reconnects for almost every request.
 	minLBIdleFix = 10
-	// keepaliveClearFit is the fit above which the pattern alone is medium
-	// confidence.
-	keepaliveClearFit = 0.9
 )
 
 // Load balancers' idle timeouts for upstream connections when no object
@@ -98,8 +95,9 @@ func (keepaliveTimeout) Explain(a *correlate.Analysis, claimed []*correlate.Sign
 	w := correlate.Summarize(claimed)
 	f := &Finding{Cause: keepaliveTimeoutCause.ID, Window: w, Backends: backendRefs(a, w)}
 	family := platformOf(w)
-	lb := lbIdleTimeout(objectsOf(a), family)
 	app, wl := appKeepAlive(a, f.Backends)
+	objs := objectsOf(a)
+	lb := lbIdleTimeout(objs, family, albIngressesTo(objs, wl))
 	least := minKeepaliveFailures
 	if app != nil && app.Seconds < lb.Seconds {
 		least = minKeepaliveConfirmed // the objects already show the mismatch
@@ -121,9 +119,12 @@ func (keepaliveTimeout) Explain(a *correlate.Analysis, claimed []*correlate.Sign
 		corroborated++
 	}
 	f.Rate = trickleRate(a, w, len(f.Backends))
-	f.grade(1, corroborated, keepaliveClearFit)
+	// Every failure claimed is a closed connection at a serving backend and
+	// isTrickle has accepted their spread: the pattern fits whole, and
+	// alone it is medium confidence.
+	f.grade(1, corroborated, 1)
 	f.Summary = keepaliveSummary(w, f.Rate, lb, app)
-	f.Remediation = keepaliveFixes(objectsOf(a), wl, family, lb, app)
+	f.Remediation = keepaliveFixes(objs, wl, family, lb, app)
 	return []*Finding{f}
 }
 
@@ -151,6 +152,10 @@ type Timeout struct {
 	// Seconds is its value; Source where it was read, or "default".
 	Seconds float64
 	Source  string
+	// setBy is the object that set it (nil for a default) and ingress the
+	// Ingress whose load balancer it is (nil when none was read): where a
+	// fix changes it.
+	setBy, ingress *sources.Config
 }
 
 // Rate is how often a spread-out failure happened.
@@ -177,17 +182,19 @@ func trickleRate(a *correlate.Analysis, w *correlate.Window, backends int) *Rate
 }
 
 // lbIdleTimeout reads the load balancer's idle timeout for upstream
-// connections where users set it, else its documented default.
-func lbIdleTimeout(objs *Objects, family sources.Family) Timeout {
+// connections where users set it, else its documented default. For the
+// ALB it is that of the ALBs the Ingresses ings configure which keeps
+// idle connections longest: the app's keep-alive must outlast each.
+func lbIdleTimeout(objs *Objects, family sources.Family, ings []*sources.Config) Timeout {
 	switch family {
 	case sources.FamilyALB:
-		for _, c := range objs.All() {
-			if hc := c.HealthCheck; hc != nil && hc.IdleTimeoutSec != nil {
-				return Timeout{What: "the ALB's idle timeout", Seconds: float64(*hc.IdleTimeoutSec),
-					Source: fmt.Sprintf("%s %s/%s alb.ingress.kubernetes.io/load-balancer-attributes", c.Kind, c.Namespace, c.Name)}
+		longest := Timeout{What: "the ALB's idle timeout", Seconds: albIdleTimeout, Source: "the ALB default"}
+		for i, ing := range ings {
+			if t := albIdleTimeoutOf(objs, ing); i == 0 || t.Seconds > longest.Seconds {
+				longest = t
 			}
 		}
-		return Timeout{What: "the ALB's idle timeout", Seconds: albIdleTimeout, Source: "the ALB default"}
+		return longest
 	case sources.FamilyIngressNginx:
 		for _, c := range objs.All() {
 			if c.Proxy != nil && c.Proxy.UpstreamKeepaliveTimeoutSec != nil {
@@ -321,17 +328,7 @@ func keepaliveFixes(objs *Objects, wl workload, family sources.Family, lb Timeou
 	lower := int(app.Seconds) - 1
 	switch family {
 	case sources.FamilyALB:
-		ns, name, ok := ingressOf(objs)
-		if !ok {
-			ns, name = wl.Namespace, placeholderName("Ingress")
-		}
-		fixes = append(fixes, Fix{
-			Title: fmt.Sprintf("Or close idle connections in the ALB after %d s", lower),
-			Why:   "The ALB idle timeout applies to client connections too; lowering it below the app's keep-alive ends the race from the load balancer's side.",
-			Patch: objectPatch("networking.k8s.io/v1", "Ingress", ns, name, map[string]any{"annotations": map[string]any{
-				"alb.ingress.kubernetes.io/load-balancer-attributes": fmt.Sprintf("idle_timeout.timeout_seconds=%d", lower)}}, nil),
-			AtMost: true,
-		})
+		fixes = append(fixes, albIdleFix(lb, wl, lower))
 	case sources.FamilyIngressNginx:
 		ns, name := "ingress-nginx", "ingress-nginx-controller"
 		if cms := proxyConfigMaps(objs); len(cms) > 0 {
@@ -365,7 +362,7 @@ const checkKeepalive = "keepalive"
 // keepaliveChecks describe the static checks of keepaliveTimeout.
 var keepaliveChecks = []StaticCheck{
 	{checkKeepalive, "the app closes idle connections before the load balancer does",
-		"the serving container's keep-alive timeout (from its command line or environment: gunicorn with a worker that keeps connections open, uvicorn, Node.js, ...) below the load balancer's idle timeout (ALB 60 s or its annotation, Google's 600 s, ingress-nginx 60 s or its ConfigMap)"},
+		"the serving container's keep-alive timeout (from its command line or environment: gunicorn with a worker that keeps connections open, uvicorn, Node.js, ...) below the load balancer's idle timeout (ALB 60 s, or its IngressClassParams or Ingress annotation, Google's 600 s, ingress-nginx 60 s or its ConfigMap)"},
 }
 
 // Check implements Rule: per workload behind an ALB, Google's load
@@ -392,7 +389,11 @@ func (keepaliveTimeout) Check(objs *Objects) []*Risk {
 			default:
 				continue // Envoy's upstream idle timeout is an hour: a short keep-alive is the common case there
 			}
-			lb := lbIdleTimeout(f.Objects, f.Family)
+			var ings []*sources.Config
+			if f.Via.Kind == "Ingress" {
+				ings = append(ings, f.Via)
+			}
+			lb := lbIdleTimeout(objs, f.Family, ings)
 			if app.Seconds >= lb.Seconds {
 				continue
 			}

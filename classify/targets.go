@@ -135,7 +135,7 @@ func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front 
 			if b.Service != svc.Name {
 				continue
 			}
-			f := front{Family: ingressFamily(ing, s), Via: ing, Service: svc, Port: servicePort(s, b.PortName, b.PortNumber)}
+			f := front{Family: ingressFamily(ing, s, ingressClassOf(byKind["IngressClass"], ing)), Via: ing, Service: svc, Port: servicePort(s, b.PortName, b.PortNumber)}
 			objs := []*sources.Config{svc, ing}
 			switch f.Family {
 			case sources.FamilyALB:
@@ -351,13 +351,22 @@ func hostIsService(host, vsNamespace string, svc *sources.Config) bool {
 	return parts[1] == svc.Namespace
 }
 
-// ingressFamily names the load balancer an Ingress configures: its class
-// (alb, gce, gce-internal, nginx), else the annotations it or its Service
-// carry; "" when nothing says.
-func ingressFamily(ing *sources.Config, svc *sources.Service) sources.Family {
+// ingressFamily names the load balancer an Ingress configures: the
+// controller of its IngressClass object when one was read (classObj, nil
+// otherwise), else its class name (alb, gce, gce-internal, nginx), else
+// the annotations it or its Service carry; "" when nothing says.
+func ingressFamily(ing *sources.Config, svc *sources.Service, classObj *sources.Config) sources.Family {
 	class := strings.ToLower(ing.Ingress.Class)
 	ann := ing.Ingress.Annotations
+	controller := ""
+	if classObj != nil {
+		controller = classObj.IngressClass.Controller
+	}
 	switch {
+	case controller == sources.ALBIngressController:
+		return sources.FamilyALB
+	case controller == ingressNginxController:
+		return sources.FamilyIngressNginx
 	case class == "alb" || hasKeyPrefix(ann, "alb.ingress.kubernetes.io/"):
 		return sources.FamilyALB
 	case strings.Contains(class, "nginx") || hasKeyPrefix(ann, "nginx.ingress.kubernetes.io/"):

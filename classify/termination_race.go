@@ -42,9 +42,24 @@ const (
 	// deregistration propagates in single seconds when it goes well.
 	preStopMargin = 5 * time.Second
 	minPreStop    = 10
-	// drainMargin is added to the preStop sleep for the grace period: the
-	// app's own shutdown after SIGTERM.
-	drainMargin = 20
+	// appShutdown is what the fixes add to the preStop sleep for the grace
+	// period: the app's own shutdown after SIGTERM, as long as Kubernetes
+	// gives it when a spec sets no grace period (the
+	// terminationGracePeriodSeconds default, 30 s), which is also the
+	// default graceful-shutdown timeout of gunicorn (graceful_timeout) and
+	// Spring Boot (spring.lifecycle.timeout-per-shutdown-phase). The sleep
+	// then costs the app none of its shutdown time.
+	appShutdown = int(correlate.DefaultGracePeriod / time.Second)
+	// kubeletMinShutdown is the kubelet's minimal shutdown window: when the
+	// preStop hook has used up the grace period, the kubelet still sends
+	// SIGTERM and waits 2 s before SIGKILL (minimumGracePeriodInSeconds in
+	// pkg/kubelet/kuberuntime, "a minimal shutdown window for avoiding
+	// unnecessary SIGKILLs"; the Pod Lifecycle docs' "one-off grace period
+	// extension of 2 seconds"). A grace period that leaves the app no more
+	// than that after the sleep gives it no shutdown of its own, which the
+	// static check reports; beyond it, how long the app needs is its own
+	// business, which the objects do not say.
+	kubeletMinShutdown = 2
 )
 
 // Cause implements Rule.
@@ -255,8 +270,8 @@ func shutdownSettings(spec *sources.PodSpec) (preStop, grace int, specKnown bool
 func preStopFor(lag time.Duration) int { return max(ceilSeconds(lag+preStopMargin), minPreStop) }
 
 // graceFor is the grace period that covers a preStop sleep and the app's
-// drain after it (drainMargin): grace itself when already longer.
-func graceFor(grace, sleep int) int { return max(grace, sleep+drainMargin) }
+// shutdown after it (appShutdown): grace itself when already longer.
+func graceFor(grace, sleep int) int { return max(grace, sleep+appShutdown) }
 
 // preStopFix delays SIGTERM by a sleep in the main container's preStop hook.
 // Its Why is the caller's: what the sleep must outlast.
@@ -267,12 +282,12 @@ func preStopFix(wl workload, sleep int) Fix {
 	}
 }
 
-// graceFix gives termination newGrace seconds: the sleep plus the app's drain.
+// graceFix gives termination newGrace seconds: the sleep plus the app's shutdown.
 func graceFix(wl workload, sleep, grace, newGrace int) Fix {
 	return Fix{
 		Title: fmt.Sprintf("Give termination %d s", newGrace),
-		Why: fmt.Sprintf("terminationGracePeriodSeconds counts from the start of preStop; it must cover the %d s sleep plus the app's own drain (now %d s).",
-			sleep, grace),
+		Why: fmt.Sprintf("terminationGracePeriodSeconds (now %d s) counts from the start of preStop: it should cover the %d s sleep, then the %d s an app gets to shut down by default.",
+			grace, sleep, appShutdown),
 		Patch: deploymentPatch(wl, templateSpec(map[string]any{"terminationGracePeriodSeconds": newGrace})),
 	}
 }
@@ -348,8 +363,8 @@ const (
 var terminationRaceChecks = []StaticCheck{
 	{checkPreStop, "no preStop sleep, or one shorter than the load balancer lets go",
 		"the longest preStop sleep of the pod template below the load balancer's stop propagation (ALB 10 s, GKE NEG 10 s, ingress-nginx 5 s, Envoy xDS 2 s) + 5 s, and at least 10 s"},
-	{checkGracePeriod, "terminationGracePeriodSeconds shorter than preStop + drain",
-		"terminationGracePeriodSeconds below the preStop sleep + 20 s for the app's own drain (an error when it ends before the sleep does)"},
+	{checkGracePeriod, "terminationGracePeriodSeconds spent by the preStop sleep",
+		"terminationGracePeriodSeconds leaves the app no more than the kubelet's own 2 s between SIGTERM and SIGKILL after the preStop sleep (the fix proposes the sleep + 30 s, the default grace period)"},
 	{checkIstioDrain, "the Istio sidecar stops before the preStop sleep ends",
 		"a classic Istio sidecar's terminationDrainDuration (5 s by default) below the preStop sleep + 5 s"},
 }
@@ -452,16 +467,16 @@ func terminationRisks(t *target, f front) []*Risk {
 		}
 		r.Fixes = append(r.Fixes, drainFixes(t, f, need, graceFor(grace, need))...)
 		out = append(out, r)
-	case grace < sleep+drainMargin:
-		sev, then := SeverityWarning, fmt.Sprintf("leaves the app %d s to finish its requests after SIGTERM", grace-sleep)
+	case grace-sleep <= kubeletMinShutdown:
+		then := fmt.Sprintf("leaves the app %d s after SIGTERM, no more than the kubelet's own %d s minimum before SIGKILL", grace-sleep, kubeletMinShutdown)
 		if grace <= sleep {
-			sev, then = SeverityError, "ends before the sleep does: the kubelet kills the app without SIGTERM first, with its requests in flight"
+			then = fmt.Sprintf("runs out before the sleep ends: the kubelet then sends SIGTERM and kills the app %d s later, with its requests in flight", kubeletMinShutdown)
 		}
-		r := newRisk(terminationRaceCause, checkGracePeriod, sev, t)
+		r := newRisk(terminationRaceCause, checkGracePeriod, SeverityError, t)
 		r.Via = f.Via
 		r.Title = fmt.Sprintf("%s gives termination %d s for a %d s preStop sleep", objectName(t.Config), grace, sleep)
-		r.Reason = fmt.Sprintf("terminationGracePeriodSeconds %d counts from the start of the %d s preStop sleep, so it %s; it should cover the sleep plus %d s of drain: %d s.",
-			grace, sleep, then, drainMargin, sleep+drainMargin)
+		r.Reason = fmt.Sprintf("terminationGracePeriodSeconds %d counts from the start of the %d s preStop sleep, so it %s; it should cover the sleep plus the %d s an app gets to shut down by default: %d s.",
+			grace, sleep, then, appShutdown, sleep+appShutdown)
 		r.Fixes = []Fix{graceFix(t.wl, sleep, grace, graceFor(grace, sleep))}
 		out = append(out, r)
 	}

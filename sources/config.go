@@ -14,7 +14,8 @@ import (
 // rules' business, except where a field notes a Kubernetes API default.
 type Config struct {
 	// Kind is the object kind (Pod, Deployment, ReplicaSet, Service, Ingress,
-	// BackendConfig, TargetGroupBinding, EndpointSlice, Namespace, ConfigMap).
+	// IngressClass, IngressClassParams, BackendConfig, TargetGroupBinding,
+	// EndpointSlice, Namespace, ConfigMap).
 	Kind      string
 	Namespace string
 	Name      string
@@ -40,6 +41,11 @@ type Config struct {
 	HealthCheck *LBHealthCheck
 	// Ingress is set for Ingresses.
 	Ingress *Ingress
+	// IngressClass is set for IngressClasses.
+	IngressClass *IngressClass
+	// IngressClassParams is set for the AWS Load Balancer Controller's
+	// IngressClassParams.
+	IngressClassParams *IngressClassParams
 	// TargetGroupBinding is set for TargetGroupBindings.
 	TargetGroupBinding *TargetGroupBinding
 	// EndpointSlice is set for EndpointSlices.
@@ -367,7 +373,9 @@ type LBHealthCheck struct {
 	// SuccessCodes is the ALB success-codes matcher as written.
 	SuccessCodes string
 	// IdleTimeoutSec is the ALB load-balancer attribute
-	// idle_timeout.timeout_seconds, in seconds.
+	// idle_timeout.timeout_seconds, in seconds, from an Ingress's
+	// load-balancer-attributes annotation (the controller reads it on
+	// Ingresses only; IngressClassParams set it too).
 	IdleTimeoutSec *int
 	// DeregistrationDelaySec is the ALB target-group attribute
 	// deregistration_delay.timeout_seconds, in seconds.
@@ -385,6 +393,9 @@ type LBHealthCheck struct {
 type Ingress struct {
 	// Class is spec.ingressClassName, or the kubernetes.io/ingress.class annotation.
 	Class string
+	// ClassName is spec.ingressClassName alone, the name of an IngressClass
+	// object; "" when unset.
+	ClassName string
 	// Annotations keeps alb.ingress.kubernetes.io/*, nginx.ingress.kubernetes.io/*,
 	// kubernetes.io/ingress.*, ingress.gcp.kubernetes.io/*, networking.gke.io/*
 	// and cloud.google.com/* annotations.
@@ -402,6 +413,51 @@ type IngressBackend struct {
 	// PortName and PortNumber are the Service port as written (one of them is set).
 	PortName   string
 	PortNumber int
+}
+
+// IngressClass holds an IngressClass (networking.k8s.io, cluster-scoped):
+// the controller that implements the Ingresses of the class and the object
+// that configures it.
+type IngressClass struct {
+	// Controller is spec.controller: ingress.k8s.aws/alb for the AWS Load
+	// Balancer Controller, k8s.io/ingress-nginx for ingress-nginx.
+	Controller string
+	// Default is true when the ingressclass.kubernetes.io/is-default-class
+	// annotation is "true": an Ingress created without a class gets this one.
+	Default bool
+	// Parameters is spec.parameters (Group is its apiGroup, Namespace is
+	// set when its scope is Namespace); nil when unset.
+	Parameters *ObjectRef
+}
+
+// ALBIngressController is the IngressClass controller name of the AWS Load
+// Balancer Controller.
+const ALBIngressController = "ingress.k8s.aws/alb"
+
+// IngressClassParams holds an AWS Load Balancer Controller
+// IngressClassParams (elbv2.k8s.aws, cluster-scoped): settings the
+// controller applies to every Ingress of the IngressClasses whose
+// parameters name it.
+type IngressClassParams struct {
+	// Group is spec.group.name: every Ingress of the class is in that
+	// IngressGroup, one ALB; "" when unset.
+	Group string
+	// LoadBalancerAttributes are spec.loadBalancerAttributes, in order.
+	LoadBalancerAttributes []Attribute
+}
+
+// Attribute is one key and value of a load balancer's attributes.
+type Attribute struct{ Key, Value string }
+
+// IdleTimeoutSec returns the idle_timeout.timeout_seconds attribute in
+// seconds; nil when absent or not a whole number.
+func (p *IngressClassParams) IdleTimeoutSec() *int {
+	for _, a := range p.LoadBalancerAttributes {
+		if a.Key == ALBIdleTimeoutAttribute {
+			return atoiPtr(a.Value)
+		}
+	}
+	return nil
 }
 
 // TargetGroupBinding holds an AWS Load Balancer Controller TargetGroupBinding.

@@ -21,7 +21,8 @@ import (
 
 // k8sObjects reads Kubernetes objects (kubectl get -o json/yaml, API lists,
 // support bundles): Pods, Deployments, ReplicaSets, Services, Namespaces,
-// EndpointSlices, Ingresses, the BackendConfig and TargetGroupBinding CRDs,
+// EndpointSlices, Ingresses, IngressClasses, the BackendConfig,
+// TargetGroupBinding and IngressClassParams CRDs,
 // and the objects of Envoy-based gateways (k8s_objects_mesh.go). Each
 // object becomes one Config fact; a Pod's status also yields Lifecycle
 // records (created, scheduled, ready, readiness gates, container starts,
@@ -77,8 +78,10 @@ var objectDecoders = map[objectKey]func(elem []byte, c *Config, out *Emitter) er
 	{"apps", "ReplicaSet"}:                  decodeReplicaSet,
 	{"discovery.k8s.io", "EndpointSlice"}:   decodeEndpointSlice,
 	{"networking.k8s.io", "Ingress"}:        decodeIngress,
+	{"networking.k8s.io", "IngressClass"}:   decodeIngressClass,
 	{"cloud.google.com", "BackendConfig"}:   decodeBackendConfig,
 	{"elbv2.k8s.aws", "TargetGroupBinding"}: decodeTargetGroupBinding,
+	{"elbv2.k8s.aws", "IngressClassParams"}: decodeIngressClassParams,
 	{"", "ConfigMap"}:                       decodeConfigMap,
 	// Envoy-based gateways and meshes (k8s_objects_mesh.go).
 	{"gateway.networking.k8s.io", "Gateway"}:          decodeGateway,
@@ -535,7 +538,7 @@ func decodeService(elem []byte, c *Config, out *Emitter) error {
 	}
 	negAnnotations(f, s.Annotations)
 	c.Service = f
-	c.HealthCheck = albAnnotationHealthCheck(s.Annotations, "Service annotations")
+	c.HealthCheck = albAnnotationHealthCheck(s.Annotations, "Service annotations", false)
 	out.Config(c)
 	return nil
 }
@@ -627,9 +630,15 @@ func negAnnotations(f *Service, a map[string]string) {
 	}
 }
 
+// ALBIdleTimeoutAttribute is the ALB load-balancer attribute of the idle
+// timeout.
+const ALBIdleTimeoutAttribute = "idle_timeout.timeout_seconds"
+
 // albAnnotationHealthCheck reads the AWS Load Balancer Controller health-check,
-// target-type and target-group-attribute annotations; nil when none is set.
-func albAnnotationHealthCheck(a map[string]string, source string) *LBHealthCheck {
+// target-type and target-group-attribute annotations, and for an Ingress
+// (lbAttributes) the load-balancer-attributes one, which the controller
+// reads on Ingresses only; nil when none is set.
+func albAnnotationHealthCheck(a map[string]string, source string, lbAttributes bool) *LBHealthCheck {
 	const p = "alb.ingress.kubernetes.io/"
 	hc := &LBHealthCheck{
 		Source:             source,
@@ -652,7 +661,7 @@ func albAnnotationHealthCheck(a map[string]string, source string) *LBHealthCheck
 		}
 	}
 	for _, attr := range strings.Split(a[p+"load-balancer-attributes"], ",") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(attr), "="); ok && k == "idle_timeout.timeout_seconds" {
+		if k, v, ok := strings.Cut(strings.TrimSpace(attr), "="); ok && lbAttributes && k == ALBIdleTimeoutAttribute {
 			hc.IdleTimeoutSec = atoiPtr(strings.TrimSpace(v))
 		}
 	}
@@ -700,7 +709,7 @@ func decodeIngress(elem []byte, c *Config, out *Emitter) error {
 	setMeta(c, &ing.ObjectMeta)
 	f := &Ingress{Annotations: keepAnnotations(ing.Annotations, ingressAnnotationPrefixes)}
 	if ing.Spec.IngressClassName != nil {
-		f.Class = *ing.Spec.IngressClassName
+		f.Class, f.ClassName = *ing.Spec.IngressClassName, *ing.Spec.IngressClassName
 	} else {
 		f.Class = ing.Annotations["kubernetes.io/ingress.class"]
 	}
@@ -718,7 +727,66 @@ func decodeIngress(elem []byte, c *Config, out *Emitter) error {
 		}
 	}
 	c.Ingress = f
-	c.HealthCheck = albAnnotationHealthCheck(ing.Annotations, "Ingress annotations")
+	c.HealthCheck = albAnnotationHealthCheck(ing.Annotations, "Ingress annotations", true)
+	out.Config(c)
+	return nil
+}
+
+// annotationDefaultIngressClass marks the IngressClass that Ingresses
+// created without a class get.
+const annotationDefaultIngressClass = "ingressclass.kubernetes.io/is-default-class"
+
+func decodeIngressClass(elem []byte, c *Config, out *Emitter) error {
+	var ic networkingv1.IngressClass
+	if err := json.Unmarshal(elem, &ic); err != nil {
+		return err
+	}
+	setMeta(c, &ic.ObjectMeta)
+	f := &IngressClass{Controller: ic.Spec.Controller, Default: ic.Annotations[annotationDefaultIngressClass] == "true"}
+	if p := ic.Spec.Parameters; p != nil {
+		f.Parameters = &ObjectRef{Kind: p.Kind, Name: p.Name}
+		if p.APIGroup != nil {
+			f.Parameters.Group = *p.APIGroup
+		}
+		if p.Namespace != nil && p.Scope != nil && *p.Scope == networkingv1.IngressClassParametersReferenceScopeNamespace {
+			f.Parameters.Namespace = *p.Namespace
+		}
+	}
+	c.IngressClass = f
+	out.Config(c)
+	return nil
+}
+
+// ingressClassParams is the part of an AWS Load Balancer Controller
+// IngressClassParams (elbv2.k8s.aws/v1beta1) that shapes the load balancer
+// of every Ingress of its classes.
+type ingressClassParams struct {
+	Metadata metav1.ObjectMeta `json:"metadata"`
+	Spec     struct {
+		Group *struct {
+			Name string `json:"name"`
+		} `json:"group"`
+		LoadBalancerAttributes []struct {
+			Key   string `json:"key"`
+			Value string `json:"value"`
+		} `json:"loadBalancerAttributes"`
+	} `json:"spec"`
+}
+
+func decodeIngressClassParams(elem []byte, c *Config, out *Emitter) error {
+	var p ingressClassParams
+	if err := json.Unmarshal(elem, &p); err != nil {
+		return err
+	}
+	setMeta(c, &p.Metadata)
+	f := &IngressClassParams{}
+	if p.Spec.Group != nil {
+		f.Group = p.Spec.Group.Name
+	}
+	for _, a := range p.Spec.LoadBalancerAttributes {
+		f.LoadBalancerAttributes = append(f.LoadBalancerAttributes, Attribute{Key: a.Key, Value: a.Value})
+	}
+	c.IngressClassParams = f
 	out.Config(c)
 	return nil
 }

@@ -520,6 +520,90 @@ func TestK8sObjectsTargetGroupBinding(t *testing.T) {
 	}
 }
 
+// TestK8sObjectsIngressClass reads IngressClasses as the AWS Load Balancer
+// Controller's and ingress-nginx's documentation write them: the
+// controller, the default-class annotation and the parameters reference.
+func TestK8sObjectsIngressClass(t *testing.T) {
+	tests := []struct {
+		name, elem string
+		want       *IngressClass
+	}{
+		{"ALB with parameters", `{"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"name":"awesome-class"},
+		  "spec":{"controller":"ingress.k8s.aws/alb","parameters":{"apiGroup":"elbv2.k8s.aws","kind":"IngressClassParams","name":"awesome-class-cfg"}}}`,
+			&IngressClass{Controller: ALBIngressController, Parameters: &ObjectRef{Group: "elbv2.k8s.aws", Kind: "IngressClassParams", Name: "awesome-class-cfg"}}},
+		{"default, no parameters", `{"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"name":"alb",
+		  "annotations":{"ingressclass.kubernetes.io/is-default-class":"true"}},"spec":{"controller":"ingress.k8s.aws/alb"}}`,
+			&IngressClass{Controller: ALBIngressController, Default: true}},
+		{"not default", `{"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"name":"nginx",
+		  "annotations":{"ingressclass.kubernetes.io/is-default-class":"false"}},"spec":{"controller":"k8s.io/ingress-nginx"}}`,
+			&IngressClass{Controller: "k8s.io/ingress-nginx"}},
+		{"namespaced parameters", `{"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"name":"ext"},
+		  "spec":{"controller":"example.com/ingress","parameters":{"apiGroup":"k8s.example.com","kind":"Params","name":"p","scope":"Namespace","namespace":"ops"}}}`,
+			&IngressClass{Controller: "example.com/ingress", Parameters: &ObjectRef{Group: "k8s.example.com", Kind: "Params", Namespace: "ops", Name: "p"}}},
+	}
+	for _, tt := range tests {
+		cfg, _ := oneConfig(t, tt.elem)
+		if cfg.Kind != "IngressClass" || cfg.Namespace != "" || !reflect.DeepEqual(cfg.IngressClass, tt.want) {
+			t.Errorf("%s: %s %+v, want %+v", tt.name, cfg.Kind, cfg.IngressClass, tt.want)
+		}
+	}
+}
+
+// TestK8sObjectsIngressClassParams reads the load-balancer attributes and
+// group of IngressClassParams, in the controller documentation's shape,
+// and the idle timeout among them; a value that is not a string (the CRD
+// says string) is a malformed object, reported.
+func TestK8sObjectsIngressClassParams(t *testing.T) {
+	tests := []struct {
+		name, elem string
+		want       *IngressClassParams
+		idle       *int
+	}{
+		{"attributes", `{"apiVersion":"elbv2.k8s.aws/v1beta1","kind":"IngressClassParams","metadata":{"name":"awesome-class"},
+		  "spec":{"loadBalancerAttributes":[{"key":"deletion_protection.enabled","value":"true"},{"key":"idle_timeout.timeout_seconds","value":"120"}]}}`,
+			&IngressClassParams{LoadBalancerAttributes: []Attribute{{"deletion_protection.enabled", "true"}, {"idle_timeout.timeout_seconds", "120"}}}, intp(120)},
+		{"group only", `{"apiVersion":"elbv2.k8s.aws/v1beta1","kind":"IngressClassParams","metadata":{"name":"awesome-class"},
+		  "spec":{"group":{"name":"my-group"},"scheme":"internal"}}`,
+			&IngressClassParams{Group: "my-group"}, nil},
+		{"idle timeout not a number", `{"apiVersion":"elbv2.k8s.aws/v1beta1","kind":"IngressClassParams","metadata":{"name":"x"},
+		  "spec":{"loadBalancerAttributes":[{"key":"idle_timeout.timeout_seconds","value":"2m"}]}}`,
+			&IngressClassParams{LoadBalancerAttributes: []Attribute{{"idle_timeout.timeout_seconds", "2m"}}}, nil},
+	}
+	for _, tt := range tests {
+		cfg, _ := oneConfig(t, tt.elem)
+		if !reflect.DeepEqual(cfg.IngressClassParams, tt.want) || !reflect.DeepEqual(cfg.IngressClassParams.IdleTimeoutSec(), tt.idle) {
+			t.Errorf("%s: %+v (idle %v), want %+v (idle %v)", tt.name, cfg.IngressClassParams, cfg.IngressClassParams.IdleTimeoutSec(), tt.want, tt.idle)
+		}
+	}
+	c, rep := runJSON(t, k8sObjects{}, "objects.json", `{"apiVersion":"elbv2.k8s.aws/v1beta1","kind":"IngressClassParams","metadata":{"name":"x"},
+	  "spec":{"loadBalancerAttributes":[{"key":"idle_timeout.timeout_seconds","value":120}]}}`)
+	if rep.Skipped != 1 || len(c.configs) != 0 || !strings.Contains(strings.Join(rep.SkipSamples(), " "), "objects.json:1") {
+		t.Errorf("a number for a string: skipped %d %v, configs %d", rep.Skipped, rep.SkipSamples(), len(c.configs))
+	}
+}
+
+// TestK8sObjectsALBIdleTimeout reads the idle timeout from an Ingress's
+// load-balancer-attributes annotation, and not from a Service's, which
+// the controller does not read (nor the NLB annotation).
+func TestK8sObjectsALBIdleTimeout(t *testing.T) {
+	ing, _ := oneConfig(t, `{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"web","namespace":"shop","annotations":{
+	    "alb.ingress.kubernetes.io/load-balancer-attributes":"deletion_protection.enabled=true, idle_timeout.timeout_seconds=120"}},
+	  "spec":{"ingressClassName":"internal-alb"}}`)
+	if ing.HealthCheck == nil || !reflect.DeepEqual(ing.HealthCheck.IdleTimeoutSec, intp(120)) || ing.Ingress.ClassName != "internal-alb" {
+		t.Errorf("Ingress: health check %+v, class %q", ing.HealthCheck, ing.Ingress.ClassName)
+	}
+	legacy, _ := oneConfig(t, `{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"web","annotations":{"kubernetes.io/ingress.class":"alb"}},"spec":{}}`)
+	if legacy.Ingress.Class != "alb" || legacy.Ingress.ClassName != "" {
+		t.Errorf("annotation class: %+v", legacy.Ingress)
+	}
+	svc, _ := oneConfig(t, `{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"shop","annotations":{
+	    "alb.ingress.kubernetes.io/load-balancer-attributes":"idle_timeout.timeout_seconds=120",
+	    "service.beta.kubernetes.io/aws-load-balancer-attributes":"idle_timeout.timeout_seconds=120"}},"spec":{"ports":[{"port":80}]}}`)
+	if svc.HealthCheck != nil {
+		t.Errorf("Service: health check %+v", svc.HealthCheck)
+	}
+}
+
 func TestK8sObjectsNamespace(t *testing.T) {
 	cfg, _ := oneConfig(t, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop",
 	  "labels":{"elbv2.k8s.aws/pod-readiness-gate-inject":"enabled","kubernetes.io/metadata.name":"shop"}}}`)
@@ -750,6 +834,8 @@ func FuzzK8sObjects(f *testing.F) {
 		`{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","metadata":{"name":"e"},"endpoints":[{"addresses":["10.0.0.1"],"conditions":{"terminating":true}}]}`,
 		`{"apiVersion":"cloud.google.com/v1","kind":"BackendConfig","metadata":{"name":"b"},"spec":{"healthCheck":{"port":8080}}}`,
 		`{"apiVersion":"elbv2.k8s.aws/v1beta1","kind":"TargetGroupBinding","metadata":{"name":"t"},"spec":{"serviceRef":{"name":"s","port":"http"}}}`,
+		`{"apiVersion":"elbv2.k8s.aws/v1beta1","kind":"IngressClassParams","metadata":{"name":"p"},"spec":{"group":{"name":"g"},"loadBalancerAttributes":[{"key":"idle_timeout.timeout_seconds","value":"120"}]}}`,
+		`{"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"name":"c"},"spec":{"controller":"ingress.k8s.aws/alb","parameters":{"apiGroup":"elbv2.k8s.aws","kind":"IngressClassParams","name":"p"}}}`,
 		`{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"i","annotations":{"alb.ingress.kubernetes.io/target-group-attributes":"deregistration_delay.timeout_seconds=30"}}}`,
 		`{"apiVersion":"v1","kind":"Service","metadata":{"name":"s","annotations":{"cloud.google.com/backend-config":"{\"default\":\"b\"}"}},"spec":{"ports":[{"port":80,"targetPort":"http"}]}}`,
 	} {

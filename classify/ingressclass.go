@@ -1,0 +1,242 @@
+package classify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// How the AWS Load Balancer Controller settles the attributes of the ALB
+// an Ingress configures (pkg/ingress of kubernetes-sigs/aws-load-balancer-
+// controller, docs/guide/ingress/ingress_class.md and annotations.md):
+//
+//   - The Ingress's class is the IngressClass its spec.ingressClassName
+//     names; the legacy kubernetes.io/ingress.class annotation, which the
+//     controller reads first, leaves it without one. An IngressClass of
+//     the controller (ingress.k8s.aws/alb) may name an IngressClassParams
+//     in spec.parameters.
+//   - The Ingresses of one IngressGroup share one ALB: the group is the
+//     IngressClassParams' spec.group.name, else the Ingress's
+//     alb.ingress.kubernetes.io/group.name annotation, else the Ingress
+//     alone. The load-balancer-attributes annotation of any of them applies
+//     to the ALB (the controller refuses values that disagree).
+//   - The IngressClassParams' spec.loadBalancerAttributes win over the
+//     annotations, key by key.
+
+// Names the controller reads.
+const (
+	annotationIngressClass  = "kubernetes.io/ingress.class"
+	annotationALBGroup      = "alb.ingress.kubernetes.io/group.name"
+	annotationALBAttributes = "alb.ingress.kubernetes.io/load-balancer-attributes"
+	// ingressClassParamsGroup and ingressClassParamsKind are what an
+	// IngressClass's spec.parameters must say to name an IngressClassParams.
+	ingressClassParamsGroup = "elbv2.k8s.aws"
+	ingressClassParamsKind  = "IngressClassParams"
+	// ingressNginxController is ingress-nginx's IngressClass controller name.
+	ingressNginxController = "k8s.io/ingress-nginx"
+)
+
+// ingressClassOf returns the IngressClass object of an Ingress among
+// classes: the one spec.ingressClassName names; for an Ingress that names
+// no class at all, the one class marked default, which the API server's
+// admission gives it when it is created (a manifest before the deploy).
+// It is nil when the legacy annotation sets the class, or no such object
+// was read.
+func ingressClassOf(classes []*sources.Config, ing *sources.Config) *sources.Config {
+	if ing.Ingress == nil {
+		return nil
+	}
+	if _, legacy := ing.Ingress.Annotations[annotationIngressClass]; legacy {
+		return nil
+	}
+	var defaults []*sources.Config
+	for _, c := range classes {
+		switch {
+		case c.IngressClass == nil:
+		case ing.Ingress.ClassName != "" && c.Name == ing.Ingress.ClassName:
+			return c
+		case c.IngressClass.Default:
+			defaults = append(defaults, c)
+		}
+	}
+	if ing.Ingress.ClassName == "" && len(defaults) == 1 {
+		return defaults[0]
+	}
+	return nil
+}
+
+// ingressClassParamsOf returns the IngressClassParams among params that an
+// IngressClass of the AWS Load Balancer Controller names; nil for another
+// controller's class, a class without parameters, or parameters not read.
+func ingressClassParamsOf(params []*sources.Config, class *sources.Config) *sources.Config {
+	if class == nil || class.IngressClass.Controller != sources.ALBIngressController {
+		return nil
+	}
+	ref := class.IngressClass.Parameters
+	if ref == nil || ref.Group != ingressClassParamsGroup || ref.Kind != ingressClassParamsKind {
+		return nil
+	}
+	for _, p := range params {
+		if p.IngressClassParams != nil && p.Name == ref.Name {
+			return p
+		}
+	}
+	return nil
+}
+
+// albClass is what the objects say about the ALB an Ingress configures:
+// its IngressClass and IngressClassParams (nil when not read) and the
+// Ingresses that share the ALB, the Ingress first.
+type albClass struct {
+	Class, Params *sources.Config
+	Group         []*sources.Config
+}
+
+// albClassOf links an Ingress to its class, parameters and IngressGroup.
+func albClassOf(objs *Objects, ing *sources.Config) albClass {
+	classes, params := objs.ConfigsOf("IngressClass"), objs.ConfigsOf(ingressClassParamsKind)
+	groupOf := func(i *sources.Config) (class, p *sources.Config, group string) {
+		class = ingressClassOf(classes, i)
+		p = ingressClassParamsOf(params, class)
+		if p != nil && p.IngressClassParams.Group != "" {
+			return class, p, p.IngressClassParams.Group
+		}
+		return class, p, i.Ingress.Annotations[annotationALBGroup]
+	}
+	out := albClass{Group: []*sources.Config{ing}}
+	var group string
+	out.Class, out.Params, group = groupOf(ing)
+	if group == "" {
+		return out
+	}
+	for _, other := range objs.ConfigsOf("Ingress") {
+		if other == ing || other.Ingress == nil {
+			continue
+		}
+		if _, _, g := groupOf(other); g == group {
+			out.Group = append(out.Group, other)
+		}
+	}
+	return out
+}
+
+// albIdleTimeoutOf is the idle timeout of the ALB an Ingress configures,
+// as the controller settles it: the IngressClassParams' attribute, else
+// the load-balancer-attributes annotation of the Ingress or of another of
+// its IngressGroup, else the ALB's default.
+func albIdleTimeoutOf(objs *Objects, ing *sources.Config) Timeout {
+	t := Timeout{What: "the ALB's idle timeout", Seconds: albIdleTimeout, Source: "the ALB default", ingress: ing}
+	alb := albClassOf(objs, ing)
+	if p := alb.Params; p != nil {
+		if n := p.IngressClassParams.IdleTimeoutSec(); n != nil {
+			t.Seconds, t.Source, t.setBy = float64(*n), fmt.Sprintf("IngressClassParams %s loadBalancerAttributes", p.Name), p
+			return t
+		}
+	}
+	for _, m := range alb.Group {
+		if hc := m.HealthCheck; hc != nil && hc.IdleTimeoutSec != nil {
+			t.Seconds, t.Source, t.setBy = float64(*hc.IdleTimeoutSec), fmt.Sprintf("Ingress %s/%s %s", m.Namespace, m.Name, annotationALBAttributes), m
+			return t
+		}
+	}
+	return t
+}
+
+// albIngressesTo returns the Ingresses whose ALBs send traffic to the
+// workload: those routing to the Services that select its pods, else, when
+// the objects do not link them, every Ingress of the ALB read.
+func albIngressesTo(objs *Objects, wl workload) []*sources.Config {
+	var out []*sources.Config
+	for _, t := range objs.targetsOf() {
+		if t.Config.Namespace != wl.Namespace || t.Config.Name != wl.Name {
+			continue
+		}
+		for _, f := range t.Fronts {
+			if f.Family == sources.FamilyALB && f.Via.Kind == "Ingress" && !containsConfig(out, f.Via) {
+				out = append(out, f.Via)
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	classes := objs.ConfigsOf("IngressClass")
+	for _, ing := range objs.ConfigsOf("Ingress") {
+		if ing.Ingress != nil && ingressFamily(ing, &sources.Service{}, ingressClassOf(classes, ing)) == sources.FamilyALB {
+			out = append(out, ing)
+		}
+	}
+	return out
+}
+
+// containsConfig reports whether c is among cs.
+func containsConfig(cs []*sources.Config, c *sources.Config) bool {
+	for _, x := range cs {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// withAttribute returns a load-balancer-attributes annotation value
+// ("k=v,k=v") with key set to value: in place when the value gives it,
+// else appended; the other attributes stay.
+func withAttribute(annotation, key string, value int) string {
+	var out []string
+	found := false
+	for _, attr := range strings.Split(annotation, ",") {
+		attr = strings.TrimSpace(attr)
+		if attr == "" {
+			continue
+		}
+		if k, _, _ := strings.Cut(attr, "="); strings.TrimSpace(k) == key {
+			attr, found = fmt.Sprintf("%s=%d", key, value), true
+		}
+		out = append(out, attr)
+	}
+	if !found {
+		out = append(out, fmt.Sprintf("%s=%d", key, value))
+	}
+	return strings.Join(out, ",")
+}
+
+// albIdleFix lowers the idle timeout of the ALB below the app's keep-alive
+// where the timeout was set: the IngressClassParams (its whole attribute
+// list, as a patch replaces a list whole), else the annotation of the
+// Ingress that carries it or that the timeout is for, keeping the other
+// attributes.
+func albIdleFix(lb Timeout, wl workload, lower int) Fix {
+	fix := Fix{
+		Title:  fmt.Sprintf("Or close idle connections in the ALB after %d s", lower),
+		Why:    "The ALB idle timeout applies to client connections too; lowering it below the app's keep-alive ends the race from the load balancer's side.",
+		AtMost: true,
+	}
+	if p := lb.setBy; p != nil && p.IngressClassParams != nil {
+		var attrs []any
+		for _, a := range p.IngressClassParams.LoadBalancerAttributes {
+			if a.Key == sources.ALBIdleTimeoutAttribute {
+				a.Value = fmt.Sprint(lower)
+			}
+			attrs = append(attrs, map[string]any{"key": a.Key, "value": a.Value})
+		}
+		fix.Why += fmt.Sprintf(" IngressClassParams %s sets it for every ALB of its IngressClasses, over the Ingresses' annotation.", p.Name)
+		fix.Patch = objectPatch(ingressClassParamsGroup+"/v1beta1", ingressClassParamsKind, "", p.Name, nil, map[string]any{"loadBalancerAttributes": attrs})
+		return fix
+	}
+	ing := lb.setBy
+	if ing == nil {
+		ing = lb.ingress
+	}
+	ns, name, value := wl.Namespace, placeholderName("Ingress"), ""
+	if ing != nil {
+		ns, name = ing.Namespace, ing.Name
+		if ing.Ingress != nil {
+			value = ing.Ingress.Annotations[annotationALBAttributes]
+		}
+	}
+	fix.Patch = objectPatch("networking.k8s.io/v1", "Ingress", ns, name, map[string]any{"annotations": map[string]any{
+		annotationALBAttributes: withAttribute(value, sources.ALBIdleTimeoutAttribute, lower)}}, nil)
+	return fix
+}
