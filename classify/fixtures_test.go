@@ -332,25 +332,47 @@ func onePerRolloutAndCause(findings []*Finding) []string {
 
 // checkRollout checks the rollout a finding names against the episode of
 // the truth: every incident of a rollout names it, and with Kubernetes
-// records its workload and its new and old ReplicaSets.
+// records its workload, its new ReplicaSet, and among its old ones the
+// ReplicaSet of every old pod the incident involved (the episode's old
+// ReplicaSet when it involved none): a rollout that starts before the
+// previous one ends replaces the pods of both older ReplicaSets.
 func checkRollout(f *Finding, w truthIncident, withKubernetes bool) []string {
 	if w.Episode == nil || w.Episode.Kind != "rollout" {
 		return nil
 	}
 	r := f.Rollout
-	switch {
-	case r == nil:
+	if r == nil {
 		return []string{fmt.Sprintf("%s: no rollout named, want %s's %s", f.Cause, w.Episode.Workload, w.Episode.NewReplicaSet)}
-	case !withKubernetes:
+	}
+	if !withKubernetes {
 		return nil
-	case r.Workload != w.Episode.Workload || r.New == nil || r.New.Name != w.Episode.NewReplicaSet ||
-		!slices.Contains(r.OldNames(), w.Episode.OldReplicaSet):
-		newName := ""
-		if r.New != nil {
-			newName = r.New.Name
+	}
+	var old []string
+	for _, p := range w.Pods {
+		if p.Role == "old" {
+			old = append(old, p.Pod[:strings.LastIndexByte(p.Pod, '-')])
 		}
-		return []string{fmt.Sprintf("%s: rollout of %q from %v to %q, want %s from %s to %s", f.Cause, r.Workload, r.OldNames(), newName,
-			w.Episode.Workload, w.Episode.OldReplicaSet, w.Episode.NewReplicaSet)}
+	}
+	for _, b := range w.Backends {
+		if b.Role == "old" {
+			old = append(old, b.Pod[:strings.LastIndexByte(b.Pod, '-')])
+		}
+	}
+	if len(old) == 0 {
+		old = []string{w.Episode.OldReplicaSet}
+	}
+	newName := ""
+	if r.New != nil {
+		newName = r.New.Name
+	}
+	ok := r.Workload == w.Episode.Workload && newName == w.Episode.NewReplicaSet
+	for _, rs := range old {
+		ok = ok && slices.Contains(r.OldNames(), rs)
+	}
+	if !ok {
+		slices.Sort(old)
+		return []string{fmt.Sprintf("%s: rollout of %q from %v to %q, want %s from %v to %s", f.Cause, r.Workload, r.OldNames(), newName,
+			w.Episode.Workload, slices.Compact(old), w.Episode.NewReplicaSet)}
 	}
 	return nil
 }
