@@ -46,9 +46,18 @@ type truthIncident struct {
 	Logged         int       `json:"logged_failed_requests"`
 	Hidden         int       `json:"hidden_failures"`
 	Episode        *struct {
+		Kind          string `json:"kind"`
 		Workload      string `json:"workload"`
+		OldReplicaSet string `json:"old_replica_set"`
 		NewReplicaSet string `json:"new_replica_set"`
 	} `json:"episode"`
+	// Backends are the pods the failures went to; for registration lag
+	// the new pods the LB waited for and the old ones it had let go.
+	Backends []struct {
+		Pod  string `json:"pod"`
+		IP   string `json:"ip"`
+		Role string `json:"role"`
+	} `json:"backends"`
 	Pods []truthIncidentPod `json:"pods"`
 	// EndHidden is the true end when the logs show only visible failures
 	// (see visibleOnly); zero otherwise.
@@ -80,7 +89,9 @@ type truthIncidentPod struct {
 }
 
 type truthPod struct {
-	Name    string     `json:"name"`
+	Name string `json:"name"`
+	// Role is old for a pod running before the run, new for one created in it.
+	Role    string     `json:"role"`
 	Deleted *time.Time `json:"deleted"`
 	Leases  []struct {
 		IP   string     `json:"ip"`
@@ -206,10 +217,11 @@ const (
 
 // TestFixtureVerdicts checks every recreated incident against the
 // simulator's truth: one finding per episode and mechanism with the right
-// cause, its window within 2 s, its count within 5 %, every pod the truth
-// names with its IP and role, every deleted pod joined to its IP, and the
-// fix numbers; the controls (the same rollout with the fix applied) must
-// produce no incident.
+// cause, its window within 2 s, its count within 5 %, the rollout it names
+// (workload, old and new ReplicaSet), every pod the truth names with its
+// IP and role, every deleted pod joined to its IP, and the fix numbers;
+// the controls (the same rollout with the fix applied) must produce no
+// incident.
 func TestFixtureVerdicts(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join("..", "fixtures", "*", ".expected.json"))
 	if len(dirs) < 10 {
@@ -254,6 +266,7 @@ func checkVerdicts(t testing.TB, dir string) []string {
 		fail("%d incidents, want %d", len(findings), len(want))
 		return problems
 	}
+	problems = append(problems, onePerRolloutAndCause(findings)...)
 	for i, w := range want {
 		f := findings[i]
 		fail := func(format string, args ...any) {
@@ -289,8 +302,9 @@ func checkVerdicts(t testing.TB, dir string) []string {
 		if len(f.Remediation) == 0 || f.Summary == "" || len(f.Evidence) == 0 {
 			fail("a finding needs a summary, evidence and a fix")
 		}
-		problems = append(problems, checkPods(f, w, tr, a.HasKubernetes())...)
-		problems = append(problems, checkFix(t, f, w, a.HasKubernetes() && !anyAlike(tr, f))...)
+		problems = append(problems, checkRollout(f, w, a.HasKubernetes())...)
+		problems = append(problems, checkPods(a, f, w, tr)...)
+		problems = append(problems, checkFix(t, f, w, tr.Platform, a.HasKubernetes() && !anyAlike(tr, f))...)
 	}
 	problems = append(problems, checkJoins(a, tr)...)
 	return problems
@@ -301,10 +315,85 @@ func near(got, want int) bool {
 	return math.Abs(float64(got-want)) <= math.Max(1, countSlack*float64(want))
 }
 
+// onePerRolloutAndCause checks that no two findings share a rollout and a
+// cause: a mechanism that failed requests on several pods of one rollout is
+// one incident with a sub-window per pod.
+func onePerRolloutAndCause(findings []*Finding) []string {
+	type key struct {
+		r     *correlate.Rollout
+		cause string
+	}
+	seen := map[key]bool{}
+	var problems []string
+	for _, f := range findings {
+		if f.Rollout == nil {
+			continue
+		}
+		k := key{f.Rollout, f.Cause}
+		if seen[k] {
+			problems = append(problems, fmt.Sprintf("%s: two incidents of %s", f.Rollout.ID(), f.Cause))
+		}
+		seen[k] = true
+	}
+	return problems
+}
+
+// checkRollout checks the rollout a finding names against the episode of
+// the truth: every incident of a rollout names it, and with Kubernetes
+// records its workload, its new ReplicaSet, and among its old ones the
+// ReplicaSet of every old pod the incident involved (the episode's old
+// ReplicaSet when it involved none): a rollout that starts before the
+// previous one ends replaces the pods of both older ReplicaSets.
+func checkRollout(f *Finding, w truthIncident, withKubernetes bool) []string {
+	if w.Episode == nil || w.Episode.Kind != "rollout" {
+		return nil
+	}
+	r := f.Rollout
+	if r == nil {
+		return []string{fmt.Sprintf("%s: no rollout named, want %s's %s", f.Cause, w.Episode.Workload, w.Episode.NewReplicaSet)}
+	}
+	if !withKubernetes {
+		return nil
+	}
+	var old []string
+	for _, p := range w.Pods {
+		if p.Role == "old" {
+			old = append(old, p.Pod[:strings.LastIndexByte(p.Pod, '-')])
+		}
+	}
+	for _, b := range w.Backends {
+		if b.Role == "old" {
+			old = append(old, b.Pod[:strings.LastIndexByte(b.Pod, '-')])
+		}
+	}
+	if len(old) == 0 {
+		old = []string{w.Episode.OldReplicaSet}
+	}
+	newName := ""
+	if r.New != nil {
+		newName = r.New.Name
+	}
+	ok := r.Workload == w.Episode.Workload && newName == w.Episode.NewReplicaSet
+	for _, rs := range old {
+		ok = ok && slices.Contains(r.OldNames(), rs)
+	}
+	if !ok {
+		slices.Sort(old)
+		return []string{fmt.Sprintf("%s: rollout of %q from %v to %q, want %s from %v to %s", f.Cause, r.Workload, r.OldNames(), newName,
+			w.Episode.Workload, slices.Compact(old), w.Episode.NewReplicaSet)}
+	}
+	return nil
+}
+
 // checkPods checks that every pod whose failures the truth lists is named
 // by the finding with its IP and role (the pods a keep-alive race hits
-// serve steadily: their role is not checked).
-func checkPods(f *Finding, w truthIncident, tr truth, withKubernetes bool) []string {
+// serve steadily: their role is not checked); for registration lag, the
+// new pods the load balancer waited for and the old ones it had let go.
+func checkPods(a *correlate.Analysis, f *Finding, w truthIncident, tr truth) []string {
+	withKubernetes := a.HasKubernetes()
+	if w.Mechanism == "registration_lag" {
+		return checkLetGo(a, f, w, tr)
+	}
 	if w.Mechanism != "termination_race" && w.Mechanism != "wrong_probe_port" && w.Mechanism != "keepalive_timeout" {
 		return nil
 	}
@@ -324,6 +413,38 @@ func checkPods(f *Finding, w truthIncident, tr truth, withKubernetes bool) []str
 			problems = append(problems, fmt.Sprintf("%s: backend %s is pod %q, want %s", f.Cause, p.IP, b.Pod, p.Pod))
 		case p.Role != "steady" && b.Role.String() != p.Role:
 			problems = append(problems, fmt.Sprintf("%s: backend %s %s has role %s, want %s", f.Cause, p.IP, p.Pod, b.Role, p.Role))
+		}
+	}
+	return problems
+}
+
+// checkLetGo checks a registration-lag finding's pods: with Kubernetes
+// records every pod the truth names that a record names too, by name and
+// role; from the logs alone, the role of each IP it names.
+func checkLetGo(a *correlate.Analysis, f *Finding, w truthIncident, tr truth) []string {
+	withKubernetes := a.HasKubernetes()
+	byPod, byIP := map[string]BackendRef{}, map[string]BackendRef{}
+	for _, b := range f.Backends {
+		byPod[b.Pod] = b
+		byIP[b.IP.String()] = b
+	}
+	var problems []string
+	for _, p := range w.Backends {
+		if !withKubernetes {
+			if b, ok := byIP[p.IP]; ok && b.Role.String() != p.Role {
+				problems = append(problems, fmt.Sprintf("%s: backend %s has role %s, want %s", f.Cause, p.IP, b.Role, p.Role))
+			}
+			continue
+		}
+		b, ok := byPod[p.Pod]
+		switch {
+		case !ok && a.Backend(podKey(a, p.Pod)) == nil:
+			// no record names the pod (its events lost, gone from the objects)
+		case !ok && alike(tr, p.Pod):
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s: %s pod %s (%s) not named", f.Cause, p.Role, p.Pod, p.IP))
+		case b.Role.String() != p.Role:
+			problems = append(problems, fmt.Sprintf("%s: pod %s has role %s, want %s", f.Cause, p.Pod, b.Role, p.Role))
 		}
 	}
 	return problems
@@ -391,7 +512,9 @@ func alike(tr truth, name string) bool {
 		if p.Deleted != nil && q.Deleted != nil && absDur(q.Deleted.Sub(*p.Deleted)) <= deletedTogetherWithin {
 			return true
 		}
-		if len(p.Leases) > 0 && len(q.Leases) > 0 && absDur(q.Leases[0].From.Sub(p.Leases[0].From)) <= deletedTogetherWithin {
+		// Pods running before the run share no moment of creation the
+		// records show.
+		if p.Role == "new" && q.Role == "new" && len(p.Leases) > 0 && len(q.Leases) > 0 && absDur(q.Leases[0].From.Sub(p.Leases[0].From)) <= deletedTogetherWithin {
 			return true
 		}
 	}
@@ -439,7 +562,7 @@ func podKey(a *correlate.Analysis, name string) string {
 }
 
 // checkFix checks the numbers of a finding's fixes against the truth.
-func checkFix(t testing.TB, f *Finding, w truthIncident, withPods bool) []string {
+func checkFix(t testing.TB, f *Finding, w truthIncident, platform string, withPods bool) []string {
 	var problems []string
 	check := func(what string, got, want float64) {
 		if math.Abs(got-want) > fixSlack {
@@ -472,6 +595,24 @@ func checkFix(t testing.TB, f *Finding, w truthIncident, withPods bool) []string
 		if want := fmt.Sprintf("open %d s in the app", int(math.Ceil(w.Fix.LBIdle))+keepaliveMargin); w.Fix.LBIdle > 0 && (len(f.Remediation) == 0 || !strings.Contains(f.Remediation[0].Title, want)) {
 			problems = append(problems, fmt.Sprintf("%s: first fix %q, want one that keeps idle connections %s", f.Cause, titleOf(f), want))
 		}
+	case "registration_lag":
+		// minReadySeconds outlasts the health check's time to pass a new
+		// pod (or the faster check a fix proposes beside it), with a
+		// margin; away from GCP also the failures' own span.
+		interval, jitter := float64(w.Fix.Interval), 0.0
+		if n := patchNumber(t, f, "Check new endpoints more often", "spec.healthCheck.checkIntervalSec"); !math.IsNaN(n) {
+			interval = n
+		}
+		if hasFix(f, "Check new endpoints within") {
+			jitter = envoyFastJitter.Seconds()
+		}
+		want := math.Ceil(jitter + interval*float64(w.Fix.Healthy) + minReadyMargin.Seconds())
+		if platform != "gke-neg" {
+			want = math.Max(want, math.Ceil(w.Fix.Gap+measuredMargin.Seconds()))
+		}
+		if w.Fix.Interval > 0 {
+			check("minReadySeconds", patchNumber(t, f, "minReadySeconds", "spec.minReadySeconds"), want)
+		}
 	case "wrong_probe_port":
 		if w.Fix.WorstStartToListen > 0 {
 			budget := patchNumber(t, f, "startupProbe", "spec.template.spec.containers.0.startupProbe.periodSeconds") *
@@ -498,6 +639,16 @@ func checkFix(t testing.TB, f *Finding, w truthIncident, withPods bool) []string
 		}
 	}
 	return problems
+}
+
+// hasFix reports whether one of a finding's fixes has a title containing title.
+func hasFix(f *Finding, title string) bool {
+	for _, fix := range f.Remediation {
+		if strings.Contains(fix.Title, title) {
+			return true
+		}
+	}
+	return false
 }
 
 // titleOf is the title of a finding's first fix; "" without one.

@@ -177,6 +177,16 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 	}
 	if g.Rollout != nil {
 		newPods = append(newPods, g.Rollout.New.Pods...)
+		// Every old pod the rollout took away before or during the
+		// failures left the load balancer fewer backends; the last of
+		// them left it none.
+		for _, rs := range g.Rollout.Old {
+			for _, b := range rs.Pods {
+				if t := b.At(correlate.Terminating); !t.IsZero() && !t.Before(w.Start.Add(-oldLeavesBefore)) && !t.After(w.End) {
+					oldPods = appendBackend(oldPods, b)
+				}
+			}
+		}
 	}
 	f.Backends = podRefs(a, newPods, oldPods, g.Rollout)
 	f.grade(share(w.Kinds[sources.FailureNoBackend], len(w.Signals)), corroborated, registrationClearFit)

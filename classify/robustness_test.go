@@ -22,7 +22,10 @@ const robustnessSeeds = 5
 // the reports per true incident, and the runs whose verdict check failed.
 // It writes hundreds of megabytes and takes minutes, so it runs only when
 // READYGAP_ROBUSTNESS is set (to the number of seeds, or 1 for the
-// default five); READYGAP_ROBUSTNESS_LARGE=1 adds the large scenarios.
+// default five); READYGAP_ROBUSTNESS_LARGE=1 adds the large scenarios,
+// READYGAP_ROBUSTNESS_ONLY=a,b runs those scenarios alone, and
+// READYGAP_ROBUSTNESS_VARY=1 also draws each run's rate, timings, replicas
+// and date afresh (sim.Vary), so that no rule fits the catalog's numbers.
 //
 //	READYGAP_ROBUSTNESS=5 go test -run TestRobustness -v -timeout 60m ./classify
 func TestRobustness(t *testing.T) {
@@ -35,6 +38,7 @@ func TestRobustness(t *testing.T) {
 		seeds = robustnessSeeds
 	}
 	large := os.Getenv("READYGAP_ROBUSTNESS_LARGE") != ""
+	vary := os.Getenv("READYGAP_ROBUSTNESS_VARY") != ""
 	only := map[string]bool{}
 	for _, n := range strings.FieldsFunc(os.Getenv("READYGAP_ROBUSTNESS_ONLY"), func(r rune) bool { return r == ',' }) {
 		only[n] = true
@@ -54,6 +58,9 @@ func TestRobustness(t *testing.T) {
 		for k := 1; k <= seeds; k++ {
 			s := base
 			s.Seed = base.Seed*1000 + uint64(k)
+			if vary {
+				s = sim.Vary(base, s.Seed)
+			}
 			dir := filepath.Join(t.TempDir(), s.Name)
 			if err := sim.WriteDir(dir, sim.Simulate(s)); err != nil {
 				t.Fatal(err)

@@ -201,6 +201,13 @@ func podLives(d *Dataset, s *backendSet) map[*Backend]podLife {
 		switch l.Kind {
 		case sources.PodCreated, sources.PodScheduled, sources.ContainerStarted:
 			born(b, l.Time)
+		case sources.ReadinessGate:
+			// A closed gate tells of a pod starting: the NEG and ALB
+			// controllers open a pod's gate once, when the load balancer
+			// first has it, and never close it again.
+			if l.Gate == sources.GateWaiting {
+				born(b, l.Time)
+			}
 		case sources.Killing, sources.PodDeleted:
 			ended(b, l.Time, graceOf(b, s))
 		}

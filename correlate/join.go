@@ -35,7 +35,36 @@ const (
 	// maxJoinComponent bounds the pods one assignment weighs at once; a
 	// larger tangle of simultaneous deletions is joined greedily.
 	maxJoinComponent = 64
+	// nodeBlockBits4 and nodeBlockBits6 are the prefix lengths of a node's
+	// pod range: kube-controller-manager's --node-cidr-mask-size-ipv4 and
+	// -ipv6 defaults (24 and 64), GKE's /24 per node at 110 pods. Bits past
+	// them tell the order in which the node handed out addresses, not the
+	// node.
+	nodeBlockBits4 = 24
+	nodeBlockBits6 = 64
+	// minLagJoins is how many matched pairs of one kind of clue a lag
+	// rests on (see clueLags): with fewer, one wrong pair would set it.
+	minLagJoins = 3
 )
+
+// clue names the kind of record a pod's or an IP's start or stop comes
+// from: the pod's Ready, container start or termination, the IP's
+// registration or deregistration by a controller, its first or last
+// response, or the failed request sent after its last response.
+type clue uint8
+
+// Clues.
+const (
+	clueReady clue = iota + 1
+	clueStarted
+	clueTerminating
+	clueController
+	clueServed
+	clueFailed
+)
+
+// cluePair is the pod's clue and the IP's clue a join compares.
+type cluePair [2]clue
 
 // pending is a pod without an IP, or an IP without a pod, described by
 // when it started and stopped taking traffic.
@@ -45,8 +74,10 @@ type pending struct {
 	// start and stop are the pod's Ready and termination times, or the
 	// IP's first and last traffic and controller steps.
 	start, stop time.Time
-	// startWhy and stopWhy name the records behind start and stop.
-	startWhy, stopWhy string
+	// startWhy and stopWhy name the records behind start and stop, and
+	// startClue and stopClue their kinds.
+	startWhy, stopWhy   string
+	startClue, stopClue clue
 	// near are addresses the pod's node is known to hand out: its other
 	// pods' IPs (none on a VPC CNI node).
 	near []netip.Addr
@@ -70,96 +101,160 @@ type pending struct {
 // lasts the pod's life as life tells it: from its creation (from before
 // the records when they tell only of its end) to the end of its grace
 // period, so an IP handed to another pod later is not taken for this one.
+//
+// The load balancer acts on a change some time after Kubernetes records
+// it, and that lag is much the same for every pod behind it; the joins are
+// therefore made twice: once expecting no lag, then expecting the lag the
+// first pass's best assignment shows for each kind of clue (see clueLags).
 func joinByTiming(d *Dataset, s *backendSet, id *Identities, life map[*Backend]podLife) {
 	pods := pendingPods(d, s, id)
 	if len(pods) == 0 {
 		return
 	}
 	ips := pendingIPs(d, id)
+	joins, matched, alike := matchTimings(pods, ips, nil)
+	if lags := clueLags(matched); len(lags) > 0 {
+		joins, _, alike = matchTimings(pods, ips, lags)
+	}
+	id.Alike = append(id.Alike, alike...)
+	for _, e := range joins {
+		p, q := pods[e.pod], ips[e.ip]
+		lf := life[p.b]
+		l := &Lease{IP: q.ip, Backend: p.b, From: lf.born, To: lf.end, Join: e.why, seen: q.start}
+		if l.seen.IsZero() {
+			l.seen = q.stop
+		}
+		id.byIP[q.ip] = append(id.byIP[q.ip], l)
+	}
+}
+
+// matchTimings matches pods with IPs, expecting each kind of clue pair to
+// lie lags apart: the joins every other assignment costs joinMargin more
+// than, every pair the best assignment matched (sure or not), and the
+// groups of pods and IPs it cannot tell apart.
+func matchTimings(pods, ips []*pending, lags map[cluePair]time.Duration) (joins, matched []joinEdge, alike []AlikeGroup) {
 	var edges []joinEdge
 	for i, p := range pods {
 		var mine []joinEdge
 		best := -1
 		for j, q := range ips {
-			if cost, why, ok := joinCost(p, q); ok {
-				mine = append(mine, joinEdge{i, j, cost, why, joinMargin + q.spacing})
+			if e, ok := joinCost(p, q, lags); ok {
+				e.pod, e.ip, e.margin = i, j, joinMargin+q.spacing
+				mine = append(mine, e)
 				best = max(best, nearBits(p, q.ip))
 			}
 		}
-		// Every bit of address a candidate shares with the pod's node less
-		// than the best candidate does makes it likelier another node's.
 		for _, e := range mine {
 			if b := nearBits(p, ips[e.ip].ip); b >= 0 {
+				// A pod takes its IP from its node's range: while a
+				// candidate lies in that range, one outside it is another
+				// node's. Otherwise every bit a candidate shares with the
+				// node less than the best one does makes it likelier
+				// another node's.
+				if block := nodeBlockBits(ips[e.ip].ip); best >= block && b < block {
+					continue
+				}
 				e.cost += time.Duration(best-b) * prefixBitCost
 			}
 			edges = append(edges, e)
 		}
 	}
 	for _, comp := range components(len(pods), edges) {
-		joins, doubtful := solveJoins(comp)
-		id.Alike = append(id.Alike, alikeGroups(pods, ips, comp, doubtful)...)
-		for _, e := range joins {
-			p, q := pods[e.pod], ips[e.ip]
-			lf := life[p.b]
-			l := &Lease{IP: q.ip, Backend: p.b, From: lf.born, To: lf.end, Join: e.why, seen: q.start}
-			if l.seen.IsZero() {
-				l.seen = q.stop
-			}
-			id.byIP[q.ip] = append(id.byIP[q.ip], l)
-		}
+		js, doubtful := solveJoins(comp)
+		joins = append(joins, js...)
+		matched = append(append(matched, js...), doubtful...)
+		alike = append(alike, alikeGroups(pods, ips, comp, doubtful)...)
 	}
+	return joins, matched, alike
+}
+
+// clueLags is, for each pair of clues that at least minLagJoins pairs of
+// the best assignment compared, the median of how much later the IP's
+// clue came than the pod's: the load balancer's own lag (its
+// deregistration delay, an endpoint sync's interval, the preStop sleep
+// its pods serve through). The median stands even when some of the pairs
+// are wrong.
+func clueLags(joins []joinEdge) map[cluePair]time.Duration {
+	by := map[cluePair][]time.Duration{}
+	for _, e := range joins {
+		by[e.clues] = append(by[e.clues], e.lag)
+	}
+	lags := map[cluePair]time.Duration{}
+	for k, ds := range by {
+		if len(ds) < minLagJoins {
+			continue
+		}
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		lags[k] = median(ds)
+	}
+	return lags
 }
 
 // joinEdge is one possible join: pod index, IP index, what it costs (the
-// timing distance plus the address distance), and the clues.
+// timing distance plus the address distance), and the clues: what they
+// say, their kinds, and how much later the IP's came than the pod's.
 type joinEdge struct {
 	pod, ip int
 	cost    time.Duration
 	why     string
+	clues   cluePair
+	lag     time.Duration
 	// margin is how much better than any other assignment this join must
 	// be: joinMargin plus the IP's spacing.
 	margin time.Duration
 }
 
-// joinCost says how well a pod p and an IP q fit (lower is better): the
-// distance between the pod's termination and the IP's stop (the stronger
-// clue: the load balancer is told at once), else between its Ready and the
-// IP's start. ok is false when the timings do not fit within joinWindow.
-func joinCost(p, q *pending) (time.Duration, string, bool) {
-	var fit time.Duration
-	var why string
+// joinCost says how well a pod p and an IP q fit (the edge's cost, lower
+// is better): the distance between the pod's termination and the IP's
+// stop (the stronger clue: the load balancer is told at once), else
+// between its Ready and the IP's start, less the lag expected between such
+// clues (none when lags has no entry). ok is false when the timings do not
+// fit within joinWindow.
+func joinCost(p, q *pending, lags map[cluePair]time.Duration) (joinEdge, bool) {
+	var e joinEdge
 	switch {
 	case !p.stop.IsZero() && !q.stop.IsZero():
 		// The load balancer stops sending at most joinWindow after the pod
 		// began terminating, and not much before it (clock skew).
 		d := q.stop.Sub(p.stop)
 		if d < -joinSkew-2*q.spacing || d > q.stopLate {
-			return 0, "", false
+			return e, false
 		}
-		fit, why = absDuration(d), p.stopWhy+"; "+q.stopWhy
+		e.lag, e.why, e.clues = d, p.stopWhy+"; "+q.stopWhy, cluePair{p.stopClue, q.stopClue}
 	case !p.start.IsZero() && !q.start.IsZero():
 		d := q.start.Sub(p.start)
 		if d < -joinWindow || d > joinWindow {
-			return 0, "", false
+			return e, false
 		}
-		fit, why = absDuration(d), p.startWhy+"; "+q.startWhy
+		e.lag, e.why, e.clues = d, p.startWhy+"; "+q.startWhy, cluePair{p.startClue, q.startClue}
 	default:
-		return 0, "", false
+		return e, false
 	}
-	return fit, why, true
+	e.cost = absDuration(e.lag - lags[e.clues])
+	return e, true
 }
 
-// nearBits is how many leading bits an IP shares with the addresses the
-// pod's node is known to hand out; -1 when nothing is known of the node.
+// nearBits is how many leading bits, up to the length of a node's pod
+// range, an IP shares with the addresses the pod's node is known to hand
+// out; -1 when nothing is known of the node.
 func nearBits(p *pending, ip netip.Addr) int {
 	if len(p.near) == 0 {
 		return -1
 	}
+	block := nodeBlockBits(ip)
 	bits := 0
 	for _, a := range p.near {
-		bits = max(bits, commonBits(a, ip))
+		bits = max(bits, min(commonBits(a, ip), block))
 	}
 	return bits
+}
+
+// nodeBlockBits is the prefix length of a node's pod range for ip's family.
+func nodeBlockBits(ip netip.Addr) int {
+	if ip.Is6() && !ip.Is4In6() {
+		return nodeBlockBits6
+	}
+	return nodeBlockBits4
 }
 
 // commonBits counts the leading bits two addresses of one family share.
@@ -225,7 +320,8 @@ func components(pods int, edges []joinEdge) [][]joinEdge {
 // solveJoins chooses the joins of one component: the minimum-cost
 // assignment of its pods to its IPs (a pod may stay unjoined), keeping only
 // the joins that no other assignment comes within joinMargin of; doubtful
-// are the pairs of the assignment that another came within it of.
+// are the pairs of the assignment that another came within it of, once
+// the sure joins are settled.
 func solveJoins(edges []joinEdge) (joins, doubtful []joinEdge) {
 	podIdx, ipIdx := map[int]int{}, map[int]int{}
 	var pods, ips []int
@@ -259,22 +355,52 @@ func solveJoins(edges []joinEdge) (joins, doubtful []joinEdge) {
 		cost[i][j] = e.cost.Seconds()
 		edgeOf[[2]int{i, j}] = e
 	}
-	total, match := assign(cost)
-	for i, j := range match {
-		if j >= m {
-			continue
+	// A sure join takes its pod and IP out of every other assignment, which
+	// may leave a doubtful pair without its rival: weigh the rest again
+	// until no join becomes sure.
+	fixed := map[int]bool{}
+	for {
+		total, match := assign(cost)
+		var sure []int
+		doubtful = doubtful[:0]
+		for i, j := range match {
+			if j >= m || fixed[i] {
+				continue
+			}
+			saved := cost[i][j]
+			cost[i][j] = math.Inf(1)
+			alt, _ := assign(cost)
+			cost[i][j] = saved
+			if e := edgeOf[[2]int{i, j}]; alt-total >= e.margin.Seconds() {
+				joins = append(joins, e)
+				sure = append(sure, i)
+			} else {
+				doubtful = append(doubtful, e)
+			}
 		}
-		saved := cost[i][j]
-		cost[i][j] = math.Inf(1)
-		alt, _ := assign(cost)
-		cost[i][j] = saved
-		if e := edgeOf[[2]int{i, j}]; alt-total >= e.margin.Seconds() {
-			joins = append(joins, e)
-		} else {
-			doubtful = append(doubtful, e)
+		if len(sure) == 0 || len(doubtful) == 0 {
+			return joins, doubtful
+		}
+		for _, i := range sure {
+			pin(cost, i, match[i])
+			fixed[i] = true
 		}
 	}
-	return joins, doubtful
+}
+
+// pin keeps row i of an assignment at column j: no other column for i,
+// no other row for j.
+func pin(cost [][]float64, i, j int) {
+	for k := range cost[i] {
+		if k != j {
+			cost[i][k] = math.Inf(1)
+		}
+	}
+	for k := range cost {
+		if k != i {
+			cost[k][j] = math.Inf(1)
+		}
+	}
 }
 
 // alikeGroups gathers the doubtful pairs of an assignment into the groups
@@ -493,18 +619,18 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 		p := get(b)
 		switch {
 		case l.Kind == sources.PodReady || l.Kind == sources.ReadinessGate && l.Gate.Opened():
-			if p.start.IsZero() || l.Time.Before(p.start) || p.startWhy[0] != 'R' {
-				p.start, p.startWhy = l.Time, "Ready at "+Clock(l.Time)
+			if p.start.IsZero() || l.Time.Before(p.start) || p.startClue != clueReady {
+				p.start, p.startWhy, p.startClue = l.Time, "Ready at "+Clock(l.Time), clueReady
 			}
 		case l.Kind == sources.ContainerStarted:
 			// Kubernetes records no event for Ready: a pod known from
 			// events alone starts when its container does.
 			if p.start.IsZero() {
-				p.start, p.startWhy = l.Time, "started at "+Clock(l.Time)
+				p.start, p.startWhy, p.startClue = l.Time, "started at "+Clock(l.Time), clueStarted
 			}
 		case l.Kind == sources.Killing || l.Kind == sources.PodDeleted:
 			if p.stop.IsZero() || l.Time.Before(p.stop) {
-				p.stop, p.stopWhy = l.Time, "began terminating at "+Clock(l.Time)
+				p.stop, p.stopWhy, p.stopClue = l.Time, "began terminating at "+Clock(l.Time), clueTerminating
 			}
 		}
 	}
@@ -546,6 +672,7 @@ type ipMark struct {
 	start  bool
 	strong bool
 	why    string
+	clue   clue
 	// late is how long after a pod's termination a stop may come (see
 	// pending.stopLate).
 	late time.Duration
@@ -567,9 +694,9 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 		}
 		switch l.Kind {
 		case sources.TargetRegistering, sources.TargetRegistered:
-			marks[l.IP] = append(marks[l.IP], ipMark{at: l.Time, start: true, strong: true, why: "registered with the load balancer at " + Clock(l.Time)})
+			marks[l.IP] = append(marks[l.IP], ipMark{at: l.Time, start: true, strong: true, clue: clueController, why: "registered with the load balancer at " + Clock(l.Time)})
 		case sources.TargetDeregistering, sources.TargetDeregistered:
-			marks[l.IP] = append(marks[l.IP], ipMark{at: l.Time, strong: true, late: controllerLag, why: "deregistered from the load balancer at " + Clock(l.Time)})
+			marks[l.IP] = append(marks[l.IP], ipMark{at: l.Time, strong: true, late: controllerLag, clue: clueController, why: "deregistered from the load balancer at " + Clock(l.Time)})
 		}
 	}
 	failed := map[netip.Addr][]time.Time{} // in time order
@@ -591,12 +718,12 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 			// Serving from the logs' first moments or up to their last is
 			// the logs' edge, not the backend's.
 			if run.From.Sub(dataStart) > logEdge && id.At(ip, run.From) == nil {
-				marks[ip] = append(marks[ip], ipMark{at: run.From, start: true, why: "first served at " + Clock(run.From)})
+				marks[ip] = append(marks[ip], ipMark{at: run.From, start: true, clue: clueServed, why: "first served at " + Clock(run.From)})
 			}
 			if dataEnd.Sub(run.To) <= logEdge || id.At(ip, run.To) != nil {
 				continue
 			}
-			m := ipMark{at: run.To, late: joinWindow, why: "last served at " + Clock(run.To)}
+			m := ipMark{at: run.To, late: joinWindow, clue: clueServed, why: "last served at " + Clock(run.To)}
 			// Requests that failed after the last served one, up to the
 			// next run, were still sent to it.
 			next := dataEnd
@@ -605,7 +732,7 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 			}
 			for _, at := range failed[ip] {
 				if at.After(m.at) && at.Before(next) {
-					m.at, m.why = at, "last sent a request at "+Clock(at)
+					m.at, m.why, m.clue = at, "last sent a request at "+Clock(at), clueFailed
 				}
 			}
 			marks[ip] = append(marks[ip], m)
@@ -647,28 +774,28 @@ func ipStretches(ms []ipMark) []*pending {
 			case curStart != nil && m.at.Sub(curStart.at) <= joinWindow && curStop == nil:
 				if m.strong && !curStart.strong {
 					curStart = m
-					cur.start, cur.startWhy = m.at, m.why
+					cur.start, cur.startWhy, cur.startClue = m.at, m.why, m.clue
 				}
 				continue
 			case curStart != nil || curStop != nil:
 				flush()
 			}
 			curStart = m
-			cur.start, cur.startWhy = m.at, m.why
+			cur.start, cur.startWhy, cur.startClue = m.at, m.why, m.clue
 			continue
 		}
 		if curStop != nil {
 			if m.at.Sub(curStop.at) <= joinWindow {
 				if m.strong && !curStop.strong {
 					curStop = m
-					cur.stop, cur.stopWhy, cur.stopLate = m.at, m.why, m.late
+					cur.stop, cur.stopWhy, cur.stopLate, cur.stopClue = m.at, m.why, m.late, m.clue
 				}
 				continue
 			}
 			flush()
 		}
 		curStop = m
-		cur.stop, cur.stopWhy, cur.stopLate = m.at, m.why, m.late
+		cur.stop, cur.stopWhy, cur.stopLate, cur.stopClue = m.at, m.why, m.late, m.clue
 	}
 	if curStart != nil || curStop != nil {
 		out = append(out, cur)

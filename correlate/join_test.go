@@ -191,3 +191,122 @@ func TestAlikePodsStayAGroup(t *testing.T) {
 		t.Errorf("10.0.22.191 joined to %s though two other pods fit it as well", l.Backend.Pod)
 	}
 }
+
+// servedUntil adds requests that ip answered every step seconds from 0 to
+// stop.
+func servedUntil(c *Collector, ip netip.Addr, stop, step float64) {
+	for s := 0.0; s <= stop; s += step {
+		c.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend,
+			Backend: netip.AddrPortFrom(ip, 8080), Format: sources.FormatIngressNginx})
+	}
+}
+
+// event adds a Kubernetes record about a pod.
+func event(c *Collector, s float64, kind sources.LifecycleKind, pod, node string, ip netip.Addr) {
+	c.Lifecycle(&sources.Lifecycle{Time: at(s), Kind: kind, Namespace: "shop", Pod: pod, Node: node, IP: ip,
+		Format: sources.FormatK8sEvents, From: -1, FromAPI: true})
+}
+
+// holder names the pod the analysis ties ip to at s seconds; "" for none.
+func holder(a *Analysis, ip string, s float64) string {
+	if l := a.Identities.At(netip.MustParseAddr(ip), at(s)); l != nil {
+		return l.Backend.Pod
+	}
+	return ""
+}
+
+// TestJoinsExpectTheLoadBalancersLag: four old pods whose IPs each served
+// 3.5 s past their termination (a preStop sleep behind a proxy that syncs
+// every few seconds). Expecting no lag, the last two fit either IP about
+// as well; the lag the best assignment shows tells them apart.
+func TestJoinsExpectTheLoadBalancersLag(t *testing.T) {
+	c := NewCollector()
+	pods := []string{"web-5fbw5skb9k-aaaaa", "web-5fbw5skb9k-bbbbb", "web-5fbw5skb9k-ccccc", "web-5fbw5skb9k-ddddd"}
+	ips := []string{"10.244.1.4", "10.244.2.9", "10.244.3.47", "10.244.1.198"}
+	terminating := []float64{10, 20, 30, 34}
+	for i := range pods {
+		event(c, terminating[i], sources.Killing, pods[i], "", netip.Addr{})
+		servedUntil(c, netip.MustParseAddr(ips[i]), terminating[i]+3.5, 0.25)
+	}
+	servedUntil(c, netip.MustParseAddr("10.244.1.23"), 60, 0.25) // a pod that stays, to the end of the data
+	a := Analyze(Merge(c), Options{})
+	for i := range pods {
+		if got := holder(a, ips[i], terminating[i]); got != pods[i] {
+			t.Errorf("%s at %g s is %q, want %s", ips[i], terminating[i], got, pods[i])
+		}
+	}
+}
+
+// TestClueLags pins minLagJoins: a lag rests on three matched pairs of one
+// kind of clue, not on two.
+func TestClueLags(t *testing.T) {
+	stop := cluePair{clueTerminating, clueServed}
+	pair := func(lag float64) joinEdge {
+		return joinEdge{clues: stop, lag: time.Duration(lag * float64(time.Second))}
+	}
+	if lags := clueLags([]joinEdge{pair(3), pair(4)}); len(lags) != 0 {
+		t.Errorf("two pairs set lags %v", lags)
+	}
+	if lags := clueLags([]joinEdge{pair(3), pair(9), pair(4)}); lags[stop] != 4*time.Second || len(lags) != 1 {
+		t.Errorf("three pairs set lags %v, want their median 4 s", lags)
+	}
+}
+
+// TestSureJoinsSettleTheirRivals: b fits y, but while a might take y the
+// alternative costs less than b's margin; once a is surely x's, nothing
+// is left for b but y.
+func TestSureJoinsSettleTheirRivals(t *testing.T) {
+	s := time.Second
+	edges := []joinEdge{
+		{pod: 0, ip: 0, cost: 1 * s, margin: 2 * s},    // a–x
+		{pod: 0, ip: 1, cost: 2500 * time.Millisecond}, // a–y
+		{pod: 1, ip: 0, cost: 3 * s},                   // b–x
+		{pod: 1, ip: 1, cost: 1 * s, margin: 5 * s},    // b–y
+	}
+	joins, doubtful := solveJoins(edges)
+	if len(joins) != 2 || len(doubtful) != 0 {
+		t.Fatalf("joins %+v, doubtful %+v; want a–x and b–y", joins, doubtful)
+	}
+	for _, j := range joins {
+		if j.pod != j.ip {
+			t.Errorf("joined pod %d to IP %d", j.pod, j.ip)
+		}
+	}
+}
+
+// TestJoinsStayInTheNodesRange: the node of pod aaaaa handed another pod
+// 10.8.1.5, so aaaaa's IP is in 10.8.1.0/24 (nodeBlockBits4). It is not
+// 10.8.0.9, though that one stopped closest to aaaaa's termination; and
+// within the range the low bits say nothing: 10.8.1.200 stopped a second
+// after the termination and is aaaaa's, though 10.8.1.7 shares more bits
+// with 10.8.1.5.
+func TestJoinsStayInTheNodesRange(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		stops map[string]float64 // IP → last served, seconds
+		want  string
+	}{
+		{"another node's range", map[string]float64{"10.8.0.9": 30.2, "10.8.1.200": 34}, "10.8.1.200"},
+		{"low bits", map[string]float64{"10.8.1.7": 34, "10.8.1.200": 31}, "10.8.1.200"},
+	} {
+		col := NewCollector()
+		event(col, 1, sources.PodScheduled, "web-5fbw5skb9k-aaaaa", "gke-pool-1-n1", netip.Addr{})
+		event(col, 1, sources.PodScheduled, "web-5fbw5skb9k-zzzzz", "gke-pool-1-n1", netip.Addr{})
+		event(col, 2, sources.ProbeFailed, "web-5fbw5skb9k-zzzzz", "", netip.MustParseAddr("10.8.1.5"))
+		event(col, 30, sources.Killing, "web-5fbw5skb9k-aaaaa", "", netip.Addr{})
+		for ip, stop := range c.stops {
+			servedUntil(col, netip.MustParseAddr(ip), stop, 0.25)
+		}
+		servedUntil(col, netip.MustParseAddr("10.8.3.3"), 60, 0.25)
+		a := Analyze(Merge(col), Options{})
+		for ip := range c.stops {
+			want := ""
+			if ip == c.want {
+				want = "web-5fbw5skb9k-aaaaa"
+			}
+			if got := holder(a, ip, 30); got != want {
+				t.Errorf("%s: %s is %q, want %q", c.name, ip, got, want)
+			}
+		}
+	}
+}

@@ -168,3 +168,41 @@ func TestInferredReadyNeverBeforeTheTruth(t *testing.T) {
 		}
 	}
 }
+
+// TestNoIPInTwoLanes checks every fixture folder, those without a truth
+// too: no bare-IP lane serves while a pod's lane holds the same IP, for
+// then one pod would be drawn twice, by name and by IP.
+func TestNoIPInTwoLanes(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("..", "fixtures", "*"))
+	checked := 0
+	for _, dir := range dirs {
+		name := filepath.Base(dir)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() || name == "gen" || name == "sim" || name == "manifests" ||
+			testing.Short() && name == "eks-alb-large" {
+			continue
+		}
+		checked++
+		t.Run(name, func(t *testing.T) {
+			rep := analyze(t, dir)
+			for _, bare := range rep.Lanes {
+				if bare.Name != bare.IP || bare.FirstServed.IsZero() {
+					continue
+				}
+				for _, pod := range rep.Lanes {
+					if pod.Name == pod.IP || pod.IP != bare.IP || len(pod.States) == 0 {
+						continue
+					}
+					from, to := pod.States[0].From, pod.States[len(pod.States)-1].To
+					if !bare.LastServed.Before(from) && !bare.FirstServed.After(to) {
+						t.Errorf("%s serves %s–%s in its own lane while pod %s holds it (%s–%s)", bare.IP,
+							bare.FirstServed.Format(time.TimeOnly), bare.LastServed.Format(time.TimeOnly), pod.Name,
+							from.Format(time.TimeOnly), to.Format(time.TimeOnly))
+					}
+				}
+			}
+		})
+	}
+	if checked < 60 {
+		t.Fatalf("checked only %d fixture folders", checked)
+	}
+}

@@ -90,7 +90,7 @@ func TestWindowWithoutRecordExitsFour(t *testing.T) {
 		{"analyze", "-o", "json", "--exit-code", "--until", "2020-01-01T00:00:00Z", dir},
 	} {
 		out, errOut, code := runCLI(t, "", args...)
-		if code != exitNoRecord || !strings.Contains(errOut, "the data runs from 2026-03-25T00:56:30.000077Z to 2026-03-25T00:58:04.889158Z") {
+		if code != exitNoRecord || !strings.Contains(errOut, "the data runs from 2026-03-25T00:56:30.000077Z to 2026-03-25T00:58:04.702764Z") {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and the data's time range", args, code, errOut, exitNoRecord)
 		}
 		var rep report.Report
