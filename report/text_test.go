@@ -213,15 +213,15 @@ func boundsReport(n, named int) *Report {
 }
 
 // TestTextBoundsLongLists pins the text's bounds on each side: an
-// incident's table lists maxTextBackends backends and counts the rest; a
+// incident's table lists maxTableBackends backends and counts the rest; a
 // row of alike lanes names up to maxAlikeNamed others and counts more; the
 // lanes an incident names keep a row each up to half of maxTextLanes, and
 // share rows past it.
 func TestTextBoundsLongLists(t *testing.T) {
-	for _, n := range []int{maxTextBackends, maxTextBackends + 1} {
+	for _, n := range []int{maxTableBackends, maxTableBackends + 1} {
 		out := renderTextAt(t, boundsReport(n, n), 80)
 		more := strings.Contains(out, "and 1 more backend (1 old), 1 failed attempt each")
-		if rows := strings.Count(out, "\n  old "); rows != maxTextBackends || more != (n > maxTextBackends) {
+		if rows := strings.Count(out, "\n  old "); rows != maxTableBackends || more != (n > maxTableBackends) {
 			t.Errorf("%d backends: %d rows, a line for the rest %v:\n%s", n, rows, more, out)
 		}
 	}
