@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/readygap/readygap/classify"
 	"golang.org/x/term"
 )
@@ -78,7 +79,7 @@ func renderText(w io.Writer, rep *Report) error {
 // reasons, file:line) are never cut: cells wrap at spaces, and long file
 // names are shortened by prefixes the report names once.
 func renderTextWidth(w io.Writer, rep *Report, width int) error {
-	t := &textOut{width: max(width, minTextWidth), names: newSourceNames(rep.Inputs)}
+	t := &textOut{width: max(width, minTextWidth), names: newSourceNames(rep.Inputs), colour: colorprofile.Detect(w, os.Environ()) >= colorprofile.ANSI}
 	t.summary(rep)
 	for i, in := range rep.Incidents {
 		t.incident(rep, i, in)
@@ -95,6 +96,9 @@ type textOut struct {
 	b     strings.Builder
 	width int
 	names *sourceNames
+	// colour says whether the output keeps colours (lipgloss drops them
+	// from a writer that is not a terminal, or with NO_COLOR set).
+	colour bool
 }
 
 func (t *textOut) line(s string)    { t.b.WriteString(s + "\n") }
