@@ -314,7 +314,16 @@ func spanText(rep *Report) string {
 	if !ok {
 		return "data without times"
 	}
-	return fmt.Sprintf("%s – %s UTC", from.UTC().Format("2006-01-02 15:04:05"), clockOf(to))
+	end := clockOf(to)
+	if !sameDay(from, to) {
+		end = to.UTC().Format(time.DateTime)
+	}
+	return fmt.Sprintf("%s – %s UTC", from.UTC().Format(time.DateTime), end)
+}
+
+// sameDay reports whether a and b fall on one UTC day.
+func sameDay(a, b time.Time) bool {
+	return a.UTC().Format(time.DateOnly) == b.UTC().Format(time.DateOnly)
 }
 
 // dataText says what the data covers: its time span, the requests read,
@@ -573,7 +582,7 @@ func rangeText(first, last time.Time) string {
 	if first.IsZero() {
 		return "-"
 	}
-	if first.UTC().Format(time.DateOnly) == last.UTC().Format(time.DateOnly) {
+	if sameDay(first, last) {
 		return shortTime(first) + " – " + clockOf(last)
 	}
 	return shortTime(first) + " – " + shortTime(last)

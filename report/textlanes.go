@@ -55,7 +55,11 @@ func (t *textOut) lanes(rep *Report) {
 		step = max(to.Sub(from)/time.Duration(cols), time.Millisecond)
 		v = buildLaneView(rep, step, maxTextLanes)
 	}
-	head := fmt.Sprintf(" %s → %s UTC, one column ≈ %s", from.UTC().Format("15:04:05"), to.UTC().Format("15:04:05"), stepText(step))
+	layout := time.TimeOnly
+	if !sameDay(from, to) {
+		layout = time.DateTime
+	}
+	head := fmt.Sprintf(" %s → %s UTC, one column ≈ %s", from.UTC().Format(layout), to.UTC().Format(layout), stepText(step))
 	if v.Quantum > step {
 		head += fmt.Sprintf("; lanes within %s of each other are alike", stepText(v.Quantum))
 	}
