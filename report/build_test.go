@@ -390,3 +390,20 @@ func TestSpanAcrossDaysNamesBothDates(t *testing.T) {
 		t.Errorf("one day: the end's date is repeated:\n%s", out)
 	}
 }
+
+// TestRequestWordsAPortOnlyWhenLogged checks that a backend the log names
+// without a port (Google's load balancer logs serverIp alone) is written as
+// its IP, not with a port 0 no log gave, and one with a port keeps it.
+func TestRequestWordsAPortOnlyWhenLogged(t *testing.T) {
+	for backend, want := range map[string]string{"10.52.2.182:0": "502 connection refused from 10.52.2.182 (", "10.0.1.5:8080": "from 10.0.1.5:8080 ("} {
+		r := &sources.Request{Method: "GET", Path: "/", Status: 502, Generator: sources.GeneratedByLB, Failure: sources.FailureRefused,
+			Backend: netip.MustParseAddrPort(backend), Detail: "failed_to_connect_to_backend"}
+		if got := describeRequest(r); !strings.Contains(got, want) {
+			t.Errorf("%s: %q lacks %q", backend, got, want)
+		}
+		r.AttemptOnly = true
+		if got, ip := describeRequest(r), strings.TrimSuffix(backend, ":0"); !strings.Contains(got, "attempt to "+ip+" failed") {
+			t.Errorf("%s, an attempt: %q lacks the backend %s", backend, got, ip)
+		}
+	}
+}
