@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/readygap/readygap/sources"
@@ -148,14 +149,9 @@ func albIdleTimeoutOf(objs *Objects, ing *sources.Config) Timeout {
 // the objects do not link them, every Ingress of the ALB read.
 func albIngressesTo(objs *Objects, wl workload) []*sources.Config {
 	var out []*sources.Config
-	for _, t := range objs.targetsOf() {
-		if t.Config.Namespace != wl.Namespace || t.Config.Name != wl.Name {
-			continue
-		}
-		for _, f := range t.Fronts {
-			if f.Family == sources.FamilyALB && f.Via.Kind == "Ingress" && !containsConfig(out, f.Via) {
-				out = append(out, f.Via)
-			}
+	for _, f := range workloadFronts(objs, wl) {
+		if f.Family == sources.FamilyALB && f.Via.Kind == "Ingress" && !containsConfig(out, f.Via) {
+			out = append(out, f.Via)
 		}
 	}
 	if len(out) > 0 {
@@ -170,6 +166,99 @@ func albIngressesTo(objs *Objects, wl workload) []*sources.Config {
 	return out
 }
 
+// How the controller settles the attributes of the target groups it makes
+// for an Ingress's backends (pkg/ingress/model_build_target_group.go and
+// docs/guide/ingress/annotations.md): one target group per Ingress,
+// Service and port, with the target-group-attributes annotation of the
+// Service when it carries one, else of the Ingress. The controller merges
+// the two objects' annotations with the Service's first, so the Service's
+// value replaces the Ingress's whole, not attribute by attribute; neither
+// IngressClassParams nor the IngressGroup set them. A TargetGroupBinding
+// the controller did not make binds a target group made outside the
+// cluster, whose attributes no object holds; the ones it makes for an
+// Ingress carry its ingress.k8s.aws/stack… labels
+// (pkg/deploy/tracking/provider.go).
+const (
+	annotationALBTargetGroupAttributes = "alb.ingress.kubernetes.io/target-group-attributes"
+	// albStackLabelPrefix starts the labels of the TargetGroupBindings the
+	// controller makes for an Ingress: ingress.k8s.aws/stack for an
+	// IngressGroup, ingress.k8s.aws/stack-namespace and -name for one
+	// Ingress.
+	albStackLabelPrefix = "ingress.k8s.aws/stack"
+)
+
+// targetGroupSetting is where the attributes of an ALB target group in
+// front of a workload are set: the Service or Ingress whose
+// target-group-attributes annotation the controller reads (Holder), or,
+// for a target group made outside the cluster, the TargetGroupBinding that
+// binds it (Binding).
+type targetGroupSetting struct {
+	Holder, Binding *sources.Config
+}
+
+// annotation is the holder's target-group-attributes annotation as read;
+// "" when it has none.
+func (s targetGroupSetting) annotation() string {
+	switch h := s.Holder; {
+	case h == nil:
+	case h.Service != nil:
+		return h.Service.Annotations[annotationALBTargetGroupAttributes]
+	case h.Ingress != nil:
+		return h.Ingress.Annotations[annotationALBTargetGroupAttributes]
+	}
+	return ""
+}
+
+// albTargetGroupSettings returns where the attributes of the ALB target
+// groups in fronts are set, once each: for an Ingress, the Service it
+// routes to when that carries the annotation, else the Ingress; for a
+// TargetGroupBinding the controller did not make, the binding. When fronts
+// hold no ALB path (the objects do not link the workload), every Ingress
+// of the ALB among objs (nil for none).
+func albTargetGroupSettings(fronts []front, objs *Objects) []targetGroupSetting {
+	var out []targetGroupSetting
+	add := func(s targetGroupSetting) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, f := range fronts {
+		switch {
+		case f.Family != sources.FamilyALB:
+		case f.Via.Kind == "Ingress":
+			s := targetGroupSetting{Holder: f.Via}
+			if svc := f.Service; svc != nil && svc.Service != nil {
+				if _, set := svc.Service.Annotations[annotationALBTargetGroupAttributes]; set {
+					s.Holder = svc
+				}
+			}
+			add(s)
+		case f.Via.Kind == "TargetGroupBinding" && !hasKeyPrefix(f.Via.Labels, albStackLabelPrefix):
+			add(targetGroupSetting{Binding: f.Via})
+		}
+	}
+	if len(out) > 0 || objs == nil {
+		return out
+	}
+	classes := objs.ConfigsOf("IngressClass")
+	for _, ing := range objs.ConfigsOf("Ingress") {
+		if ing.Ingress != nil && ingressFamily(ing, &sources.Service{}, ingressClassOf(classes, ing)) == sources.FamilyALB {
+			add(targetGroupSetting{Holder: ing})
+		}
+	}
+	return out
+}
+
+// workloadFronts returns the paths the objects link to the workload.
+func workloadFronts(objs *Objects, wl workload) []front {
+	for _, t := range objs.targetsOf() {
+		if t.Config.Namespace == wl.Namespace && t.Config.Name == wl.Name {
+			return t.Fronts
+		}
+	}
+	return nil
+}
+
 // containsConfig reports whether c is among cs.
 func containsConfig(cs []*sources.Config, c *sources.Config) bool {
 	for _, x := range cs {
@@ -180,9 +269,10 @@ func containsConfig(cs []*sources.Config, c *sources.Config) bool {
 	return false
 }
 
-// withAttribute returns a load-balancer-attributes annotation value
-// ("k=v,k=v") with key set to value: in place when the value gives it,
-// else appended; the other attributes stay.
+// withAttribute returns an ALB attributes annotation value
+// (load-balancer- or target-group-attributes, "k=v,k=v") with key set to
+// value: in place when the value gives it, else appended; the other
+// attributes stay.
 func withAttribute(annotation, key string, value int) string {
 	var out []string
 	found := false

@@ -220,3 +220,111 @@ func TestIngressFamilyFromClass(t *testing.T) {
 		}
 	}
 }
+
+// TestALBDrainFix checks where the ALB side of the termination-race fix
+// sets the deregistration delay, as the AWS Load Balancer Controller reads
+// it: in the target-group-attributes annotation of the Ingress routing to
+// the workload, its other attributes kept, and of no other Ingress; in the
+// Service's annotation when it has one, which replaces the Ingress's
+// whole; nowhere when the delay already covers the termination (the
+// default is 300 s); and, for a TargetGroupBinding of a target group made
+// outside the cluster, in that target group, while one the controller made
+// for an Ingress follows the Ingress.
+func TestALBDrainFix(t *testing.T) {
+	const grace = 43
+	wl := workload{Namespace: "shop", Name: "web"}
+	dep := deployment("web", "replicas: 3", webContainer("http", ""))
+	attrs := func(v string) string { return "alb.ingress.kubernetes.io/target-group-attributes: " + v }
+	const stickyDelay30 = "stickiness.enabled=true,deregistration_delay.timeout_seconds=30,stickiness.lb_cookie.duration_seconds=86400"
+	binding := func(labels string) string {
+		return "apiVersion: elbv2.k8s.aws/v1beta1\nkind: TargetGroupBinding\nmetadata:\n  name: web-tg\n  namespace: shop\n" + labels +
+			"spec:\n  serviceRef:\n    name: web\n    port: 80\n  targetGroupARN: arn:aws:elasticloadbalancing:eu-west-1:111122223333:targetgroup/web/0123456789abcdef\n  targetType: ip"
+	}
+	fixes := func(docs ...string) []Fix {
+		objs := objectsOfYAML(t, docs...)
+		return albDrainFixes(albTargetGroupSettings(workloadFronts(objs, wl), objs), wl, grace)
+	}
+	onePatch := func(what string, fs []Fix) string {
+		t.Helper()
+		if len(fs) != 1 {
+			t.Fatalf("%s: %d fixes, want 1: %+v", what, len(fs), fs)
+		}
+		return patchText(t, fs[0].Patch)
+	}
+
+	// The Ingress's other attributes stay, in their order.
+	fs := fixes(dep, service("web", ""), albIngress("web", "alb.ingress.kubernetes.io/target-type: ip\n"+attrs(stickyDelay30)))
+	got := onePatch("other attributes", fs)
+	wantText(t, "why", fs[0].Why, "other attributes stay")
+	wantText(t, "other attributes", got, "kind: Ingress", "name: web\n",
+		"target-group-attributes: stickiness.enabled=true,deregistration_delay.timeout_seconds=43,stickiness.lb_cookie.duration_seconds=86400")
+
+	// Two Ingresses: only the one routing to the workload's Service,
+	// though the other comes first by name.
+	fs = fixes(dep, service("web", ""), service("api", ""), albIngress("api", attrs("deregistration_delay.timeout_seconds=5")),
+		albIngress("web", attrs("deregistration_delay.timeout_seconds=30")))
+	got = onePatch("two Ingresses", fs)
+	wantText(t, "two Ingresses", got, "name: web\n", "deregistration_delay.timeout_seconds=43")
+	if strings.Contains(got, "name: api") {
+		t.Errorf("the Ingress of another workload is patched:\n%s", got)
+	}
+	wantText(t, "why", fs[0].Why, "now 30 s, from Ingress shop/web's annotation", "43 s")
+	if strings.Contains(fs[0].Why, "other attributes") {
+		t.Errorf("an annotation of the delay alone keeps other attributes: %s", fs[0].Why)
+	}
+
+	// The Service's annotation replaces the Ingress's whole: the Service
+	// is patched, with its own attributes.
+	got = onePatch("Service annotation", fixes(dep, service("web", attrs("deregistration_delay.timeout_seconds=10,slow_start.duration_seconds=30")),
+		albIngress("web", attrs(stickyDelay30))))
+	wantText(t, "Service annotation", got, "apiVersion: v1\n", "kind: Service", "name: web\n",
+		"target-group-attributes: deregistration_delay.timeout_seconds=43,slow_start.duration_seconds=30")
+	if strings.Contains(got, "stickiness") {
+		t.Errorf("the Ingress's attributes, which the Service's replace, are in the patch:\n%s", got)
+	}
+
+	// A Service annotation without the delay leaves the default, whatever
+	// the Ingress says.
+	if fs := fixes(dep, service("web", attrs("slow_start.duration_seconds=30")), albIngress("web", attrs(stickyDelay30))); len(fs) != 0 {
+		t.Errorf("the Service's annotation sets no delay (300 s by default): fixes %+v", fs)
+	}
+
+	// A delay that covers the termination, given or by default, needs no
+	// change; one a second short does.
+	for _, c := range []struct {
+		annotations string
+		fixes       int
+	}{
+		{attrs("deregistration_delay.timeout_seconds=43"), 0},
+		{attrs("deregistration_delay.timeout_seconds=42"), 1},
+		{attrs("stickiness.enabled=true"), 0},
+		{"alb.ingress.kubernetes.io/target-type: ip", 0},
+	} {
+		if fs := fixes(dep, service("web", ""), albIngress("web", c.annotations)); len(fs) != c.fixes {
+			t.Errorf("%s: %d fixes, want %d", c.annotations, len(fs), c.fixes)
+		}
+	}
+
+	// A target group made outside the cluster is changed there; one the
+	// controller made for an Ingress follows the Ingress.
+	fs = fixes(dep, service("web", ""), binding(""))
+	if len(fs) != 1 || fs[0].Patch != nil {
+		t.Fatalf("a bound target group: fixes %+v, want one without a patch", fs)
+	}
+	wantText(t, "bound target group", fs[0].Why, "TargetGroupBinding shop/web-tg", "--target-group-arn arn:aws:elasticloadbalancing:eu-west-1:111122223333:targetgroup/web/0123456789abcdef",
+		"Key=deregistration_delay.timeout_seconds,Value=43")
+	fs = fixes(dep, service("web", ""), albIngress("web", attrs(stickyDelay30)),
+		binding("  labels:\n    ingress.k8s.aws/stack-name: web\n    ingress.k8s.aws/stack-namespace: shop\n"))
+	wantText(t, "the controller's binding", onePatch("the controller's binding", fs), "kind: Ingress", "stickiness.enabled=true,deregistration_delay.timeout_seconds=43")
+
+	// Two places to change: each title names its own.
+	fs = fixes(dep, service("web", ""), albIngress("web", attrs(stickyDelay30)), binding(""))
+	if len(fs) != 2 {
+		t.Fatalf("an Ingress and a bound target group: %d fixes, want 2", len(fs))
+	}
+	wantText(t, "titles", fs[0].Title+"\n"+fs[1].Title, "for 43 s (Ingress shop/web)", "for 43 s (the target group of TargetGroupBinding shop/web-tg)")
+
+	// Objects that do not link the workload: every Ingress of the ALB.
+	got = onePatch("unlinked", fixes(albIngress("web", attrs(stickyDelay30))))
+	wantText(t, "unlinked", got, "name: web\n", "stickiness.enabled=true,deregistration_delay.timeout_seconds=43")
+}

@@ -164,17 +164,6 @@ func backendConfigOf(objs *Objects) (ns, name string, ok bool) {
 	return found[0].Namespace, found[0].Name, true
 }
 
-// ingressOf returns the Ingress the objects name (the first by name); ok is
-// false when none was read.
-func ingressOf(objs *Objects) (ns, name string, ok bool) {
-	ings := objs.ConfigsOf("Ingress")
-	if len(ings) == 0 {
-		return "", "", false
-	}
-	sort.Slice(ings, func(i, j int) bool { return ings[i].Namespace+"/"+ings[i].Name < ings[j].Namespace+"/"+ings[j].Name })
-	return ings[0].Namespace, ings[0].Name, true
-}
-
 // ceilSeconds rounds a duration up to whole seconds.
 func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 

@@ -316,26 +316,80 @@ func terminationFixes(objs *Objects, wl workload, spec *sources.PodSpec, lag tim
 			fixes = append(fixes, fix)
 		}
 	case sources.FamilyALB:
-		fixes = append(fixes, albDrainFix(objs, wl, newGrace))
+		fixes = append(fixes, albDrainFixes(albTargetGroupSettings(workloadFronts(objs, wl), objs), wl, newGrace)...)
 	case sources.FamilyGCP:
 		fixes = append(fixes, negDrainFix(objs, wl, sleep))
 	}
 	return fixes
 }
 
-// albDrainFix keeps in-flight requests to a deregistered ALB target alive
-// for the pod's whole termination (grace seconds).
-func albDrainFix(objs *Objects, wl workload, grace int) Fix {
-	ns, name, ok := ingressOf(objs)
-	if !ok {
-		ns, name = wl.Namespace, placeholderName("Ingress")
+// albDefaultDeregistrationDelay is the deregistration delay of a target
+// group whose attributes do not set it: 300 s (ELBv2 target group
+// attributes reference).
+const albDefaultDeregistrationDelay = 300
+
+// albDrainFixes keep in-flight requests to a deregistered ALB target alive
+// for the pod's whole termination (grace seconds), where the deregistration
+// delay of each target group in settings is set and shorter than that: in
+// the target-group-attributes annotation of the Service or Ingress the
+// controller reads, its other attributes kept; for a target group made
+// outside the cluster, in the target group itself. Without settings, an
+// Ingress the objects do not name.
+func albDrainFixes(settings []targetGroupSetting, wl workload, grace int) []Fix {
+	const why = "The deregistration delay keeps in-flight requests to a deregistered target alive"
+	title := fmt.Sprintf("Let the target group drain in-flight requests for %d s", grace)
+	if len(settings) == 0 {
+		return []Fix{{
+			Title: title,
+			Why:   fmt.Sprintf("%s; make it at least the pod's %d s of termination.", why, grace),
+			Patch: objectPatch("networking.k8s.io/v1", "Ingress", wl.Namespace, placeholderName("Ingress"), map[string]any{"annotations": map[string]any{
+				annotationALBTargetGroupAttributes: withAttribute("", sources.ALBDeregistrationDelayAttribute, grace)}}, nil),
+		}}
 	}
-	return Fix{
-		Title: "Let the target group drain in-flight requests",
-		Why:   "The deregistration delay keeps in-flight requests to a deregistered target alive; keep it at least as long as the app's drain.",
-		Patch: objectPatch("networking.k8s.io/v1", "Ingress", ns, name, map[string]any{"annotations": map[string]any{
-			"alb.ingress.kubernetes.io/target-group-attributes": fmt.Sprintf("deregistration_delay.timeout_seconds=%d", grace)}}, nil),
+	var out []Fix
+	var names []string // the object each fix changes
+	for _, s := range settings {
+		if b := s.Binding; b != nil {
+			arn := cmp.Or(b.TargetGroupBinding.TargetGroupARN, "<target-group-arn>")
+			out = append(out, Fix{
+				Title: title,
+				Why: fmt.Sprintf("%s. TargetGroupBinding %s/%s binds a target group made outside the cluster: make its delay at least the pod's %d s of termination there, e.g. `aws elbv2 modify-target-group-attributes --target-group-arn %s --attributes Key=%s,Value=%d`, which changes that attribute alone.",
+					why, b.Namespace, b.Name, grace, arn, sources.ALBDeregistrationDelayAttribute, grace),
+			})
+			names = append(names, "the target group of TargetGroupBinding "+b.Namespace+"/"+b.Name)
+			continue
+		}
+		h := s.Holder
+		delay, from := albDefaultDeregistrationDelay, "the target group's default"
+		if hc := h.HealthCheck; hc != nil && hc.DeregistrationDelaySec != nil {
+			delay, from = *hc.DeregistrationDelaySec, fmt.Sprintf("%s %s/%s's annotation", h.Kind, h.Namespace, h.Name)
+		}
+		if delay >= grace {
+			continue
+		}
+		apiVersion := "networking.k8s.io/v1"
+		if h.Kind == "Service" {
+			apiVersion = "v1"
+		}
+		value := withAttribute(s.annotation(), sources.ALBDeregistrationDelayAttribute, grace)
+		fix := Fix{
+			Title: title,
+			Why:   fmt.Sprintf("%s (now %d s, from %s); make it at least the pod's %d s of termination.", why, delay, from, grace),
+			Patch: objectPatch(apiVersion, h.Kind, h.Namespace, h.Name, map[string]any{"annotations": map[string]any{annotationALBTargetGroupAttributes: value}}, nil),
+		}
+		if strings.Contains(value, ",") {
+			fix.Why += " The annotation's other attributes stay as they are."
+		}
+		out = append(out, fix)
+		names = append(names, h.Kind+" "+h.Namespace+"/"+h.Name)
 	}
+	if len(out) > 1 {
+		// Several objects to change: each title names its own.
+		for i := range out {
+			out[i].Title += " (" + names[i] + ")"
+		}
+	}
+	return out
 }
 
 // negDrainFix lets in-flight requests to an endpoint detached from the NEG
@@ -493,21 +547,23 @@ func terminationRisks(t *target, f front) []*Risk {
 }
 
 // drainFixes are the load balancer's own settings for in-flight requests
-// when the objects set them shorter than the pod's termination: the ALB
-// deregistration delay, GKE's connection draining.
+// when the objects set them shorter than the pod's termination, or cannot
+// say: the ALB deregistration delay of every target group in front of the
+// workload, GKE's connection draining.
 func drainFixes(t *target, f front, sleep, grace int) []Fix {
-	var delay, draining *int
-	for _, c := range f.Objects.All() {
-		if hc := c.HealthCheck; hc != nil {
-			delay = cmp.Or(delay, hc.DeregistrationDelaySec)
-			draining = cmp.Or(draining, hc.DrainingTimeoutSec)
+	switch f.Family {
+	case sources.FamilyALB:
+		return albDrainFixes(albTargetGroupSettings(t.Fronts, nil), t.wl, grace)
+	case sources.FamilyGCP:
+		var draining *int
+		for _, c := range f.Objects.All() {
+			if hc := c.HealthCheck; hc != nil {
+				draining = cmp.Or(draining, hc.DrainingTimeoutSec)
+			}
 		}
-	}
-	switch {
-	case f.Family == sources.FamilyALB && delay != nil && *delay < grace:
-		return []Fix{albDrainFix(f.Objects, t.wl, grace)}
-	case f.Family == sources.FamilyGCP && (draining == nil || *draining < sleep):
-		return []Fix{negDrainFix(f.Objects, t.wl, sleep)}
+		if draining == nil || *draining < sleep {
+			return []Fix{negDrainFix(f.Objects, t.wl, sleep)}
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/sources"
 )
 
 // eachSecond calls fn for every second that had requests. It is the one
@@ -64,31 +65,17 @@ type hourGroup struct {
 // newDataAxis finds the axis from the requests and the lifecycle events:
 // hours with records are grouped where they lie less than farGap apart, and
 // groups holding fewer than farShare of the records are left off (the
-// largest group always stays). It looks at hours with data only, never at
-// the span between them.
+// largest group always stays). The times a snapshot of Kubernetes objects
+// gives (creation, conditions, deletion) size it only when nothing else has
+// a time: they date what happened to the objects whenever it did, an old
+// pod's creation days before the logs began, and the lanes say which of
+// their states began before the data. It looks at hours with data only,
+// never at the span between them.
 func newDataAxis(a *correlate.Analysis) dataAxis {
-	hours := map[int64]*hourGroup{}
-	at := func(t time.Time) *hourGroup {
-		h := floorDiv(t.Unix(), 3600)
-		g := hours[h]
-		if g == nil {
-			g = &hourGroup{first: t, seen: t, last: t}
-			hours[h] = g
-		}
-		if t.Before(g.first) {
-			g.first = t
-		}
-		if t.After(g.seen) {
-			g.seen = t
-		}
-		if t.After(g.last) {
-			g.last = t
-		}
-		return g
-	}
+	hours, snapshot := map[int64]*hourGroup{}, map[int64]*hourGroup{}
 	eachSecond(a, func(sec int64, c correlate.Counts) {
 		if c.Total > 0 {
-			g := at(time.Unix(sec, 0).UTC())
+			g := hourOf(hours, time.Unix(sec, 0).UTC())
 			g.requests += c.Total
 			if end := time.Unix(sec+1, 0).UTC(); end.After(g.last) {
 				g.last = end // the second's requests may come up to its end
@@ -96,11 +83,18 @@ func newDataAxis(a *correlate.Analysis) dataAxis {
 		}
 	})
 	for i := range a.Lifecycle {
-		if t := a.Lifecycle[i].Time; !t.IsZero() {
-			at(t.UTC()).events++
+		switch l := &a.Lifecycle[i]; {
+		case l.Time.IsZero():
+		case l.Format == sources.FormatK8sObjects:
+			hourOf(snapshot, l.Time.UTC()).events++
+		default:
+			hourOf(hours, l.Time.UTC()).events++
 		}
 	}
 	var x dataAxis
+	if len(hours) == 0 {
+		hours = snapshot
+	}
 	if len(hours) == 0 {
 		return x
 	}
@@ -155,6 +149,27 @@ func newDataAxis(a *correlate.Analysis) dataAxis {
 		}
 	}
 	return x
+}
+
+// hourOf returns the group of hours that t falls into, with t counted in
+// its bounds (not in its records).
+func hourOf(hours map[int64]*hourGroup, t time.Time) *hourGroup {
+	h := floorDiv(t.Unix(), 3600)
+	g := hours[h]
+	if g == nil {
+		g = &hourGroup{first: t, seen: t, last: t}
+		hours[h] = g
+	}
+	if t.Before(g.first) {
+		g.first = t
+	}
+	if t.After(g.seen) {
+		g.seen = t
+	}
+	if t.After(g.last) {
+		g.last = t
+	}
+	return g
 }
 
 // floorDiv divides rounding towards minus infinity, so that seconds before

@@ -334,3 +334,76 @@ func TestSummaryStatesEachChangeOnce(t *testing.T) {
 		t.Errorf("the incidents' sleeps %v; the summary's first change %+v, want %q for every incident", sleeps, rep.Summary.Changes, want)
 	}
 }
+
+// TestObjectTimesDoNotStretchTheAxis checks that the times a snapshot of
+// Kubernetes objects gives (an old pod created three days before the logs)
+// neither widen the axis nor count as stray records, however many of them
+// there are, while as many events from an event log at that time are data
+// and widen it; objects alone still give an axis.
+func TestObjectTimesDoNotStretchTheAxis(t *testing.T) {
+	seconds := map[time.Time]int{}
+	for s := 0; s < 100; s++ {
+		seconds[day0.Add(time.Duration(s)*time.Second)] = 1
+	}
+	old := day0.Add(-72 * time.Hour)
+	build := func(requests map[time.Time]int, format sources.Format, events int) *Report {
+		c := correlate.NewCollector()
+		for at, n := range requests {
+			for i := 0; i < n; i++ {
+				c.Request(&sources.Request{Time: at, Status: 200, Generator: sources.GeneratedByBackend, Backend: netip.MustParseAddrPort("10.0.0.5:8080"), Format: sources.FormatALBAccess})
+			}
+		}
+		for i := 0; i < events; i++ {
+			c.Lifecycle(&sources.Lifecycle{Time: old.Add(time.Duration(i) * time.Second), Kind: sources.PodCreated, Namespace: "shop", Pod: fmt.Sprintf("web-7c9f8d6b5d-p%04d", i),
+				From: -1, FromAPI: true, Format: format, Origin: sources.Origin{File: "objects.yaml", Line: i + 1}})
+		}
+		a := correlate.Analyze(correlate.Merge(c), correlate.Options{})
+		return newReport(&sources.Result{}, a, classify.Classify(a), nil)
+	}
+	// Ten records are 10 % of the data: far above farShare.
+	rep := build(seconds, sources.FormatK8sObjects, 10)
+	if !rep.Summary.First.Equal(day0) || !rep.Summary.Last.Equal(day0.Add(100*time.Second)) || len(rep.Warnings) != 0 {
+		t.Errorf("objects: axis %v – %v, warnings %q; want the 100 s of logs and no warning", rep.Summary.First, rep.Summary.Last, rep.Warnings)
+	}
+	if rep := build(seconds, sources.FormatK8sEvents, 10); !rep.Summary.First.Equal(old) {
+		t.Errorf("events: axis from %v, want it widened to the events at %v", rep.Summary.First, old)
+	}
+	if rep := build(nil, sources.FormatK8sObjects, 10); !rep.Summary.First.Equal(old) || !rep.Summary.Last.Equal(old.Add(9*time.Second)) {
+		t.Errorf("objects alone: axis %v – %v, want theirs", rep.Summary.First, rep.Summary.Last)
+	}
+}
+
+// TestSpanAcrossDaysNamesBothDates checks that data spanning midnight is
+// written with the date of each end, in the summary and the lanes.
+func TestSpanAcrossDaysNamesBothDates(t *testing.T) {
+	rep := boundsReport(2, 2)
+	rep.Summary.First = time.Date(2026, 1, 2, 23, 50, 0, 0, time.UTC)
+	rep.Summary.Last = time.Date(2026, 1, 3, 0, 10, 0, 0, time.UTC)
+	out := renderTextAt(t, rep, 100)
+	for _, want := range []string{"2026-01-02 23:50:00 – 2026-01-03 00:10:00 UTC", "Lanes 2026-01-02 23:50:00 → 2026-01-03 00:10:00 UTC"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	rep.Summary.Last = time.Date(2026, 1, 2, 23, 59, 0, 0, time.UTC)
+	if out := renderTextAt(t, rep, 100); !strings.Contains(out, "2026-01-02 23:50:00 – 23:59:00 UTC") || !strings.Contains(out, "Lanes 23:50:00 → 23:59:00 UTC") {
+		t.Errorf("one day: the end's date is repeated:\n%s", out)
+	}
+}
+
+// TestRequestWordsAPortOnlyWhenLogged checks that a backend the log names
+// without a port (Google's load balancer logs serverIp alone) is written as
+// its IP, not with a port 0 no log gave, and one with a port keeps it.
+func TestRequestWordsAPortOnlyWhenLogged(t *testing.T) {
+	for backend, want := range map[string]string{"10.52.2.182:0": "502 connection refused from 10.52.2.182 (", "10.0.1.5:8080": "from 10.0.1.5:8080 ("} {
+		r := &sources.Request{Method: "GET", Path: "/", Status: 502, Generator: sources.GeneratedByLB, Failure: sources.FailureRefused,
+			Backend: netip.MustParseAddrPort(backend), Detail: "failed_to_connect_to_backend"}
+		if got := describeRequest(r); !strings.Contains(got, want) {
+			t.Errorf("%s: %q lacks %q", backend, got, want)
+		}
+		r.AttemptOnly = true
+		if got, ip := describeRequest(r), strings.TrimSuffix(backend, ":0"); !strings.Contains(got, "attempt to "+ip+" failed") {
+			t.Errorf("%s, an attempt: %q lacks the backend %s", backend, got, ip)
+		}
+	}
+}

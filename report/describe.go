@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/readygap/readygap/classify"
@@ -74,7 +75,7 @@ func describeRequest(r *sources.Request) string {
 		fmt.Fprintf(&b, "%s %s ", r.Method, r.Path)
 	}
 	if r.AttemptOnly {
-		fmt.Fprintf(&b, "attempt to %s failed: %s", r.Backend, failureText(r.Failure))
+		fmt.Fprintf(&b, "attempt to %s failed: %s", backendText(r.Backend), failureText(r.Failure))
 		if r.Detail != "" {
 			fmt.Fprintf(&b, " (%s)", truncate(r.Detail, maxDetail))
 		}
@@ -87,7 +88,7 @@ func describeRequest(r *sources.Request) string {
 	var failed []string
 	for _, a := range r.Attempts {
 		if a.Failure.LBGenerated() {
-			failed = append(failed, fmt.Sprintf("%s (%d)", a.Backend, a.Status))
+			failed = append(failed, fmt.Sprintf("%s (%d)", backendText(a.Backend), a.Status))
 		}
 	}
 	switch {
@@ -96,12 +97,22 @@ func describeRequest(r *sources.Request) string {
 	case len(failed) > 0:
 		fmt.Fprintf(&b, " from %s", strings.Join(failed, ", "))
 	case r.Backend.IsValid():
-		fmt.Fprintf(&b, " from %s", r.Backend)
+		fmt.Fprintf(&b, " from %s", backendText(r.Backend))
 	}
 	if r.Detail != "" {
 		fmt.Fprintf(&b, " (%s)", truncate(r.Detail, maxDetail))
 	}
 	return b.String()
+}
+
+// backendText is a backend's address: its IP and port, or its IP alone
+// when the log gives no port (Google's load balancer logs serverIp
+// without one).
+func backendText(a netip.AddrPort) string {
+	if a.Port() == 0 {
+		return a.Addr().String()
+	}
+	return a.String()
 }
 
 // failureText words a failure kind.

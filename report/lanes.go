@@ -290,6 +290,22 @@ var stateNames = []struct{ state, name string }{
 	{StateTerminating, "terminating"},
 }
 
+// stateLegend is one entry of a legend of lane states.
+type stateLegend struct{ State, Name string }
+
+// legendStates are the lane states drawn holds, in the order pods pass
+// them, with their names: every format's legend names the states its lanes
+// draw, and only those.
+func legendStates(drawn map[string]bool) []stateLegend {
+	var out []stateLegend
+	for _, s := range stateNames {
+		if drawn[s.state] {
+			out = append(out, stateLegend{s.state, s.name})
+		}
+	}
+	return out
+}
+
 // stateName is a lane state for a reader.
 func stateName(state string) string {
 	for _, s := range stateNames {

@@ -149,7 +149,7 @@ const screenLines = 24
 // first incident (and before the file names' legend) fits one screen at
 // 80 and 120 columns, each change is stated once, the lanes span the whole
 // data, collapse alike pods and say so, and stay within maxTextLanes rows,
-// and no incident lists more than maxTextBackends backends.
+// and no incident lists more than maxTableBackends backends.
 func TestLargeRolloutSummaryFitsOneScreen(t *testing.T) {
 	synthetic := largeRollout(t)
 	// One rollout, one mechanism: one incident that names each raced pod.
@@ -195,7 +195,7 @@ func TestLargeRolloutSummaryFitsOneScreen(t *testing.T) {
 				for _, role := range []string{"new", "old", "unknown"} {
 					rows += strings.Count(section, "\n  "+role+" ")
 				}
-				if want := min(len(in.Backends), maxTextBackends); rows != want {
+				if want := min(len(in.Backends), maxTableBackends); rows != want {
 					t.Errorf("%s at %d columns: incident %d has %d rows of backends, want %d:\n%s", c.name, width, i+1, rows, want, section)
 				}
 			}

@@ -102,17 +102,34 @@ func writeSummaryMarkdown(b *strings.Builder, rep *Report, names *sourceNames) {
 	if len(rep.Incidents) == 0 {
 		return
 	}
-	for _, grp := range incidentsByRollout(rep) {
-		if grp.title != "" {
-			fmt.Fprintf(b, "**%s**\n\n", mdText(grp.title))
+	// A workload that rolled out more than once is named once, over one
+	// table of its rollouts; any other group has a table of its own.
+	groups := incidentsByRollout(rep)
+	for k, grp := range groups {
+		switch {
+		case grp.opens != "":
+			fmt.Fprintf(b, "**Rollouts of %s**\n\n| Rollout (UTC) | # | Start (UTC) | Duration | Failed requests | Cause |\n|---|---:|---|---:|---:|---|\n", mdText(grp.opens))
+		case !grp.under:
+			if grp.title != "" {
+				fmt.Fprintf(b, "**%s**\n\n", mdText(grp.title))
+			}
+			b.WriteString("| # | Start (UTC) | Duration | Failed requests | Cause |\n|---:|---|---:|---:|---|\n")
 		}
-		b.WriteString("| # | Start (UTC) | Duration | Failed requests | Cause |\n|---:|---|---:|---:|---|\n")
-		for _, i := range grp.incidents {
+		for j, i := range grp.incidents {
 			in := rep.Incidents[i]
+			if grp.under {
+				steps := ""
+				if j == 0 {
+					steps = mdCell(grp.steps)
+				}
+				fmt.Fprintf(b, "| %s ", steps)
+			}
 			fmt.Fprintf(b, "| [%d](#%s) | %s | %s | %d | %s |\n", i+1, anchorWords(incidentHeading(rep, i, in)),
 				clockOf(in.Start), durationText(in.DurationSeconds), in.FailedRequests, mdCell(causeLine(in)))
 		}
-		b.WriteString("\n")
+		if k+1 == len(groups) || !groups[k+1].under || groups[k+1].opens != "" {
+			b.WriteString("\n")
+		}
 	}
 	if len(s.Changes) > 0 {
 		b.WriteString("**Changes to make** (in full under Changes below):\n\n")
@@ -203,8 +220,12 @@ func writeIncidentMarkdown(b *strings.Builder, rep *Report, i int, in Incident, 
 	}
 	if len(in.Backends) > 0 {
 		fmt.Fprintf(b, "#### %s\n\n| Role | Pod | IP | Failed | Why |\n|---|---|---|---|---|\n", backendsHeading(in.Backends))
-		for _, be := range in.Backends {
+		shown, rest := tableBackends(in.Backends)
+		for _, be := range shown {
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", mdCell(be.Role), mdCell(be.Pod), mdCell(be.IP), backendCounts(be), mdCell(backendWhy(be)))
+		}
+		if len(rest) > 0 {
+			fmt.Fprintf(b, "\n…%s.\n", mdText(moreBackends(rest)))
 		}
 		b.WriteString("\n")
 	}

@@ -117,3 +117,55 @@ func TestMermaidTasksNeverOverlap(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownBoundsBackends pins the Markdown backends table to the text's
+// bound on each side: maxTableBackends rows, then one line for the rest.
+func TestMarkdownBoundsBackends(t *testing.T) {
+	for _, n := range []int{maxTableBackends, maxTableBackends + 1} {
+		md := render(t, Markdown, boundsReport(n, n))
+		more := strings.Contains(md, "\n…and 1 more backend (1 old), 1 failed attempt each; the JSON report lists every one.\n")
+		if rows := strings.Count(md, "\n| old | "); rows != maxTableBackends || more != (n > maxTableBackends) {
+			t.Errorf("%d backends: %d rows, a line for the rest %v:\n%s", n, rows, more, md)
+		}
+	}
+}
+
+// TestSummaryNamesAWorkloadOnce checks that the text and Markdown summaries
+// name a workload that rolled out twice once, each rollout under it with
+// its own steps, while a workload that rolled out once keeps its title.
+func TestSummaryNamesAWorkloadOnce(t *testing.T) {
+	start := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	rep := &Report{Summary: Summary{Incidents: 3, First: start, Last: start.Add(time.Hour)}}
+	for i, ro := range []Rollout{
+		{ID: "rollout-1", Workload: "Deployment/web", Namespace: "shop", OldReplicaSets: []string{"web-aaaa"}, NewReplicaSet: "web-bbbb"},
+		{ID: "rollout-2", Workload: "Deployment/web", Namespace: "shop", OldReplicaSets: []string{"web-bbbb"}, NewReplicaSet: "web-cccc"},
+		{ID: "rollout-3", Workload: "Deployment/api", Namespace: "shop", OldReplicaSets: []string{"api-aaaa"}, NewReplicaSet: "api-bbbb"},
+	} {
+		ro.Start, ro.End = start.Add(time.Duration(i)*20*time.Minute), start.Add(time.Duration(i)*20*time.Minute+2*time.Minute)
+		rep.Rollouts = append(rep.Rollouts, ro)
+		rep.Incidents = append(rep.Incidents, Incident{ID: "incident-" + strconv.Itoa(i+1), Rollout: ro.ID, Cause: "termination_race", Confidence: "high",
+			Start: ro.Start.Add(time.Minute), End: ro.End, DurationSeconds: 60, FailedRequests: 10 * (i + 1)})
+	}
+	text := renderTextAt(t, rep, 80)
+	md := render(t, Markdown, rep)
+	for _, c := range []struct {
+		format, out string
+		want        []string
+	}{
+		{"text", text, []string{"\nRollouts of Deployment/web in shop\n10:00:00–10:02:00: web-aaaa → web-bbbb\n  #1 ",
+			"\n10:20:00–10:22:00: web-bbbb → web-cccc\n  #2 ", "\nRollout of Deployment/api in shop, 10:40:00–10:42:00: api-aaaa → api-bbbb\n  #3 "}},
+		{"Markdown", md, []string{"**Rollouts of Deployment/web in shop**\n\n| Rollout (UTC) | # |",
+			"|\n| 10:00:00–10:02:00: web-aaaa → web-bbbb | [1](#", "|\n| 10:20:00–10:22:00: web-bbbb → web-cccc | [2](#",
+			"**Rollout of Deployment/api in shop, 10:40:00–10:42:00: api-aaaa → api-bbbb**\n\n| # | Start (UTC) |", "| [3](#"}},
+	} {
+		summary := c.out[:strings.Index(strings.ToLower(c.out), "incident 1 of 3:")]
+		for _, w := range c.want {
+			if !strings.Contains(summary, w) {
+				t.Errorf("%s summary lacks %q:\n%s", c.format, w, summary)
+			}
+		}
+		if n := strings.Count(summary, "Deployment/web"); n != 1 {
+			t.Errorf("%s summary names Deployment/web %d times, want once:\n%s", c.format, n, summary)
+		}
+	}
+}

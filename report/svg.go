@@ -63,8 +63,9 @@ type svgCharts struct {
 	// LanesNote says how many lanes were collapsed or left out.
 	LanesNote string
 	// Drawn holds the classes of the states (st-…) and marker shapes (m-…)
-	// the lanes draw: the legend names only those.
-	Drawn map[string]bool
+	// the lanes draw, and States the states: the legend names only those.
+	Drawn  map[string]bool
+	States []stateLegend
 	// Bars are the buckets of the outcome series; BarsNote says how they were summed.
 	Bars     []svgBucket
 	BarsNote string
@@ -199,6 +200,13 @@ func newCharts(rep *Report) *svgCharts {
 			}
 		}
 	}
+	states := map[string]bool{}
+	for class := range c.Drawn {
+		if state, ok := strings.CutPrefix(class, "st-"); ok {
+			states[state] = true
+		}
+	}
+	c.States = legendStates(states)
 	c.layoutBars(rep, ax)
 	for i, in := range rep.Incidents {
 		s, e := in.Start, in.End

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/readygap/readygap/classify"
 	"golang.org/x/term"
 )
@@ -32,11 +33,6 @@ const (
 	// minFlexWidth is the narrowest a wrapped column may get before a table
 	// puts its whole-word columns on a line of their own instead.
 	minFlexWidth = 40
-	// maxTextBackends bounds the rows of an incident's backends table: the
-	// busiest (the table's order) a reader compares at a glance, about a
-	// screen at 80 columns where a row takes two lines. The rest are
-	// counted in one line.
-	maxTextBackends = 10
 	// timeWidth is the width of a time of day with milliseconds.
 	timeWidth = len("15:04:05.000")
 )
@@ -83,7 +79,7 @@ func renderText(w io.Writer, rep *Report) error {
 // reasons, file:line) are never cut: cells wrap at spaces, and long file
 // names are shortened by prefixes the report names once.
 func renderTextWidth(w io.Writer, rep *Report, width int) error {
-	t := &textOut{width: max(width, minTextWidth), names: newSourceNames(rep.Inputs)}
+	t := &textOut{width: max(width, minTextWidth), names: newSourceNames(rep.Inputs), colour: colorprofile.Detect(w, os.Environ()) >= colorprofile.ANSI}
 	t.summary(rep)
 	for i, in := range rep.Incidents {
 		t.incident(rep, i, in)
@@ -100,6 +96,9 @@ type textOut struct {
 	b     strings.Builder
 	width int
 	names *sourceNames
+	// colour says whether the output keeps colours (lipgloss drops them
+	// from a writer that is not a terminal, or with NO_COLOR set).
+	colour bool
 }
 
 func (t *textOut) line(s string)    { t.b.WriteString(s + "\n") }
@@ -134,17 +133,12 @@ func (t *textOut) summary(rep *Report) {
 	}
 	t.blank()
 	groups := incidentsByRollout(rep)
-	rolloutsOf := map[string]int{}
 	for _, grp := range groups {
-		rolloutsOf[grp.workload]++
-	}
-	for k, grp := range groups {
+		if grp.opens != "" {
+			t.para("", headingStyle.Render(Sanitize("Rollouts of "+grp.opens)), "  ")
+		}
 		switch {
-		case grp.workload != "" && rolloutsOf[grp.workload] > 1:
-			// Several rollouts of one workload: it is named once.
-			if k == 0 || groups[k-1].workload != grp.workload {
-				t.para("", headingStyle.Render(Sanitize("Rollouts of "+grp.workload)), "  ")
-			}
+		case grp.under:
 			t.para("", headingStyle.Render(Sanitize(grp.steps)), "  ")
 		case grp.title != "":
 			t.para("", headingStyle.Render(Sanitize(grp.title)), "  ")
@@ -202,13 +196,36 @@ type rolloutGroup struct {
 	// ReplicaSets and revision, title all of it; workload and steps are
 	// empty for the incidents of no rollout, which title names.
 	workload, steps, title string
-	incidents              []int
+	// under is set for a rollout of a workload that rolled out more than
+	// once, in a run of such rollouts the summary heads with the workload
+	// alone, named in opens on the first of the run; steps then says the
+	// rest.
+	under     bool
+	opens     string
+	incidents []int
 }
 
 // incidentsByRollout groups the incidents by the rollout they belong to,
 // in the rollouts' order; incidents of no rollout come last. Without
-// rollouts there is one group without a title.
+// rollouts there is one group without a title. A workload with several
+// rollouts is named once over each run of them (under, opens).
 func incidentsByRollout(rep *Report) []rolloutGroup {
+	groups := groupByRollout(rep)
+	rollouts := map[string]int{}
+	for _, g := range groups {
+		rollouts[g.workload]++
+	}
+	for k := range groups {
+		g := &groups[k]
+		if g.under = g.workload != "" && rollouts[g.workload] > 1; g.under && (k == 0 || groups[k-1].workload != g.workload) {
+			g.opens = g.workload
+		}
+	}
+	return groups
+}
+
+// groupByRollout groups the incidents for incidentsByRollout.
+func groupByRollout(rep *Report) []rolloutGroup {
 	if len(rep.Rollouts) == 0 {
 		g := rolloutGroup{}
 		for i := range rep.Incidents {
@@ -297,7 +314,16 @@ func spanText(rep *Report) string {
 	if !ok {
 		return "data without times"
 	}
-	return fmt.Sprintf("%s – %s UTC", from.UTC().Format("2006-01-02 15:04:05"), clockOf(to))
+	end := clockOf(to)
+	if !sameDay(from, to) {
+		end = to.UTC().Format(time.DateTime)
+	}
+	return fmt.Sprintf("%s – %s UTC", from.UTC().Format(time.DateTime), end)
+}
+
+// sameDay reports whether a and b fall on one UTC day.
+func sameDay(a, b time.Time) bool {
+	return a.UTC().Format(time.DateOnly) == b.UTC().Format(time.DateOnly)
 }
 
 // dataText says what the data covers: its time span, the requests read,
@@ -405,10 +431,7 @@ func (t *textOut) incident(rep *Report, i int, in Incident) {
 	}
 	if len(in.Backends) > 0 {
 		t.heading(backendsHeading(in.Backends))
-		shown := in.Backends
-		if len(shown) > maxTextBackends {
-			shown = shown[:maxTextBackends]
-		}
+		shown, rest := tableBackends(in.Backends)
 		rows := make([][]string, 0, len(shown))
 		for _, be := range shown {
 			pod := Sanitize(be.Pod)
@@ -422,7 +445,7 @@ func (t *textOut) incident(rep *Report, i int, in Incident) {
 			rows = append(rows, []string{be.Role, pod, ip, backendCounts(be), backendWhy(be)})
 		}
 		t.tableFlex([]string{"ROLE", "POD", "IP", "FAILED", "WHY"}, rows, 4)
-		if rest := in.Backends[len(shown):]; len(rest) > 0 {
+		if len(rest) > 0 {
 			t.para("  ", moreBackends(rest), "  ")
 		}
 		t.blank()
@@ -431,77 +454,6 @@ func (t *textOut) incident(rep *Report, i int, in Incident) {
 		t.para("Fix: ", changeRefs(rep, in), "     ")
 	}
 	t.blank()
-}
-
-// moreBackends sums up the backends an incident's table leaves out.
-func moreBackends(rest []Backend) string {
-	lo, hi := rest[0].Failures, rest[0].Failures
-	for _, b := range rest {
-		lo, hi = min(lo, b.Failures), max(hi, b.Failures)
-	}
-	attempts := fmt.Sprintf("%d–%d failed attempts each", lo, hi)
-	if lo == hi {
-		attempts = fmt.Sprintf("%s each", plural(lo, "failed attempt"))
-	}
-	noun := "backends"
-	if len(rest) == 1 {
-		noun = "backend"
-	}
-	roles := strings.TrimPrefix(backendsHeading(rest), "Backends ")
-	return fmt.Sprintf("and %d more %s %s, %s; the JSON report lists every one", len(rest), noun, roles, attempts)
-}
-
-// backendsHeading counts the backends by role.
-func backendsHeading(bs []Backend) string {
-	roles := map[string]int{}
-	for _, b := range bs {
-		roles[b.Role]++
-	}
-	var parts []string
-	for _, r := range []string{"new", "old", "unknown"} {
-		if n := roles[r]; n > 0 {
-			word := r
-			if r == "unknown" {
-				word = "of unknown role"
-			}
-			parts = append(parts, fmt.Sprintf("%d %s", n, word))
-		}
-	}
-	return "Backends (" + strings.Join(parts, ", ") + ")"
-}
-
-// backendCounts names a backend's failures as requests and attempts: a
-// request retried elsewhere is one failed attempt here and no failed request.
-func backendCounts(b Backend) string {
-	var parts []string
-	if b.FailedRequests > 0 {
-		parts = append(parts, plural(b.FailedRequests, "request"))
-	}
-	if b.Failures > 0 {
-		parts = append(parts, plural(b.Failures, "attempt"))
-	}
-	if len(parts) == 0 {
-		return "0 failed"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// backendWhy says how the backend's role and pod were found, and when it failed.
-func backendWhy(b Backend) string {
-	var parts []string
-	if !b.Start.IsZero() {
-		parts = append(parts, "failed "+clockOf(b.Start)+"–"+clockOf(b.End))
-	}
-	if b.Why != "" {
-		parts = append(parts, Sanitize(b.Why))
-	}
-	if b.Joined != "" {
-		parts = append(parts, "joined to its pod by timing: "+Sanitize(b.Joined))
-	}
-	if b.ReplicaSet != "" && !strings.Contains(b.Why, b.ReplicaSet) {
-		parts = append(parts, "ReplicaSet "+Sanitize(b.ReplicaSet))
-	}
-	return strings.Join(parts, "; ")
 }
 
 // changeRefs lists the numbers of the summary's changes an incident needs.
@@ -630,7 +582,7 @@ func rangeText(first, last time.Time) string {
 	if first.IsZero() {
 		return "-"
 	}
-	if first.UTC().Format(time.DateOnly) == last.UTC().Format(time.DateOnly) {
+	if sameDay(first, last) {
 		return shortTime(first) + " – " + clockOf(last)
 	}
 	return shortTime(first) + " – " + shortTime(last)

@@ -213,15 +213,15 @@ func boundsReport(n, named int) *Report {
 }
 
 // TestTextBoundsLongLists pins the text's bounds on each side: an
-// incident's table lists maxTextBackends backends and counts the rest; a
+// incident's table lists maxTableBackends backends and counts the rest; a
 // row of alike lanes names up to maxAlikeNamed others and counts more; the
 // lanes an incident names keep a row each up to half of maxTextLanes, and
 // share rows past it.
 func TestTextBoundsLongLists(t *testing.T) {
-	for _, n := range []int{maxTextBackends, maxTextBackends + 1} {
+	for _, n := range []int{maxTableBackends, maxTableBackends + 1} {
 		out := renderTextAt(t, boundsReport(n, n), 80)
 		more := strings.Contains(out, "and 1 more backend (1 old), 1 failed attempt each")
-		if rows := strings.Count(out, "\n  old "); rows != maxTextBackends || more != (n > maxTextBackends) {
+		if rows := strings.Count(out, "\n  old "); rows != maxTableBackends || more != (n > maxTableBackends) {
 			t.Errorf("%d backends: %d rows, a line for the rest %v:\n%s", n, rows, more, out)
 		}
 	}
@@ -237,6 +237,67 @@ func TestTextBoundsLongLists(t *testing.T) {
 		v := buildLaneView(boundsReport(n, n), time.Second, maxTextLanes)
 		if want := map[bool]int{true: 1, false: n}[n > maxTextLanes/2]; v.Rows != want {
 			t.Errorf("%d lanes an incident names: %d rows, want %d", n, v.Rows, want)
+		}
+	}
+}
+
+// TestTextLegendNamesWhatIsDrawn checks the text lanes of each seed fixture
+// at each width: the legend names a lane state, the failures' mark, the
+// shortened pod names and the rows of alike pods if and only if the lanes
+// draw them, as the HTML legend does; the colours of new and old pods only
+// when the output keeps colours and both are drawn.
+func TestTextLegendNamesWhatIsDrawn(t *testing.T) {
+	for _, name := range append([]string{"nginx-probe-fixed"}, seedFixtures...) {
+		rep := analyze(t, fixture(name))
+		for _, width := range textWidths {
+			out := renderTextAt(t, rep, width)
+			lanes := out[strings.Index(out, "\nLanes "):]
+			lanes = lanes[:strings.Index(lanes, "\nInputs")]
+			head := lanes[:strings.Index(lanes, "\nReplicaSet ")]
+			var rows strings.Builder
+			for _, l := range strings.Split(lanes, "\n") {
+				if i := strings.Index(l, "│"); i >= 0 {
+					label := l[:i]
+					rows.WriteString(l[i:])
+					if strings.Contains(label, "…-") || strings.Contains(label, " +") {
+						rows.WriteString(" " + label)
+					}
+				}
+			}
+			drawnText := rows.String()
+			for mark, entry := range map[string]string{"░": "░ starting", "▒": "▒ Ready for Kubernetes", "█": "█ healthy for the LB",
+				"╌": "╌ terminating", "!": "! LB/proxy 5xx", "…-": "…-x7k2q: a pod of the ReplicaSet above", " +": "+N: N more pods alike"} {
+				if drawn, listed := strings.Contains(drawnText, mark), strings.Contains(head, entry); drawn != listed {
+					t.Errorf("%s at %d: %q drawn %v, in the legend %v:\n%s", name, width, mark, drawn, listed, lanes)
+				}
+			}
+			if strings.Contains(head, "blue") {
+				t.Errorf("%s at %d: the legend names colours the output does not keep:\n%s", name, width, head)
+			}
+		}
+	}
+	// Colours kept: the legend names them when new and old pods are drawn.
+	t.Setenv("CLICOLOR_FORCE", "1")
+	t.Setenv("NO_COLOR", "")
+	for name, want := range map[string]bool{"eks-alb-termination-race": true, "nginx-probe-fixed": true} {
+		if got := strings.Contains(renderTextAt(t, analyze(t, fixture(name)), 120), "new pods blue, old yellow"); got != want {
+			t.Errorf("%s with colours: the legend names them %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestTextAlikeKeepsPodAndIPTogether checks, at every width from 80 to 120
+// columns, that a row of alike lanes lists each pod with its IP on one
+// line, never broken between them.
+func TestTextAlikeKeepsPodAndIPTogether(t *testing.T) {
+	n := 1 + maxAlikeNamed
+	rep := boundsReport(n, 0)
+	for width := minTextWidth; width <= 120; width++ {
+		out := renderTextAt(t, rep, width)
+		for i := 1; i < n; i++ {
+			if pair := fmt.Sprintf("…-p%04d 10.1.0.%d", i, i+1); !strings.Contains(out, pair) {
+				t.Errorf("at %d columns %q is broken:\n%s", width, pair, out)
+			}
 		}
 	}
 }

@@ -23,7 +23,7 @@ const (
 	maxAlikeNamed = 12
 )
 
-// laneChars draw the states; laneTick marks a state whose end is not known.
+// laneChars draw the states.
 var laneChars = map[string]rune{StateStarting: '░', StateReady: '▒', StateLBHealthy: '█', StateTerminating: '╌'}
 
 // Lanes of new and old pods in colours that stay apart for red-green
@@ -55,16 +55,21 @@ func (t *textOut) lanes(rep *Report) {
 		step = max(to.Sub(from)/time.Duration(cols), time.Millisecond)
 		v = buildLaneView(rep, step, maxTextLanes)
 	}
-	head := fmt.Sprintf(" %s → %s UTC, one column ≈ %s", from.UTC().Format("15:04:05"), to.UTC().Format("15:04:05"), stepText(step))
+	layout := time.TimeOnly
+	if !sameDay(from, to) {
+		layout = time.DateTime
+	}
+	head := fmt.Sprintf(" %s → %s UTC, one column ≈ %s", from.UTC().Format(layout), to.UTC().Format(layout), stepText(step))
 	if v.Quantum > step {
 		head += fmt.Sprintf("; lanes within %s of each other are alike", stepText(v.Quantum))
 	}
-	t.para(headingStyle.Render("Lanes")+" ", head, "  ")
-	t.items([]string{"░ starting", "▒ Ready for Kubernetes", "█ healthy for the LB", "╌ terminating", "! LB/proxy 5xx"}, "  ")
-	t.items([]string{"…-x7k2q: a pod of the ReplicaSet above", "+N: N more pods alike", "new pods blue, old yellow"}, " · ")
+	// The rows first, to learn what they draw: the legend names that alone.
+	rows := &textOut{width: t.width, names: t.names}
+	drawn := map[string]bool{}
+	shortened, alike, roles := false, false, map[string]bool{}
 	for _, g := range v.Groups {
 		head, rest := groupTitle(g)
-		t.para(headingStyle.Render(head), rest, "  ")
+		rows.para(headingStyle.Render(head), rest, "  ")
 		style := func(s ...string) string { return strings.Join(s, "") }
 		switch g.Role {
 		case "new":
@@ -72,13 +77,16 @@ func (t *textOut) lanes(rep *Report) {
 		case "old":
 			style = oldLaneStyle.Render
 		}
+		roles[g.Role] = true
 		for _, l := range g.Lanes {
 			label := laneLabel(l, g)
+			shortened = shortened || strings.HasPrefix(label, "…")
+			alike = alike || len(l.Names) > 1
 			if lipgloss.Width(label) > labelW {
-				t.line(" " + label)
+				rows.line(" " + label)
 				label = ""
 			}
-			t.line(" " + padRight(label, labelW) + " │" + style(laneRow(l.States, from, step, cols)) + "│")
+			rows.line(" " + padRight(label, labelW) + " │" + style(laneRow(l.States, from, step, cols, drawn)) + "│")
 			if len(l.Names) > 1 {
 				// The row's label has no room for IPs: the first one
 				// leads the list of the others.
@@ -86,15 +94,17 @@ func (t *textOut) lanes(rep *Report) {
 				if ip := l.IPs[0]; ip != "" && ip != l.Names[0] {
 					first = Sanitize(ip) + " · "
 				}
-				others := fmt.Sprintf("%d more %s, named in the JSON report", len(l.Names)-1, backendNoun(l.Names[1:], l.IPs[1:]))
-				if len(l.Names)-1 <= maxAlikeNamed {
+				head := "   " + first + "alike: "
+				if len(l.Names)-1 > maxAlikeNamed {
+					rows.dimLines(hanging(head, fmt.Sprintf("%d more %s, named in the JSON report", len(l.Names)-1, backendNoun(l.Names[1:], l.IPs[1:])), "          ", t.width))
+				} else {
+					// Each pod with its IP, never broken between them.
 					names := make([]string, len(l.Names)-1)
 					for k := range names {
 						names[k] = Sanitize(l.named(k+1, g))
 					}
-					others = strings.Join(names, ", ")
+					rows.dimLines(hangingItems(head, names, ",", "          ", t.width))
 				}
-				t.dimLines(hanging("   "+first+"alike: ", others, "          ", t.width))
 			}
 			if len(l.OneOf) > 0 {
 				pods := fmt.Sprintf("one of %d pods of the ReplicaSet (the records cannot tell which)", len(l.OneOf))
@@ -105,25 +115,50 @@ func (t *textOut) lanes(rep *Report) {
 					}
 					pods = "one of the pods " + strings.Join(names, ", ") + " (the records cannot tell which)"
 				}
-				t.dimLines(hanging("   ", pods, "          ", t.width))
+				rows.dimLines(hanging("   ", pods, "          ", t.width))
 			}
 		}
 	}
 	fails := make([]rune, cols)
+	failed := false
 	for i := range fails {
 		fails[i] = ' '
 		a := from.Add(time.Duration(i) * step)
 		if failedIn(rep.Series, a, a.Add(step)) > 0 {
-			fails[i] = '!'
+			fails[i], failed = '!', true
 		}
 	}
-	t.line(" " + padRight("LB/proxy 5xx", labelW) + " │" + causeStyle.Render(string(fails)) + "│")
+	rows.line(" " + padRight("LB/proxy 5xx", labelW) + " │" + causeStyle.Render(string(fails)) + "│")
 	if marks := incidentMarks(rep, from, step, cols); marks != "" {
-		t.line(" " + padRight("incidents", labelW) + "  " + marks)
+		rows.line(" " + padRight("incidents", labelW) + "  " + marks)
 	}
 	if v.Omitted > 0 {
-		t.line(dimStyle.Render(fmt.Sprintf("%s more not drawn (the JSON report lists every lane).", plural(v.Omitted, "backend"))))
+		rows.line(dimStyle.Render(fmt.Sprintf("%s more not drawn (the JSON report lists every lane).", plural(v.Omitted, "backend"))))
 	}
+
+	t.para(headingStyle.Render("Lanes")+" ", head, "  ")
+	var states []string
+	for _, s := range legendStates(drawn) {
+		states = append(states, string(laneChars[s.State])+" "+s.Name)
+	}
+	if failed {
+		states = append(states, "! LB/proxy 5xx")
+	}
+	t.items(states, "  ")
+	var marks []string
+	if shortened {
+		marks = append(marks, "…-x7k2q: a pod of the ReplicaSet above")
+	}
+	if alike {
+		marks = append(marks, "+N: N more pods alike")
+	}
+	if t.colour && roles["new"] && roles["old"] {
+		marks = append(marks, "new pods blue, old yellow")
+	}
+	if len(marks) > 0 {
+		t.items(marks, " · ")
+	}
+	t.b.WriteString(rows.b.String())
 	t.blank()
 }
 
@@ -221,19 +256,22 @@ func groupTitle(g laneGroup) (head, rest string) {
 }
 
 // laneRow draws states in cols columns of step from from: each column shows
-// the state at its middle; a state of unknown end marks its column.
-func laneRow(states []LaneState, from time.Time, step time.Duration, cols int) string {
+// the state at its middle; a state shorter than a column marks its column
+// when no other state holds it. The states it draws are added to drawn.
+func laneRow(states []LaneState, from time.Time, step time.Duration, cols int, drawn map[string]bool) string {
 	row := make([]rune, cols)
 	for i := range row {
 		row[i] = ' '
 		if s := stateAt(states, from.Add(time.Duration(i)*step+step/2)); s != "" {
 			row[i] = laneChars[s]
+			drawn[s] = true
 		}
 	}
 	for _, s := range states {
 		i := int(s.From.Sub(from) / step)
 		if i >= 0 && i < cols && (s.To.Sub(s.From) < step) && row[i] == ' ' {
 			row[i] = laneChars[s.State]
+			drawn[s.State] = true
 		}
 	}
 	return string(row)

@@ -195,6 +195,34 @@ func hanging(head, text, indent string, width int) string {
 	return strings.TrimRight(b.String(), " ")
 }
 
+// hangingItems writes head followed by items joined by sep and a space
+// ("a, b"), wrapped to width between items only, so that each stays whole
+// on one line; a line ends with sep. Continuation lines are prefixed with
+// indent.
+func hangingItems(head string, items []string, sep, indent string, width int) string {
+	var b strings.Builder
+	b.WriteString(head)
+	col, limit := 0, width-lipgloss.Width(head)
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += sep
+		}
+		w := lipgloss.Width(it)
+		if i > 0 {
+			if col+1+w > limit {
+				b.WriteString("\n" + indent)
+				col, limit = 0, width-lipgloss.Width(indent)
+			} else {
+				b.WriteByte(' ')
+				col++
+			}
+		}
+		b.WriteString(it)
+		col += w
+	}
+	return b.String()
+}
+
 // wrapIndent breaks s at spaces so that no line exceeds width (longer words
 // stay whole) and prefixes continuation lines with indent.
 func wrapIndent(s string, width int, indent string) string { return hanging("", s, indent, width) }

@@ -634,6 +634,11 @@ func negAnnotations(f *Service, a map[string]string) {
 // timeout.
 const ALBIdleTimeoutAttribute = "idle_timeout.timeout_seconds"
 
+// ALBDeregistrationDelayAttribute is the target-group attribute of the
+// deregistration delay: how long a target the load balancer stopped
+// sending to keeps its in-flight requests.
+const ALBDeregistrationDelayAttribute = "deregistration_delay.timeout_seconds"
+
 // albAnnotationHealthCheck reads the AWS Load Balancer Controller health-check,
 // target-type and target-group-attribute annotations, and for an Ingress
 // (lbAttributes) the load-balancer-attributes one, which the controller
@@ -656,7 +661,7 @@ func albAnnotationHealthCheck(a map[string]string, source string, lbAttributes b
 		hc.PortNumber, _ = strconv.Atoi(hc.Port)
 	}
 	for _, attr := range strings.Split(a[p+"target-group-attributes"], ",") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(attr), "="); ok && k == "deregistration_delay.timeout_seconds" {
+		if k, v, ok := strings.Cut(strings.TrimSpace(attr), "="); ok && k == ALBDeregistrationDelayAttribute {
 			hc.DeregistrationDelaySec = atoiPtr(strings.TrimSpace(v))
 		}
 	}

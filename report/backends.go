@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxTableBackends bounds the rows of an incident's backends table in the
+// text and Markdown reports: as many as a reader compares at a glance,
+// about a screen at 80 columns where a row takes two lines. The rest are
+// counted in one line; the JSON report lists them all.
+const maxTableBackends = 10
+
+// tableBackends splits an incident's backends into the rows its table
+// shows, the first maxTableBackends in the report's order (new, old, then
+// unknown, the busiest first in each), and the rest, which moreBackends
+// sums up.
+func tableBackends(bs []Backend) (shown, rest []Backend) {
+	if len(bs) <= maxTableBackends {
+		return bs, nil
+	}
+	return bs[:maxTableBackends], bs[maxTableBackends:]
+}
+
+// moreBackends sums up the backends an incident's table leaves out.
+func moreBackends(rest []Backend) string {
+	lo, hi := rest[0].Failures, rest[0].Failures
+	for _, b := range rest {
+		lo, hi = min(lo, b.Failures), max(hi, b.Failures)
+	}
+	attempts := fmt.Sprintf("%d–%d failed attempts each", lo, hi)
+	if lo == hi {
+		attempts = fmt.Sprintf("%s each", plural(lo, "failed attempt"))
+	}
+	noun := "backends"
+	if len(rest) == 1 {
+		noun = "backend"
+	}
+	roles := strings.TrimPrefix(backendsHeading(rest), "Backends ")
+	return fmt.Sprintf("and %d more %s %s, %s; the JSON report lists every one", len(rest), noun, roles, attempts)
+}
+
+// backendsHeading counts the backends by role.
+func backendsHeading(bs []Backend) string {
+	roles := map[string]int{}
+	for _, b := range bs {
+		roles[b.Role]++
+	}
+	var parts []string
+	for _, r := range []string{"new", "old", "unknown"} {
+		if n := roles[r]; n > 0 {
+			word := r
+			if r == "unknown" {
+				word = "of unknown role"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, word))
+		}
+	}
+	return "Backends (" + strings.Join(parts, ", ") + ")"
+}
+
+// backendCounts names a backend's failures as requests and attempts: a
+// request retried elsewhere is one failed attempt here and no failed request.
+func backendCounts(b Backend) string {
+	var parts []string
+	if b.FailedRequests > 0 {
+		parts = append(parts, plural(b.FailedRequests, "request"))
+	}
+	if b.Failures > 0 {
+		parts = append(parts, plural(b.Failures, "attempt"))
+	}
+	if len(parts) == 0 {
+		return "0 failed"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// backendWhy says how the backend's role and pod were found, and when it failed.
+func backendWhy(b Backend) string {
+	var parts []string
+	if !b.Start.IsZero() {
+		parts = append(parts, "failed "+clockOf(b.Start)+"–"+clockOf(b.End))
+	}
+	if b.Why != "" {
+		parts = append(parts, Sanitize(b.Why))
+	}
+	if b.Joined != "" {
+		parts = append(parts, "joined to its pod by timing: "+Sanitize(b.Joined))
+	}
+	if b.ReplicaSet != "" && !strings.Contains(b.Why, b.ReplicaSet) {
+		parts = append(parts, "ReplicaSet "+Sanitize(b.ReplicaSet))
+	}
+	return strings.Join(parts, "; ")
+}
