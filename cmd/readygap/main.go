@@ -44,12 +44,15 @@ var exitCodes = []struct {
 	{exitRisk, "`check`: a finding at or above `--fail-on` (default `error`; `--fail-on none` never exits 5)"},
 }
 
-func main() {
+func main() { os.Exit(runMain()) }
+
+// runMain runs the command line of the process and returns its exit code.
+func runMain() int {
 	setMemoryLimit()
 	root := newRootCmd(os.Stdin, os.Stdout, os.Stderr)
 	err := fang.Execute(context.Background(), root,
 		fang.WithNotifySignal(os.Interrupt, syscall.SIGTERM), fang.WithErrorHandler(printError))
-	os.Exit(exitCode(err))
+	return exitCode(err)
 }
 
 // exitCode maps the error a command returned to the process exit code.
