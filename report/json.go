@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,15 +15,58 @@ import (
 func renderJSON(w io.Writer, rep *Report) error { return writeIndentedJSON(w, rep) }
 
 // writeIndentedJSON writes v as indented JSON with the unsafe runes
-// escaped (see renderJSON).
+// escaped (see renderJSON). The document goes to w as the encoder writes
+// it, through jsonEscaper: a report of 100 000 inputs is 20 MB of JSON,
+// and a copy of it would be most of the peak memory.
 func writeIndentedJSON(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	esc := &jsonEscaper{w: w}
+	enc := json.NewEncoder(esc)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(escapeUnsafeJSON(buf.Bytes()))
+	return esc.flush()
+}
+
+// jsonEscaper writes encoded JSON to w with the unsafe runes escaped (see
+// escapeUnsafeJSON); a rune that one write splits from the next is held
+// back until the next.
+type jsonEscaper struct {
+	w    io.Writer
+	held []byte
+}
+
+// Write implements io.Writer.
+func (e *jsonEscaper) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(e.held) > 0 {
+		p = append(e.held, p...)
+		e.held = nil
+	}
+	cut := len(p)
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	e.held = append(e.held, p[cut:]...)
+	if _, err := e.w.Write(escapeUnsafeJSON(p[:cut])); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// flush writes what Write held back: nothing after a whole document, which
+// is valid UTF-8.
+func (e *jsonEscaper) flush() error {
+	if len(e.held) == 0 {
+		return nil
+	}
+	_, err := e.w.Write(e.held)
+	e.held = nil
 	return err
 }
 

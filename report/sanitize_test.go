@@ -76,6 +76,47 @@ func TestJSONEscapesUnsafeRunes(t *testing.T) {
 	}
 }
 
+// TestJSONEscaperSplitRunes writes a document with unsafe and safe
+// multi-byte runes through jsonEscaper one byte at a time, and in two
+// writes cut at every byte, and requires what escapeUnsafeJSON makes of
+// the whole.
+func TestJSONEscaperSplitRunes(t *testing.T) {
+	doc := []byte("{\"a\": \"\u202egnp.exe é 😀 \u0085 \u2066x\u2069 end\"}\n")
+	want := string(escapeUnsafeJSON(doc))
+	if !strings.Contains(want, `\u202e`) || !strings.Contains(want, "😀") {
+		t.Fatalf("escapeUnsafeJSON: %s", want)
+	}
+	var b strings.Builder
+	e := &jsonEscaper{w: &b}
+	for i := range doc {
+		if n, err := e.Write(doc[i : i+1]); n != 1 || err != nil {
+			t.Fatalf("Write: %d, %v", n, err)
+		}
+	}
+	must(t, e.flush())
+	if b.String() != want {
+		t.Errorf("byte by byte: %q, want %q", b.String(), want)
+	}
+	for cut := range doc {
+		b.Reset()
+		e := &jsonEscaper{w: &b}
+		e.Write(doc[:cut])
+		e.Write(doc[cut:])
+		must(t, e.flush())
+		if b.String() != want {
+			t.Errorf("cut at %d: %q, want %q", cut, b.String(), want)
+		}
+	}
+	// A document cut inside a rune keeps its bytes.
+	b.Reset()
+	e = &jsonEscaper{w: &b}
+	e.Write([]byte("\"\xe2\x80"))
+	must(t, e.flush())
+	if b.String() != "\"\xe2\x80" {
+		t.Errorf("a cut rune: %q", b.String())
+	}
+}
+
 // hostileMarkdown are texts from logs that would become markup if pasted
 // into Markdown as they are: links, images, raw HTML, autolinks of every
 // kind GitHub makes, entities that produce characters, emphasis, code,
