@@ -323,8 +323,9 @@ func TestReversedArraySameVerdict(t *testing.T) {
 }
 
 // TestCloudLoggingExportTwiceSameCounts passes a Cloud Logging export
-// twice, by the same name and as a copy, as a user who exported twice or
-// named a file and its folder does: each entry counts once.
+// twice, by name beside its folder and as a copy, as a user who exported
+// twice or named a file and its folder does: each entry counts once, the
+// file named twice is read once and a copy's entries are duplicates.
 func TestCloudLoggingExportTwiceSameCounts(t *testing.T) {
 	const name = "gke-neg-zone-move"
 	export := filepath.Join(fixture(name), "lb-requests.json")
@@ -345,8 +346,9 @@ func TestCloudLoggingExportTwiceSameCounts(t *testing.T) {
 		for _, in := range rep.Inputs {
 			dups += in.Duplicates
 		}
-		if dups == 0 {
-			t.Errorf("%v: no duplicate counted: %+v", paths, rep.Inputs)
+		readOnce := slices.Contains(rep.Warnings, export+": reached twice, read once")
+		if len(paths) == 2 && !readOnce || len(paths) == 1 && dups == 0 {
+			t.Errorf("%v: %d duplicates, warnings %q", paths, dups, rep.Warnings)
 		}
 	}
 }
