@@ -18,6 +18,7 @@ import (
 	"time"
 
 	kgzip "github.com/klauspost/compress/gzip"
+	"github.com/readygap/readygap/internal/safego"
 )
 
 const (
@@ -72,15 +73,16 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 	dedup := newDedupSet()
 	handlers := &handlerPool{new: newHandler}
 	jobs := make(chan int)
-	var wg sync.WaitGroup
+	// A worker's panic is carried to this goroutine by Wait; the worker
+	// drains the jobs first, so that this loop never waits for ever.
+	var g safego.Group
 	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
+			defer drain(jobs)
 			for i := range jobs {
 				reports[i], errs[i] = readInput(ctx, files[i], &opts, dedup, handlers)
 			}
-		}()
+		})
 	}
 	for i := range files {
 		if ctx.Err() != nil {
@@ -89,7 +91,7 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 		jobs <- i
 	}
 	close(jobs)
-	wg.Wait()
+	g.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -523,22 +525,28 @@ func (in *inputReader) newPart() *part {
 func (in *inputReader) parallel(produce func(send func(*batch)) error, consume func(*part, *batch)) error {
 	workers := runtime.GOMAXPROCS(0)
 	ch := make(chan *batch, workers)
-	var wg sync.WaitGroup
+	var g safego.Group // see Read
 	for w := 0; w < workers; w++ {
 		p := in.newPart()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
+			defer drain(ch)
 			for b := range ch {
 				consume(p, b)
 				batches.put(b)
 			}
-		}()
+		})
 	}
 	err := produce(func(b *batch) { ch <- b })
 	close(ch)
-	wg.Wait()
+	g.Wait()
 	return err
+}
+
+// drain receives what is left on ch until it is closed: a worker that
+// panicked leaves the rest of its work undone, but never its feeder waiting.
+func drain[T any](ch <-chan T) {
+	for range ch {
+	}
 }
 
 // merge adds the workers' statistics into the input's report.

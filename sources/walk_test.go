@@ -1,12 +1,16 @@
 package sources
 
 import (
+	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/readygap/readygap/internal/safego"
 )
 
 // albLines returns n ALB access lines, one second apart, joined by sep.
@@ -168,5 +172,48 @@ func TestCROnlyLineEndings(t *testing.T) {
 	crlf := writeFile(t, dir, "dos.log", []byte(albLines(300, "\r\n")))
 	if res, h := readPaths(t, Options{}, crlf); h.requests != 300 || res.Inputs[0].Skipped != 0 {
 		t.Errorf("CRLF: %d requests, %d skipped", h.requests, res.Inputs[0].Skipped)
+	}
+}
+
+// panickyHandler panics at the nth request it gets, as a bug in a handler
+// or an adapter would, on a parsing worker's goroutine.
+type panickyHandler struct {
+	countingHandler
+	n int
+}
+
+func (p *panickyHandler) Request(r *Request) {
+	p.countingHandler.Request(r)
+	p.mu.Lock()
+	n := p.requests
+	p.mu.Unlock()
+	if n == p.n {
+		var m map[string]int
+		m[r.Method]++
+	}
+}
+
+// TestWorkerPanicReachesTheCaller checks that a panic on a worker
+// goroutine, reading one of several inputs, comes out of Read in the
+// caller's goroutine with the worker's stack, where the command recovers
+// it, instead of ending the process with the runtime's exit code 2; and
+// that Read does not hang meanwhile.
+func TestWorkerPanicReachesTheCaller(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 4 {
+		paths = append(paths, writeFile(t, dir, fmt.Sprintf("%d.log", i), []byte(albLines(3000, "\n"))))
+	}
+	for _, n := range []int{1, 2000, 11999} {
+		h := &panickyHandler{n: n}
+		r := func() (r any) {
+			defer func() { r = recover() }()
+			_, _ = Read(context.Background(), paths, Options{}, func(*InputReport) Handler { return h })
+			return nil
+		}()
+		p, ok := r.(*safego.Panic)
+		if !ok || !strings.Contains(p.Error(), "nil map") || !strings.Contains(string(p.Stack), "panickyHandler") {
+			t.Errorf("panic at request %d: %T %v", n, r, r)
+		}
 	}
 }

@@ -30,8 +30,8 @@ const (
 // exitCodes is the one table of exit codes, in order. Meanings are Markdown
 // (the README's table); the help topic prints them without backticks. Only a
 // mistake in the command line exits 2: the Go runtime also exits 2 when it
-// dies (an unrecovered panic in a worker, a failed allocation), which is why
-// commands recover their own panics into exit 1.
+// dies (an unrecovered panic, a failed allocation), which is why commands
+// recover their own panics, and their workers' (internal/safego), into exit 1.
 var exitCodes = []struct {
 	Code    int
 	Meaning string
