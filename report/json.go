@@ -11,7 +11,7 @@ import (
 // renderJSON writes the report as the versioned JSON contract. Text keeps
 // every character the inputs held, but the ones a reader must never get raw
 // (see unsafeRune) are written as \u escapes, which decode to the same text:
-// encoding/json already escapes C0 controls and U+2028/U+2029, not C1
+// encoding/json already escapes C0 controls and U+2028/U+2029, not DEL, C1
 // controls or bidirectional overrides.
 func renderJSON(w io.Writer, rep *Report) error { return writeIndentedJSON(w, rep) }
 
@@ -145,13 +145,15 @@ func (e *jsonEscaper) flush() error {
 }
 
 // escapeUnsafeJSON rewrites the unsafe runes of an encoded JSON document as
-// \uXXXX escapes. Outside strings JSON holds only ASCII, so every such rune
-// is inside a string, where the escape means the same character.
+// \uXXXX escapes: DEL and every unsafe rune past ASCII, which encoding/json
+// writes raw (it escapes the C0 controls itself). Outside strings JSON holds
+// only printable ASCII, so every such rune is inside a string, where the
+// escape means the same character.
 func escapeUnsafeJSON(doc []byte) []byte {
 	first := -1
 	for i := 0; i < len(doc); {
 		r, size := utf8.DecodeRune(doc[i:])
-		if r >= 0x80 && unsafeRune(r) {
+		if jsonRaw(r) {
 			first = i
 			break
 		}
@@ -164,7 +166,7 @@ func escapeUnsafeJSON(doc []byte) []byte {
 	out = append(out, doc[:first]...)
 	for i := first; i < len(doc); {
 		r, size := utf8.DecodeRune(doc[i:])
-		if r >= 0x80 && unsafeRune(r) {
+		if jsonRaw(r) {
 			out = fmt.Appendf(out, `\u%04x`, r)
 		} else {
 			out = append(out, doc[i:i+size]...)
@@ -173,3 +175,8 @@ func escapeUnsafeJSON(doc []byte) []byte {
 	}
 	return out
 }
+
+// jsonRaw says whether r is an unsafe rune that encoding/json writes raw:
+// DEL, the C1 controls and the bidirectional controls (it escapes the C0
+// controls and the line separators itself).
+func jsonRaw(r rune) bool { return r >= 0x7f && unsafeRune(r) }
