@@ -273,11 +273,17 @@ func (s *backendSet) finish(d *Dataset, id *Identities) []*Backend {
 		b.Events = append(b.Events, l)
 		applyMilestone(b, l)
 	}
-	out := make([]*Backend, 0, len(s.byKey))
-	for _, b := range s.byKey {
-		out = append(out, b)
+	// In Key order; byKey holds each backend under its Key, which sorting
+	// by Key() would build again at every comparison.
+	keys := make([]string, 0, len(s.byKey))
+	for k := range s.byKey {
+		keys = append(keys, k)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
+	sort.Strings(keys)
+	out := make([]*Backend, len(keys))
+	for i, k := range keys {
+		out[i] = s.byKey[k]
+	}
 	for _, b := range out {
 		if b.Pod != "" && b.ReplicaSet != "" {
 			b.Workload = s.deployments[b.Namespace+"/"+b.ReplicaSet]

@@ -5,6 +5,7 @@
 package correlate
 
 import (
+	"cmp"
 	"net/netip"
 	"sort"
 	"strings"
@@ -387,14 +388,40 @@ func merge(cs []*Collector, release bool) *Dataset {
 	sort.SliceStable(d.Failures, func(i, j int) bool {
 		return earlier(d.Failures[i].Time, d.Failures[i].Origin, d.Failures[j].Time, d.Failures[j].Origin)
 	})
-	sort.SliceStable(d.Lifecycle, func(i, j int) bool {
-		return earlier(d.Lifecycle[i].Time, d.Lifecycle[i].Origin, d.Lifecycle[j].Time, d.Lifecycle[j].Origin)
-	})
+	sort.SliceStable(d.Lifecycle, func(i, j int) bool { return compareLifecycle(&d.Lifecycle[i], &d.Lifecycle[j]) < 0 })
 	sort.SliceStable(d.Configs, func(i, j int) bool {
 		a, b := d.Configs[i].Origin, d.Configs[j].Origin
 		return a.File < b.File || (a.File == b.File && a.Line < b.Line)
 	})
 	return d
+}
+
+// compareLifecycle orders lifecycle records by time, and the records of one
+// moment by what they say before where they were read: by kind, in the
+// order a pod goes through them, then by pod, object, group, reason,
+// message and address. The same records in another order — an export
+// newest first or oldest first, events split across files — then make the
+// same report; by file and line alone, a Deployment's scaling read before
+// the Killing of its pod at the same second changed which evidence, and
+// which backends, an incident named.
+func compareLifecycle(a, b *sources.Lifecycle) int {
+	if c := a.Time.Compare(b.Time); c != 0 {
+		return c
+	}
+	return cmp.Or(
+		cmp.Compare(a.Kind, b.Kind),
+		strings.Compare(a.Namespace, b.Namespace),
+		strings.Compare(a.Pod, b.Pod),
+		strings.Compare(a.Object, b.Object),
+		strings.Compare(a.Group, b.Group),
+		strings.Compare(a.Reason, b.Reason),
+		strings.Compare(a.Status, b.Status),
+		strings.Compare(a.Message, b.Message),
+		a.IP.Compare(b.IP),
+		cmp.Compare(a.Port, b.Port),
+		strings.Compare(a.Origin.File, b.Origin.File),
+		cmp.Compare(a.Origin.Line, b.Origin.Line),
+	)
 }
 
 // earlier orders records by time, then by file and line.

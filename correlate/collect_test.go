@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -90,6 +91,44 @@ func TestKeptFailuresOwnTheirStrings(t *testing.T) {
 	for _, f := range d.Failures {
 		if f.LB != "app/web/1a2b" || f.Method != "GET" || f.Path != "/api/items" || f.Detail != "refused" {
 			t.Errorf("kept failure %+v", f)
+		}
+	}
+}
+
+// TestEqualTimesOrderedByContent feeds the same lifecycle records of one
+// second in two orders, as an export newest first and one oldest first
+// would, and requires one order after the merge: by kind, then by what the
+// records name, whatever the files' line numbers.
+func TestEqualTimesOrderedByContent(t *testing.T) {
+	at := time.Date(2026, 3, 25, 0, 57, 1, 0, time.UTC)
+	records := []sources.Lifecycle{
+		{Time: at, Kind: sources.ScaledDown, Namespace: "shop", Object: "Deployment/my-app", Group: "my-app-s8cz5ghdfh", Count: 0, From: 1},
+		{Time: at, Kind: sources.PodDeleted, Namespace: "shop", Pod: "my-app-s8cz5ghdfh-hdsdb", Reason: "SuccessfulDelete"},
+		{Time: at, Kind: sources.Killing, Namespace: "shop", Pod: "my-app-s8cz5ghdfh-hdsdb", Reason: "Killing"},
+		{Time: at, Kind: sources.Killing, Namespace: "shop", Pod: "my-app-s8cz5ghdfh-abcde", Reason: "Killing"},
+		{Time: at.Add(-time.Second), Kind: sources.ProbeFailed, Namespace: "shop", Pod: "my-app-jb4fkz4gxl-bjgk2", Reason: "Readiness"},
+	}
+	merged := func(reverse bool) []string {
+		c := NewCollector()
+		for i := range records {
+			r := records[i]
+			if reverse {
+				r = records[len(records)-1-i]
+			}
+			r.Origin = sources.Origin{File: "k8s-events.json", Line: 10 * (i + 1)}
+			c.Lifecycle(&r)
+		}
+		var out []string
+		for _, l := range merge([]*Collector{c}, true).Lifecycle {
+			out = append(out, l.Kind.String()+" "+l.Pod+l.Object)
+		}
+		return out
+	}
+	want := []string{"probe_failed my-app-jb4fkz4gxl-bjgk2", "killing my-app-s8cz5ghdfh-abcde", "killing my-app-s8cz5ghdfh-hdsdb",
+		"pod_deleted my-app-s8cz5ghdfh-hdsdb", "scaled_down Deployment/my-app"}
+	for _, reverse := range []bool{false, true} {
+		if got := merged(reverse); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("reversed %v:\n%s\nwant\n%s", reverse, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
 }

@@ -65,38 +65,11 @@ func (id *Identities) At(ip netip.Addr, t time.Time) *Lease {
 // Leases returns the leases of ip in time order.
 func (id *Identities) Leases(ip netip.Addr) []*Lease { return id.byIP[ip] }
 
-// observation is one record that names both a pod and an IP.
-type observation struct {
-	b        *Backend
-	ip       netip.Addr
-	from, to time.Time // the record's time span; zero is unbounded
-}
-
 // buildIdentities learns IP-to-pod leases from every source that names
 // both — pod objects, EndpointSlices, lifecycle records with a pod and an IP
 // (probe failures) — then joins the pods no record ties to an IP with the
 // IPs no record ties to a pod, from the timing of what each did.
 func buildIdentities(d *Dataset, s *backendSet) *Identities {
-	var obs []observation
-	for _, c := range d.Configs {
-		switch {
-		case c.Pod != nil && c.Pod.IP.IsValid():
-			obs = append(obs, observation{b: s.pod(c.Namespace, c.Name), ip: c.Pod.IP, from: c.Created})
-		case c.EndpointSlice != nil:
-			for _, ep := range c.EndpointSlice.Endpoints {
-				for _, ip := range ep.Addresses {
-					if ep.Pod != "" {
-						obs = append(obs, observation{b: s.pod(c.Namespace, ep.Pod), ip: ip})
-					}
-				}
-			}
-		}
-	}
-	for i := range d.Lifecycle {
-		if l := &d.Lifecycle[i]; l.IP.IsValid() && l.Pod != "" {
-			obs = append(obs, observation{b: s.pod(l.Namespace, l.Pod), ip: l.IP, from: l.Time, to: l.Time})
-		}
-	}
 	id := &Identities{byIP: map[netip.Addr][]*Lease{}}
 	type key struct {
 		ip netip.Addr
@@ -104,20 +77,41 @@ func buildIdentities(d *Dataset, s *backendSet) *Identities {
 	}
 	leases := map[key]*Lease{}
 	var order []*Lease
-	for _, o := range obs {
-		k := key{o.ip, o.b}
+	// observe widens the lease of ip by b to a record's time span [from, to]
+	// (zero is unbounded), creating it at the first record.
+	observe := func(b *Backend, ip netip.Addr, from, to time.Time) {
+		k := key{ip, b}
 		l := leases[k]
 		if l == nil {
-			l = &Lease{IP: o.ip, Backend: o.b, From: o.from, To: o.to, seen: o.from}
+			l = &Lease{IP: ip, Backend: b, From: from, To: to, seen: from}
 			leases[k] = l
 			order = append(order, l)
-			continue
+			return
 		}
-		if o.from.IsZero() || (!l.From.IsZero() && o.from.Before(l.From)) {
-			l.From, l.seen = o.from, o.from
+		if from.IsZero() || (!l.From.IsZero() && from.Before(l.From)) {
+			l.From, l.seen = from, from
 		}
-		if o.to.IsZero() || (!l.To.IsZero() && o.to.After(l.To)) {
-			l.To = o.to
+		if to.IsZero() || (!l.To.IsZero() && to.After(l.To)) {
+			l.To = to
+		}
+	}
+	for _, c := range d.Configs {
+		switch {
+		case c.Pod != nil && c.Pod.IP.IsValid():
+			observe(s.pod(c.Namespace, c.Name), c.Pod.IP, c.Created, time.Time{})
+		case c.EndpointSlice != nil:
+			for _, ep := range c.EndpointSlice.Endpoints {
+				for _, ip := range ep.Addresses {
+					if ep.Pod != "" {
+						observe(s.pod(c.Namespace, ep.Pod), ip, time.Time{}, time.Time{})
+					}
+				}
+			}
+		}
+	}
+	for i := range d.Lifecycle {
+		if l := &d.Lifecycle[i]; l.IP.IsValid() && l.Pod != "" {
+			observe(s.pod(l.Namespace, l.Pod), l.IP, l.Time, l.Time)
 		}
 	}
 	life := podLives(d, s)

@@ -50,21 +50,21 @@ func FuzzSanitize(f *testing.F) {
 	})
 }
 
-// TestJSONEscapesUnsafeRunes checks that the JSON report writes C1 and
+// TestJSONEscapesUnsafeRunes checks that the JSON report writes DEL, C1 and
 // bidirectional controls as \u escapes and that they decode to the text the
 // inputs held.
 func TestJSONEscapesUnsafeRunes(t *testing.T) {
-	text := "GET /\u202Egnp.exe \u0085 \u2066x\u2069 \x1b[31m ok é"
+	text := "GET /\u202Egnp.exe \u0085 \u2066x\u2069 \x1b[31m \x7f ok é"
 	rep := &Report{Schema: SchemaVersion, Warnings: []string{text}}
 	var b bytes.Buffer
 	must(t, renderJSON(&b, rep))
 	out := b.String()
 	for _, r := range out {
-		if r >= 0x80 && unsafeRune(r) {
+		if r != '\n' && unsafeRune(r) {
 			t.Fatalf("raw %U in JSON output: %s", r, out)
 		}
 	}
-	for _, esc := range []string{`\u202e`, `\u0085`, `\u2066`, `\u2069`, `\u001b`} {
+	for _, esc := range []string{`\u202e`, `\u0085`, `\u2066`, `\u2069`, `\u001b`, `\u007f`} {
 		if !strings.Contains(out, esc) {
 			t.Errorf("JSON lacks the escape %s: %s", esc, out)
 		}
@@ -73,6 +73,47 @@ func TestJSONEscapesUnsafeRunes(t *testing.T) {
 	must(t, json.Unmarshal(b.Bytes(), &back))
 	if len(back.Warnings) != 1 || back.Warnings[0] != text {
 		t.Errorf("decoded %q, want %q", back.Warnings, text)
+	}
+}
+
+// TestJSONEscaperSplitRunes writes a document with unsafe and safe
+// multi-byte runes through jsonEscaper one byte at a time, and in two
+// writes cut at every byte, and requires what escapeUnsafeJSON makes of
+// the whole.
+func TestJSONEscaperSplitRunes(t *testing.T) {
+	doc := []byte("{\"a\": \"\u202egnp.exe é 😀 \u0085 \u2066x\u2069 end\"}\n")
+	want := string(escapeUnsafeJSON(doc))
+	if !strings.Contains(want, `\u202e`) || !strings.Contains(want, "😀") {
+		t.Fatalf("escapeUnsafeJSON: %s", want)
+	}
+	var b strings.Builder
+	e := &jsonEscaper{w: &b}
+	for i := range doc {
+		if n, err := e.Write(doc[i : i+1]); n != 1 || err != nil {
+			t.Fatalf("Write: %d, %v", n, err)
+		}
+	}
+	must(t, e.flush())
+	if b.String() != want {
+		t.Errorf("byte by byte: %q, want %q", b.String(), want)
+	}
+	for cut := range doc {
+		b.Reset()
+		e := &jsonEscaper{w: &b}
+		e.Write(doc[:cut])
+		e.Write(doc[cut:])
+		must(t, e.flush())
+		if b.String() != want {
+			t.Errorf("cut at %d: %q, want %q", cut, b.String(), want)
+		}
+	}
+	// A document cut inside a rune keeps its bytes.
+	b.Reset()
+	e = &jsonEscaper{w: &b}
+	e.Write([]byte("\"\xe2\x80"))
+	must(t, e.flush())
+	if b.String() != "\"\xe2\x80" {
+		t.Errorf("a cut rune: %q", b.String())
 	}
 }
 

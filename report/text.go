@@ -79,7 +79,7 @@ func renderText(w io.Writer, rep *Report) error {
 // reasons, file:line) are never cut: cells wrap at spaces, and long file
 // names are shortened by prefixes the report names once.
 func renderTextWidth(w io.Writer, rep *Report, width int) error {
-	t := &textOut{width: max(width, minTextWidth), names: newSourceNames(rep.Inputs), colour: colorprofile.Detect(w, os.Environ()) >= colorprofile.ANSI}
+	t := &textOut{w: w, width: max(width, minTextWidth), names: newSourceNames(rep.Inputs), colour: colorprofile.Detect(w, os.Environ()) >= colorprofile.ANSI}
 	t.summary(rep)
 	for i, in := range rep.Incidents {
 		t.incident(rep, i, in)
@@ -87,12 +87,20 @@ func renderTextWidth(w io.Writer, rep *Report, width int) error {
 	t.changes(rep)
 	t.lanes(rep)
 	t.inputs(rep)
-	_, err := lipgloss.Fprint(w, t.b.String())
-	return err
+	t.flush()
+	return t.err
 }
 
-// textOut accumulates the text report.
+// textFlushBytes is how much text textOut gathers before it writes it out:
+// the report of 100 000 inputs is 8 MB of text, which need not be held
+// whole (and copied as it grows).
+const textFlushBytes = 64 << 10
+
+// textOut writes the text report to w a few lines at a time; err is the
+// first write's error.
 type textOut struct {
+	w     io.Writer
+	err   error
 	b     strings.Builder
 	width int
 	names *sourceNames
@@ -101,8 +109,27 @@ type textOut struct {
 	colour bool
 }
 
-func (t *textOut) line(s string)    { t.b.WriteString(s + "\n") }
-func (t *textOut) blank()           { t.b.WriteString("\n") }
+func (t *textOut) line(s string) {
+	t.b.WriteString(s)
+	t.blank()
+}
+
+func (t *textOut) blank() {
+	t.b.WriteByte('\n')
+	if t.b.Len() >= textFlushBytes {
+		t.flush()
+	}
+}
+
+// flush writes the lines gathered, whole lines, so that a style never spans
+// two writes.
+func (t *textOut) flush() {
+	if t.err == nil && t.b.Len() > 0 {
+		_, t.err = lipgloss.Fprint(t.w, t.b.String())
+	}
+	t.b.Reset()
+}
+
 func (t *textOut) heading(s string) { t.line(headingStyle.Render(s)) }
 
 // para writes text wrapped to the width, continuation lines indented.

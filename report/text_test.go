@@ -301,3 +301,53 @@ func TestTextAlikeKeepsPodAndIPTogether(t *testing.T) {
 		}
 	}
 }
+
+// writeLog records the size of every write and fails from the failAt'th
+// one on (never when 0).
+type writeLog struct {
+	sizes  []int
+	failAt int
+	out    bytes.Buffer
+}
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	w.sizes = append(w.sizes, len(p))
+	if w.failAt > 0 && len(w.sizes) >= w.failAt {
+		return 0, fmt.Errorf("disk full")
+	}
+	return w.out.Write(p)
+}
+
+// TestTextWrittenInPieces renders a report of 5 000 inputs, several times
+// textFlushBytes of text, and requires every input's line, in writes of
+// whole lines that never hold much more than textFlushBytes, and the first
+// failed write's error.
+func TestTextWrittenInPieces(t *testing.T) {
+	rep := analyze(t, fixture("nginx-wrong-probe-port"))
+	in := rep.Inputs[0]
+	for i := range 5000 {
+		in.Name = fmt.Sprintf("bundle/node-%04d/ingress-nginx-controller.log", i)
+		rep.Inputs = append(rep.Inputs, in)
+	}
+	w := &writeLog{}
+	must(t, renderTextWidth(w, rep, 100))
+	out := w.out.String()
+	if n := strings.Count(out, "node-"); n != 5000 {
+		t.Errorf("%d lines of the 5000 inputs", n)
+	}
+	if len(w.sizes) < 3 || len(out) < 3*textFlushBytes {
+		t.Fatalf("%d writes of %d bytes", len(w.sizes), len(out))
+	}
+	const longestLine = 200
+	pos := 0
+	for i, n := range w.sizes {
+		pos += n
+		if n > textFlushBytes+longestLine || out[pos-1] != '\n' {
+			t.Errorf("write %d: %d bytes, ending %q", i, n, out[pos-1])
+		}
+	}
+	failing := &writeLog{failAt: 2}
+	if err := renderTextWidth(failing, rep, 100); err == nil || err.Error() != "disk full" || len(failing.sizes) != 2 {
+		t.Errorf("error %v after %d writes, want the second write's", err, len(failing.sizes))
+	}
+}

@@ -11,12 +11,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	kgzip "github.com/klauspost/compress/gzip"
+	"github.com/readygap/readygap/internal/safego"
 )
 
 const (
@@ -71,15 +73,16 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 	dedup := newDedupSet()
 	handlers := &handlerPool{new: newHandler}
 	jobs := make(chan int)
-	var wg sync.WaitGroup
+	// A worker's panic is carried to this goroutine by Wait; the worker
+	// drains the jobs first, so that this loop never waits for ever.
+	var g safego.Group
 	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
+			defer drain(jobs)
 			for i := range jobs {
 				reports[i], errs[i] = readInput(ctx, files[i], &opts, dedup, handlers)
 			}
-		}()
+		})
 	}
 	for i := range files {
 		if ctx.Err() != nil {
@@ -88,7 +91,7 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 		jobs <- i
 	}
 	close(jobs)
-	wg.Wait()
+	g.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -142,30 +145,35 @@ func (r *InputReport) allWarnings() []string {
 // expand turns paths into the list of files to read. Directories are walked
 // recursively, following symbolic links to files and directories (a link
 // back into a directory being walked is a loop and is skipped); entries whose
-// name starts with a dot are skipped. A directory or link that cannot be read
-// is a warning, not an error: the rest is read. Only a named path that does
-// not exist fails.
+// name starts with a dot are skipped. A file or directory reached twice —
+// named twice, named with its folder, or through two links — is read once,
+// with a warning: read twice, its lines would count twice. A directory or
+// link that cannot be read is a warning, not an error: the rest is read.
+// Only a named path that does not exist fails.
 func expand(paths []string) (files, warnings []string, err error) {
+	w := &walker{readDir: readDir, seen: map[fileID]string{}}
 	for _, p := range paths {
 		if p == "-" {
-			files = append(files, "-")
+			w.files = append(w.files, "-")
 			continue
 		}
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, warnings, err
+			return nil, w.warnings, err
 		}
 		if !st.IsDir() {
-			files = append(files, p)
+			if w.first(p, st) {
+				w.files = append(w.files, p)
+			}
 			continue
 		}
-		w := &walker{readDir: readDir}
-		w.dir(p, st, nil)
-		sort.Strings(w.files)
-		files = append(files, w.files...)
-		warnings = append(warnings, w.warnings...)
+		from := len(w.files)
+		if w.first(p, st) {
+			w.dir(p, st, nil)
+		}
+		sort.Strings(w.files[from:])
 	}
-	return files, warnings, nil
+	return w.files, w.warnings, nil
 }
 
 // slowJSON, set by tests, reads every JSON input through jsonSplitter, to
@@ -181,17 +189,37 @@ type walker struct {
 	// readDir is os.ReadDir; tests replace it to make a directory unreadable
 	// (the tests run as root, whom permissions do not stop).
 	readDir func(string) ([]fs.DirEntry, error)
+	// seen holds the path each file and directory was first reached by.
+	seen map[fileID]string
+}
+
+// first reports whether path, whose FileInfo (links followed) is st, is
+// reached for the first time; if not, it warns that it is read once.
+func (w *walker) first(path string, st fs.FileInfo) bool {
+	id, ok := idOf(st)
+	if !ok {
+		return true
+	}
+	prev, dup := w.seen[id]
+	if !dup {
+		w.seen[id] = path
+		return true
+	}
+	what := "file"
+	if st.IsDir() {
+		what = "folder"
+	}
+	if prev == path {
+		w.warnings = append(w.warnings, fmt.Sprintf("%s: reached twice, read once", path))
+	} else {
+		w.warnings = append(w.warnings, fmt.Sprintf("%s: the same %s as %s, read once", path, what, prev))
+	}
+	return false
 }
 
 // dir walks the directory path, whose own FileInfo is st; parents are the
 // directories being walked above it, to tell a symbolic-link loop.
 func (w *walker) dir(path string, st fs.FileInfo, parents []fs.FileInfo) {
-	for _, p := range parents {
-		if os.SameFile(p, st) {
-			w.warnings = append(w.warnings, fmt.Sprintf("%s: symbolic link loop, skipped", path))
-			return
-		}
-	}
 	parents = append(parents, st)
 	entries, err := w.readDir(path)
 	if err != nil {
@@ -207,17 +235,25 @@ func (w *walker) dir(path string, st fs.FileInfo, parents []fs.FileInfo) {
 		var info fs.FileInfo
 		if mode&fs.ModeSymlink != 0 || mode.IsDir() {
 			// Stat follows links; a dangling link is worth a warning.
-			if info, err = os.Stat(child); err != nil {
-				w.warnings = append(w.warnings, fmt.Sprintf("%s: unreadable, skipped: %v", child, unwrapPathError(err)))
-				continue
-			}
-			mode = info.Mode()
+			info, err = os.Stat(child)
+		} else {
+			info, err = e.Info()
 		}
-		switch {
+		if err != nil {
+			w.warnings = append(w.warnings, fmt.Sprintf("%s: unreadable, skipped: %v", child, unwrapPathError(err)))
+			continue
+		}
+		switch mode = info.Mode(); {
+		case mode.IsDir() && slices.ContainsFunc(parents, func(p fs.FileInfo) bool { return os.SameFile(p, info) }):
+			w.warnings = append(w.warnings, fmt.Sprintf("%s: symbolic link loop, skipped", child))
 		case mode.IsDir():
-			w.dir(child, info, parents)
+			if w.first(child, info) {
+				w.dir(child, info, parents)
+			}
 		case mode.IsRegular():
-			w.files = append(w.files, child)
+			if w.first(child, info) {
+				w.files = append(w.files, child)
+			}
 		}
 	}
 }
@@ -489,22 +525,28 @@ func (in *inputReader) newPart() *part {
 func (in *inputReader) parallel(produce func(send func(*batch)) error, consume func(*part, *batch)) error {
 	workers := runtime.GOMAXPROCS(0)
 	ch := make(chan *batch, workers)
-	var wg sync.WaitGroup
+	var g safego.Group // see Read
 	for w := 0; w < workers; w++ {
 		p := in.newPart()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
+			defer drain(ch)
 			for b := range ch {
 				consume(p, b)
 				batches.put(b)
 			}
-		}()
+		})
 	}
 	err := produce(func(b *batch) { ch <- b })
 	close(ch)
-	wg.Wait()
+	g.Wait()
 	return err
+}
+
+// drain receives what is left on ch until it is closed: a worker that
+// panicked leaves the rest of its work undone, but never its feeder waiting.
+func drain[T any](ch <-chan T) {
+	for range ch {
+	}
 }
 
 // merge adds the workers' statistics into the input's report.

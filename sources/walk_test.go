@@ -1,12 +1,16 @@
 package sources
 
 import (
+	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/readygap/readygap/internal/safego"
 )
 
 // albLines returns n ALB access lines, one second apart, joined by sep.
@@ -42,8 +46,8 @@ func hasWarning(res *Result, parts ...string) bool {
 
 // TestSymlinksAreFollowed checks a symlinked directory argument, a
 // symlinked file and directory inside a directory, a loop back to a parent
-// and a dangling link: every file is read once, the loop and the dangling
-// link are warnings.
+// and a dangling link: every file is read once, the loop, the dangling
+// link and the file reached by two links are warnings.
 func TestSymlinksAreFollowed(t *testing.T) {
 	root := t.TempDir()
 	data := filepath.Join(root, "data")
@@ -68,18 +72,61 @@ func TestSymlinksAreFollowed(t *testing.T) {
 		}
 	}
 	res, h := readPaths(t, Options{}, filepath.Join(root, "data-link"))
-	// a (2) + sub/b (3) + c through the file link (4) + c through the directory link (4)
-	if h.requests != 13 {
-		t.Errorf("%d requests, want 13", h.requests)
+	// a (2) + sub/b (3) + c (4), which the file link and the directory link
+	// both reach: read twice, its requests would count twice.
+	if h.requests != 9 {
+		t.Errorf("%d requests, want 9", h.requests)
 	}
-	if len(res.Inputs) != 4 {
-		t.Errorf("%d inputs, want 4", len(res.Inputs))
+	if len(res.Inputs) != 3 {
+		t.Errorf("%d inputs, want 3", len(res.Inputs))
+	}
+	if !hasWarning(res, "other-dir/c.log: the same file as", "c-link.log, read once") {
+		t.Errorf("no warning for the file reached twice in %q", res.Warnings)
 	}
 	if !hasWarning(res, "up", "loop") {
 		t.Errorf("no loop warning in %q", res.Warnings)
 	}
 	if !hasWarning(res, "dangling", "skipped") {
 		t.Errorf("no warning for the dangling link in %q", res.Warnings)
+	}
+}
+
+// TestSameFileReadOnce names a file twice, a folder and a file in it, and
+// one folder under two names (a link): every file is read once, and each
+// second path is a warning.
+func TestSameFileReadOnce(t *testing.T) {
+	root := t.TempDir()
+	data := filepath.Join(root, "data")
+	if err := os.MkdirAll(filepath.Join(data, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := writeFile(t, data, "a.log", []byte(albLines(2, "\n")))
+	b := writeFile(t, filepath.Join(data, "sub"), "b.log", []byte(albLines(3, "\n")))
+	if err := os.Symlink(data, filepath.Join(root, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name     string
+		paths    []string
+		requests int
+		warning  []string
+	}{
+		{"a file twice", []string{a, a}, 2, []string{a + ": reached twice, read once"}},
+		{"a file and its folder", []string{b, data}, 5, []string{b + ": reached twice, read once"}},
+		{"a file through a link and its folder", []string{filepath.Join(root, "alias", "a.log"), data}, 5, []string{a + ": the same file as " + filepath.Join(root, "alias", "a.log") + ", read once"}},
+		{"a folder and its link", []string{data, filepath.Join(root, "alias")}, 5, []string{filepath.Join(root, "alias") + ": the same folder as " + data}},
+		{"a folder and a folder in it", []string{filepath.Join(data, "sub"), data}, 5, []string{filepath.Join(data, "sub") + ": reached twice, read once"}},
+	} {
+		res, h := readPaths(t, Options{}, tt.paths...)
+		if h.requests != tt.requests || !hasWarning(res, tt.warning...) {
+			t.Errorf("%s: %d requests, warnings %q; want %d and %q", tt.name, h.requests, res.Warnings, tt.requests, tt.warning)
+		}
+	}
+	// Files that are copies, not the same file, are both read: only the
+	// inputs' own record ids (Cloud Logging's insertId) tell copies apart.
+	c := writeFile(t, data, "copy.log", []byte(albLines(2, "\n")))
+	if res, h := readPaths(t, Options{}, a, c); h.requests != 4 || len(res.Warnings) != 0 {
+		t.Errorf("a copy: %d requests, warnings %q; want 4 and none", h.requests, res.Warnings)
 	}
 }
 
@@ -125,5 +172,48 @@ func TestCROnlyLineEndings(t *testing.T) {
 	crlf := writeFile(t, dir, "dos.log", []byte(albLines(300, "\r\n")))
 	if res, h := readPaths(t, Options{}, crlf); h.requests != 300 || res.Inputs[0].Skipped != 0 {
 		t.Errorf("CRLF: %d requests, %d skipped", h.requests, res.Inputs[0].Skipped)
+	}
+}
+
+// panickyHandler panics at the nth request it gets, as a bug in a handler
+// or an adapter would, on a parsing worker's goroutine.
+type panickyHandler struct {
+	countingHandler
+	n int
+}
+
+func (p *panickyHandler) Request(r *Request) {
+	p.countingHandler.Request(r)
+	p.mu.Lock()
+	n := p.requests
+	p.mu.Unlock()
+	if n == p.n {
+		var m map[string]int
+		m[r.Method]++
+	}
+}
+
+// TestWorkerPanicReachesTheCaller checks that a panic on a worker
+// goroutine, reading one of several inputs, comes out of Read in the
+// caller's goroutine with the worker's stack, where the command recovers
+// it, instead of ending the process with the runtime's exit code 2; and
+// that Read does not hang meanwhile.
+func TestWorkerPanicReachesTheCaller(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 4 {
+		paths = append(paths, writeFile(t, dir, fmt.Sprintf("%d.log", i), []byte(albLines(3000, "\n"))))
+	}
+	for _, n := range []int{1, 2000, 11999} {
+		h := &panickyHandler{n: n}
+		r := func() (r any) {
+			defer func() { r = recover() }()
+			_, _ = Read(context.Background(), paths, Options{}, func(*InputReport) Handler { return h })
+			return nil
+		}()
+		p, ok := r.(*safego.Panic)
+		if !ok || !strings.Contains(p.Error(), "nil map") || !strings.Contains(string(p.Stack), "panickyHandler") {
+			t.Errorf("panic at request %d: %T %v", n, r, r)
+		}
 	}
 }

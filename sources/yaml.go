@@ -32,6 +32,15 @@ const (
 	// repeat a node any number of times (a "billion laughs" bomb) and
 	// Kubernetes objects never use them.
 	maxYAMLExpansion = 2 * maxYAMLChunk
+	// yamlJSONPerByte and yamlJSONSlack bound, below maxYAMLExpansion, the
+	// JSON of a chunk by its own size: YAML without aliases gives under 4
+	// bytes of JSON a byte (the densest, a flow mapping of two-letter keys
+	// without values, `{ab,cd}` to `{"ab":null,"cd":null}`, gives 3.3),
+	// and the slack leaves room for the anchors a person writes by hand
+	// in a small manifest. A 1 KB alias bomb stops at about 1 MiB of JSON,
+	// not 32.
+	yamlJSONPerByte = 4
+	yamlJSONSlack   = 1 << 20
 	// maxYAMLDepth bounds nesting, aliases included, as go-yaml does.
 	maxYAMLDepth = 10000
 )
@@ -39,9 +48,15 @@ const (
 // yamlLimits are the bounds on one chunk; tests shrink them.
 type yamlLimits struct {
 	chunk, expansion, depth int
+	// perByte and slack bound a chunk's JSON by its size: see yamlJSONPerByte.
+	perByte, slack int
 }
 
-var defaultYAMLLimits = yamlLimits{chunk: maxYAMLChunk, expansion: maxYAMLExpansion, depth: maxYAMLDepth}
+// budget is the most JSON a chunk of n bytes may turn into.
+func (l yamlLimits) budget(n int) int { return min(l.expansion, l.perByte*n+l.slack) }
+
+var defaultYAMLLimits = yamlLimits{chunk: maxYAMLChunk, expansion: maxYAMLExpansion, depth: maxYAMLDepth,
+	perByte: yamlJSONPerByte, slack: yamlJSONSlack}
 
 // yamlChunkKind tells how a chunk's text is to be read.
 type yamlChunkKind uint8
@@ -287,10 +302,11 @@ func yamlToJSON(dst, text []byte, kind yamlChunkKind, limits yamlLimits) ([]byte
 		}
 		root = root.Content[0]
 	}
-	c := yamlConverter{out: dst, limit: len(dst) + limits.expansion, maxDepth: limits.depth}
+	budget := limits.budget(len(text))
+	c := yamlConverter{out: dst, limit: len(dst) + budget, maxDepth: limits.depth}
 	if err := c.value(root, 0); err != nil {
 		if errors.Is(err, errYAMLExpansion) {
-			err = fmt.Errorf("YAML aliases expand past %d MiB", limits.expansion>>20)
+			err = fmt.Errorf("YAML aliases expand past %d KiB of JSON (%d bytes of YAML)", budget>>10, len(text))
 		}
 		return dst, err
 	}

@@ -52,7 +52,7 @@ func TestYAMLToJSONMatchesSigsYAML(t *testing.T) {
 // TestYAMLToJSONBounds checks the alias budget and the depth bound on each
 // side of their limits.
 func TestYAMLToJSONBounds(t *testing.T) {
-	limits := yamlLimits{chunk: 1 << 20, expansion: 1 << 10, depth: 8}
+	limits := yamlLimits{chunk: 1 << 20, expansion: 1 << 10, depth: 8, perByte: yamlJSONPerByte, slack: 1 << 20}
 	// Ten aliases of a 90-byte string: about 950 bytes of JSON, then 1,900.
 	long := strings.Repeat("x", 90)
 	fits := "a: &a " + long + "\nb: [" + strings.Repeat("*a, ", 9) + "*a]\n"
@@ -77,6 +77,57 @@ func TestYAMLToJSONBounds(t *testing.T) {
 	// An anchor that contains an alias to itself must end, not recurse forever.
 	if _, err := yamlToJSON(nil, []byte("a: &a [*a]\n"), yamlDocument, defaultYAMLLimits); err == nil {
 		t.Error("a self-referencing anchor was converted")
+	}
+}
+
+// TestYAMLJSONBudgetBySize pins the budget a chunk's own size gives, below
+// the absolute one: yamlJSONPerByte on each side on the densest YAML
+// without aliases, yamlJSONSlack on each side on a small text with
+// aliases, and a 1 KB bomb stopped at about 1 MiB with the defaults.
+func TestYAMLJSONBudgetBySize(t *testing.T) {
+	var keys []string
+	for a := 'a'; a <= 'z'; a++ {
+		for b := 'a'; b <= 'z'; b++ {
+			keys = append(keys, string(a)+string(b))
+		}
+	}
+	dense := "{" + strings.Join(keys, ",") + "}\n"
+	for _, tt := range []struct {
+		perByte int
+		ok      bool
+	}{{yamlJSONPerByte, true}, {yamlJSONPerByte - 1, false}} {
+		limits := yamlLimits{chunk: 1 << 20, expansion: 1 << 20, depth: 100, perByte: tt.perByte}
+		js, err := yamlToJSON(nil, []byte(dense), yamlDocument, limits)
+		if (err == nil) != tt.ok {
+			t.Errorf("%d bytes of JSON a byte for %d bytes of YAML (%d of JSON): err = %v", tt.perByte, len(dense), len(js), err)
+		}
+	}
+	aliased := "a: &a " + strings.Repeat("x", 90) + "\nb: [" + strings.Repeat("*a, ", 29) + "*a]\n"
+	js, err := yamlToJSON(nil, []byte(aliased), yamlDocument, yamlLimits{chunk: 1 << 20, expansion: 1 << 20, depth: 100, perByte: 1, slack: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fits := len(js) - yamlJSONPerByte*len(aliased)
+	for _, tt := range []struct {
+		slack int
+		ok    bool
+	}{{fits, true}, {fits - 200, false}} {
+		limits := yamlLimits{chunk: 1 << 20, expansion: 1 << 20, depth: 100, perByte: yamlJSONPerByte, slack: tt.slack}
+		if _, err := yamlToJSON(nil, []byte(aliased), yamlDocument, limits); (err == nil) != tt.ok {
+			t.Errorf("slack %d for %d bytes of JSON: err = %v", tt.slack, len(js), err)
+		}
+	}
+	var bomb strings.Builder
+	bomb.WriteString("a0: &a0 \"" + strings.Repeat("x", 60) + "\"\n")
+	for i := 1; i < 14; i++ {
+		fmt.Fprintf(&bomb, "a%d: &a%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d,", i-1), 9), ","))
+	}
+	if bomb.Len() > 1024 {
+		t.Fatalf("the bomb is %d bytes", bomb.Len())
+	}
+	want := fmt.Sprintf("YAML aliases expand past %d KiB of JSON (%d bytes of YAML)", (yamlJSONPerByte*bomb.Len()+yamlJSONSlack)>>10, bomb.Len())
+	if _, err := yamlToJSON(nil, []byte(bomb.String()), yamlDocument, defaultYAMLLimits); err == nil || err.Error() != want {
+		t.Errorf("the bomb: %v, want %q", err, want)
 	}
 }
 

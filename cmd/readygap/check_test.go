@@ -18,12 +18,17 @@ import (
 )
 
 // TestMain runs the command itself when READYGAP_RUN_MAIN is set, so that
-// a test can run the test binary as readygap (the GitHub Action's script).
+// a test can run the test binary as readygap (the GitHub Action's script,
+// the analysis of every sample); with READYGAP_PEAK_FILE set too, it writes
+// its peak resident size there before it exits (see childPeakRSS).
 func TestMain(m *testing.M) {
 	if os.Getenv("READYGAP_RUN_MAIN") == "1" {
 		os.Args = append([]string{"readygap"}, os.Args[1:]...)
-		main()
-		return
+		code := runMain()
+		if f := os.Getenv("READYGAP_PEAK_FILE"); f != "" {
+			writePeakRSS(f)
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

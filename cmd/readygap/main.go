@@ -30,8 +30,8 @@ const (
 // exitCodes is the one table of exit codes, in order. Meanings are Markdown
 // (the README's table); the help topic prints them without backticks. Only a
 // mistake in the command line exits 2: the Go runtime also exits 2 when it
-// dies (an unrecovered panic in a worker, a failed allocation), which is why
-// commands recover their own panics into exit 1.
+// dies (an unrecovered panic, a failed allocation), which is why commands
+// recover their own panics, and their workers' (internal/safego), into exit 1.
 var exitCodes = []struct {
 	Code    int
 	Meaning string
@@ -44,12 +44,15 @@ var exitCodes = []struct {
 	{exitRisk, "`check`: a finding at or above `--fail-on` (default `error`; `--fail-on none` never exits 5)"},
 }
 
-func main() {
+func main() { os.Exit(runMain()) }
+
+// runMain runs the command line of the process and returns its exit code.
+func runMain() int {
 	setMemoryLimit()
 	root := newRootCmd(os.Stdin, os.Stdout, os.Stderr)
 	err := fang.Execute(context.Background(), root,
 		fang.WithNotifySignal(os.Interrupt, syscall.SIGTERM), fang.WithErrorHandler(printError))
-	os.Exit(exitCode(err))
+	return exitCode(err)
 }
 
 // exitCode maps the error a command returned to the process exit code.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/fang"
+	"github.com/readygap/readygap/internal/safego"
 	"github.com/readygap/readygap/report"
 	"github.com/spf13/cobra"
 )
@@ -170,5 +171,26 @@ func TestCgroupMemoryLimit(t *testing.T) {
 		if got != tt.want || ok != (tt.want > 0) {
 			t.Errorf("%s: %d %v, want %d", tt.name, got, ok, tt.want)
 		}
+	}
+}
+
+// TestWorkerPanicExitsOne checks that a panic on a worker goroutine (the
+// parsers run on several) is an internal error with exit code 1 and the
+// worker's stack, never the runtime's exit code 2.
+func TestWorkerPanicExitsOne(t *testing.T) {
+	var out, errOut bytes.Buffer
+	root := newRootCmd(strings.NewReader(""), &out, &errOut)
+	root.AddCommand(&cobra.Command{Use: "boom", RunE: func(*cobra.Command, []string) error {
+		var g safego.Group
+		g.Go(func() { _ = writeTo(nil) })
+		g.Wait()
+		return nil
+	}})
+	harden(root)
+	root.SetArgs([]string{"boom"})
+	err := root.Execute()
+	if code := exitCode(err); code != exitError || err == nil || !strings.Contains(err.Error(), "internal error: assignment to entry in nil map") ||
+		!strings.Contains(err.Error(), "readygap.writeTo(") {
+		t.Fatalf("exit %d, error %v; want exit 1, the panic and the worker's stack", code, err)
 	}
 }

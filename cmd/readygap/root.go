@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/readygap/readygap/classify"
+	"github.com/readygap/readygap/internal/safego"
 	"github.com/spf13/cobra"
 )
 
@@ -68,7 +69,7 @@ func unknownCommand(root *cobra.Command, name string) error {
 // harden makes every command of the tree keep the exit-code promises: a
 // rejected argument list is a usage error (cobra's validators return plain
 // errors), and a panic is an internal error with exit code 1, never the
-// runtime's 2.
+// runtime's 2 (worker goroutines carry theirs here, see safego).
 func harden(c *cobra.Command) {
 	if args := c.Args; args != nil {
 		c.Args = func(cmd *cobra.Command, a []string) error {
@@ -85,7 +86,11 @@ func harden(c *cobra.Command) {
 		c.RunE = func(cmd *cobra.Command, a []string) (err error) {
 			defer func() {
 				if r := recover(); r != nil {
-					err = internalError(r, debug.Stack())
+					stack := debug.Stack()
+					if p, ok := r.(*safego.Panic); ok { // a worker's, with its own stack
+						r, stack = p.Value, p.Stack
+					}
+					err = internalError(r, stack)
 				}
 			}()
 			return run(cmd, a)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/readygap/readygap/internal/safego"
 	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/bundle"
@@ -346,7 +347,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 	prog := newProgressLine(o.ErrOut, o.Terminal, o.Quiet)
 	reps := make([]bundle.FetchReport, len(names))
 	fetchErrs := make([]error, len(names))
-	var wg sync.WaitGroup
+	var wg safego.Group // a fetcher's panic reaches harden's recovery
 	for i, name := range names {
 		wg.Go(func() {
 			reps[i], fetchErrs[i] = srcs[name].Fetch(ctx, w, dir, prog.update)

@@ -9,10 +9,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/readygap/readygap/internal/safego"
 	"github.com/readygap/readygap/sources/bundle"
 
 	corev1 "k8s.io/api/core/v1"
@@ -287,10 +287,14 @@ func (p *ProxyLogs) Fetch(ctx context.Context, w Window, dir string, progress Pr
 			p.findGone(r, dc, space, w)
 		}
 	}
-	var wg sync.WaitGroup
+	var wg safego.Group // a worker's panic reaches the command's recovery
 	jobs := make(chan *podLogs)
 	for range min(podLogWorkers, len(order)) {
 		wg.Go(func() {
+			defer func() {
+				for range jobs { // drained, so that the loop below never waits for ever
+				}
+			}()
 			for pl := range jobs {
 				p.readPod(r, logs, codec, pl, w, dir)
 			}

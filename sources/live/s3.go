@@ -8,11 +8,11 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/readygap/readygap/internal/safego"
 	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/bundle"
 )
@@ -245,9 +245,13 @@ func (a *ALBLogs) download(r *run, keys []string, dir string) {
 		}
 	}
 	jobs := make(chan int)
-	var wg sync.WaitGroup
+	var wg safego.Group // a worker's panic reaches the command's recovery
 	for range min(workers, len(keys)) {
 		wg.Go(func() {
+			defer func() {
+				for range jobs { // drained, so that the feed never waits for ever
+				}
+			}()
 			for j := range jobs {
 				a.get(r, first+j, keys[j], dir)
 			}
