@@ -372,7 +372,7 @@ func newHTMLIncident(rep *Report, i int, in Incident, names *sourceNames, change
 			in.Rate.Hours, in.Rate.PerHour, percent(in.Rate.Share), plural(in.Rate.Backends, "backend"))
 	}
 	for _, to := range in.Timeouts {
-		h.Timeouts = append(h.Timeouts, fmt.Sprintf("%s: %s (%s)", Sanitize(to.What), durationText(to.Seconds), Sanitize(to.Source)))
+		h.Timeouts = append(h.Timeouts, fmt.Sprintf("%s: %s (%s)", capitalized(Sanitize(to.What)), durationText(to.Seconds), Sanitize(to.Source)))
 	}
 	shown, rest := tableBackends(in.Backends)
 	h.Backends, h.MoreBackends = newHTMLBackends(shown), newHTMLBackends(rest)
