@@ -178,8 +178,8 @@ func envoyRetryFix(objs *Objects, platform sources.Platform, wl workload) (Fix, 
 			}
 		}
 		return Fix{
-			Title: fmt.Sprintf("Let Istio try %d endpoints before giving up", istioFixRetries+1),
-			Why: fmt.Sprintf("%s and the failures still reached clients, so every try landed on an endpoint that refused. "+
+			Title: fmt.Sprintf("Let Istio retry up to %d times on other endpoints before giving up", istioFixRetries),
+			Why: fmt.Sprintf("%s and the failures still reached clients, so every try landed on an endpoint that refused; attempts counts the retries after the first try. "+
 				"Set these retries on each http route of the VirtualService, in its manifest: a merge patch would replace the whole list of routes. %s", now, why),
 			Patch: objectPatch("networking.istio.io/v1", "VirtualService", ns, name, nil, map[string]any{"http": []any{route}}),
 		}, true
@@ -239,7 +239,7 @@ func envoyJitterFix(objs *Objects, hc healthCheck) (Fix, bool) {
 		why += fmt.Sprintf(" With panicThreshold %d Envoy will not fall back to the unchecked endpoints, so until then it has no healthy upstream.", *p.PanicThreshold)
 	}
 	return Fix{
-		Title: "Check new endpoints within a second",
+		Title: fmt.Sprintf("Check new endpoints within %d s", int(envoyFastJitter.Seconds())),
 		Why:   why,
 		Patch: objectPatch("gateway.envoyproxy.io/v1alpha1", "BackendTrafficPolicy", hc.Namespace, hc.Name, nil, map[string]any{
 			"healthCheck": map[string]any{"active": map[string]any{"initialJitter": fmt.Sprintf("%ds", int(envoyFastJitter.Seconds()))}}}),

@@ -116,7 +116,7 @@ func roleWhy(a *correlate.Analysis, b *correlate.Backend, role correlate.Role, i
 		for i, p := range b.Alike {
 			names[i] = p.Pod
 		}
-		parts = append(parts, fmt.Sprintf("one of %s, which changed in the same moment as other IPs: the records cannot tell which", strings.Join(names, ", ")))
+		parts = append(parts, fmt.Sprintf("one of %s, which changed in the same moment as other IPs: the records cannot tell which", someNames(names, maxNamedAlike)))
 	}
 	if b != nil {
 		switch {
@@ -138,6 +138,20 @@ func roleWhy(a *correlate.Analysis, b *correlate.Backend, role correlate.Role, i
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// maxNamedAlike bounds the pods a backend's why names when its IP may have
+// been any of them: a few names read at a glance in a table row, the rest
+// are counted (the report's lanes list every one).
+const maxNamedAlike = 3
+
+// someNames names the first max of names and counts the rest:
+// "a, b, c and 22 other pods".
+func someNames(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:max], ", ") + " and " + plural(len(names)-max, "other pod")
 }
 
 // share is n/total, 0 when total is 0.

@@ -219,7 +219,8 @@ const (
 // simulator's truth: one finding per episode and mechanism with the right
 // cause, its window within 2 s, its count within 5 %, the rollout it names
 // (workload, old and new ReplicaSet), every pod the truth names with its
-// IP and role, every deleted pod joined to its IP, and the fix numbers;
+// IP and role, every deleted pod joined to its IP, and the fix numbers,
+// each number of a fix's title one its patch sets (checkFixNumbers);
 // the controls (the same rollout with the fix applied) must produce no
 // incident.
 func TestFixtureVerdicts(t *testing.T) {
@@ -305,6 +306,7 @@ func checkVerdicts(t testing.TB, dir string) []string {
 		problems = append(problems, checkRollout(f, w, a.HasKubernetes())...)
 		problems = append(problems, checkPods(a, f, w, tr)...)
 		problems = append(problems, checkFix(t, f, w, tr.Platform, a.HasKubernetes() && !anyAlike(tr, f))...)
+		problems = append(problems, checkFixNumbers(t, f)...)
 	}
 	problems = append(problems, checkJoins(a, tr)...)
 	return problems

@@ -310,7 +310,7 @@ func keepaliveFixes(objs *Objects, wl workload, family sources.Family, lb Timeou
 		fix.Why = fmt.Sprintf("The app closes idle connections after %g s (%s).", app.Seconds, app.Via)
 		fix.Patch = containerPatch(wl, container, map[string]any{"env": []any{map[string]any{"name": name, "value": fmt.Sprint(want)}}})
 	case app != nil && app.Server == "node":
-		fix.Why = fmt.Sprintf("Node.js closes idle connections after 5 s by default: set server.keepAliveTimeout = %d000 (and server.headersTimeout above it) where the server is created.", want)
+		fix.Why = fmt.Sprintf("Node.js closes idle connections after 5 s by default: where the server is created, set server.keepAliveTimeout to %d s (%d000, in milliseconds) and server.headersTimeout above it.", want, want)
 	case app != nil && app.Server == "gunicorn":
 		fix.Why = fmt.Sprintf("gunicorn closes idle connections after 2 s by default: add `--keep-alive %d` to its arguments.", want)
 		fix.Patch = argvPatch(wl, container, app, "--keep-alive", want)

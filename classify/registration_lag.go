@@ -190,8 +190,12 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 	}
 	f.Backends = podRefs(a, newPods, oldPods, g.Rollout)
 	f.grade(share(w.Kinds[sources.FailureNoBackend], len(w.Signals)), corroborated, registrationClearFit)
-	hc := healthCheckOf(objectsOf(a), platform)
 	wl := findWorkload(a, g.Rollout, f.Backends)
+	hcObjs := objectsOf(a)
+	if platform == sources.FamilyGCP {
+		hcObjs = gcpPathObjects(hcObjs, wl) // the workload's BackendConfig, not another Service's
+	}
+	hc := healthCheckOf(hcObjs, platform)
 	f.Summary = registrationLagSummary(w, platform, envoyPlatformOf(a, w), f.Variant, hc, wl)
 	f.Remediation = registrationLagFixes(a, w, platform, f.Variant, hc, wl)
 	return f
@@ -350,7 +354,7 @@ func planMinReady(objs *Objects, platform sources.Family, hc healthCheck, wl wor
 			ns, name := hc.Namespace, hc.Name
 			if hc.Kind != "BackendConfig" {
 				var ok bool
-				if ns, name, ok = backendConfigOf(objs); !ok {
+				if ns, name, _, ok = backendConfigOf(objs, wl); !ok {
 					ns, name = wl.Namespace, placeholderName("BackendConfig")
 				}
 			}

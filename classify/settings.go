@@ -3,7 +3,6 @@ package classify
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -151,17 +150,58 @@ func healthCheckOf(objs *Objects, family sources.Family) healthCheck {
 	return h
 }
 
-// backendConfigOf returns the BackendConfig the objects name for the
-// workload's Service (or the only one read); ok is false when none is known.
-func backendConfigOf(objs *Objects) (ns, name string, ok bool) {
-	found := objs.ConfigsOf("BackendConfig")
-	if len(found) == 0 {
-		return "", "", false
+// backendConfigOf returns the BackendConfig of the path from Google's load
+// balancer to the workload: the one its Service's
+// cloud.google.com/backend-config annotation names (backendConfigName, as
+// the static checks link it), with c the object when it was read and nil
+// when only the annotation names it. Objects that do not link the
+// workload to a Service leave only a BackendConfig read alone surely its.
+// ok is false when none is known.
+func backendConfigOf(objs *Objects, wl workload) (ns, name string, c *sources.Config, ok bool) {
+	var fronts []front
+	for _, f := range workloadFronts(objs, wl) {
+		if f.Family == sources.FamilyGCP {
+			fronts = append(fronts, f)
+		}
 	}
-	sort.Slice(found, func(i, j int) bool {
-		return found[i].Namespace+"/"+found[i].Name < found[j].Namespace+"/"+found[j].Name
-	})
-	return found[0].Namespace, found[0].Name, true
+	if len(fronts) == 0 {
+		if bcs := objs.ConfigsOf("BackendConfig"); len(bcs) == 1 {
+			return bcs[0].Namespace, bcs[0].Name, bcs[0], true
+		}
+		return "", "", nil, false
+	}
+	for _, f := range fronts {
+		if bcs := f.Objects.ConfigsOf("BackendConfig"); len(bcs) > 0 {
+			return bcs[0].Namespace, bcs[0].Name, bcs[0], true
+		}
+	}
+	for _, f := range fronts {
+		if n := backendConfigName(f.Service, f.Port); n != "" {
+			return f.Service.Namespace, n, nil, true
+		}
+	}
+	return "", "", nil, false
+}
+
+// gcpPathObjects is the view of the objects on the workload's paths from
+// Google's load balancer (its Services, Ingresses and the BackendConfigs
+// they name) when the objects link the workload to any; else objs.
+func gcpPathObjects(objs *Objects, wl workload) *Objects {
+	var configs []*sources.Config
+	for _, f := range workloadFronts(objs, wl) {
+		if f.Family != sources.FamilyGCP {
+			continue
+		}
+		for _, c := range f.Objects.All() {
+			if !containsConfig(configs, c) {
+				configs = append(configs, c)
+			}
+		}
+	}
+	if len(configs) == 0 {
+		return objs
+	}
+	return NewObjects(configs)
 }
 
 // ceilSeconds rounds a duration up to whole seconds.

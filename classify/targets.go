@@ -401,9 +401,21 @@ func servicePort(s *sources.Service, name string, number int) *sources.ServicePo
 }
 
 // backendConfigFor returns the BackendConfig the Service's annotation
-// names for the port (by name, then number, then "default"); nil when none
-// was read.
+// names for the port (see backendConfigName); nil when none was read.
 func backendConfigFor(svc *sources.Config, port *sources.ServicePort, bcs []*sources.Config) *sources.Config {
+	name := backendConfigName(svc, port)
+	for _, bc := range bcs {
+		if name != "" && bc.Namespace == svc.Namespace && bc.Name == name {
+			return bc
+		}
+	}
+	return nil
+}
+
+// backendConfigName is the BackendConfig the Service's
+// cloud.google.com/backend-config annotation names for the port: by the
+// port's name, then its number, then "default"; "" when it names none.
+func backendConfigName(svc *sources.Config, port *sources.ServicePort) string {
 	names := svc.Service.BackendConfigs
 	name := names["default"]
 	if port != nil {
@@ -414,12 +426,7 @@ func backendConfigFor(svc *sources.Config, port *sources.ServicePort, bcs []*sou
 			name = n
 		}
 	}
-	for _, bc := range bcs {
-		if name != "" && bc.Namespace == svc.Namespace && bc.Name == name {
-			return bc
-		}
-	}
-	return nil
+	return name
 }
 
 // targetPort resolves the container port a Service port sends to: its

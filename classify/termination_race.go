@@ -318,7 +318,9 @@ func terminationFixes(objs *Objects, wl workload, spec *sources.PodSpec, lag tim
 	case sources.FamilyALB:
 		fixes = append(fixes, albDrainFixes(albTargetGroupSettings(workloadFronts(objs, wl), objs), wl, newGrace)...)
 	case sources.FamilyGCP:
-		fixes = append(fixes, negDrainFix(objs, wl, sleep))
+		if fix, ok := negDrainFix(objs, wl, sleep); ok {
+			fixes = append(fixes, fix)
+		}
 	}
 	return fixes
 }
@@ -393,17 +395,31 @@ func albDrainFixes(settings []targetGroupSetting, wl workload, grace int) []Fix 
 }
 
 // negDrainFix lets in-flight requests to an endpoint detached from the NEG
-// finish, for as long as the preStop sleep.
-func negDrainFix(objs *Objects, wl workload, sleep int) Fix {
-	ns, name, ok := backendConfigOf(objs)
+// finish, for as long as the preStop sleep, in the BackendConfig of the
+// workload's Service (see backendConfigOf); ok is false when that
+// BackendConfig already drains that long.
+func negDrainFix(objs *Objects, wl workload, sleep int) (Fix, bool) {
+	ns, name, bc, ok := backendConfigOf(objs, wl)
 	if !ok {
 		ns, name = wl.Namespace, placeholderName("BackendConfig")
 	}
-	return Fix{
-		Title: "Drain connections when endpoints leave the NEG",
-		Why:   "connectionDraining lets in-flight requests to a detached endpoint finish.",
-		Patch: objectPatch("cloud.google.com/v1", "BackendConfig", ns, name, nil, map[string]any{"connectionDraining": map[string]any{"drainingTimeoutSec": sleep}}),
+	now := ""
+	switch {
+	case bc == nil:
+	case bc.HealthCheck != nil && bc.HealthCheck.DrainingTimeoutSec != nil:
+		if *bc.HealthCheck.DrainingTimeoutSec >= sleep {
+			return Fix{}, false
+		}
+		now = fmt.Sprintf(" (now %d s)", *bc.HealthCheck.DrainingTimeoutSec)
+	default:
+		now = " (now not set)"
 	}
+	return Fix{
+		Title: fmt.Sprintf("Drain connections for %d s when endpoints leave the NEG", sleep),
+		Why: fmt.Sprintf("connectionDraining lets requests in flight to an endpoint detached from the NEG finish: set drainingTimeoutSec to %d s%s, "+
+			"as long as the preStop sleep keeps the app serving.", sleep, now),
+		Patch: objectPatch("cloud.google.com/v1", "BackendConfig", ns, name, nil, map[string]any{"connectionDraining": map[string]any{"drainingTimeoutSec": sleep}}),
+	}, true
 }
 
 // Static checks of the termination race.
@@ -555,14 +571,8 @@ func drainFixes(t *target, f front, sleep, grace int) []Fix {
 	case sources.FamilyALB:
 		return albDrainFixes(albTargetGroupSettings(t.Fronts, nil), t.wl, grace)
 	case sources.FamilyGCP:
-		var draining *int
-		for _, c := range f.Objects.All() {
-			if hc := c.HealthCheck; hc != nil {
-				draining = cmp.Or(draining, hc.DrainingTimeoutSec)
-			}
-		}
-		if draining == nil || *draining < sleep {
-			return []Fix{negDrainFix(f.Objects, t.wl, sleep)}
+		if fix, ok := negDrainFix(f.Objects, t.wl, sleep); ok {
+			return []Fix{fix}
 		}
 	}
 	return nil

@@ -49,6 +49,7 @@ func Analyze(d *Dataset, o Options) *Analysis {
 		a.Clock = off
 	}
 	a.Signals = a.attribute()
+	a.lastSent()
 	return a
 }
 
@@ -89,6 +90,7 @@ func build(d *Dataset, o Options) *Analysis {
 	}
 	a.Backends = set.finish(d, a.Identities)
 	a.byKey = set.byKey
+	a.servedSpans()
 	a.linkAlike()
 	a.Rollouts = findRollouts(d, a.Backends, a.firstRequest, a.lastRequest)
 	inferReady(d, a.Rollouts)

@@ -84,6 +84,15 @@ type Backend struct {
 	// have become Ready, with the scaling event that says so (see
 	// inferReady); nil when nothing does.
 	ReadyBy *Moment
+	// FirstServed and LastServed bound the responses the backend sent on
+	// its IPs while it held them: a reused IP's responses in another pod's
+	// lease are that pod's. Zero when it served none.
+	FirstServed, LastServed time.Time
+	// LastSent is the last request the load balancer or proxy sent the
+	// backend while it was starting, serving or terminating, answered or
+	// failed: a terminating pod still received requests until then. Zero
+	// when it received none.
+	LastSent time.Time
 	// Alike, on a bare IP, lists the pods it was one of: pods that changed
 	// at the same moment as it and other IPs did, which the records cannot
 	// tell apart (see Identities.Alike); on such a pod, the IPs it may have
@@ -358,4 +367,56 @@ func (b *Backend) grewAt() time.Time {
 		}
 	}
 	return t
+}
+
+// servedSpans bounds each backend's responses (Backend.FirstServed and
+// LastServed): a pod's within its leases, a bare IP's outside every lease.
+func (a *Analysis) servedSpans() {
+	for _, b := range a.Backends {
+		if b.Pod != "" {
+			for _, l := range b.Leases {
+				if t := a.Traffic[l.IP]; t != nil {
+					b.served(t.Runs.FirstIn(l.From, l.To), t.Runs.LastIn(l.From, l.To))
+				}
+			}
+			continue
+		}
+		for _, ip := range b.IPs {
+			t := a.Traffic[ip]
+			if t == nil {
+				continue
+			}
+			for _, run := range t.Runs {
+				if !a.covered(ip, run.From) || !a.covered(ip, run.To) {
+					b.served(run.From, run.To)
+				}
+			}
+		}
+	}
+}
+
+// served widens the backend's served span to [first, last]; zero times
+// leave it as it is.
+func (b *Backend) served(first, last time.Time) {
+	if !first.IsZero() && (b.FirstServed.IsZero() || first.Before(b.FirstServed)) {
+		b.FirstServed = first
+	}
+	if last.After(b.LastServed) {
+		b.LastServed = last
+	}
+}
+
+// lastSent finds each backend's last request (Backend.LastSent): its last
+// response, or a later failed attempt at it while it had not gone.
+func (a *Analysis) lastSent() {
+	for _, b := range a.Backends {
+		b.LastSent = b.LastServed
+	}
+	for _, s := range a.Signals {
+		for _, at := range s.Attempts {
+			if at.Of != nil && at.State != StateGone && s.Time.After(at.Of.LastSent) {
+				at.Of.LastSent = s.Time
+			}
+		}
+	}
 }

@@ -6,9 +6,10 @@ import (
 )
 
 // maxTableBackends bounds the rows of an incident's backends table in the
-// text and Markdown reports: as many as a reader compares at a glance,
-// about a screen at 80 columns where a row takes two lines. The rest are
-// counted in one line; the JSON report lists them all.
+// text, Markdown and HTML reports: as many as a reader compares at a
+// glance, about a screen at 80 columns where a row takes two lines. The
+// rest are counted in one line (the HTML report lists them in a folded
+// table); the JSON report lists them all.
 const maxTableBackends = 10
 
 // tableBackends splits an incident's backends into the rows its table
@@ -22,8 +23,16 @@ func tableBackends(bs []Backend) (shown, rest []Backend) {
 	return bs[:maxTableBackends], bs[maxTableBackends:]
 }
 
-// moreBackends sums up the backends an incident's table leaves out.
+// moreBackends sums up the backends an incident's table leaves out, for a
+// report that does not list them.
 func moreBackends(rest []Backend) string {
+	return restOfBackends(rest) + "; the JSON report lists every one"
+}
+
+// restOfBackends counts the backends an incident's table leaves out, by
+// role, with their failed attempts: "and 190 more backends (…), 1–3 failed
+// attempts each".
+func restOfBackends(rest []Backend) string {
 	lo, hi := rest[0].Failures, rest[0].Failures
 	for _, b := range rest {
 		lo, hi = min(lo, b.Failures), max(hi, b.Failures)
@@ -37,7 +46,7 @@ func moreBackends(rest []Backend) string {
 		noun = "backend"
 	}
 	roles := strings.TrimPrefix(backendsHeading(rest), "Backends ")
-	return fmt.Sprintf("and %d more %s %s, %s; the JSON report lists every one", len(rest), noun, roles, attempts)
+	return fmt.Sprintf("and %d more %s %s, %s", len(rest), noun, roles, attempts)
 }
 
 // backendsHeading counts the backends by role.

@@ -232,15 +232,20 @@ type Moment struct {
 // deleted), when it served traffic, its events, and the states drawn from
 // them.
 type Lane struct {
-	Name        string               `json:"name"`
-	IP          string               `json:"ip,omitempty"`
-	ReplicaSet  string               `json:"replica_set,omitempty"`
-	Zone        string               `json:"zone,omitempty"`
-	Role        string               `json:"role"`
-	Milestones  map[string]time.Time `json:"milestones"`
-	FirstServed time.Time            `json:"first_served,omitzero"`
-	LastServed  time.Time            `json:"last_served,omitzero"`
-	Markers     []Marker             `json:"markers"`
+	Name       string               `json:"name"`
+	IP         string               `json:"ip,omitempty"`
+	ReplicaSet string               `json:"replica_set,omitempty"`
+	Zone       string               `json:"zone,omitempty"`
+	Role       string               `json:"role"`
+	Milestones map[string]time.Time `json:"milestones"`
+	// FirstServed and LastServed bound its responses while it held its IP.
+	FirstServed time.Time `json:"first_served,omitzero"`
+	LastServed  time.Time `json:"last_served,omitzero"`
+	// LastSent is the last request the load balancer or proxy sent it,
+	// answered or failed, while it had not gone: a terminating pod is
+	// drawn terminating until then.
+	LastSent time.Time `json:"last_sent,omitzero"`
+	Markers  []Marker  `json:"markers"`
 	// OneOf lists, for an IP the records cannot tie to one pod, the pods
 	// that changed at the same moment as it and that it was one of; those
 	// pods have no lane of their own.

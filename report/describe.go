@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/correlate"
@@ -142,6 +144,17 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// capitalized returns s with its first letter in upper case, for a label
+// that begins a line or a list item ("the ALB's idle timeout" → "The
+// ALB's idle timeout").
+func capitalized(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 func orText(s, alt string) string {

@@ -51,6 +51,7 @@ svg.chart{display:block;width:100%;min-width:880px;height:auto;font:13px system-
 .legend{display:flex;flex-wrap:wrap;gap:2px 16px;font-size:13px;margin:4px 0 14px;padding:0;list-style:none}
 .legend li{display:flex;align-items:center;gap:5px;min-width:0}.legend svg{flex:none}
 .sw{display:inline-block;width:14px;height:12px;border-radius:2px;flex:none}
+details.more{margin:0 0 12px}details.more summary{cursor:pointer;color:#333;font-size:14px}
 @media (max-width:640px){
 body{margin:10px auto;padding:0 10px}
 h1{font-size:20px}h2{font-size:18px}
@@ -184,9 +185,9 @@ var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{range .Evidence}}<tr><td class="t">{{.Time}}</td><td data-label="record">{{.Text}}</td><td class="src" data-label="source">{{.Source}}</td></tr>
 {{end}}</tbody></table>{{end}}
 {{if .Backends}}<h3>{{.BackendsHeading}}</h3>
-<table class="backends stack"><thead><tr><th>role</th><th>pod</th><th>IP</th><th class="num">failed requests</th><th class="num">failed attempts</th><th>why</th></tr></thead><tbody>
-{{range .Backends}}<tr><td>{{.Role}}</td><td data-label="pod">{{.Pod}}</td><td data-label="IP">{{.IP}}</td><td class="num" data-label="failed requests">{{.Requests}}</td><td class="num" data-label="failed attempts">{{.Attempts}}</td><td data-label="why">{{.Why}}</td></tr>
-{{end}}</tbody></table>
+{{template "backends" .Backends}}
+{{if .MoreBackends}}<details class="more"><summary>{{.MoreBackendsText}}</summary>
+{{template "backends" .MoreBackends}}</details>{{end}}
 <p class="note">A failed request is one the client saw fail, counted on the backend of its last attempt; a failed attempt is one try of the proxy, which a retry elsewhere may have rescued.</p>{{end}}
 {{if .Fixes}}<p class="fix">Fix: {{range $i, $f := .Fixes}}{{if $i}}, {{end}}<a href="#{{$f.ID}}">{{$f.N}}. {{$f.Title}}</a>{{end}}</p>{{end}}
 </section>
@@ -204,7 +205,9 @@ var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <p class="note">Made by readygap from {{len .Inputs}} input{{if ne (len .Inputs) 1}}s{{end}}.</p>
 <script>{{.Script}}</script>
 </body></html>
-`))
+{{define "backends"}}<table class="backends stack"><thead><tr><th>role</th><th>pod</th><th>IP</th><th class="num">failed requests</th><th class="num">failed attempts</th><th>why</th></tr></thead><tbody>
+{{range .}}<tr><td>{{.Role}}</td><td data-label="pod">{{.Pod}}</td><td data-label="IP">{{.IP}}</td><td class="num" data-label="failed requests">{{.Requests}}</td><td class="num" data-label="failed attempts">{{.Attempts}}</td><td data-label="why">{{.Why}}</td></tr>
+{{end}}</tbody></table>{{end}}`))
 
 // htmlPage is what the report template draws: the report's text, cleaned of
 // control characters, and the charts laid out in Go.
@@ -250,9 +253,12 @@ type htmlIncident struct {
 	Timeouts           []string
 	Moments, Evidence  []htmlRow
 	BackendsHeading    string
-	Backends           []htmlBackend
-	Notes              []template.HTML
-	Fixes              []htmlChange
+	// Backends are the rows the table shows (tableBackends); MoreBackends
+	// the rest, in a folded table under MoreBackendsText.
+	Backends, MoreBackends []htmlBackend
+	MoreBackendsText       string
+	Notes                  []template.HTML
+	Fixes                  []htmlChange
 }
 
 // htmlRow is one evidence line or key moment, ready to print.
@@ -366,19 +372,12 @@ func newHTMLIncident(rep *Report, i int, in Incident, names *sourceNames, change
 			in.Rate.Hours, in.Rate.PerHour, percent(in.Rate.Share), plural(in.Rate.Backends, "backend"))
 	}
 	for _, to := range in.Timeouts {
-		h.Timeouts = append(h.Timeouts, fmt.Sprintf("%s: %s (%s)", Sanitize(to.What), durationText(to.Seconds), Sanitize(to.Source)))
+		h.Timeouts = append(h.Timeouts, fmt.Sprintf("%s: %s (%s)", capitalized(Sanitize(to.What)), durationText(to.Seconds), Sanitize(to.Source)))
 	}
-	for _, b := range in.Backends {
-		pod := Sanitize(b.Pod)
-		if pod == "" {
-			pod = "not known"
-		}
-		hb := htmlBackend{Role: Sanitize(b.Role), Pod: breakable(pod), IP: Sanitize(b.IP), Why: breakable(backendWhy(b)),
-			Requests: strconv.Itoa(b.FailedRequests), Attempts: strconv.Itoa(b.Failures)}
-		if hb.IP == "" {
-			hb.IP = "not known"
-		}
-		h.Backends = append(h.Backends, hb)
+	shown, rest := tableBackends(in.Backends)
+	h.Backends, h.MoreBackends = newHTMLBackends(shown), newHTMLBackends(rest)
+	if len(rest) > 0 {
+		h.MoreBackendsText = restOfBackends(rest)
 	}
 	for _, note := range in.Notes {
 		h.Notes = append(h.Notes, breakable(Sanitize(note)))
@@ -406,6 +405,24 @@ func newHTMLIncident(rep *Report, i int, in Incident, names *sourceNames, change
 		}
 	}
 	return h
+}
+
+// newHTMLBackends prepares backends for a table.
+func newHTMLBackends(bs []Backend) []htmlBackend {
+	var out []htmlBackend
+	for _, b := range bs {
+		pod := Sanitize(b.Pod)
+		if pod == "" {
+			pod = "not known"
+		}
+		hb := htmlBackend{Role: Sanitize(b.Role), Pod: breakable(pod), IP: Sanitize(b.IP), Why: breakable(backendWhy(b)),
+			Requests: strconv.Itoa(b.FailedRequests), Attempts: strconv.Itoa(b.Failures)}
+		if hb.IP == "" {
+			hb.IP = "not known"
+		}
+		out = append(out, hb)
+	}
+	return out
 }
 
 // breakMin is the length from which a word (text between spaces) gets

@@ -102,6 +102,9 @@ func htmlStructure(t *testing.T, page string) string {
 		fmt.Fprintf(&b, "incident: moments=%d evidence=%d backends=%d",
 			len(reRow.FindAllString(tableOf(sec, "moments stack"), -1)), len(reRow.FindAllString(tableOf(sec, "evidence stack"), -1)),
 			len(reRow.FindAllString(tableOf(sec, "backends stack"), -1)))
+		if more := foldedOf(sec); more != "" {
+			fmt.Fprintf(&b, " more=%d", len(reRow.FindAllString(more, -1)))
+		}
 		var fixes []string
 		for _, m := range reFixLink.FindAllStringSubmatch(sec, -1) {
 			fixes = append(fixes, m[1])
@@ -139,6 +142,16 @@ func tableOf(page, class string) string {
 	return page[i : i+strings.Index(page[i:], "</table>")]
 }
 
+// foldedOf is the markup of an incident's folded table of the backends
+// its table leaves out; "" when it has none.
+func foldedOf(section string) string {
+	i := strings.Index(section, `<details class="more">`)
+	if i < 0 {
+		return ""
+	}
+	return section[i : i+strings.Index(section[i:], "</details>")]
+}
+
 // listOf is the markup of the list with the given class.
 func listOf(page, class string) string {
 	i := strings.Index(page, `<ul class="`+class+`">`)
@@ -153,7 +166,7 @@ func listOf(page, class string) string {
 var pageElements = map[string]bool{
 	"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "script": true,
 	"h1": true, "h2": true, "h3": true, "p": true, "b": true, "a": true, "span": true, "section": true, "small": true, "div": true,
-	"ul": true, "ol": true, "li": true, "pre": true, "code": true, "wbr": true,
+	"ul": true, "ol": true, "li": true, "pre": true, "code": true, "wbr": true, "details": true, "summary": true,
 	"table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true, "figure": true, "figcaption": true,
 	"svg": true, "defs": true, "pattern": true, "g": true, "rect": true, "line": true, "path": true, "circle": true, "text": true,
 }
@@ -400,6 +413,33 @@ func TestLegendNamesWhatIsDrawn(t *testing.T) {
 		incidents := strings.Contains(lanes, `<rect class="window"`)
 		if listed := strings.Contains(legend, "</svg>incident</li>"); incidents != listed {
 			t.Errorf("%s: incident windows drawn %v, in the legend %v", name, incidents, listed)
+		}
+	}
+}
+
+// TestHTMLBackendsTableIsBounded checks that the HTML backends table shows
+// the rows text and Markdown show (tableBackends: maxTableBackends, then
+// one more leaves the last out) and folds the rest into a table of their
+// own, under a line that counts them.
+func TestHTMLBackendsTableIsBounded(t *testing.T) {
+	for _, n := range []int{maxTableBackends, maxTableBackends + 1, maxTableBackends + 3} {
+		in := Incident{ID: "incident-1", Start: day0, End: day0.Add(time.Minute), DurationSeconds: 60, Cause: "termination_race", Confidence: "high", FailedRequests: n}
+		for i := 0; i < n; i++ {
+			in.Backends = append(in.Backends, Backend{IP: fmt.Sprintf("10.0.0.%d", i+1), Pod: fmt.Sprintf("web-old1-p%04d", i), Role: "old", Failures: 1, FailedRequests: 1})
+		}
+		page := strings.ReplaceAll(render(t, HTML, &Report{Schema: SchemaVersion, Incidents: []Incident{in}, Summary: Summary{Incidents: 1, FailedRequests: n}}), "<wbr>", "")
+		sec := page[strings.Index(page, `<section class="incident"`):]
+		shown, more := len(reRow.FindAllString(tableOf(sec, "backends stack"), -1)), len(reRow.FindAllString(foldedOf(sec), -1))
+		if shown != min(n, maxTableBackends) || more != n-shown {
+			t.Errorf("%d backends: %d shown, %d folded; want %d shown and the rest folded", n, shown, more, min(n, maxTableBackends))
+		}
+		for i := 0; i < n; i++ {
+			if pod := fmt.Sprintf("web-old1-p%04d", i); !strings.Contains(sec, pod) {
+				t.Errorf("%d backends: %s is missing", n, pod)
+			}
+		}
+		if want := fmt.Sprintf("<summary>and %d more", n-shown); (more > 0) != strings.Contains(sec, want) {
+			t.Errorf("%d backends: folded line %q present %v, want %v", n, want, strings.Contains(sec, want), more > 0)
 		}
 	}
 }

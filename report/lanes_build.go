@@ -100,20 +100,15 @@ func boundLanes(cands []laneCandidate) ([]laneCandidate, int) {
 	return out, len(cands) - len(out)
 }
 
-// servedSpan returns the first response of a backend on any of its IPs and
-// whether it served or failed at all.
+// servedSpan returns the first response of a backend while it held its
+// IPs and whether its IPs served or failed at all.
 func servedSpan(a *correlate.Analysis, b *correlate.Backend) (first time.Time, served bool) {
 	for _, ip := range b.IPs {
-		t := a.Traffic[ip]
-		if t == nil {
-			continue
-		}
-		served = served || t.Served > 0 || t.Failed > 0
-		if f := t.Runs.First(); !f.IsZero() && (first.IsZero() || f.Before(first)) {
-			first = f
+		if t := a.Traffic[ip]; t != nil {
+			served = served || t.Served > 0 || t.Failed > 0
 		}
 	}
-	return first, served
+	return b.FirstServed, served
 }
 
 // hasMarker reports whether a backend has an event a lane draws.
@@ -146,18 +141,7 @@ func newLane(a *correlate.Analysis, b *correlate.Backend) Lane {
 			l.OneOf = append(l.OneOf, p.Pod)
 		}
 	}
-	for _, ip := range b.IPs {
-		t := a.Traffic[ip]
-		if t == nil {
-			continue
-		}
-		if f := t.Runs.First(); !f.IsZero() && (l.FirstServed.IsZero() || f.Before(l.FirstServed)) {
-			l.FirstServed = f.UTC()
-		}
-		if x := t.Runs.Last(); x.After(l.LastServed) {
-			l.LastServed = x.UTC()
-		}
-	}
+	l.FirstServed, l.LastServed, l.LastSent = utc(b.FirstServed), utc(b.LastServed), utc(b.LastSent)
 	for _, e := range b.Events {
 		if len(l.Markers) == maxMarkersPerLane {
 			break

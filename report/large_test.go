@@ -149,7 +149,8 @@ const screenLines = 24
 // first incident (and before the file names' legend) fits one screen at
 // 80 and 120 columns, each change is stated once, the lanes span the whole
 // data, collapse alike pods and say so, and stay within maxTextLanes rows,
-// and no incident lists more than maxTableBackends backends.
+// and no incident lists more than maxTableBackends backends: in HTML the
+// rest are in a folded table that lists every one.
 func TestLargeRolloutSummaryFitsOneScreen(t *testing.T) {
 	synthetic := largeRollout(t)
 	// One rollout, one mechanism: one incident that names each raced pod.
@@ -198,6 +199,16 @@ func TestLargeRolloutSummaryFitsOneScreen(t *testing.T) {
 				if want := min(len(in.Backends), maxTableBackends); rows != want {
 					t.Errorf("%s at %d columns: incident %d has %d rows of backends, want %d:\n%s", c.name, width, i+1, rows, want, section)
 				}
+			}
+		}
+		page := render(t, HTML, c.rep)
+		for i, in := range c.rep.Incidents {
+			sec := page[strings.Index(page, fmt.Sprintf(`<section class="incident" id="incident-%d">`, i+1)):]
+			sec = sec[:strings.Index(sec, "</section>")]
+			shown, more := len(reRow.FindAllString(tableOf(sec, "backends stack"), -1)), len(reRow.FindAllString(foldedOf(sec), -1))
+			if shown != min(len(in.Backends), maxTableBackends) || shown+more != len(in.Backends) {
+				t.Errorf("%s in HTML: incident %d shows %d backends and folds %d, want %d shown of %d", c.name, i+1, shown, more,
+					min(len(in.Backends), maxTableBackends), len(in.Backends))
 			}
 		}
 	}

@@ -175,7 +175,7 @@ func writeIncidentMarkdown(b *strings.Builder, rep *Report, i int, in Incident, 
 			in.Rate.PerHour, in.Rate.Hours, percent(in.Rate.Share), plural(in.Rate.Backends, "backend"))
 	}
 	for _, to := range in.Timeouts {
-		fmt.Fprintf(b, "- **%s:** %s (%s)\n", mdText(to.What), durationText(to.Seconds), mdText(to.Source))
+		fmt.Fprintf(b, "- **%s:** %s (%s)\n", mdText(capitalized(to.What)), durationText(to.Seconds), mdText(to.Source))
 	}
 	if in.Summary != "" {
 		fmt.Fprintf(b, "\n%s\n", mdText(in.Summary))

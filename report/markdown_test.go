@@ -169,3 +169,25 @@ func TestSummaryNamesAWorkloadOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutLabelsCapitalised checks that a timeout, named in lower case
+// for the middle of a sentence, starts its line in upper case where it is
+// a label: in Markdown's list and HTML's; the text report keeps it in a
+// sentence.
+func TestTimeoutLabelsCapitalised(t *testing.T) {
+	rep := &Report{Schema: SchemaVersion, Summary: Summary{Incidents: 1, FailedRequests: 5},
+		Incidents: []Incident{{ID: "incident-1", Start: day0, End: day0.Add(time.Minute), DurationSeconds: 60, Cause: "keepalive_timeout", Confidence: "high", FailedRequests: 5,
+			Timeouts: []Timeout{{What: "the ALB's idle timeout", Seconds: 60, Source: "the ALB default"}, {What: "ingress-nginx upstream-keepalive-timeout", Seconds: 60, Source: "default"}}}}}
+	for f, wants := range map[Format][]string{
+		Markdown: {"- **The ALB's idle timeout:** 60 s", "- **Ingress-nginx upstream-keepalive-timeout:** 60 s"},
+		HTML:     {"<li>The ALB&#39;s idle timeout: 60 s", "<li>Ingress-nginx upstream-keepalive-timeout: 60 s"},
+		Text:     {"Timeouts: the ALB's idle timeout 60 s"},
+	} {
+		out := render(t, f, rep)
+		for _, want := range wants {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q:\n%s", f, want, out)
+			}
+		}
+	}
+}

@@ -19,9 +19,13 @@ const readyByHow = "Ready by then at the latest: the Deployment scaled the old p
 // balancer deregistered it), else LB-healthy once the load balancer called
 // it healthy (or it served its first request), else Ready once Kubernetes
 // did (or, when no record says when, by when its Deployment's scaling
-// says it must have been), else starting once it was created. It is gone after it was deleted,
-// after its last request when the request logs are all that knew it, or
-// once its termination ended; a pod still there ends with the data.
+// says it must have been), else starting once it was created. It is gone
+// after it was deleted; a terminating pod once it was deregistered and
+// received its last request, served or failed (LastSent: the load
+// balancer may send to it after its last success); a backend the request
+// logs alone knew after its last response (nothing says what it was doing
+// when it failed after that: those failures are the 5xx row's); a pod
+// still there ends with the data.
 func laneStates(l Lane, first, last time.Time) []LaneState {
 	m := func(name string) time.Time { return l.Milestones[name] }
 	begin := firstTime(m("created"), m("scheduled"), m("started"))
@@ -43,7 +47,7 @@ func laneStates(l Lane, first, last time.Time) []LaneState {
 	switch {
 	case !gone.IsZero():
 	case !term.IsZero():
-		gone = maxTime(term, maxTime(l.LastServed, m("lb_detached")))
+		gone = maxTime(maxTime(term, l.LastServed), maxTime(l.LastSent, m("lb_detached")))
 	case lbOnly && !l.LastServed.IsZero():
 		gone = l.LastServed
 	default:
