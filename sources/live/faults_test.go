@@ -24,8 +24,11 @@ import (
 )
 
 // faultTimeouts are the short timeouts the fault tests inject; the
-// defaults are what the triage flags document.
-var faultTimeouts = Timeouts{Connect: time.Second, Response: 300 * time.Millisecond, Idle: 300 * time.Millisecond, Source: 20 * time.Second}
+// defaults are what the triage flags document. The response and idle
+// timeouts leave a loaded test machine time to answer a healthy call (at
+// 300 ms a busy CI runner retried a page that had answered), and a stall
+// is still given up well within giveUpBound.
+var faultTimeouts = Timeouts{Connect: time.Second, Response: 500 * time.Millisecond, Idle: 500 * time.Millisecond, Source: 20 * time.Second}
 
 // giveUpBound is the most a fault test may take to give up on a silent or
 // refused endpoint with faultTimeouts: well above one timeout, well below
@@ -190,7 +193,7 @@ func TestDeadEndpointsS3(t *testing.T) {
 		WithAWSTimeouts(&cfg, faultTimeouts)
 		a := &ALBLogs{Client: NewS3Client(cfg), Bucket: "alb-logs", Prefix: "prod", Timeouts: faultTimeouts}
 		return a.Fetch(context.Background(), midnightWindow, dir, nil)
-	}, "http://", "s3-alb: no answer from ADDR in 300 ms", "s3-alb: cannot connect to ADDR: connection refused")
+	}, "http://", "s3-alb: no answer from ADDR in 500 ms", "s3-alb: cannot connect to ADDR: connection refused")
 }
 
 func TestDeadEndpointsCloudWatch(t *testing.T) {
@@ -200,21 +203,21 @@ func TestDeadEndpointsCloudWatch(t *testing.T) {
 		WithAWSTimeouts(&cfg, faultTimeouts)
 		c := &CloudWatchLogs{Client: NewCloudWatchClient(cfg), LogGroups: []string{"/a", "/b"}, Timeouts: faultTimeouts}
 		return c.Fetch(context.Background(), midnightWindow, dir, nil)
-	}, "http://", "cloudwatch-logs: no answer from ADDR in 300 ms", "cloudwatch-logs: cannot connect to ADDR: connection refused")
+	}, "http://", "cloudwatch-logs: no answer from ADDR in 500 ms", "cloudwatch-logs: cannot connect to ADDR: connection refused")
 }
 
 func TestDeadEndpointsCloudLogging(t *testing.T) {
 	deadEndpoints(t, func(t *testing.T, endpoint, dir string) (bundle.FetchReport, error) {
 		g := &GCPLogging{Project: "p", Endpoint: endpoint, Timeouts: faultTimeouts}
 		return g.Fetch(context.Background(), midnightWindow, dir, nil)
-	}, "", "gcp-logging: no answer from ADDR in 300 ms", "gcp-logging: cannot connect to ADDR: connection refused")
+	}, "", "gcp-logging: no answer from ADDR in 500 ms", "gcp-logging: cannot connect to ADDR: connection refused")
 }
 
 func TestDeadEndpointsKubernetes(t *testing.T) {
 	deadEndpoints(t, func(t *testing.T, endpoint, dir string) (bundle.FetchReport, error) {
 		k := &Kubernetes{Kubeconfig: livetest.KubeconfigFor(t, t.TempDir(), endpoint, "t"), Timeouts: faultTimeouts}
 		return k.Fetch(context.Background(), midnightWindow, dir, nil)
-	}, "http://", "kubernetes: no answer from ADDR in 300 ms", "kubernetes: cannot connect to ADDR: connection refused")
+	}, "http://", "kubernetes: no answer from ADDR in 500 ms", "kubernetes: cannot connect to ADDR: connection refused")
 }
 
 func TestALBLogsObjectFaults(t *testing.T) {
@@ -254,7 +257,7 @@ func TestALBLogsObjectFaults(t *testing.T) {
 	endpoint := srv.URL
 	wantErr := "s3-alb: 1 of 6 objects not saved: permission denied: the credentials need s3:GetObject on arn:aws:s3:::alb-logs/prod/AWSLogs/*; " +
 		"1 of 6 objects not saved: s3:GetObject on arn:aws:s3:::alb-logs/prod/AWSLogs/* failed after retries: SlowDown (HTTP 503): Please reduce your request rate. request to https://alb-logs.s3.us-east-1.amazonaws.com/prod/x.log.gz?[redacted] denied; Authorization: [redacted] access_token=[redacted] aws_secret_access_key=[redacted] [redacted]; " +
-		"1 of 6 objects cut short: the answer from " + endpoint + " stalled: no data for 300 ms after 20 B"
+		"1 of 6 objects cut short: the answer from " + endpoint + " stalled: no data for 500 ms after 20 B"
 	if err == nil || err.Error() != wantErr {
 		t.Fatalf("error\n%v\nwant\n%s", err, wantErr)
 	}
@@ -267,7 +270,7 @@ func TestALBLogsObjectFaults(t *testing.T) {
 		"failed permission denied: the credentials need s3:GetObject on arn:aws:s3:::alb-logs/prod/AWSLogs/*",
 		"complete ",
 		"failed s3:GetObject on arn:aws:s3:::alb-logs/prod/AWSLogs/* failed after retries: SlowDown (HTTP 503): Please reduce your request rate. request to https://alb-logs.s3.us-east-1.amazonaws.com/prod/x.log.gz?[redacted] denied; Authorization: [redacted] access_token=[redacted] aws_secret_access_key=[redacted] [redacted]",
-		"partial the answer from " + endpoint + " stalled: no data for 300 ms after 20 B",
+		"partial the answer from " + endpoint + " stalled: no data for 500 ms after 20 B",
 		"complete ",
 	}
 	if !slices.Equal(got, want) {
@@ -317,7 +320,7 @@ func TestCloudWatchLogsFaults(t *testing.T) {
 	rep, err := c.Fetch(context.Background(), midnightWindow, dir, prog.fn)
 	wantErr := "cloudwatch-logs: 1 of 5 log groups cut short: logs:FilterLogEvents on log group /unavailable failed after retries: ServiceUnavailableException (HTTP 503): request to https://alb-logs.s3.us-east-1.amazonaws.com/prod/x.log.gz?[redacted] denied; Authorization: [redacted] access_token=[redacted] aws_secret_access_key=[redacted] [redacted]; " +
 		"1 of 5 log groups not saved: permission denied: the credentials need logs:FilterLogEvents on log group /denied; " +
-		"1 of 5 log groups not saved: the answer from " + srv.URL + " stalled: no data for 300 ms after 12 B"
+		"1 of 5 log groups not saved: the answer from " + srv.URL + " stalled: no data for 500 ms after 12 B"
 	if err == nil || err.Error() != wantErr {
 		t.Fatalf("error\n%v\nwant\n%s", err, wantErr)
 	}
@@ -371,7 +374,7 @@ func TestGCPLoggingFaults(t *testing.T) {
 		// A page is one message: its call is given up after the response
 		// and the idle timeouts together, and not retried.
 		{name: "the second page never answers", stall: true, after: 1, count: -1, status: bundle.ItemPartial, records: 2,
-			wantErr: "gcp-logging: cut short: no answer from ADDR in 600 ms"},
+			wantErr: "gcp-logging: cut short: no answer from ADDR in 1 s"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := livetest.NewLogging(t)
@@ -482,7 +485,7 @@ func TestKubernetesFaults(t *testing.T) {
 					t.Fatalf("events %+v (%v)", ev, err)
 				}
 				if tt.status == bundle.ItemPartial {
-					want := "kubernetes: 1 of 16 lists cut short: the answer from " + srv.URL + " stalled: no data for 300 ms after 40 B"
+					want := "kubernetes: 1 of 16 lists cut short: the answer from " + srv.URL + " stalled: no data for 500 ms after 40 B"
 					if err == nil || err.Error() != want || !strings.HasPrefix(ev.Impact, "only the first 2 pages were read") {
 						t.Fatalf("error\n%v\nwant\n%s\nimpact %s", err, want, ev.Impact)
 					}
@@ -512,7 +515,7 @@ func TestKubernetesFaults(t *testing.T) {
 		if len(printed) > 0 {
 			t.Errorf("printed on standard error:\n%s", printed)
 		}
-		want := "kubernetes: 2 of 16 lists not saved: the answer from " + srv.URL + " stalled: no data for 300 ms after 10 B"
+		want := "kubernetes: 2 of 16 lists not saved: the answer from " + srv.URL + " stalled: no data for 500 ms after 10 B"
 		if err == nil || err.Error() != want || rep.Items[1].Status != bundle.ItemFailed || rep.Items[2].Status != bundle.ItemFailed || rep.Items[3].Status != bundle.ItemComplete {
 			t.Fatalf("error\n%v\nwant\n%s\n%+v", err, want, rep.Items)
 		}

@@ -423,7 +423,7 @@ func TestDeadEndpointsProxyLogs(t *testing.T) {
 		p := &ProxyLogs{Kubeconfig: livetest.KubeconfigFor(t, t.TempDir(), endpoint, "t"), Timeouts: faultTimeouts,
 			Targets: proxyTargets(t, "istio-system/deploy/istio-ingressgateway", "ingress-nginx/deploy/ingress-nginx-controller")}
 		return p.Fetch(context.Background(), midnightWindow, dir, nil)
-	}, "http://", "proxy-logs: no answer from ADDR in 300 ms", "proxy-logs: cannot connect to ADDR: connection refused")
+	}, "http://", "proxy-logs: no answer from ADDR in 500 ms", "proxy-logs: cannot connect to ADDR: connection refused")
 }
 
 func TestProxyLogsFaults(t *testing.T) {
@@ -435,7 +435,7 @@ func TestProxyLogsFaults(t *testing.T) {
 		start := time.Now()
 		rep, err := nginxProxy(t, srv).Fetch(context.Background(), midnightWindow, dir, nil)
 		took := time.Since(start)
-		want := "proxy-logs: cut short: the answer from " + srv.URL + fmt.Sprintf(" stalled: no data for 300 ms after %s", humanSize(keep+10))
+		want := "proxy-logs: cut short: the answer from " + srv.URL + fmt.Sprintf(" stalled: no data for 500 ms after %s", humanSize(keep+10))
 		if err == nil || err.Error() != want {
 			t.Fatalf("error\n%v\nwant\n%s", err, want)
 		}
