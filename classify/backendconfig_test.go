@@ -103,21 +103,21 @@ func TestNEGDrainFixPatchesTheServicesBackendConfig(t *testing.T) {
 // Service, not from the first one read.
 func TestGKEHealthCheckOfTheWorkload(t *testing.T) {
 	objs, wl := twoBackendConfigs(t, "")
-	hc := healthCheckOf(gcpPathObjects(objs, wl), sources.FamilyGCP)
+	hc := workloadHealthCheck(objs, wl, sources.FamilyGCP)
 	if hc.IntervalSec != 20 || hc.Name != "web-hc" {
 		t.Fatalf("health check every %d s from %s, want 20 s from web-hc", hc.IntervalSec, hc.Source())
 	}
-	plan := planMinReady(objs, sources.FamilyGCP, hc, wl)
+	plan := planMinReady(sources.FamilyGCP, hc, wl)
 	if plan.Faster == nil || patchedName(*plan.Faster) != "BackendConfig shop/web-hc" {
 		t.Fatalf("faster check %+v, want a patch of BackendConfig shop/web-hc", plan.Faster)
 	}
 	// Objects that link no workload to a Service: a BackendConfig read
 	// alone is its, one of two is anybody's.
 	lone := NewObjects(objs.ConfigsOf("BackendConfig")[:1])
-	if _, name, _, ok := backendConfigOf(lone, workload{Namespace: "shop", Name: "web"}); !ok || name != "aaa-hc" {
-		t.Errorf("a lone BackendConfig: %q %v", name, ok)
+	if ref := backendConfigOf(lone, workload{Namespace: "shop", Name: "web"}); !ref.known() || ref.Name != "aaa-hc" {
+		t.Errorf("a lone BackendConfig: %+v", ref)
 	}
-	if _, name, _, ok := backendConfigOf(NewObjects(objs.ConfigsOf("BackendConfig")), workload{Namespace: "shop", Name: "web"}); ok {
-		t.Errorf("two BackendConfigs and no Service: %q, want none", name)
+	if ref := backendConfigOf(NewObjects(objs.ConfigsOf("BackendConfig")), workload{Namespace: "shop", Name: "web"}); ref.known() {
+		t.Errorf("two BackendConfigs and no Service: %+v, want none", ref)
 	}
 }

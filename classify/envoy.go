@@ -204,24 +204,70 @@ func envoyRetryFix(objs *Objects, platform sources.Platform, wl workload) (Fix, 
 }
 
 // envoyHealthCheckOf is the active health check Envoy Gateway runs on new
-// hosts, from a BackendTrafficPolicy: Envoy waits a random time up to the
-// initial jitter before a new host's first check and needs one pass at
-// startup (health_check.proto: healthy_threshold "during startup, only a
-// single successful health check is required"). ok is false without one.
-func envoyHealthCheckOf(objs *Objects) (healthCheck, bool) {
-	c, p := envoyPolicyOf(objs)
-	if p == nil || p.ActiveHealthCheck == nil {
-		return healthCheck{Kind: "none"}, false
+// hosts, from a BackendTrafficPolicy (nil for none): Envoy waits a random
+// time up to the initial jitter before a new host's first check and needs
+// one pass at startup (health_check.proto: healthy_threshold "during
+// startup, only a single successful health check is required"). Its Kind
+// is "none" without an active check.
+func envoyHealthCheckOf(c *sources.Config) healthCheck {
+	if c == nil || c.BackendTrafficPolicy == nil || c.BackendTrafficPolicy.ActiveHealthCheck == nil {
+		return healthCheck{Kind: "none"}
 	}
-	ah := p.ActiveHealthCheck
-	h := healthCheck{IntervalSec: envoyGatewayInterval, HealthyThreshold: 1, Kind: "BackendTrafficPolicy", Namespace: c.Namespace, Name: c.Name}
+	ah := c.BackendTrafficPolicy.ActiveHealthCheck
+	h := healthCheck{IntervalSec: envoyGatewayInterval, HealthyThreshold: 1, Kind: "BackendTrafficPolicy", Namespace: c.Namespace, Name: c.Name, policy: c}
 	if ah.Interval != nil {
 		h.IntervalSec = ceilSeconds(*ah.Interval)
 	}
 	if ah.InitialJitter != nil {
 		h.JitterSec = ceilSeconds(*ah.InitialJitter)
 	}
-	return h, true
+	return h
+}
+
+// envoyPolicyFor is the BackendTrafficPolicy that applies to a path's
+// route, among those that target it, its Gateways or its Service (the
+// front's objects): the one that targets the route wins over one that
+// targets a Gateway ("the configuration from the policy that is targeting
+// the xRoute resource will win in a conflict", Envoy Gateway's
+// BackendTrafficPolicy design), whole, not field by field; among equals
+// the oldest, then the first by namespace and name, as Gateway API orders
+// conflicting policies. nil when none applies.
+func envoyPolicyFor(f front) *sources.Config {
+	if f.Objects == nil {
+		return nil
+	}
+	rank := func(c *sources.Config) int {
+		for _, t := range c.BackendTrafficPolicy.Targets {
+			if t.Kind == "HTTPRoute" && f.Via != nil && orDefault(t.Namespace, c.Namespace) == f.Via.Namespace && t.Name == f.Via.Name {
+				return 0
+			}
+		}
+		for _, t := range c.BackendTrafficPolicy.Targets {
+			if t.Kind == "Gateway" {
+				return 1
+			}
+		}
+		return 2
+	}
+	var best *sources.Config
+	for _, c := range f.Objects.ConfigsOf("BackendTrafficPolicy") {
+		if c.BackendTrafficPolicy == nil {
+			continue
+		}
+		if best == nil || rank(c) < rank(best) || rank(c) == rank(best) && olderPolicy(c, best) {
+			best = c
+		}
+	}
+	return best
+}
+
+// olderPolicy reports whether policy a takes precedence over b among
+// policies of equal rank: created earlier, else first by namespace and name.
+func olderPolicy(a, b *sources.Config) bool {
+	if !a.Created.Equal(b.Created) && !a.Created.IsZero() && !b.Created.IsZero() {
+		return a.Created.Before(b.Created)
+	}
+	return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
 }
 
 // envoyGatewayInterval is Envoy Gateway's active health-check interval when
@@ -230,13 +276,13 @@ const envoyGatewayInterval = 3
 
 // envoyJitterFix asks Envoy Gateway to check new hosts sooner when the
 // initial jitter leaves them unchecked for seconds.
-func envoyJitterFix(objs *Objects, hc healthCheck) (Fix, bool) {
+func envoyJitterFix(hc healthCheck) (Fix, bool) {
 	if hc.Kind != "BackendTrafficPolicy" || time.Duration(hc.JitterSec)*time.Second <= envoyFastJitter {
 		return Fix{}, false
 	}
 	why := fmt.Sprintf("Envoy checks a new endpoint first after a random wait of up to %d s (initialJitter) and sends it nothing until it passes.", hc.JitterSec)
-	if _, p := envoyPolicyOf(objs); p != nil && p.PanicThreshold != nil && *p.PanicThreshold < envoyDefaultPanic {
-		why += fmt.Sprintf(" With panicThreshold %d Envoy will not fall back to the unchecked endpoints, so until then it has no healthy upstream.", *p.PanicThreshold)
+	if p := hc.policy; p != nil && p.BackendTrafficPolicy.PanicThreshold != nil && *p.BackendTrafficPolicy.PanicThreshold < envoyDefaultPanic {
+		why += fmt.Sprintf(" With panicThreshold %d Envoy will not fall back to the unchecked endpoints, so until then it has no healthy upstream.", *p.BackendTrafficPolicy.PanicThreshold)
 	}
 	return Fix{
 		Title: fmt.Sprintf("Check new endpoints within %d s", int(envoyFastJitter.Seconds())),

@@ -123,17 +123,16 @@ func TestEnvoyRetryFix(t *testing.T) {
 // TestEnvoyJitterFix pins envoyFastJitter: a jitter of a second needs no
 // fix, two seconds do.
 func TestEnvoyJitterFix(t *testing.T) {
-	a := analysisOf()
 	for _, c := range []struct {
 		jitter int
 		want   bool
 	}{{0, false}, {1, false}, {2, true}, {10, true}} {
 		hc := healthCheck{IntervalSec: 5, HealthyThreshold: 1, JitterSec: c.jitter, Kind: "BackendTrafficPolicy", Namespace: "shop", Name: "p"}
-		if _, ok := envoyJitterFix(objectsOf(a), hc); ok != c.want {
+		if _, ok := envoyJitterFix(hc); ok != c.want {
 			t.Errorf("jitter %d s: fix %v, want %v", c.jitter, ok, c.want)
 		}
 	}
-	if _, ok := envoyJitterFix(objectsOf(a), healthCheck{Kind: "none", JitterSec: 10}); ok {
+	if _, ok := envoyJitterFix(healthCheck{Kind: "none", JitterSec: 10}); ok {
 		t.Error("a jitter fix without an active health check")
 	}
 }

@@ -116,7 +116,7 @@ func roleWhy(a *correlate.Analysis, b *correlate.Backend, role correlate.Role, i
 		for i, p := range b.Alike {
 			names[i] = p.Pod
 		}
-		parts = append(parts, fmt.Sprintf("one of %s, which changed in the same moment as other IPs: the records cannot tell which", someNames(names, maxNamedAlike)))
+		parts = append(parts, fmt.Sprintf("one of %s, which changed in the same moment as other IPs: the records cannot tell which", SomePods(names)))
 	}
 	if b != nil {
 		switch {
@@ -140,18 +140,18 @@ func roleWhy(a *correlate.Analysis, b *correlate.Backend, role correlate.Role, i
 	return strings.Join(parts, "; ")
 }
 
-// maxNamedAlike bounds the pods a backend's why names when its IP may have
-// been any of them: a few names read at a glance in a table row, the rest
-// are counted (the report's lanes list every one).
+// maxNamedAlike bounds the pods a text names when an IP may have been any
+// of them (a backend's why, a lane's hover text): a few names read at a
+// glance, the rest are counted (the JSON report lists every one).
 const maxNamedAlike = 3
 
-// someNames names the first max of names and counts the rest:
-// "a, b, c and 22 other pods".
-func someNames(names []string, max int) string {
-	if len(names) <= max {
+// SomePods names the first maxNamedAlike of the pods an IP may have been
+// and counts the rest: "a, b, c and 22 other pods".
+func SomePods(names []string) string {
+	if len(names) <= maxNamedAlike {
 		return strings.Join(names, ", ")
 	}
-	return strings.Join(names[:max], ", ") + " and " + plural(len(names)-max, "other pod")
+	return strings.Join(names[:maxNamedAlike], ", ") + " and " + plural(len(names)-maxNamedAlike, "other pod")
 }
 
 // share is n/total, 0 when total is 0.

@@ -18,6 +18,9 @@ type Objects struct {
 	// targets are the workloads and the paths to them, linked once.
 	targets     []*target
 	targetsOnce sync.Once
+	// every is every path to every Service, linked once.
+	every     []front
+	everyOnce sync.Once
 }
 
 // NewObjects returns the view of configs, in their order.

@@ -191,11 +191,7 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 	f.Backends = podRefs(a, newPods, oldPods, g.Rollout)
 	f.grade(share(w.Kinds[sources.FailureNoBackend], len(w.Signals)), corroborated, registrationClearFit)
 	wl := findWorkload(a, g.Rollout, f.Backends)
-	hcObjs := objectsOf(a)
-	if platform == sources.FamilyGCP {
-		hcObjs = gcpPathObjects(hcObjs, wl) // the workload's BackendConfig, not another Service's
-	}
-	hc := healthCheckOf(hcObjs, platform)
+	hc := workloadHealthCheck(objectsOf(a), wl, platform) // the workload's own paths, not another's
 	f.Summary = registrationLagSummary(w, platform, envoyPlatformOf(a, w), f.Variant, hc, wl)
 	f.Remediation = registrationLagFixes(a, w, platform, f.Variant, hc, wl)
 	return f
@@ -275,7 +271,6 @@ func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy 
 // registrationLagFixes computes the changes that keep old and new backends
 // overlapping until the load balancer can use the new one.
 func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform sources.Family, variant string, hc healthCheck, wl workload) []Fix {
-	objs := objectsOf(a)
 	var fixes []Fix
 	if variant == variantGoneBeforeReady {
 		// The outage was the new pod's start: the strategy is the fix, and
@@ -285,7 +280,7 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform s
 		if platform == sources.FamilyALB {
 			fixes = append(fixes, albGateFix(wl.Namespace))
 		}
-		if plan := planMinReady(objs, platform, hc, wl); hc.Time() > 0 {
+		if plan := planMinReady(platform, hc, wl); hc.Time() > 0 {
 			if plan.Faster != nil {
 				fixes = append(fixes, *plan.Faster)
 			}
@@ -296,7 +291,7 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform s
 	if platform == sources.FamilyALB {
 		fixes = append(fixes, albGateFix(wl.Namespace))
 	}
-	plan := planMinReady(objs, platform, hc, wl)
+	plan := planMinReady(platform, hc, wl)
 	if plan.Faster != nil {
 		fixes = append(fixes, *plan.Faster)
 	}
@@ -340,24 +335,19 @@ type readyPlan struct {
 
 // planMinReady sizes minReadySeconds for the health check hc, proposing
 // first a faster check where the platform allows: GKE's minimum interval,
-// Envoy Gateway's initial jitter.
-func planMinReady(objs *Objects, platform sources.Family, hc healthCheck, wl workload) readyPlan {
+// in the BackendConfig the path's Service names; Envoy Gateway's initial
+// jitter, in the policy hc came from.
+func planMinReady(platform sources.Family, hc healthCheck, wl workload) readyPlan {
 	plan := readyPlan{Basis: hc}
 	switch platform {
 	case sources.FamilyEnvoy:
-		if fix, ok := envoyJitterFix(objs, hc); ok {
+		if fix, ok := envoyJitterFix(hc); ok {
 			plan.Faster = &fix
 			plan.Basis.JitterSec = int(envoyFastJitter.Seconds())
 		}
 	case sources.FamilyGCP:
 		if hc.IntervalSec > fastCheckInterval {
-			ns, name := hc.Namespace, hc.Name
-			if hc.Kind != "BackendConfig" {
-				var ok bool
-				if ns, name, _, ok = backendConfigOf(objs, wl); !ok {
-					ns, name = wl.Namespace, placeholderName("BackendConfig")
-				}
-			}
+			ns, name := hc.BackendConfig.patchTarget(wl)
 			plan.Faster = &Fix{
 				Title: "Check new endpoints more often",
 				Why:   fmt.Sprintf("The health check runs every %d s (from %s); a new endpoint waits up to that long for its first check.", hc.IntervalSec, hc.Source()),
@@ -554,17 +544,13 @@ func registrationLagRisks(t *target, f front) []*Risk {
 		if f.TargetType != "ip" {
 			return nil // instance targets are nodes: kube-proxy routes to Ready pods
 		}
-		hc = healthCheckOf(f.Objects, sources.FamilyALB)
-		if f.Via.Kind == "TargetGroupBinding" {
-			hc = healthCheck{IntervalSec: awsTargetGroupInterval, HealthyThreshold: awsTargetGroupHealthy, Kind: f.Via.Kind, Namespace: f.Via.Namespace, Name: f.Via.Name}
-		}
+		hc = pathHealthCheck(f)
 		risk = albGateRisk(t, f)
 	case sources.FamilyGCP:
-		hc = healthCheckOf(f.Objects, sources.FamilyGCP)
+		hc = pathHealthCheck(f)
 		risk = negGateRisk(t, f)
 	case sources.FamilyEnvoy:
-		var ok bool
-		if hc, ok = envoyHealthCheckOf(f.Objects); !ok {
+		if hc = pathHealthCheck(f); hc.Kind == "none" {
 			return nil // Envoy sends to an endpoint once the control plane hands it over
 		}
 		risk = newRisk(registrationLagCause, checkMinReady, SeverityError, t)
@@ -582,7 +568,7 @@ func registrationLagRisks(t *target, f front) []*Risk {
 	}
 	risk.Reason += fmt.Sprintf(" A new backend needs %s = %d s of health checks before the load balancer sends it requests, by %s; minReadySeconds is %d, below the %d s (that plus a %d s margin) that would keep the old pods serving meanwhile.",
 		checkFormula(hc), ceilSeconds(hc.Time()), hc.Source(), t.wl.MinReadySeconds, required, int(minReadyMargin.Seconds()))
-	plan := planMinReady(f.Objects, f.Family, hc, t.wl)
+	plan := planMinReady(f.Family, hc, t.wl)
 	switch {
 	case risk.Check == checkALBGate && risk.Severity == SeverityWarning && t.Namespace != nil:
 		risk.Fixes = append(risk.Fixes, recreateFix(t.wl, "the AWS Load Balancer Controller's webhook"))

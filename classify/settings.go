@@ -96,8 +96,20 @@ type healthCheck struct {
 	JitterSec int
 	// Object is the object the numbers came from (Kind, namespace, name);
 	// Kind is "" when they are the platform's defaults, "none" when the
-	// proxy runs no active check.
+	// proxy runs no active check. For ALB annotations it is the object of
+	// highest precedence that set one.
 	Kind, Namespace, Name string
+	// Also names the other object whose annotations set a number ("Ingress
+	// shop/web"), when the Service's annotations left it to the Ingress's;
+	// "" otherwise.
+	Also string
+	// BackendConfig is, behind Google's load balancer, the BackendConfig
+	// the path's Service names, where a faster check is set; zero elsewhere
+	// or when none is named.
+	BackendConfig backendConfigRef
+	// policy is the Envoy Gateway BackendTrafficPolicy the numbers came
+	// from; nil elsewhere.
+	policy *sources.Config
 }
 
 // Time is how long a new backend needs at the least to pass the health check.
@@ -114,94 +126,261 @@ func (h healthCheck) Source() string {
 		return fmt.Sprintf("AWS's defaults for a target group made outside Kubernetes, as TargetGroupBinding %s/%s binds (%d s × %d)", h.Namespace, h.Name, h.IntervalSec, h.HealthyThreshold)
 	case h.Kind == "BackendConfig" || h.Kind == "BackendTrafficPolicy":
 		return fmt.Sprintf("%s %s/%s", h.Kind, h.Namespace, h.Name)
+	case h.Kind != "" && h.Also != "":
+		return fmt.Sprintf("the %s %s/%s and %s annotations", h.Kind, h.Namespace, h.Name, h.Also)
 	case h.Kind != "":
 		return fmt.Sprintf("the %s %s/%s annotations", h.Kind, h.Namespace, h.Name)
 	}
 	return fmt.Sprintf("the platform defaults (%d s × %d)", h.IntervalSec, h.HealthyThreshold)
 }
 
-// healthCheckOf reads the health-check timing the objects state for the
-// load-balancer family, falling back to its defaults.
-func healthCheckOf(objs *Objects, family sources.Family) healthCheck {
-	if family == sources.FamilyEnvoy {
-		h, _ := envoyHealthCheckOf(objs)
-		return h
+// workloadHealthCheck is the health check the load balancer or proxy of
+// the family runs on the workload's new backends: resolved for each path
+// the objects link to the workload (pathHealthCheck) or, when they link
+// none, for each path they hold to any Service, the slowest of them, so
+// that a fix sized on it covers every path; without any path, what the
+// objects of the family state alone (loneHealthCheck). After an incident
+// the rules read it here and before a deploy the static checks read
+// pathHealthCheck, so that both size their fixes on the same numbers.
+func workloadHealthCheck(objs *Objects, wl workload, family sources.Family) healthCheck {
+	paths := familyFronts(workloadFronts(objs, wl), family)
+	if len(paths) == 0 {
+		paths = familyFronts(objs.paths(), family)
 	}
-	h := healthCheck{IntervalSec: gkeDefaultInterval, HealthyThreshold: gkeDefaultHealthy}
-	from := "BackendConfig"
-	if family == sources.FamilyALB {
-		h = healthCheck{IntervalSec: albDefaultInterval, HealthyThreshold: albDefaultHealthy}
-		from = "annotations"
+	if len(paths) == 0 {
+		return loneHealthCheck(objs, family)
 	}
-	for _, c := range objs.All() {
-		hc := c.HealthCheck
-		if hc == nil || !strings.Contains(hc.Source, from) || (hc.IntervalSec == nil && hc.HealthyThreshold == nil) {
-			continue
+	var out healthCheck
+	for i, f := range paths {
+		if h := pathHealthCheck(f); i == 0 || h.Time() > out.Time() {
+			out = h
 		}
-		if hc.IntervalSec != nil {
-			h.IntervalSec = *hc.IntervalSec
+	}
+	return out
+}
+
+// familyFronts returns the fronts of one family, in order.
+func familyFronts(fronts []front, family sources.Family) []front {
+	var out []front
+	for _, f := range fronts {
+		if f.Family == family {
+			out = append(out, f)
 		}
-		if hc.HealthyThreshold != nil {
-			h.HealthyThreshold = *hc.HealthyThreshold
+	}
+	return out
+}
+
+// pathHealthCheck is the health check the load balancer or proxy of one
+// path runs on new backends, as its controller settles it:
+//
+//   - ALB: each number from the Service's annotation, else the Ingress's,
+//     else the controller's default, number by number (the controller
+//     merges the two objects' annotations with the Service's first,
+//     docs/guide/ingress/annotations.md: "Annotations applied to Service
+//     have higher priority over annotations applied to Ingress"); a target
+//     group made outside the cluster, which a TargetGroupBinding of its own
+//     binds, has AWS's defaults;
+//   - Google's load balancer: the BackendConfig the Service names for the
+//     path's port (pathBackendConfig), else GKE's defaults;
+//   - Envoy Gateway: the BackendTrafficPolicy that applies to the route
+//     (envoyPolicyFor); Kind "none" without an active check.
+//
+// Other families get GKE's defaults, as no object of theirs says more.
+func pathHealthCheck(f front) healthCheck {
+	switch f.Family {
+	case sources.FamilyALB:
+		return albHealthCheckOf(f)
+	case sources.FamilyEnvoy:
+		return envoyHealthCheckOf(envoyPolicyFor(f))
+	case sources.FamilyGCP:
+		return gkeHealthCheckOf(pathBackendConfig(f))
+	}
+	return healthCheck{IntervalSec: gkeDefaultInterval, HealthyThreshold: gkeDefaultHealthy}
+}
+
+// albHealthCheckOf settles an ALB path's health check (see pathHealthCheck).
+func albHealthCheckOf(f front) healthCheck {
+	if f.Via != nil && f.Via.Kind == "TargetGroupBinding" && !albMadeBinding(f.Via) {
+		return healthCheck{IntervalSec: awsTargetGroupInterval, HealthyThreshold: awsTargetGroupHealthy, Kind: f.Via.Kind, Namespace: f.Via.Namespace, Name: f.Via.Name}
+	}
+	var holders []*sources.Config // in the controller's precedence
+	if f.Service != nil {
+		holders = append(holders, f.Service)
+	}
+	if f.Via != nil && f.Via.Kind == "Ingress" {
+		holders = append(holders, f.Via)
+	}
+	return albAnnotationsHealthCheck(holders)
+}
+
+// albAnnotationsHealthCheck is the health check the ALB annotations of
+// holders set, each number from the first holder that sets it, over the
+// controller's defaults.
+func albAnnotationsHealthCheck(holders []*sources.Config) healthCheck {
+	h := healthCheck{IntervalSec: albDefaultInterval, HealthyThreshold: albDefaultHealthy}
+	used := map[*sources.Config]bool{}
+	take := func(dst *int, pick func(*sources.LBHealthCheck) *int) {
+		for _, c := range holders {
+			if c.HealthCheck != nil && pick(c.HealthCheck) != nil {
+				*dst, used[c] = *pick(c.HealthCheck), true
+				return
+			}
 		}
-		h.Kind, h.Namespace, h.Name = c.Kind, c.Namespace, c.Name
-		break
+	}
+	take(&h.IntervalSec, func(hc *sources.LBHealthCheck) *int { return hc.IntervalSec })
+	take(&h.HealthyThreshold, func(hc *sources.LBHealthCheck) *int { return hc.HealthyThreshold })
+	for _, c := range holders {
+		switch {
+		case !used[c]:
+		case h.Kind == "":
+			h.Kind, h.Namespace, h.Name = c.Kind, c.Namespace, c.Name
+		default:
+			h.Also = c.Kind + " " + c.Namespace + "/" + c.Name
+		}
 	}
 	return h
 }
 
-// backendConfigOf returns the BackendConfig of the path from Google's load
-// balancer to the workload: the one its Service's
-// cloud.google.com/backend-config annotation names (backendConfigName, as
-// the static checks link it), with c the object when it was read and nil
-// when only the annotation names it. Objects that do not link the
-// workload to a Service leave only a BackendConfig read alone surely its.
-// ok is false when none is known.
-func backendConfigOf(objs *Objects, wl workload) (ns, name string, c *sources.Config, ok bool) {
-	var fronts []front
-	for _, f := range workloadFronts(objs, wl) {
-		if f.Family == sources.FamilyGCP {
-			fronts = append(fronts, f)
-		}
-	}
-	if len(fronts) == 0 {
-		if bcs := objs.ConfigsOf("BackendConfig"); len(bcs) == 1 {
-			return bcs[0].Namespace, bcs[0].Name, bcs[0], true
-		}
-		return "", "", nil, false
-	}
-	for _, f := range fronts {
-		if bcs := f.Objects.ConfigsOf("BackendConfig"); len(bcs) > 0 {
-			return bcs[0].Namespace, bcs[0].Name, bcs[0], true
-		}
-	}
-	for _, f := range fronts {
-		if n := backendConfigName(f.Service, f.Port); n != "" {
-			return f.Service.Namespace, n, nil, true
-		}
-	}
-	return "", "", nil, false
+// albMadeBinding reports whether the AWS Load Balancer Controller made a
+// TargetGroupBinding for an Ingress: it labels those with the Ingress's
+// stack (pkg/deploy/tracking/provider.go), and their target groups take
+// the Ingress's and Service's annotations.
+func albMadeBinding(tgb *sources.Config) bool {
+	return hasKeyPrefix(tgb.Labels, albStackLabelPrefix)
 }
 
-// gcpPathObjects is the view of the objects on the workload's paths from
-// Google's load balancer (its Services, Ingresses and the BackendConfigs
-// they name) when the objects link the workload to any; else objs.
-func gcpPathObjects(objs *Objects, wl workload) *Objects {
-	var configs []*sources.Config
-	for _, f := range workloadFronts(objs, wl) {
-		if f.Family != sources.FamilyGCP {
-			continue
-		}
-		for _, c := range f.Objects.All() {
-			if !containsConfig(configs, c) {
-				configs = append(configs, c)
+// gkeHealthCheckOf is the health check Google's load balancer runs for a
+// path whose Service names bc: the BackendConfig's spec.healthCheck, over
+// GKE's defaults.
+func gkeHealthCheckOf(bc backendConfigRef) healthCheck {
+	h := healthCheck{IntervalSec: gkeDefaultInterval, HealthyThreshold: gkeDefaultHealthy, BackendConfig: bc}
+	c := bc.Config
+	if c == nil || c.HealthCheck == nil || (c.HealthCheck.IntervalSec == nil && c.HealthCheck.HealthyThreshold == nil) {
+		return h
+	}
+	if c.HealthCheck.IntervalSec != nil {
+		h.IntervalSec = *c.HealthCheck.IntervalSec
+	}
+	if c.HealthCheck.HealthyThreshold != nil {
+		h.HealthyThreshold = *c.HealthCheck.HealthyThreshold
+	}
+	h.Kind, h.Namespace, h.Name = c.Kind, c.Namespace, c.Name
+	return h
+}
+
+// loneHealthCheck is the health check of the family when the objects hold
+// no path to a Service: the slowest that an object of the family states
+// taken alone (an Ingress's or Service's ALB annotations, a
+// BackendConfig), else the platform's defaults; for Envoy Gateway, the
+// first BackendTrafficPolicy. A BackendConfig among several is nobody's in
+// particular: its numbers count, but a fix does not patch it.
+func loneHealthCheck(objs *Objects, family sources.Family) healthCheck {
+	var candidates []healthCheck
+	switch family {
+	case sources.FamilyALB:
+		for _, c := range objs.All() {
+			if (c.Kind == "Ingress" || c.Kind == "Service") && c.HealthCheck != nil {
+				candidates = append(candidates, albAnnotationsHealthCheck([]*sources.Config{c}))
 			}
 		}
+		if len(candidates) == 0 {
+			return albAnnotationsHealthCheck(nil)
+		}
+	case sources.FamilyEnvoy:
+		c, _ := envoyPolicyOf(objs)
+		return envoyHealthCheckOf(c)
+	default:
+		bcs := objs.ConfigsOf("BackendConfig")
+		for _, c := range bcs {
+			h := gkeHealthCheckOf(backendConfigRef{Namespace: c.Namespace, Name: c.Name, Config: c})
+			if len(bcs) > 1 {
+				h.BackendConfig = backendConfigRef{}
+			}
+			candidates = append(candidates, h)
+		}
+		if len(candidates) == 0 {
+			return gkeHealthCheckOf(backendConfigRef{})
+		}
 	}
-	if len(configs) == 0 {
-		return objs
+	out := candidates[0]
+	for _, h := range candidates[1:] {
+		if h.Time() > out.Time() {
+			out = h
+		}
 	}
-	return NewObjects(configs)
+	return out
+}
+
+// backendConfigRef names a BackendConfig of a path from Google's load
+// balancer: the one its Service's cloud.google.com/backend-config
+// annotation names, which exists in the cluster whether or not it was
+// read. Config is the object when it was read, nil otherwise; Name is ""
+// when no BackendConfig is named.
+type backendConfigRef struct {
+	Namespace, Name string
+	Config          *sources.Config
+}
+
+// known reports whether a BackendConfig is named.
+func (r backendConfigRef) known() bool { return r.Name != "" }
+
+// patchTarget returns the namespace and name a fix patches: the named
+// BackendConfig, else the workload's namespace and a placeholder.
+func (r backendConfigRef) patchTarget(wl workload) (string, string) {
+	if !r.known() {
+		return wl.Namespace, placeholderName("BackendConfig")
+	}
+	return r.Namespace, r.Name
+}
+
+// pathBackendConfig is the BackendConfig of one path from Google's load
+// balancer: the one read for its Service and port (see backendConfigFor),
+// else the one the Service's annotation names for the port
+// (backendConfigName) though it was not read; zero when none is named.
+func pathBackendConfig(f front) backendConfigRef {
+	if f.Objects != nil {
+		if bcs := f.Objects.ConfigsOf("BackendConfig"); len(bcs) > 0 {
+			return backendConfigRef{Namespace: bcs[0].Namespace, Name: bcs[0].Name, Config: bcs[0]}
+		}
+	}
+	if f.Service != nil && f.Service.Service != nil {
+		if n := backendConfigName(f.Service, f.Port); n != "" {
+			return backendConfigRef{Namespace: f.Service.Namespace, Name: n}
+		}
+	}
+	return backendConfigRef{}
+}
+
+// backendConfigOfPaths is the BackendConfig of the paths from Google's
+// load balancer among fronts: the first that was read, else the first
+// named; zero when none is named. After an incident (backendConfigOf) and
+// before a deploy the fixes patch the object it names.
+func backendConfigOfPaths(fronts []front) backendConfigRef {
+	var named backendConfigRef
+	for _, f := range familyFronts(fronts, sources.FamilyGCP) {
+		ref := pathBackendConfig(f)
+		if ref.Config != nil {
+			return ref
+		}
+		if !named.known() {
+			named = ref
+		}
+	}
+	return named
+}
+
+// backendConfigOf returns the BackendConfig of the paths from Google's
+// load balancer to the workload (backendConfigOfPaths). Objects that do
+// not link the workload to a Service leave only a BackendConfig read alone
+// surely its; zero when none is known.
+func backendConfigOf(objs *Objects, wl workload) backendConfigRef {
+	if fronts := familyFronts(workloadFronts(objs, wl), sources.FamilyGCP); len(fronts) > 0 {
+		return backendConfigOfPaths(fronts)
+	}
+	if bcs := objs.ConfigsOf("BackendConfig"); len(bcs) == 1 {
+		return backendConfigRef{Namespace: bcs[0].Namespace, Name: bcs[0].Name, Config: bcs[0]}
+	}
+	return backendConfigRef{}
 }
 
 // ceilSeconds rounds a duration up to whole seconds.

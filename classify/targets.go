@@ -69,13 +69,34 @@ func (o *Objects) targetsOf() []*target {
 	return o.targets
 }
 
-// linkTargets ties each Deployment to its Namespace, pods, Services and
-// the load balancers and proxies in front of them.
-func linkTargets(objs *Objects) []*target {
+// paths returns every path the objects hold from a load balancer or proxy
+// to a Service, whether or not a workload read selects it, linked once:
+// what a finding reads when the objects do not link its workload.
+func (o *Objects) paths() []front {
+	o.everyOnce.Do(func() {
+		byKind := kindsOf(o)
+		for _, svc := range byKind["Service"] {
+			if svc.Service != nil {
+				o.every = append(o.every, frontsOf(svc, byKind)...)
+			}
+		}
+	})
+	return o.every
+}
+
+// kindsOf groups the objects by kind, each kind in order.
+func kindsOf(objs *Objects) map[string][]*sources.Config {
 	byKind := map[string][]*sources.Config{}
 	for _, c := range objs.All() {
 		byKind[c.Kind] = append(byKind[c.Kind], c)
 	}
+	return byKind
+}
+
+// linkTargets ties each Deployment to its Namespace, pods, Services and
+// the load balancers and proxies in front of them.
+func linkTargets(objs *Objects) []*target {
+	byKind := kindsOf(objs)
 	var out []*target
 	for _, d := range byKind["Deployment"] {
 		if d.Workload == nil || d.Workload.Template == nil {
@@ -123,7 +144,9 @@ func subset(sel, labels map[string]string) bool {
 
 // frontsOf finds the paths that send traffic to a Service: Ingresses,
 // TargetGroupBindings, HTTPRoutes, VirtualServices, HTTPProxies naming it,
-// and its own standalone NEG.
+// and its own standalone NEG. A TargetGroupBinding the AWS Load Balancer
+// Controller made for an Ingress (albMadeBinding) is that Ingress's path:
+// it counts only when no ALB Ingress to the Service was read.
 func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front {
 	var out []front
 	s := svc.Service
@@ -160,7 +183,13 @@ func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front 
 			out = appendFront(out, f)
 		}
 	}
+	albIngress := hasFamily(out, sources.FamilyALB)
 	for _, tgb := range byKind["TargetGroupBinding"] {
+		if albIngress && albMadeBinding(tgb) {
+			// The controller made it for an Ingress read above: the same
+			// path, set by that Ingress and the Service.
+			continue
+		}
 		if b := tgb.TargetGroupBinding; b != nil && tgb.Namespace == svc.Namespace && b.Service == svc.Name {
 			port := servicePort(s, b.ServicePort, 0)
 			if n, err := strconv.Atoi(b.ServicePort); err == nil {

@@ -318,7 +318,7 @@ func terminationFixes(objs *Objects, wl workload, spec *sources.PodSpec, lag tim
 	case sources.FamilyALB:
 		fixes = append(fixes, albDrainFixes(albTargetGroupSettings(workloadFronts(objs, wl), objs), wl, newGrace)...)
 	case sources.FamilyGCP:
-		if fix, ok := negDrainFix(objs, wl, sleep); ok {
+		if fix, ok := negDrainFix(backendConfigOf(objs, wl), wl, sleep); ok {
 			fixes = append(fixes, fix)
 		}
 	}
@@ -395,14 +395,13 @@ func albDrainFixes(settings []targetGroupSetting, wl workload, grace int) []Fix 
 }
 
 // negDrainFix lets in-flight requests to an endpoint detached from the NEG
-// finish, for as long as the preStop sleep, in the BackendConfig of the
-// workload's Service (see backendConfigOf); ok is false when that
-// BackendConfig already drains that long.
-func negDrainFix(objs *Objects, wl workload, sleep int) (Fix, bool) {
-	ns, name, bc, ok := backendConfigOf(objs, wl)
-	if !ok {
-		ns, name = wl.Namespace, placeholderName("BackendConfig")
-	}
+// finish, for as long as the preStop sleep, in the BackendConfig the
+// workload's Service names (ref, from backendConfigOf after an incident,
+// backendConfigOfPaths before a deploy), read or not; ok is false when
+// that BackendConfig already drains that long.
+func negDrainFix(ref backendConfigRef, wl workload, sleep int) (Fix, bool) {
+	ns, name := ref.patchTarget(wl)
+	bc := ref.Config
 	now := ""
 	switch {
 	case bc == nil:
@@ -571,7 +570,7 @@ func drainFixes(t *target, f front, sleep, grace int) []Fix {
 	case sources.FamilyALB:
 		return albDrainFixes(albTargetGroupSettings(t.Fronts, nil), t.wl, grace)
 	case sources.FamilyGCP:
-		if fix, ok := negDrainFix(f.Objects, t.wl, sleep); ok {
+		if fix, ok := negDrainFix(backendConfigOfPaths([]front{f}), t.wl, sleep); ok {
 			return []Fix{fix}
 		}
 	}

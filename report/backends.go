@@ -30,9 +30,18 @@ func moreBackends(rest []Backend) string {
 }
 
 // restOfBackends counts the backends an incident's table leaves out, by
-// role, with their failed attempts: "and 190 more backends (…), 1–3 failed
-// attempts each".
+// role, with their failed attempts: "and 190 more backends (12 new, 178
+// old), 1–3 failed attempts each"; one alone reads "and 1 more old
+// backend, with 2 failed attempts".
 func restOfBackends(rest []Backend) string {
+	if len(rest) == 1 {
+		b := rest[0]
+		noun := "backend of unknown role"
+		if b.Role == "new" || b.Role == "old" {
+			noun = b.Role + " backend"
+		}
+		return fmt.Sprintf("and 1 more %s, with %s", noun, plural(b.Failures, "failed attempt"))
+	}
 	lo, hi := rest[0].Failures, rest[0].Failures
 	for _, b := range rest {
 		lo, hi = min(lo, b.Failures), max(hi, b.Failures)
@@ -41,12 +50,8 @@ func restOfBackends(rest []Backend) string {
 	if lo == hi {
 		attempts = fmt.Sprintf("%s each", plural(lo, "failed attempt"))
 	}
-	noun := "backends"
-	if len(rest) == 1 {
-		noun = "backend"
-	}
 	roles := strings.TrimPrefix(backendsHeading(rest), "Backends ")
-	return fmt.Sprintf("and %d more %s %s, %s", len(rest), noun, roles, attempts)
+	return fmt.Sprintf("and %d more backends %s, %s", len(rest), roles, attempts)
 }
 
 // backendsHeading counts the backends by role.

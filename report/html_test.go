@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/internal/golden"
 )
 
@@ -440,6 +441,34 @@ func TestHTMLBackendsTableIsBounded(t *testing.T) {
 		}
 		if want := fmt.Sprintf("<summary>and %d more", n-shown); (more > 0) != strings.Contains(sec, want) {
 			t.Errorf("%d backends: folded line %q present %v, want %v", n, want, strings.Contains(sec, want), more > 0)
+		}
+	}
+}
+
+// TestHTMLLaneTitleBoundsCandidates checks that the hover text of a lane
+// whose IP the records cannot tie to one pod names its candidates as a
+// backend's why does (classify.SomePods): a few, the rest counted, however
+// many there are; the JSON report keeps them all.
+func TestHTMLLaneTitleBoundsCandidates(t *testing.T) {
+	reTitle := regexp.MustCompile(`<text class="lane-label"[^>]*>[^<]*<title>([^<]*one of the pods[^<]*)</title>`)
+	for _, n := range []int{2, 25} {
+		var pods []string
+		for i := 0; i < n; i++ {
+			pods = append(pods, fmt.Sprintf("web-7c9f8d6b5d-p%04d", i))
+		}
+		rep := &Report{Schema: SchemaVersion, Summary: Summary{First: day0, Last: day0.Add(time.Minute)}}
+		rep.Lanes = []Lane{{Name: "10.1.0.9", IP: "10.1.0.9", ReplicaSet: "web-7c9f8d6b5d", Role: "old", OneOf: pods,
+			States: []LaneState{{State: StateLBHealthy, From: day0, To: day0.Add(30 * time.Second)}}}}
+		m := reTitle.FindStringSubmatch(render(t, HTML, rep))
+		if m == nil {
+			t.Fatalf("%d candidates: no lane title names them", n)
+		}
+		title := html.UnescapeString(m[1])
+		if want := classify.SomePods(pods); !strings.Contains(title, "one of the pods "+want+" (") {
+			t.Errorf("%d candidates: title %q, want them as %q", n, title, want)
+		}
+		if last := pods[n-1]; strings.Contains(title, last) != (classify.SomePods(pods) == strings.Join(pods, ", ")) {
+			t.Errorf("%d candidates: the last, %s, named %v in %q", n, last, strings.Contains(title, last), title)
 		}
 	}
 }

@@ -121,11 +121,15 @@ func TestMermaidTasksNeverOverlap(t *testing.T) {
 // TestMarkdownBoundsBackends pins the Markdown backends table to the text's
 // bound on each side: maxTableBackends rows, then one line for the rest.
 func TestMarkdownBoundsBackends(t *testing.T) {
-	for _, n := range []int{maxTableBackends, maxTableBackends + 1} {
+	for n, rest := range map[int]string{
+		maxTableBackends:     "",
+		maxTableBackends + 1: "\n…and 1 more old backend, with 1 failed attempt; the JSON report lists every one.\n",
+		maxTableBackends + 2: "\n…and 2 more backends (2 old), 1 failed attempt each; the JSON report lists every one.\n",
+	} {
 		md := render(t, Markdown, boundsReport(n, n))
-		more := strings.Contains(md, "\n…and 1 more backend (1 old), 1 failed attempt each; the JSON report lists every one.\n")
-		if rows := strings.Count(md, "\n| old | "); rows != maxTableBackends || more != (n > maxTableBackends) {
-			t.Errorf("%d backends: %d rows, a line for the rest %v:\n%s", n, rows, more, md)
+		more := rest != "" && strings.Contains(md, rest)
+		if rows := strings.Count(md, "\n| old | "); rows != maxTableBackends || more != (rest != "") || (rest == "" && strings.Contains(md, "…and ")) {
+			t.Errorf("%d backends: %d rows, the line for the rest %q present %v:\n%s", n, rows, rest, more, md)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/readygap/readygap/classify"
 )
 
 // Geometry of the two charts of the HTML report, in viewBox units. Both
@@ -399,7 +401,9 @@ func groupColours(v *laneView) []string {
 	return out
 }
 
-// laneTitle is a row's tooltip: names, IP, ReplicaSet and role.
+// laneTitle is a row's tooltip: names, IP, ReplicaSet and role; for an IP
+// the records cannot tie to one pod, the pods it may have been, a few
+// named and the rest counted as a backend's why does (classify.SomePods).
 func laneTitle(l viewLane, g laneGroup) string {
 	var parts []string
 	if len(l.Names) == 1 {
@@ -418,7 +422,7 @@ func laneTitle(l viewLane, g laneGroup) string {
 		parts = append(parts, Sanitize(strings.Join(named, ", ")))
 	}
 	if len(l.OneOf) > 0 {
-		parts = append(parts, "one of the pods "+Sanitize(strings.Join(l.OneOf, ", "))+" (the records cannot tell which)")
+		parts = append(parts, "one of the pods "+Sanitize(classify.SomePods(l.OneOf))+" (the records cannot tell which)")
 	}
 	if g.ReplicaSet != "" {
 		parts = append(parts, "ReplicaSet "+Sanitize(g.ReplicaSet))
