@@ -203,8 +203,14 @@ const minScore = 0.5
 // data, the sample rate, and its evidence in time order.
 func finish(a *correlate.Analysis, f *Finding) {
 	f.Timeline = a.Timeline(f.Window, involvedBackends(f.Backends))
-	if rate := logSampleRate(a); rate > 0 && rate < 1 && platformOf(f.Window) == sources.FamilyGCP {
-		f.SampleRate = rate
+	if platformOf(f.Window) == sources.FamilyGCP {
+		rate, note := logSampleRate(objectsOf(a), findWorkload(a, f.Rollout, f.Backends))
+		if rate > 0 && rate < 1 {
+			f.SampleRate = rate
+		}
+		if note != "" {
+			f.Notes = append(f.Notes, note)
+		}
 	}
 	f.Notes = append(f.Notes, notes(a, f)...)
 	sort.SliceStable(f.Evidence, func(i, j int) bool { return f.Evidence[i].Time.Before(f.Evidence[j].Time) })

@@ -30,14 +30,6 @@ const (
 	envoyDefaultPanic = 50
 )
 
-// safeRetryOn are the retry conditions under which the request never
-// reached the application (Envoy's router docs: connect-failure,
-// refused-stream), so retrying is safe for every method.
-var safeRetryOn = []string{"connect-failure", "refused-stream"}
-
-// istioRetryOn is Istio's default retryOn list, kept when raising attempts.
-const istioRetryOn = "connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes"
-
 // envoyPlatformOf names the product around the Envoy that logged the
 // window's failures: what its records show, else what the objects read
 // say; "" when neither tells.
@@ -104,103 +96,10 @@ func firstConfig(objs *Objects, kind string) *sources.Config {
 	return cs[0]
 }
 
-// nameOr returns the namespace and name of c, or the workload's namespace
-// and a placeholder for kind when c is nil.
-func nameOr(c *sources.Config, wl workload, kind string) (string, string) {
-	if c == nil {
-		return wl.Namespace, placeholderName(kind)
-	}
-	return c.Namespace, c.Name
-}
-
 // envoyPolicyOf returns the Envoy Gateway BackendTrafficPolicy the objects
 // hold (the first by name); nil when none.
-func envoyPolicyOf(objs *Objects) (*sources.Config, *sources.BackendTrafficPolicy) {
-	c := firstConfig(objs, "BackendTrafficPolicy")
-	if c == nil {
-		return nil, nil
-	}
-	return c, c.BackendTrafficPolicy
-}
-
-// retriesSafely reports whether a retry policy already retries refused
-// connections.
-func retriesSafely(r *sources.ProxyRetry) bool {
-	if r == nil || (r.Retries != nil && *r.Retries <= 0) {
-		return false
-	}
-	for _, on := range r.On {
-		if strings.TrimSpace(on) == "connect-failure" {
-			return true
-		}
-	}
-	return false
-}
-
-// envoyRetryFix asks the gateway to try another endpoint when one refuses
-// the connection, in the object its platform configures retries with; ok
-// is false when the platform is unknown or already does.
-func envoyRetryFix(objs *Objects, platform sources.Platform, wl workload) (Fix, bool) {
-	why := "A refused connection never reached the application, so trying another endpoint is safe for every method; " +
-		"add `reset` only on idempotent routes, as a reset may come after the application began the request."
-	switch platform {
-	case sources.PlatformEnvoyGateway:
-		c, p := envoyPolicyOf(objs)
-		if p != nil && retriesSafely(p.Retry) {
-			return Fix{}, false
-		}
-		route := firstConfig(objs, "HTTPRoute")
-		rns, rname := nameOr(route, wl, "HTTPRoute")
-		ns, name := rns, rname+"-retry"
-		if c != nil {
-			ns, name = c.Namespace, c.Name
-		}
-		return Fix{
-			Title: "Let Envoy Gateway retry refused connections on another endpoint",
-			Why:   "Envoy Gateway retries only when a BackendTrafficPolicy says so. " + why,
-			Patch: objectPatch("gateway.envoyproxy.io/v1alpha1", "BackendTrafficPolicy", ns, name, nil, map[string]any{
-				"targetRefs": []any{map[string]any{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute", "name": rname}},
-				"retry":      map[string]any{"numRetries": envoyRetries, "retryOn": map[string]any{"triggers": anyList(safeRetryOn)}},
-			}),
-		}, true
-	case sources.PlatformIstio:
-		vs := firstConfig(objs, "VirtualService")
-		ns, name := nameOr(vs, wl, "VirtualService")
-		route := map[string]any{"retries": map[string]any{"attempts": istioFixRetries, "retryOn": istioRetryOn}}
-		now := fmt.Sprintf("Istio retries %d times by default", envoyRetries)
-		if vs != nil && vs.VirtualService != nil && len(vs.VirtualService.Routes) > 0 {
-			r := vs.VirtualService.Routes[0]
-			if r.Name != "" {
-				route["name"] = r.Name
-			}
-			if r.Retries != nil && r.Retries.Retries != nil {
-				now = fmt.Sprintf("the route sets %d attempts", *r.Retries.Retries)
-			}
-		}
-		return Fix{
-			Title: fmt.Sprintf("Let Istio retry up to %d times on other endpoints before giving up", istioFixRetries),
-			Why: fmt.Sprintf("%s and the failures still reached clients, so every try landed on an endpoint that refused; attempts counts the retries after the first try. "+
-				"Set these retries on each http route of the VirtualService, in its manifest: a merge patch would replace the whole list of routes. %s", now, why),
-			Patch: objectPatch("networking.istio.io/v1", "VirtualService", ns, name, nil, map[string]any{"http": []any{route}}),
-		}, true
-	case sources.PlatformContour:
-		hp := firstConfig(objs, "HTTPProxy")
-		if hp != nil && hp.HTTPProxy != nil {
-			for _, r := range hp.HTTPProxy.Routes {
-				if retriesSafely(r.Retry) {
-					return Fix{}, false
-				}
-			}
-		}
-		ns, name := nameOr(hp, wl, "HTTPProxy")
-		return Fix{
-			Title: "Let Contour retry refused connections on another endpoint",
-			Why:   "Set a retryPolicy on each route of the HTTPProxy. " + why,
-			Patch: objectPatch("projectcontour.io/v1", "HTTPProxy", ns, name, nil, map[string]any{"routes": []any{map[string]any{
-				"retryPolicy": map[string]any{"count": envoyRetries, "retryOn": anyList(safeRetryOn)}}}}),
-		}, true
-	}
-	return Fix{}, false
+func envoyPolicyOf(objs *Objects) *sources.Config {
+	return firstConfig(objs, "BackendTrafficPolicy")
 }
 
 // envoyHealthCheckOf is the active health check Envoy Gateway runs on new
@@ -236,29 +135,40 @@ func envoyPolicyFor(f front) *sources.Config {
 	if f.Objects == nil {
 		return nil
 	}
-	rank := func(c *sources.Config) int {
-		for _, t := range c.BackendTrafficPolicy.Targets {
-			if t.Kind == "HTTPRoute" && f.Via != nil && orDefault(t.Namespace, c.Namespace) == f.Via.Namespace && t.Name == f.Via.Name {
-				return 0
-			}
-		}
-		for _, t := range c.BackendTrafficPolicy.Targets {
-			if t.Kind == "Gateway" {
-				return 1
-			}
-		}
-		return 2
-	}
 	var best *sources.Config
 	for _, c := range f.Objects.ConfigsOf("BackendTrafficPolicy") {
 		if c.BackendTrafficPolicy == nil {
 			continue
 		}
-		if best == nil || rank(c) < rank(best) || rank(c) == rank(best) && olderPolicy(c, best) {
+		if best == nil || policyRank(c, f) < policyRank(best, f) || policyRank(c, f) == policyRank(best, f) && olderPolicy(c, best) {
 			best = c
 		}
 	}
 	return best
+}
+
+// Ranks of a BackendTrafficPolicy on a path, the lowest winning (see
+// envoyPolicyFor).
+const (
+	targetsRoute = iota
+	targetsGateway
+	targetsOther
+)
+
+// policyRank says what of a path a BackendTrafficPolicy among its objects
+// targets: its route, a Gateway, or something else (its Service).
+func policyRank(c *sources.Config, f front) int {
+	for _, t := range c.BackendTrafficPolicy.Targets {
+		if t.Kind == "HTTPRoute" && f.Via != nil && orDefault(t.Namespace, c.Namespace) == f.Via.Namespace && t.Name == f.Via.Name {
+			return targetsRoute
+		}
+	}
+	for _, t := range c.BackendTrafficPolicy.Targets {
+		if t.Kind == "Gateway" {
+			return targetsGateway
+		}
+	}
+	return targetsOther
 }
 
 // olderPolicy reports whether policy a takes precedence over b among
@@ -328,13 +238,4 @@ func istioDrainFix(wl workload, spec *sources.PodSpec, sleep int) (Fix, bool) {
 		Patch: deploymentPatch(wl, map[string]any{"template": map[string]any{"metadata": map[string]any{"annotations": map[string]any{
 			"proxy.istio.io/config": fmt.Sprintf("terminationDrainDuration: %ds\n", want)}}}}),
 	}, true
-}
-
-// anyList converts strings to a patch's list.
-func anyList(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }

@@ -58,68 +58,6 @@ func TestIstioDrainFix(t *testing.T) {
 	}
 }
 
-// TestEnvoyRetryFix checks the retry fix per platform: it goes into the
-// object the platform retries with, names the route, and is left out
-// when the policy already retries refused connections.
-func TestEnvoyRetryFix(t *testing.T) {
-	wl := workload{Namespace: "shop", Name: "web"}
-	route := &sources.Config{Kind: "HTTPRoute", Namespace: "shop", Name: "web-route", HTTPRoute: &sources.HTTPRoute{}}
-	policy := func(r *sources.ProxyRetry) *sources.Config {
-		return &sources.Config{Kind: "BackendTrafficPolicy", Namespace: "shop", Name: "web-policy", BackendTrafficPolicy: &sources.BackendTrafficPolicy{Retry: r}}
-	}
-	kindName := func(f Fix) string {
-		return f.Patch["kind"].(string) + "/" + f.Patch["metadata"].(map[string]any)["name"].(string)
-	}
-	t.Run("envoy gateway without a policy", func(t *testing.T) {
-		f, ok := envoyRetryFix(objectsOf(analysisOf(route)), sources.PlatformEnvoyGateway, wl)
-		if !ok || kindName(f) != "BackendTrafficPolicy/web-route-retry" {
-			t.Fatalf("fix %v %+v", ok, f.Patch)
-		}
-		refs := f.Patch["spec"].(map[string]any)["targetRefs"].([]any)
-		if refs[0].(map[string]any)["name"] != "web-route" {
-			t.Errorf("targets %v, want the HTTPRoute web-route", refs)
-		}
-	})
-	t.Run("envoy gateway policy without retries", func(t *testing.T) {
-		f, ok := envoyRetryFix(objectsOf(analysisOf(route, policy(nil))), sources.PlatformEnvoyGateway, wl)
-		if !ok || kindName(f) != "BackendTrafficPolicy/web-policy" {
-			t.Fatalf("fix %v %+v, want a patch of the existing policy", ok, f.Patch)
-		}
-	})
-	t.Run("envoy gateway retries refused connections already", func(t *testing.T) {
-		if _, ok := envoyRetryFix(objectsOf(analysisOf(route, policy(&sources.ProxyRetry{Retries: ptr(2), On: []string{"connect-failure"}}))), sources.PlatformEnvoyGateway, wl); ok {
-			t.Error("a fix for a policy that already retries connect-failure")
-		}
-	})
-	t.Run("envoy gateway retries turned off", func(t *testing.T) {
-		if _, ok := envoyRetryFix(objectsOf(analysisOf(route, policy(&sources.ProxyRetry{Retries: ptr(0), On: []string{"connect-failure"}}))), sources.PlatformEnvoyGateway, wl); !ok {
-			t.Error("no fix though numRetries 0 turns retries off")
-		}
-	})
-	t.Run("istio names the route", func(t *testing.T) {
-		vs := &sources.Config{Kind: "VirtualService", Namespace: "shop", Name: "web-vs", VirtualService: &sources.VirtualService{Routes: []sources.VirtualServiceRoute{{Name: "primary"}}}}
-		f, ok := envoyRetryFix(objectsOf(analysisOf(vs)), sources.PlatformIstio, wl)
-		if !ok || kindName(f) != "VirtualService/web-vs" {
-			t.Fatalf("fix %v %+v", ok, f.Patch)
-		}
-		r := f.Patch["spec"].(map[string]any)["http"].([]any)[0].(map[string]any)
-		if r["name"] != "primary" || r["retries"].(map[string]any)["attempts"] != istioFixRetries {
-			t.Errorf("route %v", r)
-		}
-	})
-	t.Run("contour already retries", func(t *testing.T) {
-		hp := &sources.Config{Kind: "HTTPProxy", Namespace: "shop", Name: "web", HTTPProxy: &sources.HTTPProxy{Routes: []sources.HTTPProxyRoute{{Retry: &sources.ProxyRetry{Retries: ptr(1), On: []string{"connect-failure"}}}}}}
-		if _, ok := envoyRetryFix(objectsOf(analysisOf(hp)), sources.PlatformContour, wl); ok {
-			t.Error("a fix for a route that already retries")
-		}
-	})
-	t.Run("unknown platform", func(t *testing.T) {
-		if _, ok := envoyRetryFix(objectsOf(analysisOf()), "", wl); ok {
-			t.Error("a retry fix with no platform to put it in")
-		}
-	})
-}
-
 // TestEnvoyJitterFix pins envoyFastJitter: a jitter of a second needs no
 // fix, two seconds do.
 func TestEnvoyJitterFix(t *testing.T) {

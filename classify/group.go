@@ -130,16 +130,6 @@ func notes(a *correlate.Analysis, f *Finding) []string {
 // server's default --event-ttl).
 const eventsLostLookback = time.Hour
 
-// logSampleRate is the request-log sample rate a BackendConfig states; 0 when none does.
-func logSampleRate(a *correlate.Analysis) float64 {
-	for _, c := range a.Configs {
-		if c.HealthCheck != nil && c.HealthCheck.LogSampleRate != nil {
-			return *c.HealthCheck.LogSampleRate
-		}
-	}
-	return 0
-}
-
 // platformOf names the load-balancer family that logged the window's failures.
 func platformOf(w *correlate.Window) sources.Family {
 	counts := map[sources.Family]int{}

@@ -287,8 +287,7 @@ func loneHealthCheck(objs *Objects, family sources.Family) healthCheck {
 			return albAnnotationsHealthCheck(nil)
 		}
 	case sources.FamilyEnvoy:
-		c, _ := envoyPolicyOf(objs)
-		return envoyHealthCheckOf(c)
+		return envoyHealthCheckOf(envoyPolicyOf(objs))
 	default:
 		bcs := objs.ConfigsOf("BackendConfig")
 		for _, c := range bcs {
