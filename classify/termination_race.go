@@ -222,15 +222,21 @@ const scaleDownPeriod = 60
 // stopLag measures how long the load balancer kept sending to each pod
 // after it began terminating (its Killing event or deletion), or, without
 // events, how long its failures lasted; it returns the longest, and the
-// record of the first pod's termination as evidence.
+// record of the first pod's termination as evidence. An IP the records
+// could not tie to one of several pods that changed together is measured
+// from the termination alikeTerminations pairs it with.
 func stopLag(a *correlate.Analysis, refs []BackendRef) (time.Duration, *Evidence) {
 	var lag time.Duration
 	var ev *Evidence
-	for _, r := range refs {
+	paired := alikeTerminations(refs)
+	for i, r := range refs {
 		from := r.Start
 		if r.Of != nil {
 			if m := r.Of.Moments[correlate.Terminating]; m != nil && !m.Time.After(r.Start.Add(a.Opts.Skew)) {
 				from = m.Time
+				if t, ok := paired[i]; ok && !t.After(r.Start.Add(a.Opts.Skew)) {
+					from = t
+				}
 				if ev == nil {
 					e := momentEvidence(m, fmt.Sprintf("%s %s began terminating; requests still reached it until %s", r.Pod, r.IP, correlate.Clock(r.End)))
 					ev = &e
@@ -242,6 +248,35 @@ func stopLag(a *correlate.Analysis, refs []BackendRef) (time.Duration, *Evidence
 		}
 	}
 	return lag, ev
+}
+
+// alikeTerminations gives each IP of refs that stands for one of a group
+// of pods the records cannot tell apart (correlate.Backend.Alike) the
+// termination its lag is measured from, by index into refs: which pod it
+// was is unknown, so the mean of those pods' terminations. The group's
+// earliest termination (its shared Terminating moment) would measure every
+// IP as the pod that began first, and the longest lag with it; pairing the
+// IPs with the latest terminations would measure the shortest the records
+// allow.
+func alikeTerminations(refs []BackendRef) map[int]time.Time {
+	out := map[int]time.Time{}
+	for i, r := range refs {
+		if r.Of == nil || r.Of.Pod != "" || len(r.Of.Alike) == 0 {
+			continue
+		}
+		first := r.Of.Alike[0].At(correlate.Terminating)
+		var sum time.Duration
+		known := true // a pod whose termination is unknown leaves no mean
+		for _, p := range r.Of.Alike {
+			t := p.At(correlate.Terminating)
+			known = known && !t.IsZero()
+			sum += t.Sub(first)
+		}
+		if known {
+			out[i] = first.Add(sum / time.Duration(len(r.Of.Alike)))
+		}
+	}
+	return out
 }
 
 // oldSpec is the spec of the pods a termination race names: the first one

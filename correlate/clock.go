@@ -59,20 +59,23 @@ func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*sources.Request) (
 	}
 	stop := term.Time.Add(time.Duration(b.Spec.PreStopSleep()) * time.Second)
 	for _, f := range fails {
-		if f.Time.Before(stop.Add(-maxClockOffset)) {
-			continue
-		}
 		if f.Time.After(stop.Add(maxClockOffset)) {
 			break
+		}
+		// When the attempt at this IP failed: a retried request's last
+		// attempt came after the others.
+		at := attemptTime(f, f.Backend.Addr() == lease.IP, f.Failure)
+		if at.Before(stop.Add(-maxClockOffset)) {
+			continue
 		}
 		if f.Failure != sources.FailureRefused && f.Failure != sources.FailureClosed && !f.AttemptOnly {
 			continue
 		}
-		last := tr.Runs.LastIn(lease.From, f.Time)
-		if last.IsZero() || f.Time.Sub(last) > 2*time.Second {
+		last := tr.Runs.LastIn(lease.From, at)
+		if last.IsZero() || at.Sub(last) > 2*time.Second {
 			return 0, false // no sharp edge from serving to failing
 		}
-		mid := last.Add(f.Time.Sub(last) / 2)
+		mid := last.Add(at.Sub(last) / 2)
 		return mid.Sub(stop), true
 	}
 	return 0, false

@@ -699,10 +699,12 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 			marks[l.IP] = append(marks[l.IP], ipMark{at: l.Time, strong: true, late: controllerLag, clue: clueController, why: "deregistered from the load balancer at " + Clock(l.Time)})
 		}
 	}
-	failed := map[netip.Addr][]time.Time{} // in time order
+	// When each IP was last sent a request that failed: the last attempt
+	// of a retried request went out after the others had failed.
+	failed := map[netip.Addr][]time.Time{}
 	for _, f := range d.Failures {
 		if ip := f.Backend.Addr(); d.Traffic[ip] != nil {
-			failed[ip] = append(failed[ip], f.Time)
+			failed[ip] = append(failed[ip], attemptTime(f, true, f.Failure))
 		}
 	}
 	first, last, _ := d.Span()

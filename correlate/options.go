@@ -91,6 +91,12 @@ const (
 	// does not set it (the Kubernetes API default, 30 s).
 	DefaultGracePeriod = 30 * time.Second
 
+	// unreachableConnect is how long a connect to a pod IP with nothing
+	// behind it takes to fail with EHOSTUNREACH: the node resolves the
+	// address with mcast_solicit (3) ARP probes retrans_time_ms (1000)
+	// apart, the Linux defaults (Documentation/networking/ip-sysctl).
+	unreachableConnect = 3 * time.Second
+
 	// errorLineMatch is how far apart an ingress-nginx access line and the
 	// error-log line of the same failed attempt may be: both are written
 	// when the attempt ends, stamped to the second.
