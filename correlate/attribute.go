@@ -197,10 +197,12 @@ func (a *Analysis) RolloutAt(t time.Time) *Rollout {
 // StateAt says which backend held ip at t and what it was doing: starting
 // (it had not served yet in its current life), serving, terminating, or
 // gone. The pod's lifecycle decides where records say it began
-// terminating; the load balancer's traffic decides the rest: on its IP
+// terminating (from that record less termSkew: what the clocks may still
+// differ by); the load balancer's traffic decides the rest: on its IP
 // during its lease, a backend that had not served before t is starting, one
-// that served before and after is serving, one that served before and
-// never after is gone (its Killing event may have been lost).
+// that served before and after (or began terminating only after t) is
+// serving, one that served before and never after is gone (its Killing
+// event may have been lost).
 func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 	if !ip.IsValid() {
 		return nil, StateUnknown
@@ -216,12 +218,16 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 	} else {
 		from, to = runs.stretch(t)
 	}
+	terminatesLater := false // a record shows the pod began terminating after t
 	if b != nil && b.Pod != "" {
-		if term := b.At(Terminating); !term.IsZero() && !t.Before(term.Add(-a.Opts.Skew)) {
-			if t.Sub(term) > b.gracePeriod() {
-				return b, StateGone
+		if term := b.At(Terminating); !term.IsZero() {
+			if !t.Before(term.Add(-a.termSkew())) {
+				if t.Sub(term) > b.gracePeriod() {
+					return b, StateGone
+				}
+				return b, StateTerminating
 			}
-			return b, StateTerminating
+			terminatesLater = true
 		}
 	}
 	first, last := runs.FirstIn(from, to), runs.LastIn(from, to)
@@ -235,7 +241,9 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 		// last refusals and its first response in one second: a failure
 		// in the second the pod began serving came before it.
 		return b, StateStarting
-	case !last.Before(t) || runs.Serving(t):
+	case !last.Before(t) || runs.Serving(t), terminatesLater:
+		// A pod that served before t and began terminating only after it
+		// was still there, however long it then went without a request.
 		return b, StateServing
 	case a.lastRequest.Sub(last) > dataEdge:
 		return b, StateGone

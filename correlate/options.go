@@ -83,6 +83,18 @@ const (
 	// minClockPairs is the fewest paired observations an offset rests on.
 	minClockPairs = 2
 
+	// stampResolution is the resolution of the cluster's records: events,
+	// deletion and condition times are stamped to the second, so a stamp
+	// is up to this much earlier than the moment it records.
+	stampResolution = time.Second
+
+	// minTerminationSkew is the least time a failure may precede a pod's
+	// recorded termination and count as after it once the clocks are
+	// compared, however closely the pairs agree: each pair places a stop
+	// somewhere between two requests, and two or three pairs may agree
+	// closely by chance; half the stamps' resolution.
+	minTerminationSkew = 500 * time.Millisecond
+
 	// maxClockOffset bounds the offsets considered: beyond it a pair is not
 	// the same event seen twice.
 	maxClockOffset = 30 * time.Second
