@@ -222,12 +222,13 @@ const scaleDownPeriod = 60
 // stopLag measures how long the load balancer kept sending to each pod
 // after it began terminating (its Killing event or deletion), or, without
 // events, how long its failures lasted; it returns the longest, and the
-// record of the first pod's termination as evidence. An IP the records
-// could not tie to one of several pods that changed together is measured
-// from the termination alikeTerminations pairs it with.
+// record of the first termination of a pod joined to its IP as evidence
+// (else of the first one). An IP the records could not tie to one of
+// several pods that changed together is measured from the termination
+// alikeTerminations pairs it with.
 func stopLag(a *correlate.Analysis, refs []BackendRef) (time.Duration, *Evidence) {
 	var lag time.Duration
-	var ev *Evidence
+	var ev, unjoined *Evidence
 	paired := alikeTerminations(refs)
 	for i, r := range refs {
 		from := r.Start
@@ -237,9 +238,13 @@ func stopLag(a *correlate.Analysis, refs []BackendRef) (time.Duration, *Evidence
 				if t, ok := paired[i]; ok && !t.After(r.Start.Add(a.Opts.Skew)) {
 					from = t
 				}
-				if ev == nil {
+				switch {
+				case ev == nil && r.Pod != "":
 					e := momentEvidence(m, fmt.Sprintf("%s %s began terminating; requests still reached it until %s", r.Pod, r.IP, correlate.Clock(r.End)))
 					ev = &e
+				case unjoined == nil && r.Pod == "":
+					e := momentEvidence(m, unjoinedTermination(r))
+					unjoined = &e
 				}
 			}
 		}
@@ -247,7 +252,27 @@ func stopLag(a *correlate.Analysis, refs []BackendRef) (time.Duration, *Evidence
 			lag = d
 		}
 	}
+	if ev == nil {
+		ev = unjoined
+	}
 	return lag, ev
+}
+
+// unjoinedTermination says when requests last reached an IP no record
+// ties to one pod: the termination it is measured from is that of a pod
+// it may have been, which the note must not present as its own.
+func unjoinedTermination(r BackendRef) string {
+	var names []string
+	if r.Of != nil {
+		for _, p := range r.Of.Alike {
+			names = append(names, p.Pod)
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("pods began terminating; requests still reached %s, whose pod is not known, until %s", r.IP, correlate.Clock(r.End))
+	}
+	return fmt.Sprintf("pods began terminating; requests still reached %s (one of %s: the records cannot tell which) until %s",
+		r.IP, strings.Join(names, ", "), correlate.Clock(r.End))
 }
 
 // alikeTerminations gives each IP of refs that stands for one of a group
