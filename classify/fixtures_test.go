@@ -403,10 +403,14 @@ func checkPods(a *correlate.Analysis, f *Finding, w truthIncident, tr truth) []s
 	for _, b := range f.Backends {
 		byIP[b.IP.String()] = b
 	}
+	shown := lastHostsLogged(a, tr.Platform)
 	var problems []string
 	for _, p := range w.Pods {
 		b, ok := byIP[p.IP]
 		switch {
+		case shown != nil && !shown[p.IP]:
+			// Only earlier attempts of the visible failures went to this
+			// pod, and the log names the last attempt's host alone.
 		case !ok:
 			problems = append(problems, fmt.Sprintf("%s: backend %s (%s) not named", f.Cause, p.IP, p.Pod))
 		case withKubernetes && b.Pod == "" && alike(tr, p.Pod):
@@ -418,6 +422,23 @@ func checkPods(a *correlate.Analysis, f *Finding, w truthIncident, tr truth) []s
 		}
 	}
 	return problems
+}
+
+// lastHostsLogged returns, on a platform whose log records the last
+// attempt only (see lastAttemptOnly), the backend IPs the log names as the
+// last host of a client-visible failure: the pods those failures reached
+// on an earlier attempt are in no record. nil elsewhere.
+func lastHostsLogged(a *correlate.Analysis, platform string) map[string]bool {
+	if _, ok := lastAttemptOnly[platform]; !ok {
+		return nil
+	}
+	shown := map[string]bool{}
+	for _, r := range a.Failures {
+		if !r.AttemptOnly && r.Failure.LBGenerated() && r.Backend.IsValid() {
+			shown[r.Backend.Addr().String()] = true
+		}
+	}
+	return shown
 }
 
 // checkLetGo checks a registration-lag finding's pods: with Kubernetes

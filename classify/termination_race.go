@@ -222,18 +222,29 @@ const scaleDownPeriod = 60
 // stopLag measures how long the load balancer kept sending to each pod
 // after it began terminating (its Killing event or deletion), or, without
 // events, how long its failures lasted; it returns the longest, and the
-// record of the first pod's termination as evidence.
+// record of the first termination of a pod joined to its IP as evidence
+// (else of the first one). An IP the records could not tie to one of
+// several pods that changed together is measured from the termination
+// alikeTerminations pairs it with.
 func stopLag(a *correlate.Analysis, refs []BackendRef) (time.Duration, *Evidence) {
 	var lag time.Duration
-	var ev *Evidence
-	for _, r := range refs {
+	var ev, unjoined *Evidence
+	paired := alikeTerminations(refs)
+	for i, r := range refs {
 		from := r.Start
 		if r.Of != nil {
 			if m := r.Of.Moments[correlate.Terminating]; m != nil && !m.Time.After(r.Start.Add(a.Opts.Skew)) {
 				from = m.Time
-				if ev == nil {
+				if t, ok := paired[i]; ok && !t.After(r.Start.Add(a.Opts.Skew)) {
+					from = t
+				}
+				switch {
+				case ev == nil && r.Pod != "":
 					e := momentEvidence(m, fmt.Sprintf("%s %s began terminating; requests still reached it until %s", r.Pod, r.IP, correlate.Clock(r.End)))
 					ev = &e
+				case unjoined == nil && r.Pod == "":
+					e := momentEvidence(m, unjoinedTermination(r))
+					unjoined = &e
 				}
 			}
 		}
@@ -241,7 +252,56 @@ func stopLag(a *correlate.Analysis, refs []BackendRef) (time.Duration, *Evidence
 			lag = d
 		}
 	}
+	if ev == nil {
+		ev = unjoined
+	}
 	return lag, ev
+}
+
+// unjoinedTermination says when requests last reached an IP no record
+// ties to one pod: the termination it is measured from is that of a pod
+// it may have been, which the note must not present as its own.
+func unjoinedTermination(r BackendRef) string {
+	var names []string
+	if r.Of != nil {
+		for _, p := range r.Of.Alike {
+			names = append(names, p.Pod)
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("pods began terminating; requests still reached %s, whose pod is not known, until %s", r.IP, correlate.Clock(r.End))
+	}
+	return fmt.Sprintf("pods began terminating; requests still reached %s (one of %s: the records cannot tell which) until %s",
+		r.IP, strings.Join(names, ", "), correlate.Clock(r.End))
+}
+
+// alikeTerminations gives each IP of refs that stands for one of a group
+// of pods the records cannot tell apart (correlate.Backend.Alike) the
+// termination its lag is measured from, by index into refs: which pod it
+// was is unknown, so the mean of those pods' terminations. The group's
+// earliest termination (its shared Terminating moment) would measure every
+// IP as the pod that began first, and the longest lag with it; pairing the
+// IPs with the latest terminations would measure the shortest the records
+// allow.
+func alikeTerminations(refs []BackendRef) map[int]time.Time {
+	out := map[int]time.Time{}
+	for i, r := range refs {
+		if r.Of == nil || r.Of.Pod != "" || len(r.Of.Alike) == 0 {
+			continue
+		}
+		first := r.Of.Alike[0].At(correlate.Terminating)
+		var sum time.Duration
+		known := true // a pod whose termination is unknown leaves no mean
+		for _, p := range r.Of.Alike {
+			t := p.At(correlate.Terminating)
+			known = known && !t.IsZero()
+			sum += t.Sub(first)
+		}
+		if known {
+			out[i] = first.Add(sum / time.Duration(len(r.Of.Alike)))
+		}
+	}
+	return out
 }
 
 // oldSpec is the spec of the pods a termination race names: the first one

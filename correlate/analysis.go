@@ -43,14 +43,26 @@ type Analysis struct {
 func Analyze(d *Dataset, o Options) *Analysis {
 	o = o.withDefaults()
 	a := build(d, o)
-	if off := estimateClock(a.clockPairs()); off.Offset != 0 {
+	off := estimateClock(a.clockPairs())
+	if off.Offset != 0 {
 		shiftCluster(d, off.Offset)
 		a = build(d, o)
-		a.Clock = off
 	}
+	a.Clock = off
 	a.Signals = a.attribute()
 	a.lastSent()
 	return a
+}
+
+// termSkew is how much earlier than its recorded termination a failure at
+// a pod may come and still count as after it: the clock offset's Skew when
+// the clocks were compared, else Opts.Skew (what unmeasured clocks may
+// differ by), and never more than that.
+func (a *Analysis) termSkew() time.Duration {
+	if a.Clock.Pairs == 0 {
+		return a.Opts.Skew
+	}
+	return min(a.Clock.Skew(), a.Opts.Skew)
 }
 
 // build assembles identities, backends and rollouts.

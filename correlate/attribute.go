@@ -46,6 +46,9 @@ type Attempt struct {
 	Backend netip.AddrPort
 	Kind    sources.FailureKind
 	Status  int
+	// Time is when the attempt was made, as closely as the record tells
+	// (see attemptTime): the backend's state is read then.
+	Time time.Time
 	// Of is the backend that held the IP; nil when the attempt had no peer.
 	Of    *Backend
 	State State
@@ -114,9 +117,10 @@ func (a *Analysis) attribute() []*Signal {
 			if at.Kind == sources.FailureOther && !r.AttemptOnly {
 				at.Kind = errLines.kindOf(at.Backend, r.Time, at.Kind)
 			}
-			at.Of, at.State = a.StateAt(at.Backend.Addr(), r.Time)
+			at.Time = attemptTime(r, i == len(s.Attempts)-1, at.Kind)
+			at.Of, at.State = a.StateAt(at.Backend.Addr(), at.Time)
 			if at.Of != nil && at.Of.Rollout != nil {
-				at.Rollout = a.rolloutOf(at.Of, r.Time)
+				at.Rollout = a.rolloutOf(at.Of, at.Time)
 				if at.Rollout != nil {
 					at.Role = at.Rollout.RoleOf(at.Of)
 				}
@@ -134,6 +138,30 @@ func (a *Analysis) attribute() []*Signal {
 		out = append(out, s)
 	}
 	return out
+}
+
+// attemptTime is when an attempt of r was made. A record stamps the
+// request's arrival (its Time) and, in Envoy's log, how long it took: a
+// request the proxy retried made its last attempt only after the others
+// had failed, which can be seconds later (each connect to a vanished pod
+// waits out unreachableConnect), and that attempt failed at the request's
+// end. The last attempt of a retried request is therefore placed at the
+// end less the time its kind of failure takes (refused and closed
+// connections fail at once); a timeout took a time the record does not
+// state. Every other attempt is placed at the request's time.
+func attemptTime(r *sources.Request, last bool, kind sources.FailureKind) time.Time {
+	retried := r.RetryLimit || r.AttemptCount > 1 || len(r.Attempts) > 1
+	if !last || !retried || r.Duration <= 0 || kind == sources.FailureTimeout {
+		return r.Time
+	}
+	at := r.Time.Add(r.Duration)
+	if kind == sources.FailureUnreachable {
+		at = at.Add(-unreachableConnect)
+	}
+	if at.Before(r.Time) {
+		return r.Time
+	}
+	return at
 }
 
 // rolloutOf returns the rollout b took part in that covers t, if any.
@@ -169,10 +197,12 @@ func (a *Analysis) RolloutAt(t time.Time) *Rollout {
 // StateAt says which backend held ip at t and what it was doing: starting
 // (it had not served yet in its current life), serving, terminating, or
 // gone. The pod's lifecycle decides where records say it began
-// terminating; the load balancer's traffic decides the rest: on its IP
+// terminating (from that record less termSkew: what the clocks may still
+// differ by); the load balancer's traffic decides the rest: on its IP
 // during its lease, a backend that had not served before t is starting, one
-// that served before and after is serving, one that served before and
-// never after is gone (its Killing event may have been lost).
+// that served before and after (or began terminating only after t) is
+// serving, one that served before and never after is gone (its Killing
+// event may have been lost).
 func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 	if !ip.IsValid() {
 		return nil, StateUnknown
@@ -188,12 +218,16 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 	} else {
 		from, to = runs.stretch(t)
 	}
+	terminatesLater := false // a record shows the pod began terminating after t
 	if b != nil && b.Pod != "" {
-		if term := b.At(Terminating); !term.IsZero() && !t.Before(term.Add(-a.Opts.Skew)) {
-			if t.Sub(term) > b.gracePeriod() {
-				return b, StateGone
+		if term := b.At(Terminating); !term.IsZero() {
+			if !t.Before(term.Add(-a.termSkew())) {
+				if t.Sub(term) > b.gracePeriod() {
+					return b, StateGone
+				}
+				return b, StateTerminating
 			}
-			return b, StateTerminating
+			terminatesLater = true
 		}
 	}
 	first, last := runs.FirstIn(from, to), runs.LastIn(from, to)
@@ -207,7 +241,9 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 		// last refusals and its first response in one second: a failure
 		// in the second the pod began serving came before it.
 		return b, StateStarting
-	case !last.Before(t) || runs.Serving(t):
+	case !last.Before(t) || runs.Serving(t), terminatesLater:
+		// A pod that served before t and began terminating only after it
+		// was still there, however long it then went without a request.
 		return b, StateServing
 	case a.lastRequest.Sub(last) > dataEdge:
 		return b, StateGone

@@ -10,13 +10,31 @@ import (
 
 // ClockOffset is the offset found between the load balancer's clock (the
 // request logs) and the cluster's (the Kubernetes API's events and objects),
-// and applied to the cluster's records.
+// and applied to the cluster's records. Pairs is zero when the clocks could
+// not be compared (too few pairs, or pairs that disagree); the clocks may
+// be found to agree, with no offset applied.
 type ClockOffset struct {
 	// Offset was added to every Kubernetes record's time: positive when the
 	// cluster's clock ran behind the load balancer's.
 	Offset time.Duration
 	// Pairs counts the paired observations it rests on.
 	Pairs int
+	// Residual is the pairs' median less Offset: how much later than its
+	// record, once corrected, the load balancer saw the median pod stop
+	// (about half a second when the clocks agree, as the records are
+	// stamped to the second). Spread is the pairs' median absolute
+	// deviation.
+	Residual, Spread time.Duration
+}
+
+// Skew is how much earlier than its record, in the load balancer's clock,
+// a pod's termination may have happened once the offset is applied (see
+// Analysis.termSkew): the earliest a stop appears against a record stamped
+// to the second is half a second before the median, less the residual
+// offset, give or take twice the spread; never less than
+// minTerminationSkew.
+func (c ClockOffset) Skew() time.Duration {
+	return max(stampResolution/2-c.Residual+2*c.Spread, minTerminationSkew)
 }
 
 // How names the observations a clock offset rests on, for reports.
@@ -25,8 +43,9 @@ const ClockPairs = "pods' termination vs the moment their IP stopped answering"
 // clockPairs measures, for every old pod that stopped answering at once,
 // how much later the load balancer saw it: its termination (plus the
 // preStop sleep its spec states) against the instant its IP went from
-// serving to failing, which the last response and the first failure
-// bracket. The application stops at SIGTERM whatever the load balancer's
+// serving to failing for good, which the last response and the first
+// failure after it bracket (a failure the IP answered after is not that
+// instant). The application stops at SIGTERM whatever the load balancer's
 // settings, so what remains is the offset between the clocks. A new pod's
 // Ready against its first refused connection is no such pair: the refusal
 // waits for the proxy's endpoint sync, which ingress-nginx rate-limits to
@@ -58,21 +77,28 @@ func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*sources.Request) (
 		return 0, false
 	}
 	stop := term.Time.Add(time.Duration(b.Spec.PreStopSleep()) * time.Second)
+	served := tr.Runs.LastIn(lease.From, lease.To)
 	for _, f := range fails {
-		if f.Time.Before(stop.Add(-maxClockOffset)) {
-			continue
-		}
 		if f.Time.After(stop.Add(maxClockOffset)) {
 			break
+		}
+		// When the attempt at this IP failed: a retried request's last
+		// attempt came after the others.
+		at := attemptTime(f, f.Backend.Addr() == lease.IP, f.Failure)
+		if at.Before(stop.Add(-maxClockOffset)) {
+			continue
 		}
 		if f.Failure != sources.FailureRefused && f.Failure != sources.FailureClosed && !f.AttemptOnly {
 			continue
 		}
-		last := tr.Runs.LastIn(lease.From, f.Time)
-		if last.IsZero() || f.Time.Sub(last) > 2*time.Second {
+		if served.After(at) {
+			continue // it answered again: a failure while it served (an idle keep-alive race), not its stop
+		}
+		last := tr.Runs.LastIn(lease.From, at)
+		if last.IsZero() || at.Sub(last) > 2*time.Second {
 			return 0, false // no sharp edge from serving to failing
 		}
-		mid := last.Add(f.Time.Sub(last) / 2)
+		mid := last.Add(at.Sub(last) / 2)
 		return mid.Sub(stop), true
 	}
 	return 0, false
@@ -85,7 +111,9 @@ func (a *Analysis) failuresAt(ip netip.Addr) []*sources.Request {
 
 // estimateClock returns the offset the pairs agree on: their median, when
 // there are enough of them, they agree within maxClockSpread and it is at
-// least minClockOffset; zero otherwise.
+// least minClockOffset. Pairs that agree on less leave the offset zero but
+// say how closely the clocks agree; too few pairs, or pairs that disagree,
+// give the zero ClockOffset.
 func estimateClock(pairs []time.Duration) ClockOffset {
 	if len(pairs) < minClockPairs {
 		return ClockOffset{}
@@ -98,12 +126,17 @@ func estimateClock(pairs []time.Duration) ClockOffset {
 		dev[i] = absDuration(d - med)
 	}
 	sort.Slice(dev, func(i, j int) bool { return dev[i] < dev[j] })
-	if median(dev) > maxClockSpread || absDuration(med) < minClockOffset {
+	spread := median(dev)
+	if spread > maxClockSpread {
 		return ClockOffset{}
+	}
+	if absDuration(med) < minClockOffset {
+		return ClockOffset{Pairs: len(pairs), Residual: med, Spread: spread}
 	}
 	// The load balancer saw the changes med later: the cluster's clock is
 	// med behind, so its records move forward by med.
-	return ClockOffset{Offset: med.Round(100 * time.Millisecond), Pairs: len(pairs)}
+	off := med.Round(100 * time.Millisecond)
+	return ClockOffset{Offset: off, Pairs: len(pairs), Residual: med - off, Spread: spread}
 }
 
 // median returns the middle of a sorted list.

@@ -42,6 +42,11 @@ const (
 	// node.
 	nodeBlockBits4 = 24
 	nodeBlockBits6 = 64
+	// silentSpacings is how many of an IP's mean times between responses
+	// its last response may precede the change that ended it: requests
+	// arrive at random, and a backend answering every s seconds on
+	// average stays silent for 6 s with probability e^-6 (0.25 %).
+	silentSpacings = 6
 	// minLagJoins is how many matched pairs of one kind of clue a lag
 	// rests on (see clueLags): with fewer, one wrong pair would set it.
 	minLagJoins = 3
@@ -81,8 +86,10 @@ type pending struct {
 	// near are addresses the pod's node is known to hand out: its other
 	// pods' IPs (none on a VPC CNI node).
 	near []netip.Addr
-	// spacing is the IP's mean time between responses: how uncertain its
-	// first and last request are as the moment of a change.
+	// spacing is the IP's mean time between responses, or between the
+	// failed requests that tell its stop when they came further apart:
+	// how uncertain its first and last request are as the moment of a
+	// change.
 	spacing time.Duration
 	// stopLate is how long after a pod's termination its IP's stop may
 	// come: joinWindow for the last request the load balancer sent,
@@ -139,7 +146,7 @@ func matchTimings(pods, ips []*pending, lags map[cluePair]time.Duration) (joins,
 		best := -1
 		for j, q := range ips {
 			if e, ok := joinCost(p, q, lags); ok {
-				e.pod, e.ip, e.margin = i, j, joinMargin+q.spacing
+				e.pod, e.ip, e.spacing, e.margin = i, j, q.spacing, joinMargin+q.spacing
 				mine = append(mine, e)
 				best = max(best, nearBits(p, q.ip))
 			}
@@ -199,9 +206,10 @@ type joinEdge struct {
 	why     string
 	clues   cluePair
 	lag     time.Duration
-	// margin is how much better than any other assignment this join must
-	// be: joinMargin plus the IP's spacing.
-	margin time.Duration
+	// spacing is the IP's mean time between responses (pending.spacing),
+	// and margin how much better than any other assignment this join must
+	// be when no other IP changes hands: joinMargin plus spacing.
+	spacing, margin time.Duration
 }
 
 // joinCost says how well a pod p and an IP q fit (the edge's cost, lower
@@ -217,7 +225,7 @@ func joinCost(p, q *pending, lags map[cluePair]time.Duration) (joinEdge, bool) {
 		// The load balancer stops sending at most joinWindow after the pod
 		// began terminating, and not much before it (clock skew).
 		d := q.stop.Sub(p.stop)
-		if d < -joinSkew-2*q.spacing || d > q.stopLate {
+		if d < -joinSkew-silentSpacings*q.spacing || d > q.stopLate {
 			return e, false
 		}
 		e.lag, e.why, e.clues = d, p.stopWhy+"; "+q.stopWhy, cluePair{p.stopClue, q.stopClue}
@@ -319,9 +327,13 @@ func components(pods int, edges []joinEdge) [][]joinEdge {
 
 // solveJoins chooses the joins of one component: the minimum-cost
 // assignment of its pods to its IPs (a pod may stay unjoined), keeping only
-// the joins that no other assignment comes within joinMargin of; doubtful
+// the joins that no other assignment comes within its margin of; doubtful
 // are the pairs of the assignment that another came within it of, once
-// the sure joins are settled.
+// the sure joins are settled. The margin is joinMargin plus the spacings
+// of the IPs the other assignment gives another holder, added in
+// quadrature: each IP's first and last response may miss its change by
+// about its spacing, independently of the others', so an assignment that
+// moves two sparse IPs is less certain than one that moves one.
 func solveJoins(edges []joinEdge) (joins, doubtful []joinEdge) {
 	podIdx, ipIdx := map[int]int{}, map[int]int{}
 	var pods, ips []int
@@ -350,10 +362,12 @@ func solveJoins(edges []joinEdge) (joins, doubtful []joinEdge) {
 		cost[i][m+i] = unjoined
 	}
 	edgeOf := map[[2]int]joinEdge{}
+	spacing := make([]time.Duration, m)
 	for _, e := range edges {
 		i, j := podIdx[e.pod], ipIdx[e.ip]
 		cost[i][j] = e.cost.Seconds()
 		edgeOf[[2]int{i, j}] = e
+		spacing[j] = e.spacing
 	}
 	// A sure join takes its pod and IP out of every other assignment, which
 	// may leave a doubtful pair without its rival: weigh the rest again
@@ -369,9 +383,9 @@ func solveJoins(edges []joinEdge) (joins, doubtful []joinEdge) {
 			}
 			saved := cost[i][j]
 			cost[i][j] = math.Inf(1)
-			alt, _ := assign(cost)
+			alt, altMatch := assign(cost)
 			cost[i][j] = saved
-			if e := edgeOf[[2]int{i, j}]; alt-total >= e.margin.Seconds() {
+			if e := edgeOf[[2]int{i, j}]; alt-total >= (joinMargin + moved(match, altMatch, spacing)).Seconds() {
 				joins = append(joins, e)
 				sure = append(sure, i)
 			} else {
@@ -386,6 +400,30 @@ func solveJoins(edges []joinEdge) (joins, doubtful []joinEdge) {
 			fixed[i] = true
 		}
 	}
+}
+
+// moved is the root of the summed squares of the spacings of the IPs (the
+// first len(spacing) columns) that two assignments give different holders.
+func moved(a, b []int, spacing []time.Duration) time.Duration {
+	holder := func(match []int) map[int]int {
+		h := map[int]int{}
+		for i, j := range match {
+			if j < len(spacing) {
+				h[j] = i
+			}
+		}
+		return h
+	}
+	ha, hb := holder(a), holder(b)
+	var sq float64
+	for j, s := range spacing {
+		ia, oka := ha[j]
+		ib, okb := hb[j]
+		if oka != okb || ia != ib {
+			sq += s.Seconds() * s.Seconds()
+		}
+	}
+	return time.Duration(math.Sqrt(sq) * float64(time.Second))
 }
 
 // pin keeps row i of an assignment at column j: no other column for i,
@@ -405,8 +443,9 @@ func pin(cost [][]float64, i, j int) {
 
 // alikeGroups gathers the doubtful pairs of an assignment into the groups
 // timing cannot tell apart: two pairs belong together when swapping their
-// IPs costs less than the margin either join needs (or a chain of such
-// swaps links them). A lone doubtful pair is doubt, not a group.
+// IPs costs less than the margin of a swap (joinMargin plus both IPs'
+// spacings in quadrature, see solveJoins), or a chain of such swaps links
+// them. A lone doubtful pair is doubt, not a group.
 func alikeGroups(pods, ips []*pending, comp, doubtful []joinEdge) []AlikeGroup {
 	cost := map[[2]int]time.Duration{}
 	for _, e := range comp {
@@ -415,7 +454,7 @@ func alikeGroups(pods, ips []*pending, comp, doubtful []joinEdge) []AlikeGroup {
 	swappable := func(a, b joinEdge) bool {
 		ab, ok1 := cost[[2]int{a.pod, b.ip}]
 		ba, ok2 := cost[[2]int{b.pod, a.ip}]
-		return ok1 && ok2 && ab+ba-(a.cost+b.cost) < max(a.margin, b.margin)
+		return ok1 && ok2 && ab+ba-(a.cost+b.cost) < joinMargin+moved([]int{0, 1}, []int{1, 0}, []time.Duration{a.spacing, b.spacing})
 	}
 	parent := make([]int, len(doubtful))
 	for i := range parent {
@@ -676,6 +715,9 @@ type ipMark struct {
 	// late is how long after a pod's termination a stop may come (see
 	// pending.stopLate).
 	late time.Duration
+	// spacing is, for a stop told by failed requests, their mean time
+	// apart since the last response.
+	spacing time.Duration
 }
 
 // pendingIPs describes every stretch of a backend IP's life that no record
@@ -699,10 +741,12 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 			marks[l.IP] = append(marks[l.IP], ipMark{at: l.Time, strong: true, late: controllerLag, clue: clueController, why: "deregistered from the load balancer at " + Clock(l.Time)})
 		}
 	}
-	failed := map[netip.Addr][]time.Time{} // in time order
+	// When each IP was last sent a request that failed: the last attempt
+	// of a retried request went out after the others had failed.
+	failed := map[netip.Addr][]time.Time{}
 	for _, f := range d.Failures {
 		if ip := f.Backend.Addr(); d.Traffic[ip] != nil {
-			failed[ip] = append(failed[ip], f.Time)
+			failed[ip] = append(failed[ip], attemptTime(f, true, f.Failure))
 		}
 	}
 	first, last, _ := d.Span()
@@ -730,10 +774,21 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 			if k+1 < len(t.Runs) {
 				next = t.Runs[k+1].From
 			}
+			n := 0
 			for _, at := range failed[ip] {
-				if at.After(m.at) && at.Before(next) {
+				if at.After(run.To) && at.Before(next) {
+					n++
+				}
+				if at.After(m.at) && at.Before(next) { // the latest such
 					m.at, m.why, m.clue = at, "last sent a request at "+Clock(at), clueFailed
 				}
+			}
+			if n > 0 {
+				// The failures after the last response are all the logs show
+				// of what was sent to it then: when a proxy's retries hide
+				// most of them, the last one may be seconds short of the
+				// last request sent.
+				m.spacing = m.at.Sub(run.To) / time.Duration(n)
 			}
 			marks[ip] = append(marks[ip], m)
 		}
@@ -741,7 +796,7 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 	var out []*pending
 	for ip, ms := range marks {
 		for _, q := range ipStretches(ms) {
-			q.ip, q.spacing = ip, spacing[ip]
+			q.ip, q.spacing = ip, max(spacing[ip], q.spacing)
 			out = append(out, q)
 		}
 	}
@@ -788,14 +843,14 @@ func ipStretches(ms []ipMark) []*pending {
 			if m.at.Sub(curStop.at) <= joinWindow {
 				if m.strong && !curStop.strong {
 					curStop = m
-					cur.stop, cur.stopWhy, cur.stopLate, cur.stopClue = m.at, m.why, m.late, m.clue
+					cur.stop, cur.stopWhy, cur.stopLate, cur.stopClue, cur.spacing = m.at, m.why, m.late, m.clue, m.spacing
 				}
 				continue
 			}
 			flush()
 		}
 		curStop = m
-		cur.stop, cur.stopWhy, cur.stopLate, cur.stopClue = m.at, m.why, m.late, m.clue
+		cur.stop, cur.stopWhy, cur.stopLate, cur.stopClue, cur.spacing = m.at, m.why, m.late, m.clue, m.spacing
 	}
 	if curStart != nil || curStop != nil {
 		out = append(out, cur)

@@ -252,16 +252,16 @@ func TestClueLags(t *testing.T) {
 	}
 }
 
-// TestSureJoinsSettleTheirRivals: b fits y, but while a might take y the
-// alternative costs less than b's margin; once a is surely x's, nothing
-// is left for b but y.
+// TestSureJoinsSettleTheirRivals: b fits y, but while b might take x (and
+// a z) the alternative costs less than its margin, which y's spacing of 3
+// s widens to 5 s; once a is surely x's, nothing is left for b but y.
 func TestSureJoinsSettleTheirRivals(t *testing.T) {
 	s := time.Second
 	edges := []joinEdge{
-		{pod: 0, ip: 0, cost: 1 * s, margin: 2 * s},    // a–x
-		{pod: 0, ip: 1, cost: 2500 * time.Millisecond}, // a–y
-		{pod: 1, ip: 0, cost: 3 * s},                   // b–x
-		{pod: 1, ip: 1, cost: 1 * s, margin: 5 * s},    // b–y
+		{pod: 0, ip: 0, cost: 1 * s},                   // a–x
+		{pod: 0, ip: 2, cost: 4 * s},                   // a–z
+		{pod: 1, ip: 0, cost: 2500 * time.Millisecond}, // b–x
+		{pod: 1, ip: 1, cost: 1 * s, spacing: 3 * s},   // b–y
 	}
 	joins, doubtful := solveJoins(edges)
 	if len(joins) != 2 || len(doubtful) != 0 {
@@ -270,6 +270,65 @@ func TestSureJoinsSettleTheirRivals(t *testing.T) {
 	for _, j := range joins {
 		if j.pod != j.ip {
 			t.Errorf("joined pod %d to IP %d", j.pod, j.ip)
+		}
+	}
+}
+
+// TestSparseIPsAreNotSwapped: pods of a 16-replica rollout, the load
+// balancer letting go of each about a second after its termination. Two of
+// them began terminating at 56 and 63 s; their IPs answered every 3.6 and
+// 2.3 s, and the first pod's IP last answered at 59.5 s, the second's at
+// 52.3 s (silent for 11 s before its pod's termination). Timing fits them
+// the other way round by 4.6 s, less than joinMargin and the two IPs'
+// spacings in quadrature (6.2 s): neither is joined, and they stay a
+// group; the others are. With requests every quarter of a second the same
+// stops settle it: the margin grows with the IPs' spacing and no further.
+func TestSparseIPsAreNotSwapped(t *testing.T) {
+	pods := []string{"web-6dttfzs294-dx8cb", "web-6dttfzs294-wwbjm", "web-6dttfzs294-zwdsr", "web-6dttfzs294-7ndnl", "web-6dttfzs294-hfzqp", "web-6dttfzs294-rkwbx"}
+	ips := []string{"10.52.0.136", "10.52.0.43", "10.52.0.112", "10.56.1.9", "10.60.1.150", "10.64.0.168"}
+	terminating := []float64{56, 63, 71, 20, 30, 40}
+	stops := []float64{59.5, 52.3, 72.4, 21.2, 31.1, 41.3}
+	for _, c := range []struct {
+		name  string
+		steps []float64
+		want  []string // each IP's holder at its pod's termination
+	}{
+		{"sparse", []float64{3.6, 2.3, 0.5, 0.5, 0.5, 0.5}, []string{"", "", pods[2], pods[3], pods[4], pods[5]}},
+		{"dense", []float64{0.25, 0.25, 0.5, 0.5, 0.5, 0.5}, []string{pods[1], pods[0], pods[2], pods[3], pods[4], pods[5]}},
+	} {
+		col := NewCollector()
+		for i := range pods {
+			event(col, terminating[i], sources.Killing, pods[i], "", netip.Addr{})
+			for s := stops[i]; s >= 0; s -= c.steps[i] {
+				col.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend,
+					Backend: netip.AddrPortFrom(netip.MustParseAddr(ips[i]), 8080), Format: sources.FormatIngressNginx})
+			}
+		}
+		servedUntil(col, netip.MustParseAddr("10.52.0.126"), 120, 0.5) // a pod that stays
+		a := Analyze(Merge(col), Options{})
+		for i := range ips {
+			if got := holder(a, ips[i], terminating[i]); got != c.want[i] {
+				t.Errorf("%s: %s at %g s is %q, want %q", c.name, ips[i], terminating[i], got, c.want[i])
+			}
+		}
+		if c.name == "sparse" && (len(a.Identities.Alike) != 1 || len(a.Identities.Alike[0].Pods) != 2) {
+			t.Errorf("sparse: alike groups %+v, want the first two pods and their IPs", a.Identities.Alike)
+		}
+	}
+}
+
+// TestSilentIPStillFits pins silentSpacings: an IP answering every second
+// on average may have last answered up to joinSkew and six of its
+// spacings before its pod's termination, and not earlier.
+func TestSilentIPStillFits(t *testing.T) {
+	p := &pending{stop: at(100), stopClue: clueTerminating}
+	for _, c := range []struct {
+		before float64
+		fits   bool
+	}{{11.9, true}, {12.1, false}} {
+		q := &pending{stop: at(100 - c.before), stopClue: clueServed, spacing: time.Second, stopLate: joinWindow}
+		if _, ok := joinCost(p, q, nil); ok != c.fits {
+			t.Errorf("an IP last served %g s before the termination: fits %v, want %v", c.before, ok, c.fits)
 		}
 	}
 }

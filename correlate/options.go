@@ -83,6 +83,18 @@ const (
 	// minClockPairs is the fewest paired observations an offset rests on.
 	minClockPairs = 2
 
+	// stampResolution is the resolution of the cluster's records: events,
+	// deletion and condition times are stamped to the second, so a stamp
+	// is up to this much earlier than the moment it records.
+	stampResolution = time.Second
+
+	// minTerminationSkew is the least time a failure may precede a pod's
+	// recorded termination and count as after it once the clocks are
+	// compared, however closely the pairs agree: each pair places a stop
+	// somewhere between two requests, and two or three pairs may agree
+	// closely by chance; half the stamps' resolution.
+	minTerminationSkew = 500 * time.Millisecond
+
 	// maxClockOffset bounds the offsets considered: beyond it a pair is not
 	// the same event seen twice.
 	maxClockOffset = 30 * time.Second
@@ -90,6 +102,12 @@ const (
 	// DefaultGracePeriod is terminationGracePeriodSeconds when a pod spec
 	// does not set it (the Kubernetes API default, 30 s).
 	DefaultGracePeriod = 30 * time.Second
+
+	// unreachableConnect is how long a connect to a pod IP with nothing
+	// behind it takes to fail with EHOSTUNREACH: the node resolves the
+	// address with mcast_solicit (3) ARP probes retrans_time_ms (1000)
+	// apart, the Linux defaults (Documentation/networking/ip-sysctl).
+	unreachableConnect = 3 * time.Second
 
 	// errorLineMatch is how far apart an ingress-nginx access line and the
 	// error-log line of the same failed attempt may be: both are written

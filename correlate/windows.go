@@ -40,7 +40,8 @@ type IPFailures struct {
 	// last attempt went here.
 	Attempts, Requests int
 	Kinds              map[sources.FailureKind]int
-	First, Last        time.Time
+	// First and Last bound the attempts' times (see Attempt.Time).
+	First, Last time.Time
 	// States counts the backend's states at the failures.
 	States map[State]int
 	// Ports counts the backend ports the attempts went to.
@@ -99,11 +100,11 @@ func Summarize(sigs []*Signal) *Window {
 			if p := int(at.Backend.Port()); p != 0 {
 				f.Ports[p]++
 			}
-			if f.First.IsZero() || s.Time.Before(f.First) {
-				f.First = s.Time
+			if f.First.IsZero() || at.Time.Before(f.First) {
+				f.First = at.Time
 			}
-			if s.Time.After(f.Last) {
-				f.Last = s.Time
+			if at.Time.After(f.Last) {
+				f.Last = at.Time
 			}
 		}
 	}

@@ -43,6 +43,9 @@ const (
 	opCluster
 	opRoute
 	opAttemptCount
+	// opDuration: %DURATION%, the milliseconds from the request's first
+	// byte to the response's last.
+	opDuration
 	opDownstreamLocal
 	// opNumber: a number readygap does not use but checks (durations, byte counts).
 	opNumber
@@ -70,7 +73,7 @@ var envoyOperators = map[string]envoyOp{
 	"ROUTE_NAME":                        opRoute,
 	"UPSTREAM_REQUEST_ATTEMPT_COUNT":    opAttemptCount,
 	"DOWNSTREAM_LOCAL_ADDRESS":          opDownstreamLocal,
-	"DURATION":                          opNumber,
+	"DURATION":                          opDuration,
 	"REQUEST_DURATION":                  opNumber,
 	"REQUEST_TX_DURATION":               opNumber,
 	"RESPONSE_DURATION":                 opNumber,

@@ -46,6 +46,7 @@ var envoyJSONDefaultKeys = map[string]any{
 	"upstream_cluster":                  "%UPSTREAM_CLUSTER%",
 	"route_name":                        "%ROUTE_NAME%",
 	"upstream_request_attempt_count":    "%UPSTREAM_REQUEST_ATTEMPT_COUNT%",
+	"duration":                          "%DURATION%",
 	"upstream_hosts_attempted":          "%UPSTREAM_HOSTS_ATTEMPTED%",
 	"downstream_local_address":          "%DOWNSTREAM_LOCAL_ADDRESS%",
 }
@@ -494,12 +495,16 @@ func (st *envoyJSONState) setNumber(c *envoyCommand, raw []byte) error {
 			return errEnvoyJSONStatus
 		}
 		rec.status, rec.hasStatus = n, true
-	case opAttemptCount:
+	case opAttemptCount, opDuration:
 		n, ok := envoyJSONInt(raw)
 		if !ok || n < 0 {
 			return errEnvoyJSONValue
 		}
-		rec.attemptCount = n
+		if c.op == opDuration {
+			rec.durationMS = n
+		} else {
+			rec.attemptCount = n
+		}
 	}
 	return nil
 }

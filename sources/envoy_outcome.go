@@ -3,6 +3,7 @@ package sources
 import (
 	"bytes"
 	"errors"
+	"math"
 	"net/netip"
 	"strings"
 	"time"
@@ -47,6 +48,8 @@ type envoyRecord struct {
 	downstreamLocal []byte
 	// attemptCount is %UPSTREAM_REQUEST_ATTEMPT_COUNT%; 0 when not logged.
 	attemptCount int
+	// durationMS is %DURATION% in milliseconds; 0 when not logged.
+	durationMS int
 	// platform is what the layout alone says about the product ("" when nothing).
 	platform Platform
 }
@@ -552,6 +555,9 @@ func (b *envoyRequestBuffer) build(rec *envoyRecord, flags envoyFlags, format Fo
 	r.Generator, r.Failure = envoyOutcome(rec, flags)
 	r.Backend = envoyBackend(rec)
 	r.AttemptCount = rec.attemptCount
+	if rec.durationMS <= math.MaxInt64/int(time.Millisecond) {
+		r.Duration = time.Duration(rec.durationMS) * time.Millisecond
+	}
 	r.RetryLimit = flags&flagURX != 0
 	lb := rec.cluster
 	if lb == nil {

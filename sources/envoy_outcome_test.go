@@ -3,6 +3,7 @@ package sources
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // TestEnvoyOutcome pins the failure-kind table of docs/envoy.md, row by
@@ -146,6 +147,61 @@ func TestEnvoyDetailText(t *testing.T) {
 			reason: envoyValue([]byte(tc.reason)), termination: envoyValue([]byte(tc.termination))}
 		if got := string(envoyDetailText(nil, &rec)); got != tc.want {
 			t.Errorf("%s: %q", fmt.Sprint(tc), got)
+		}
+	}
+}
+
+// TestEnvoyDuration checks that %DURATION% (milliseconds) is read as the
+// request's Duration in every layout: Istio's text format, Envoy's default,
+// typed and string JSON, and a custom format; unset is 0, and a value
+// time.Duration cannot hold is dropped rather than wrapped.
+func TestEnvoyDuration(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name   string
+		format string // Options.EnvoyFormat; "" for the defaults
+		line   string
+		want   time.Duration
+	}{
+		{"istio text, retried", "",
+			`[2026-02-11T06:20:34.788Z] "GET / HTTP/1.1" 503 URX,UF upstream_reset_before_response_started{remote_connection_failure|delayed_connect_error:_No_route_to_host} - "delayed_connect_error:_No_route_to_host" 0 188 6085 - "203.0.113.101" "curl/8.5.0" "403511a7-b4e3-4251-b99c-951b02752301" "shop.example.com" "10.244.2.200:8080" outbound|80||web.shop.svc.cluster.local - 10.244.11.181:8080 203.0.113.101:1352 - web`,
+			6085 * ms},
+		{"envoy default text", "",
+			`[2021-04-14T16:36:00.361Z] "GET /foo HTTP/1.1" 200 - 0 463 6 3 "-" "HTTPie/1.0.3" "837aa8dc-344f-4faa-b7d5-c9cce1028519" "localhost:8080" "127.0.0.1:8081"`,
+			6 * ms},
+		{"typed JSON", "",
+			`{":authority":"www.example.com","bytes_received":0,"bytes_sent":466,"duration":7,"method":"GET","protocol":"HTTP/1.1","response_code":200,"response_code_details":"via_upstream","response_flags":"-","start_time":"2025-12-24T10:30:50.941Z","upstream_host":"10.244.0.7:3000"}`,
+			7 * ms},
+		{"string JSON", "",
+			`{"start_time":"2024-05-01T12:00:06.000Z","response_code":"503","response_flags":"UF","duration":"3001","upstream_host":"10.244.1.18:8080"}`,
+			3001 * ms},
+		{"string JSON, unset", "",
+			`{"start_time":"2024-05-01T12:00:06.000Z","response_code":"503","response_flags":"UH","duration":"-","upstream_host":"-"}`,
+			0},
+		{"typed JSON, beyond time.Duration", "",
+			`{"start_time":"2024-05-01T12:00:06.000Z","response_code":503,"response_flags":"UF","duration":9223372036854775807,"upstream_host":"10.244.1.18:8080"}`,
+			0},
+		{"custom format (envoy#9242)", envoyCustomCases[0].format, envoyCustomCases[0].line, 15001 * ms},
+	} {
+		opts := Options{EnvoyFormat: c.format}
+		if err := opts.prepare(); err != nil {
+			t.Fatal(err)
+		}
+		var a lineAdapter
+		for _, x := range opts.lineAdapterSet() {
+			if a == nil && x.Match([]byte(c.line)) {
+				a = x
+			}
+		}
+		if a == nil {
+			t.Fatalf("%s: no adapter matches", c.name)
+		}
+		got, rep := envoyParse(t, a, c.line, time.Time{})
+		if rep.Skipped != 0 || len(got.requests) != 1 {
+			t.Fatalf("%s: skipped=%d %v requests=%d", c.name, rep.Skipped, rep.SkipSamples(), len(got.requests))
+		}
+		if d := got.requests[0].Duration; d != c.want {
+			t.Errorf("%s: duration %v, want %v", c.name, d, c.want)
 		}
 	}
 }

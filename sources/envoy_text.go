@@ -325,7 +325,7 @@ func (rec *envoyRecord) set(c *envoyCommand, value []byte, loc *time.Location) (
 		} else {
 			rec.termination = envoyValue(value)
 		}
-	case opNumber, opAttemptCount:
+	case opNumber, opAttemptCount, opDuration:
 		if unset {
 			return time.Time{}, nil
 		}
@@ -333,8 +333,11 @@ func (rec *envoyRecord) set(c *envoyCommand, value []byte, loc *time.Location) (
 		if !ok {
 			return time.Time{}, errEnvoyScanValue
 		}
-		if c.op == opAttemptCount {
+		switch c.op {
+		case opAttemptCount:
 			rec.attemptCount = n
+		case opDuration:
+			rec.durationMS = n
 		}
 	default:
 		rec.setText(c.op, envoyValue(value))

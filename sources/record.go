@@ -152,6 +152,11 @@ type Request struct {
 	// RetryLimit says the proxy stopped because its retry limit was reached
 	// (Envoy's URX response flag): every attempt it was allowed failed.
 	RetryLimit bool
+	// Duration is how long the proxy took from the request's first byte to
+	// the response's last (Envoy %DURATION%); 0 when the log does not say.
+	// A request retried after connect timeouts ends seconds after Time,
+	// and its last attempt was made up to then.
+	Duration time.Duration
 	// Family is the load-balancer family of the proxy that logged the
 	// request when it differs from its format's: Cloud Service Mesh (Istio)
 	// access-log entries in a gcp-logging export are FamilyEnvoy. Empty means
