@@ -175,11 +175,14 @@ func decodePod(v *fastjson.Value, st *k8sState, c *Config, out *Emitter) error {
 }
 
 // reportPod reports a pod's facts and the lifecycle its status tells, made
-// in l.
+// in l. The pods of one template have equal specs and labels: they share
+// one of each (see specTable).
 func reportPod(p *corev1.Pod, c *Config, l *Lifecycle, out *Emitter) {
 	setMeta(c, &p.ObjectMeta)
-	c.PodSpec = podSpecFacts(&p.Spec)
-	c.PodSpec.Istio = istioSidecarFacts(p.Annotations, &p.Spec)
+	c.Labels = out.specs.shareLabels(c.Labels)
+	spec := podSpecFacts(&p.Spec)
+	spec.Istio = istioSidecarFacts(p.Annotations, &p.Spec)
+	c.PodSpec = out.specs.share(spec)
 	c.Pod = podStatusFacts(p)
 	out.Config(c)
 	emitPodLifecycle(c, l, out)

@@ -719,3 +719,73 @@ func (d *podDecoder) containerStatus(v *fastjson.Value, c *corev1.ContainerStatu
 		}
 	})
 }
+
+// specTable shares the facts of equal pod specs, and equal label sets,
+// among the pods of a run: the pods of one template have both in common,
+// and a List of 100 000 pods held as many copies of a few dozen. Two specs
+// are equal when their facts encode to the same JSON, which covers every
+// field they have.
+type specTable struct {
+	mu     sync.Mutex
+	specs  map[string]*PodSpec
+	labels map[string]map[string]string
+}
+
+// maxShared bounds the distinct specs, and label sets, a run remembers:
+// the pods of a workload run one template, two during a rollout, so two
+// thousand workloads fit. Past it, the pods of a new one keep their own
+// copy.
+const maxShared = 4096
+
+func newSpecTable() *specTable {
+	return &specTable{specs: map[string]*PodSpec{}, labels: map[string]map[string]string{}}
+}
+
+// share returns a spec equal to s seen earlier in the run, else s.
+func (t *specTable) share(s *PodSpec) *PodSpec {
+	if t == nil {
+		return s
+	}
+	key, err := json.Marshal(s)
+	if err != nil {
+		return s
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return remember(t.specs, key, s)
+}
+
+// shareLabels returns a label set equal to m seen earlier in the run, else m.
+func (t *specTable) shareLabels(m map[string]string) map[string]string {
+	if t == nil || len(m) == 0 {
+		return m
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	// Each string after its length: no two sets write the same key.
+	var key []byte
+	for _, k := range keys {
+		for _, s := range []string{k, m[k]} {
+			key = strconv.AppendInt(key, int64(len(s)), 10)
+			key = append(append(key, ':'), s...)
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return remember(t.labels, key, m)
+}
+
+// remember returns the value kept under key, else keeps v there while the
+// table holds fewer than maxShared values, and returns v.
+func remember[V any](table map[string]V, key []byte, v V) V {
+	if prev, ok := table[string(key)]; ok {
+		return prev
+	}
+	if len(table) < maxShared {
+		table[string(key)] = v
+	}
+	return v
+}

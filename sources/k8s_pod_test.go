@@ -2,12 +2,14 @@ package sources
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"sync"
 	"testing"
 
 	"github.com/readygap/readygap/internal/podlist"
@@ -253,4 +255,72 @@ func FuzzPodDecoder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, elem []byte) {
 		checkSameFacts(t, "fuzz", elem)
 	})
+}
+
+// TestPodsOfATemplateShareTheirSpec reads a List of pods of a few
+// Deployments through the pipeline: the pods of one template hold one
+// spec and one label set, those of different templates different ones.
+func TestPodsOfATemplateShareTheirSpec(t *testing.T) {
+	var b bytes.Buffer
+	if err := podlist.Write(&b, podlist.Options{Pods: 300, Deployments: 6, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "pods.json")
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var h lockedCollector
+	if _, err := Read(context.Background(), []string{file}, Options{}, func(*InputReport) Handler { return &h }); err != nil {
+		t.Fatal(err)
+	}
+	specs := map[string]*PodSpec{}
+	labels := map[string]map[string]string{}
+	distinctSpecs := map[*PodSpec]bool{}
+	distinctLabels := map[uintptr]bool{}
+	for _, c := range h.configs {
+		template := c.Namespace + "/" + c.Pod.ReplicaSet
+		if s, ok := specs[template]; ok && s != c.PodSpec {
+			t.Errorf("%s: pods of %s hold different specs", c.Name, template)
+		}
+		if l, ok := labels[template]; ok && reflect.ValueOf(l).Pointer() != reflect.ValueOf(c.Labels).Pointer() {
+			t.Errorf("%s: pods of %s hold different label sets", c.Name, template)
+		}
+		specs[template], labels[template] = c.PodSpec, c.Labels
+		distinctSpecs[c.PodSpec] = true
+		distinctLabels[reflect.ValueOf(c.Labels).Pointer()] = true
+	}
+	// Six Deployments, every fifth in the middle of a rollout (podlist):
+	// eight templates. Their label sets differ (pod-template-hash); the two
+	// templates of a Deployment differ only in their image, which the
+	// facts do not keep, so that six specs remain.
+	if len(h.configs) != 300 || len(specs) != 8 {
+		t.Fatalf("%d pods of %d templates, want 300 of 8", len(h.configs), len(specs))
+	}
+	if len(distinctSpecs) != 6 || len(distinctLabels) != 8 {
+		t.Errorf("%d specs and %d label sets, want 6 and 8", len(distinctSpecs), len(distinctLabels))
+	}
+}
+
+// lockedCollector is a collector that every worker of Read shares.
+type lockedCollector struct {
+	mu sync.Mutex
+	collector
+}
+
+func (c *lockedCollector) Request(r *Request) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.collector.Request(r)
+}
+
+func (c *lockedCollector) Lifecycle(l *Lifecycle) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.collector.Lifecycle(l)
+}
+
+func (c *lockedCollector) Config(x *Config) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.collector.Config(x)
 }
