@@ -132,3 +132,26 @@ func TestEqualTimesOrderedByContent(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectorKeepsPodStatusWithoutConditions checks that a pod's
+// conditions and container states, which its lifecycle records already
+// tell, are not kept, and that the rest of its status is, without
+// changing the adapter's value.
+func TestCollectorKeepsPodStatusWithoutConditions(t *testing.T) {
+	at := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	st := &sources.PodStatus{IP: netip.MustParseAddr("10.0.1.5"), Node: "node-a", Phase: "Running", ReplicaSet: "web-7d9f", Started: at, Deleted: at.Add(time.Minute),
+		Conditions: []sources.PodCondition{{Type: "Ready", Status: "True", LastTransition: at}},
+		Containers: []sources.ContainerStatus{{Name: "web", Ready: true, StartedAt: at}}}
+	c := NewCollector()
+	c.Config(&sources.Config{Kind: "Pod", Namespace: "shop", Name: "web-7d9f-abcde", Pod: st})
+	kept := Merge(c).Configs[0].Pod
+	if kept.Conditions != nil || kept.Containers != nil {
+		t.Errorf("kept conditions %v and containers %v", kept.Conditions, kept.Containers)
+	}
+	if kept.IP != st.IP || kept.Node != st.Node || kept.Phase != st.Phase || kept.ReplicaSet != st.ReplicaSet || kept.Started != st.Started || kept.Deleted != st.Deleted {
+		t.Errorf("kept %+v, want the status of %+v", kept, st)
+	}
+	if len(st.Conditions) != 1 || len(st.Containers) != 1 {
+		t.Errorf("the adapter's status was changed: %+v", st)
+	}
+}
