@@ -170,22 +170,23 @@ func decodePod(v *fastjson.Value, st *k8sState, c *Config, out *Emitter) error {
 	if d.err != nil {
 		return d.err
 	}
-	reportPod(&p, c, &st.lifecycle, out)
+	reportPod(&p, c, st, out)
 	return nil
 }
 
 // reportPod reports a pod's facts and the lifecycle its status tells, made
-// in l. The pods of one template have equal specs and labels: they share
-// one of each (see specTable).
-func reportPod(p *corev1.Pod, c *Config, l *Lifecycle, out *Emitter) {
+// in st's record. The pods of one template have equal specs and labels:
+// they share one of each (see specTable), looked up by a key written in
+// st's buffer.
+func reportPod(p *corev1.Pod, c *Config, st *k8sState, out *Emitter) {
 	setMeta(c, &p.ObjectMeta)
-	c.Labels = out.specs.shareLabels(c.Labels)
+	c.Labels = out.specs.shareLabels(c.Labels, &st.key)
 	spec := podSpecFacts(&p.Spec)
 	spec.Istio = istioSidecarFacts(p.Annotations, &p.Spec)
-	c.PodSpec = out.specs.share(spec)
+	c.PodSpec = out.specs.share(spec, &st.key)
 	c.Pod = podStatusFacts(p)
 	out.Config(c)
-	emitPodLifecycle(c, l, out)
+	emitPodLifecycle(c, &st.lifecycle, out)
 }
 
 func decodeDeployment(elem []byte, c *Config, out *Emitter) error {
@@ -460,6 +461,13 @@ func podStatusFacts(p *corev1.Pod) *PodStatus {
 	if g := p.DeletionGracePeriodSeconds; g != nil {
 		n := int(*g)
 		st.DeletionGracePeriodSec = &n
+	}
+	// Sized once: grown by appends, they left as much again behind per pod.
+	if n := len(p.Status.Conditions); n > 0 {
+		st.Conditions = make([]PodCondition, 0, n)
+	}
+	if n := len(p.Status.ContainerStatuses) + len(p.Status.InitContainerStatuses); n > 0 {
+		st.Containers = make([]ContainerStatus, 0, n)
 	}
 	for _, pc := range p.Status.Conditions {
 		st.Conditions = append(st.Conditions, PodCondition{

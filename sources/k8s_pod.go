@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
@@ -41,6 +42,8 @@ type k8sState struct {
 	raw []byte
 	// lifecycle is the record a pod's lifecycle is reported in.
 	lifecycle Lifecycle
+	// key holds the key a pod's spec or labels are shared by (specTable).
+	key []byte
 	// strs keeps the strings made lately, to give a value that repeats
 	// from pod to pod (namespaces, labels, condition types, container
 	// names, environment) without allocating it again.
@@ -741,22 +744,27 @@ func newSpecTable() *specTable {
 	return &specTable{specs: map[string]*PodSpec{}, labels: map[string]map[string]string{}}
 }
 
-// share returns a spec equal to s seen earlier in the run, else s.
-func (t *specTable) share(s *PodSpec) *PodSpec {
+// share returns a spec equal to s seen earlier in the run, else s. The key
+// is written in *buf, reused from pod to pod: a new one each time was a
+// tenth of what reading a List allocated.
+func (t *specTable) share(s *PodSpec, buf *[]byte) *PodSpec {
 	if t == nil {
 		return s
 	}
-	key, err := json.Marshal(s)
+	b := bytes.NewBuffer((*buf)[:0])
+	err := json.NewEncoder(b).Encode(s)
+	*buf = b.Bytes()
 	if err != nil {
 		return s
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return remember(t.specs, key, s)
+	return remember(t.specs, *buf, s)
 }
 
-// shareLabels returns a label set equal to m seen earlier in the run, else m.
-func (t *specTable) shareLabels(m map[string]string) map[string]string {
+// shareLabels returns a label set equal to m seen earlier in the run, else
+// m; its key is written in *buf, as share's.
+func (t *specTable) shareLabels(m map[string]string, buf *[]byte) map[string]string {
 	if t == nil || len(m) == 0 {
 		return m
 	}
@@ -766,13 +774,14 @@ func (t *specTable) shareLabels(m map[string]string) map[string]string {
 	}
 	slices.Sort(keys)
 	// Each string after its length: no two sets write the same key.
-	var key []byte
+	key := (*buf)[:0]
 	for _, k := range keys {
-		for _, s := range []string{k, m[k]} {
+		for _, s := range [2]string{k, m[k]} {
 			key = strconv.AppendInt(key, int64(len(s)), 10)
 			key = append(append(key, ':'), s...)
 		}
 	}
+	*buf = key
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return remember(t.labels, key, m)

@@ -47,7 +47,7 @@ func treePod(elem []byte) (*collector, error) {
 func podFacts(p *corev1.Pod) *collector {
 	c := &collector{}
 	em := newEmitter(c, &Options{}, &InputReport{}, nil)
-	reportPod(p, &Config{Kind: "Pod", Format: FormatK8sObjects, Origin: Origin{File: "pods.json", Line: 1}}, new(Lifecycle), em)
+	reportPod(p, &Config{Kind: "Pod", Format: FormatK8sObjects, Origin: Origin{File: "pods.json", Line: 1}}, new(k8sState), em)
 	return c
 }
 
