@@ -7,10 +7,12 @@ package correlate
 import (
 	"cmp"
 	"net/netip"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/readygap/readygap/sources"
 )
@@ -308,8 +310,28 @@ func (s *Collectors) Merge() *Dataset {
 	if s.merged == nil {
 		s.merged = merge(s.all, true)
 		s.all = nil
+		// The Collectors' events are garbage now, but the garbage
+		// collector last measured the heap while they and the merged copy
+		// were both live (allocating the copy starts a cycle) and lets the
+		// heap grow from there: on 100 000 pods the peak was 535 MB resident, 460
+		// MB with this one collection, for the same CPU time.
+		if mergedEventBytes(s.merged) >= mergeCollectBytes {
+			runtime.GC()
+		}
 	}
 	return s.merged
+}
+
+// mergeCollectBytes is the size of the merged events from which Merge
+// runs a collection (see Merge): about 110 000 events, the status records
+// of 25 000 pods. Below it the copies add a few tens of MB at most, and a
+// collection on every small run (tests, fuzzing) would cost more than it
+// gives back.
+const mergeCollectBytes = 32 << 20
+
+// mergedEventBytes is the memory the merged events of d take.
+func mergedEventBytes(d *Dataset) int {
+	return len(d.Lifecycle) * int(unsafe.Sizeof(sources.Lifecycle{}))
 }
 
 // Dataset is the merged material of every input, each list in time order.
