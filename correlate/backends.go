@@ -179,13 +179,27 @@ type backendSet struct {
 
 // pod returns the backend of namespace/name, creating it.
 func (s *backendSet) pod(ns, name string) *Backend {
-	k := ns + "/" + name
-	b := s.byKey[k]
-	if b == nil {
-		b = &Backend{Namespace: ns, Pod: name, ReplicaSet: ReplicaSetOf(name)}
-		s.byKey[k] = b
+	if b := s.lookup(ns, name); b != nil {
+		return b
 	}
+	b := &Backend{Namespace: ns, Pod: name, ReplicaSet: ReplicaSetOf(name)}
+	s.byKey[ns+"/"+name] = b
 	return b
+}
+
+// podKeyRoom is the room a pod's key is written in on the stack: a
+// namespace (63 bytes at most, a DNS label), a slash and most pod names.
+// A longer key is written on the heap.
+const podKeyRoom = 128
+
+// lookup returns the backend of namespace/name, nil when there is none.
+// Building the key with + allocated it for every one of the several
+// lookups each pod's records make (a tenth of building the backends of
+// 100 000 pods).
+func (s *backendSet) lookup(ns, name string) *Backend {
+	var room [podKeyRoom]byte
+	k := append(append(append(room[:0], ns...), '/'), name...)
+	return s.byKey[string(k)]
 }
 
 // bare returns the backend of an IP no source ties to a pod, creating it.

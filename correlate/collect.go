@@ -7,10 +7,12 @@ package correlate
 import (
 	"cmp"
 	"net/netip"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/readygap/readygap/sources"
 )
@@ -65,7 +67,7 @@ func (t *Traffic) failed(at time.Time) {
 // Collector gathers the records of one input. It implements sources.Handler
 // and keeps only what analysis needs: every LB-generated failure (a small
 // share of traffic), per-second counts and per-backend totals for the rest,
-// and all lifecycle events and configuration facts.
+// and all lifecycle events and configuration facts (see Config).
 type Collector struct {
 	failures  []*sources.Request
 	seconds   secondStore
@@ -185,10 +187,18 @@ func (e *eventChunks) appendTo(dst []sources.Lifecycle, release bool) []sources.
 	return dst
 }
 
-// Config implements sources.Handler.
+// Config implements sources.Handler. Of a pod's status it keeps all but
+// the conditions and container states, which the lifecycle records made
+// from them tell the analysis: on a List of many pods they were a third of
+// the memory kept.
 func (c *Collector) Config(x *sources.Config) {
 	c.count(x.Format)
 	cp := *x
+	if x.Pod != nil {
+		st := *x.Pod
+		st.Conditions, st.Containers = nil, nil
+		cp.Pod = &st
+	}
 	c.configs = append(c.configs, &cp)
 }
 
@@ -300,8 +310,28 @@ func (s *Collectors) Merge() *Dataset {
 	if s.merged == nil {
 		s.merged = merge(s.all, true)
 		s.all = nil
+		// The Collectors' events are garbage now, but the garbage
+		// collector last measured the heap while they and the merged copy
+		// were both live (allocating the copy starts a cycle) and lets the
+		// heap grow from there: on 100 000 pods the peak was 535 MB resident, 460
+		// MB with this one collection, for the same CPU time.
+		if mergedEventBytes(s.merged) >= mergeCollectBytes {
+			runtime.GC()
+		}
 	}
 	return s.merged
+}
+
+// mergeCollectBytes is the size of the merged events from which Merge
+// runs a collection (see Merge): about 110 000 events, the status records
+// of 25 000 pods. Below it the copies add a few tens of MB at most, and a
+// collection on every small run (tests, fuzzing) would cost more than it
+// gives back.
+const mergeCollectBytes = 32 << 20
+
+// mergedEventBytes is the memory the merged events of d take.
+func mergedEventBytes(d *Dataset) int {
+	return len(d.Lifecycle) * int(unsafe.Sizeof(sources.Lifecycle{}))
 }
 
 // Dataset is the merged material of every input, each list in time order.

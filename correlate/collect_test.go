@@ -2,6 +2,8 @@ package correlate
 
 import (
 	"net/netip"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +131,83 @@ func TestEqualTimesOrderedByContent(t *testing.T) {
 	for _, reverse := range []bool{false, true} {
 		if got := merged(reverse); strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("reversed %v:\n%s\nwant\n%s", reverse, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// TestCollectorKeepsPodStatusWithoutConditions checks that a pod's
+// conditions and container states, which its lifecycle records already
+// tell, are not kept, and that the rest of its status is, without
+// changing the adapter's value.
+func TestCollectorKeepsPodStatusWithoutConditions(t *testing.T) {
+	at := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	st := &sources.PodStatus{IP: netip.MustParseAddr("10.0.1.5"), Node: "node-a", Phase: "Running", ReplicaSet: "web-7d9f", Started: at, Deleted: at.Add(time.Minute),
+		Conditions: []sources.PodCondition{{Type: "Ready", Status: "True", LastTransition: at}},
+		Containers: []sources.ContainerStatus{{Name: "web", Ready: true, StartedAt: at}}}
+	c := NewCollector()
+	c.Config(&sources.Config{Kind: "Pod", Namespace: "shop", Name: "web-7d9f-abcde", Pod: st})
+	kept := Merge(c).Configs[0].Pod
+	if kept.Conditions != nil || kept.Containers != nil {
+		t.Errorf("kept conditions %v and containers %v", kept.Conditions, kept.Containers)
+	}
+	if kept.IP != st.IP || kept.Node != st.Node || kept.Phase != st.Phase || kept.ReplicaSet != st.ReplicaSet || kept.Started != st.Started || kept.Deleted != st.Deleted {
+		t.Errorf("kept %+v, want the status of %+v", kept, st)
+	}
+	if len(st.Conditions) != 1 || len(st.Containers) != 1 {
+		t.Errorf("the adapter's status was changed: %+v", st)
+	}
+}
+
+// mergedEvents fills a set of two collectors with n events in all and
+// merges it; it returns the Dataset and how many collections Merge ran.
+func mergedEvents(n int) (*Dataset, uint32) {
+	set := NewCollectors()
+	start := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	for w := range 2 {
+		c := set.New()
+		for i := w; i < n; i += 2 {
+			c.Lifecycle(&sources.Lifecycle{Time: start.Add(time.Duration(i) * time.Second), Kind: sources.PodReady,
+				Namespace: "shop", Pod: "web", Format: sources.FormatK8sObjects, Origin: sources.Origin{File: "pods.json", Line: w}})
+		}
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	forced := ms.NumForcedGC
+	d := set.Merge()
+	runtime.ReadMemStats(&ms)
+	return d, ms.NumForcedGC - forced
+}
+
+// TestMergeSetsTheHeapGoalFromWhatItKeeps merges a set of collectors
+// holding many events: the heap goal afterwards follows the merged events,
+// not the moment they and the collectors' copies were both live (about
+// twice as much).
+func TestMergeSetsTheHeapGoalFromWhatItKeeps(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	d, _ := mergedEvents(2 * mergeCollectBytes / int(unsafe.Sizeof(sources.Lifecycle{})))
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	kept := uint64(mergedEventBytes(d))
+	// GOGC=100: the goal is twice the live heap, here what the test held
+	// before and the merged events; half of them again is the margin.
+	if limit := 2*(before.HeapAlloc+kept) + kept/2; after.NextGC > limit {
+		t.Errorf("heap goal after merging %d events (%d MB) is %d MB, want at most %d MB",
+			len(d.Lifecycle), kept>>20, after.NextGC>>20, limit>>20)
+	}
+	runtime.KeepAlive(d)
+}
+
+// TestMergeCollectsFromMergeCollectBytes pins mergeCollectBytes: one
+// collection for events that take that much, none for one event fewer.
+func TestMergeCollectsFromMergeCollectBytes(t *testing.T) {
+	n := (mergeCollectBytes + int(unsafe.Sizeof(sources.Lifecycle{})) - 1) / int(unsafe.Sizeof(sources.Lifecycle{}))
+	for _, tc := range []struct{ events, want int }{{n - 1, 0}, {n, 1}} {
+		d, gcs := mergedEvents(tc.events)
+		if len(d.Lifecycle) != tc.events || int(gcs) != tc.want {
+			t.Errorf("%d events (%d bytes): %d merged, %d collections, want %d", tc.events, mergedEventBytes(d), len(d.Lifecycle), gcs, tc.want)
 		}
 	}
 }

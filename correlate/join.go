@@ -613,12 +613,12 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 	nodeOf := map[*Backend]string{}
 	for _, c := range d.Configs {
 		if c.Pod != nil && c.Pod.Node != "" {
-			nodeOf[s.byKey[c.Namespace+"/"+c.Name]] = c.Pod.Node
+			nodeOf[s.lookup(c.Namespace, c.Name)] = c.Pod.Node
 		}
 	}
 	for i := range d.Lifecycle {
 		if l := &d.Lifecycle[i]; l.Pod != "" && l.Node != "" {
-			if b := s.byKey[l.Namespace+"/"+l.Pod]; b != nil && nodeOf[b] == "" {
+			if b := s.lookup(l.Namespace, l.Pod); b != nil && nodeOf[b] == "" {
 				nodeOf[b] = l.Node
 			}
 		}
@@ -642,7 +642,7 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 		return p
 	}
 	for _, c := range d.Configs {
-		if b := s.byKey[c.Namespace+"/"+c.Name]; c.Pod != nil && b != nil && !leased[b] {
+		if b := s.lookup(c.Namespace, c.Name); c.Pod != nil && b != nil && !leased[b] {
 			get(b) // a pod object without an IP
 		}
 	}
@@ -651,7 +651,7 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 		if l.Pod == "" {
 			continue
 		}
-		b := s.byKey[l.Namespace+"/"+l.Pod]
+		b := s.lookup(l.Namespace, l.Pod)
 		if b == nil || leased[b] {
 			continue
 		}

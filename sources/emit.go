@@ -15,6 +15,8 @@ type Emitter struct {
 	opts   *Options
 	report *InputReport
 	dedup  *dedupSet
+	// specs shares equal pod specs among the pods of the run; nil shares none.
+	specs  *specTable
 	warned map[string]bool
 	// zone, when set, is the zone learned from the input's own zoned times
 	// (see learnZone); it replaces the --tz guess. dated is the time of the

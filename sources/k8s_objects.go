@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/sources/internal/lex"
+	"github.com/valyala/fastjson"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -43,35 +44,71 @@ func (k8sObjects) MatchJSON(elem []byte) bool {
 		!hasKindEvent(elem)
 }
 
-// ParseJSON decodes one object and reports its facts.
+// ParseJSON decodes one object and reports its facts. The object is parsed
+// once with fastjson: its kind is read from that tree, and so is a Pod
+// (see treeDecoders); the other kinds are decoded with encoding/json.
 func (k8sObjects) ParseJSON(elem []byte, o Origin, out *Emitter) error {
-	var tm metav1.TypeMeta
-	if err := json.Unmarshal(elem, &tm); err != nil {
+	st := k8sStates.Get().(*k8sState)
+	defer k8sStates.Put(st)
+	v, err := st.p.ParseBytes(elem)
+	if err != nil || v.GetObject() == nil {
 		return errors.New("invalid JSON object")
 	}
+	tm, err := typeMeta(v, st)
 	switch {
+	case err != nil:
+		return errors.New("invalid JSON object")
 	case tm.Kind == "" || tm.APIVersion == "":
 		return errors.New("not a Kubernetes object: no apiVersion or kind")
 	case tm.Kind == "Event":
 		return errors.New("an Event, not an object") // the k8s-events adapter reads it
 	}
-	decode := objectDecoders[objectKey{group(tm.APIVersion), tm.Kind}]
-	if decode == nil {
+	key := objectKey{group(tm.APIVersion), tm.Kind}
+	c := Config{Kind: tm.Kind, Format: FormatK8sObjects, Origin: o}
+	if decode := treeDecoders[key]; decode != nil {
+		err = decode(v, st, &c, out)
+	} else if decode := objectDecoders[key]; decode != nil {
+		err = decode(elem, &c, out)
+	} else {
 		return nil // a kind the rules do not need
 	}
-	c := Config{Kind: tm.Kind, Format: FormatK8sObjects, Origin: o}
-	if err := decode(elem, &c, out); err != nil {
+	if err != nil {
 		return errors.New(tm.Kind + ": " + shortError(err))
 	}
 	return nil
 }
 
+// typeMetaFields are the JSON names of metav1.TypeMeta's fields.
+var typeMetaFields = []string{"apiVersion", "kind"}
+
+// typeMeta reads an object's apiVersion and kind as encoding/json would
+// decode them into metav1.TypeMeta.
+func typeMeta(v *fastjson.Value, st *k8sState) (metav1.TypeMeta, error) {
+	var tm metav1.TypeMeta
+	d := podDecoder{st: st}
+	d.fields(v, "", "v1.TypeMeta", typeMetaFields, func(name string, v *fastjson.Value) {
+		switch name {
+		case "apiVersion":
+			d.str(v, name, &tm.APIVersion)
+		case "kind":
+			d.str(v, name, &tm.Kind)
+		}
+	})
+	return tm, d.err
+}
+
 // objectKey identifies a kind by API group ("" for core) and kind.
 type objectKey struct{ group, kind string }
 
-// objectDecoders decode one object of a kind into c and emit what it holds.
+// treeDecoders decode one object of a kind from its fastjson tree into c
+// and emit what it holds: the kinds a cluster has by the thousand.
+var treeDecoders = map[objectKey]func(v *fastjson.Value, st *k8sState, c *Config, out *Emitter) error{
+	{"", "Pod"}: decodePod,
+}
+
+// objectDecoders decode one object of a kind with encoding/json into c and
+// emit what it holds.
 var objectDecoders = map[objectKey]func(elem []byte, c *Config, out *Emitter) error{
-	{"", "Pod"}:                             decodePod,
 	{"", "Service"}:                         decodeService,
 	{"", "Namespace"}:                       decodeNamespace,
 	{"apps", "Deployment"}:                  decodeDeployment,
@@ -125,18 +162,31 @@ func setMeta(c *Config, m *metav1.ObjectMeta) {
 	c.Labels = m.Labels
 }
 
-func decodePod(elem []byte, c *Config, out *Emitter) error {
+// decodePod reads a Pod from its tree (see podDecoder).
+func decodePod(v *fastjson.Value, st *k8sState, c *Config, out *Emitter) error {
 	var p corev1.Pod
-	if err := json.Unmarshal(elem, &p); err != nil {
-		return err
+	d := podDecoder{st: st}
+	d.pod(v, &p)
+	if d.err != nil {
+		return d.err
 	}
-	setMeta(c, &p.ObjectMeta)
-	c.PodSpec = podSpecFacts(&p.Spec)
-	c.PodSpec.Istio = istioSidecarFacts(p.Annotations, &p.Spec)
-	c.Pod = podStatusFacts(&p)
-	out.Config(c)
-	emitPodLifecycle(c, out)
+	reportPod(&p, c, st, out)
 	return nil
+}
+
+// reportPod reports a pod's facts and the lifecycle its status tells, made
+// in st's record. The pods of one template have equal specs and labels:
+// they share one of each (see specTable), looked up by a key written in
+// st's buffer.
+func reportPod(p *corev1.Pod, c *Config, st *k8sState, out *Emitter) {
+	setMeta(c, &p.ObjectMeta)
+	c.Labels = out.specs.shareLabels(c.Labels, &st.key)
+	spec := podSpecFacts(&p.Spec)
+	spec.Istio = istioSidecarFacts(p.Annotations, &p.Spec)
+	c.PodSpec = out.specs.share(spec, &st.key)
+	c.Pod = podStatusFacts(p)
+	out.Config(c)
+	emitPodLifecycle(c, &st.lifecycle, out)
 }
 
 func decodeDeployment(elem []byte, c *Config, out *Emitter) error {
@@ -412,6 +462,13 @@ func podStatusFacts(p *corev1.Pod) *PodStatus {
 		n := int(*g)
 		st.DeletionGracePeriodSec = &n
 	}
+	// Sized once: grown by appends, they left as much again behind per pod.
+	if n := len(p.Status.Conditions); n > 0 {
+		st.Conditions = make([]PodCondition, 0, n)
+	}
+	if n := len(p.Status.ContainerStatuses) + len(p.Status.InitContainerStatuses); n > 0 {
+		st.Containers = make([]ContainerStatus, 0, n)
+	}
 	for _, pc := range p.Status.Conditions {
 		st.Conditions = append(st.Conditions, PodCondition{
 			Type: string(pc.Type), Status: string(pc.Status), Reason: pc.Reason,
@@ -443,21 +500,23 @@ func containerStatusFacts(cs *corev1.ContainerStatus) ContainerStatus {
 // ReadinessGate (a readiness-gate condition; Group is its type),
 // ContainerStarted (state.running.startedAt; Group is the container) and
 // PodDeleted at the start of termination (deletionTimestamp minus the grace
-// period). Conditions without a lastTransitionTime give no record.
-func emitPodLifecycle(c *Config, out *Emitter) {
+// period). Conditions without a lastTransitionTime give no record. Each
+// record is made in l, which Handlers may not keep.
+func emitPodLifecycle(c *Config, l *Lifecycle, out *Emitter) {
 	st := c.Pod
+	object := "Pod/" + c.Name // one copy for all the pod's records
 	emit := func(at time.Time, kind LifecycleKind, fill func(*Lifecycle)) {
 		if at.IsZero() {
 			return
 		}
-		l := Lifecycle{
+		*l = Lifecycle{
 			Time: at, Kind: kind, Namespace: c.Namespace, Pod: c.Name, IP: st.IP, Node: st.Node,
-			Object: "Pod/" + c.Name, From: -1, FromAPI: true, Format: FormatK8sObjects, Origin: c.Origin,
+			Object: object, From: -1, FromAPI: true, Format: FormatK8sObjects, Origin: c.Origin,
 		}
 		if fill != nil {
-			fill(&l)
+			fill(l)
 		}
-		out.Lifecycle(&l)
+		out.Lifecycle(l)
 	}
 	emit(c.Created, PodCreated, nil)
 	for _, pc := range st.Conditions {

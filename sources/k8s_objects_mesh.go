@@ -538,11 +538,22 @@ func (f *IstioProxyConfig) setMetadata(env map[string]string) {
 	}
 }
 
+// The pod annotations that set up Istio's sidecar.
+const (
+	istioInjectAnnotation        = "sidecar.istio.io/inject"
+	istioNativeSidecarAnnotation = "sidecar.istio.io/nativeSidecar"
+	istioProxyConfigAnnotation   = "proxy.istio.io/config"
+)
+
+// istioPodAnnotations are the annotations istioSidecarFacts reads: the
+// only ones of a pod that the objects adapter decodes.
+var istioPodAnnotations = []string{istioInjectAnnotation, istioNativeSidecarAnnotation, istioProxyConfigAnnotation}
+
 // istioSidecarFacts reads the Istio sidecar settings of a pod or template
 // from its annotations and containers; nil when it shows no sign of Istio.
 func istioSidecarFacts(annotations map[string]string, spec *corev1.PodSpec) *IstioSidecar {
-	f := &IstioSidecar{Inject: annotations["sidecar.istio.io/inject"], NativeSidecar: annotations["sidecar.istio.io/nativeSidecar"]}
-	if a, ok := annotations["proxy.istio.io/config"]; ok {
+	f := &IstioSidecar{Inject: annotations[istioInjectAnnotation], NativeSidecar: annotations[istioNativeSidecarAnnotation]}
+	if a, ok := annotations[istioProxyConfigAnnotation]; ok {
 		var doc istioProxyConfigDoc
 		if yaml.Unmarshal([]byte(a), &doc) == nil {
 			f.Annotation = doc.facts()

@@ -71,6 +71,7 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 	reports := make([]*InputReport, len(files))
 	errs := make([]error, len(files))
 	dedup := newDedupSet()
+	specs := newSpecTable()
 	handlers := &handlerPool{new: newHandler}
 	jobs := make(chan int)
 	// A worker's panic is carried to this goroutine by Wait; the worker
@@ -80,7 +81,7 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 		g.Go(func() {
 			defer drain(jobs)
 			for i := range jobs {
-				reports[i], errs[i] = readInput(ctx, files[i], &opts, dedup, handlers)
+				reports[i], errs[i] = readInput(ctx, files[i], &opts, dedup, specs, handlers)
 			}
 		})
 	}
@@ -285,7 +286,7 @@ func pruneALBObjects(files []string, opts *Options, res *Result) []string {
 }
 
 // readInput reads one input from start to end.
-func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet, handlers *handlerPool) (*InputReport, error) {
+func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet, specs *specTable, handlers *handlerPool) (*InputReport, error) {
 	var r io.Reader
 	display := displayName(name)
 	if name == "-" {
@@ -336,7 +337,7 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		p.layout = layoutJSON
 	}
 	rep := &InputReport{Name: display, Format: p.format}
-	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, rep: rep, handlers: handlers}
+	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, specs: specs, rep: rep, handlers: handlers}
 	if z, ok := p.line.(zoneLearner); ok && p.layout == layoutLines {
 		var warning string
 		if in.zone, in.dated, warning = learnZone(z, textSample(head, complete), opts.location()); warning != "" {
@@ -502,6 +503,7 @@ type inputReader struct {
 	br       *bufio.Reader
 	opts     *Options
 	dedup    *dedupSet
+	specs    *specTable
 	rep      *InputReport
 	handlers *handlerPool
 	parts    []*part
@@ -516,6 +518,7 @@ func (in *inputReader) newPart() *part {
 	p.counter = &formatCounter{Handler: in.handlers.get(in.rep)}
 	p.em = newEmitter(p.counter, in.opts, &p.rep, in.dedup)
 	p.em.zone, p.em.dated = in.zone, in.dated
+	p.em.specs = in.specs
 	in.parts = append(in.parts, p)
 	return p
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	kgzip "github.com/klauspost/compress/gzip"
+	"github.com/readygap/readygap/internal/podlist"
 )
 
 func main() {
@@ -27,11 +28,36 @@ func main() {
 	sizeMB := flag.Int("size-mb", 1024, "approximate total uncompressed size in MB")
 	seed := flag.Uint64("seed", 1, "random seed")
 	span := flag.Duration("span", time.Hour, "time the records are spread over")
-	only := flag.String("only", "", "write only this input (alb, gcp, nginx; or gcp-ndjson: the gcp entries one per line, envoy-json: an Envoy Gateway access log)")
+	only := flag.String("only", "", "write only this input (alb, gcp, nginx; or gcp-ndjson: the gcp entries one per line, envoy-json: an Envoy Gateway access log, pods: a Pod List as kubectl get pods -A -o json prints it)")
+	pods := flag.Int("pods", 100000, "with -only pods, how many pods the List holds (-size-mb is not used)")
+	compact := flag.Bool("compact", false, "with -only pods, write one compact item per line, as readygap triage does, rather than indented as kubectl prints")
 	flag.Parse()
-	if err := generate(*out, int64(*sizeMB)<<20, *seed, *span, *only); err != nil {
+	var err error
+	if *only == "pods" {
+		err = writePods(filepath.Join(*out, "pods"), podlist.Options{Pods: *pods, Seed: *seed, Compact: *compact})
+	} else {
+		err = generate(*out, int64(*sizeMB)<<20, *seed, *span, *only)
+	}
+	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// writePods writes a List of pods into dir/pods.json, created in the week
+// before the other inputs' start.
+func writePods(dir string, o podlist.Options) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "pods.json"))
+	if err != nil {
+		return err
+	}
+	err = podlist.Write(f, o)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // generate writes about total bytes of input into out, spread over span.
