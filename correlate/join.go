@@ -590,18 +590,18 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 		for k, run := range t.Runs {
 			// Serving from the logs' first moments or up to their last is
 			// the logs' edge, not the backend's.
-			if run.From.Sub(dataStart) > logEdge && id.At(ip, run.From) == nil {
-				marks[ip] = append(marks[ip], ipMark{at: run.From, start: true, why: "first served at " + Clock(run.From)})
+			if run.From().Sub(dataStart) > logEdge && id.At(ip, run.From()) == nil {
+				marks[ip] = append(marks[ip], ipMark{at: run.From(), start: true, why: "first served at " + Clock(run.From())})
 			}
-			if dataEnd.Sub(run.To) <= logEdge || id.At(ip, run.To) != nil {
+			if dataEnd.Sub(run.To()) <= logEdge || id.At(ip, run.To()) != nil {
 				continue
 			}
-			m := ipMark{at: run.To, late: joinWindow, why: "last served at " + Clock(run.To)}
+			m := ipMark{at: run.To(), late: joinWindow, why: "last served at " + Clock(run.To())}
 			// Requests that failed after the last served one, up to the
 			// next run, were still sent to it.
 			next := dataEnd
 			if k+1 < len(t.Runs) {
-				next = t.Runs[k+1].From
+				next = t.Runs[k+1].From()
 			}
 			for _, at := range failed[ip] {
 				if at.After(m.at) && at.Before(next) {

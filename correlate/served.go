@@ -1,30 +1,64 @@
 package correlate
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"time"
 )
 
 // Run is a stretch of time in which a backend served responses without a
-// pause longer than servedRunGap.
+// pause longer than servedRunGap. Its bounds are held as Unix nanoseconds
+// (16 bytes a run, not 48): a time outside what they can hold, 1678 to
+// 2262 (a stray year-1 or year-9999 record), is held as the nearest one.
 type Run struct {
-	From, To time.Time
+	from, to int64
 }
+
+// From returns when the run began.
+func (r Run) From() time.Time { return fromNanos(r.from) }
+
+// To returns when the run ended: the last response served in it.
+func (r Run) To() time.Time { return fromNanos(r.to) }
 
 // Runs are a backend's runs in time order, disjoint and more than
 // servedRunGap apart. Records arrive in any order; Add keeps the order.
 type Runs []Run
 
+// nanos returns t as Unix nanoseconds, clamped to what an int64 holds.
+func nanos(t time.Time) int64 {
+	switch sec := t.Unix(); {
+	case sec < minNanosSecond:
+		return math.MinInt64
+	case sec > maxNanosSecond:
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+// minNanosSecond and maxNanosSecond bound the Unix seconds whose every
+// instant an int64 of nanoseconds holds.
+const (
+	minNanosSecond = math.MinInt64/int64(time.Second) + 1
+	maxNanosSecond = math.MaxInt64/int64(time.Second) - 1
+)
+
+// fromNanos turns Unix nanoseconds back into a UTC time.
+func fromNanos(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
+// gapNanos is servedRunGap in the unit runs are held in.
+const gapNanos = int64(servedRunGap)
+
 // Add records a response served at t.
-func (r *Runs) Add(t time.Time) {
+func (r *Runs) Add(t time.Time) { r.addNanos(nanos(t)) }
+
+// addNanos records a response served at Unix nanosecond t.
+func (r *Runs) addNanos(t int64) {
 	// Logs mostly arrive in time order: extend the last run when that does.
 	if n := len(*r); n > 0 {
 		last := &(*r)[n-1]
-		if !t.Before(last.From) && t.Sub(last.To) <= servedRunGap {
-			if t.After(last.To) {
-				last.To = t
-			}
+		if t >= last.from && t <= satAdd(last.to, gapNanos) {
+			last.to = max(last.to, t)
 			return
 		}
 	}
@@ -35,18 +69,25 @@ func (r *Runs) Add(t time.Time) {
 // servedRunGap of.
 func (r *Runs) addRun(x Run) {
 	runs := *r
-	i := sort.Search(len(runs), func(i int) bool { return !runs[i].To.Add(servedRunGap).Before(x.From) })
+	i := sort.Search(len(runs), func(i int) bool { return satAdd(runs[i].to, gapNanos) >= x.from })
 	j := i
-	for ; j < len(runs) && !runs[j].From.Add(-servedRunGap).After(x.To); j++ {
-		if runs[j].From.Before(x.From) {
-			x.From = runs[j].From
-		}
-		if runs[j].To.After(x.To) {
-			x.To = runs[j].To
-		}
+	for ; j < len(runs) && satAdd(runs[j].from, -gapNanos) <= x.to; j++ {
+		x.from, x.to = min(x.from, runs[j].from), max(x.to, runs[j].to)
 	}
 	*r = slices.Replace(runs, i, j, x)
 	r.bound()
+}
+
+// satAdd returns a+d, held within the int64 range.
+func satAdd(a, d int64) int64 {
+	s := a + d
+	switch {
+	case d > 0 && s < a:
+		return math.MaxInt64
+	case d < 0 && s > a:
+		return math.MinInt64
+	}
+	return s
 }
 
 // bound merges the two closest runs while there are more than maxRunsPerBackend.
@@ -55,14 +96,18 @@ func (r *Runs) bound() {
 		runs := *r
 		best := 0
 		for i := 1; i+1 < len(runs); i++ {
-			if runs[i+1].From.Sub(runs[i].To) < runs[best+1].From.Sub(runs[best].To) {
+			if gapAfter(runs, i) < gapAfter(runs, best) {
 				best = i
 			}
 		}
-		runs[best].To = runs[best+1].To
+		runs[best].to = runs[best+1].to
 		*r = slices.Delete(runs, best+1, best+2)
 	}
 }
+
+// gapAfter returns the pause between runs[i] and the next run, as an
+// unsigned number so that no pause overflows.
+func gapAfter(runs Runs, i int) uint64 { return uint64(runs[i+1].from) - uint64(runs[i].to) }
 
 // Merge adds the runs of o.
 func (r *Runs) Merge(o Runs) {
@@ -76,7 +121,7 @@ func (r Runs) First() time.Time {
 	if len(r) == 0 {
 		return time.Time{}
 	}
-	return r[0].From
+	return r[0].From()
 }
 
 // Last returns the last time served; zero when never.
@@ -84,23 +129,23 @@ func (r Runs) Last() time.Time {
 	if len(r) == 0 {
 		return time.Time{}
 	}
-	return r[len(r)-1].To
+	return r[len(r)-1].To()
 }
 
 // FirstIn returns the first time served in [from, to] (zero bounds are
 // open); zero when the backend served nothing then.
 func (r Runs) FirstIn(from, to time.Time) time.Time {
 	for _, run := range r {
-		if !to.IsZero() && run.From.After(to) {
+		if !to.IsZero() && run.From().After(to) {
 			break
 		}
-		if !from.IsZero() && run.To.Before(from) {
+		if !from.IsZero() && run.To().Before(from) {
 			continue
 		}
-		if !from.IsZero() && run.From.Before(from) {
+		if !from.IsZero() && run.From().Before(from) {
 			return from
 		}
-		return run.From
+		return run.From()
 	}
 	return time.Time{}
 }
@@ -110,16 +155,16 @@ func (r Runs) FirstIn(from, to time.Time) time.Time {
 func (r Runs) LastIn(from, to time.Time) time.Time {
 	for i := len(r) - 1; i >= 0; i-- {
 		run := r[i]
-		if !from.IsZero() && run.To.Before(from) {
+		if !from.IsZero() && run.To().Before(from) {
 			break
 		}
-		if !to.IsZero() && run.From.After(to) {
+		if !to.IsZero() && run.From().After(to) {
 			continue
 		}
-		if !to.IsZero() && run.To.After(to) {
+		if !to.IsZero() && run.To().After(to) {
 			return to
 		}
-		return run.To
+		return run.To()
 	}
 	return time.Time{}
 }
@@ -127,8 +172,8 @@ func (r Runs) LastIn(from, to time.Time) time.Time {
 // Serving reports whether t falls inside a run: the backend served both at
 // or before t and at or after it, less than servedRunGap apart.
 func (r Runs) Serving(t time.Time) bool {
-	i := sort.Search(len(r), func(i int) bool { return !r[i].To.Before(t) })
-	return i < len(r) && !t.Before(r[i].From)
+	i := sort.Search(len(r), func(i int) bool { return !r[i].To().Before(t) })
+	return i < len(r) && !t.Before(r[i].From())
 }
 
 // stretch bounds the run of traffic t belongs to, for an IP no lease ties
@@ -138,12 +183,12 @@ func (r Runs) Serving(t time.Time) bool {
 // or after the next one says nothing of the backend at t. Zero bounds are
 // open.
 func (r Runs) stretch(t time.Time) (from, to time.Time) {
-	i := sort.Search(len(r), func(i int) bool { return r[i].From.After(t) }) // the first run after t
+	i := sort.Search(len(r), func(i int) bool { return r[i].From().After(t) }) // the first run after t
 	if i > 0 {
-		from = r[i-1].From
+		from = r[i-1].From()
 	}
 	if i < len(r) && i > 0 {
-		to = r[i].From.Add(-time.Nanosecond)
+		to = r[i].From().Add(-time.Nanosecond)
 	}
 	return from, to
 }

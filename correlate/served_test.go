@@ -88,3 +88,28 @@ func TestRunsBounded(t *testing.T) {
 		t.Errorf("span %v–%v", r.First(), r.Last())
 	}
 }
+
+// TestRunsHoldFarTimesApart checks that responses served at times an int64
+// of nanoseconds cannot hold (a stray year-1 or year-9999 record) stay
+// runs of their own, in order, beside the real traffic.
+func TestRunsHoldFarTimesApart(t *testing.T) {
+	far := []time.Time{time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)}
+	var r Runs
+	r.Add(after(0))
+	r.Add(after(time.Second))
+	for _, x := range far {
+		r.Add(x)
+	}
+	if len(r) != 3 {
+		t.Fatalf("%d runs, want 3: %v", len(r), r)
+	}
+	if !r[1].From().Equal(after(0)) || !r[1].To().Equal(after(time.Second)) {
+		t.Errorf("the real run is %v–%v", r[1].From(), r[1].To())
+	}
+	if !r.First().Before(after(0)) || !r.Last().After(after(time.Second)) {
+		t.Errorf("far runs %v and %v are not on each side", r.First(), r.Last())
+	}
+	if !r.Serving(after(500*time.Millisecond)) || r.Serving(after(time.Hour)) {
+		t.Errorf("Serving wrong: %v", r)
+	}
+}
