@@ -93,3 +93,64 @@ func TestKeptFailuresOwnTheirStrings(t *testing.T) {
 		}
 	}
 }
+
+// servedAt is a response backend ip sent at second sec past runsT0.
+func servedAt(ip netip.Addr, sec int) *sources.Request {
+	return &sources.Request{Time: runsT0.Add(time.Duration(sec) * time.Second), Status: 200, Generator: sources.GeneratedByBackend,
+		Backend: netip.AddrPortFrom(ip, 8080), Format: sources.FormatALBAccess}
+}
+
+// TestBackendCacheSharedSlot checks that backends whose addresses fall in
+// one slot of the cache are each counted as themselves.
+func TestBackendCacheSharedSlot(t *testing.T) {
+	a := netip.AddrFrom4([4]byte{10, 0, 0, 1})
+	var b netip.Addr
+	for i := 2; ; i++ {
+		b = netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)})
+		if slotOf(b) == slotOf(a) {
+			break
+		}
+	}
+	c := NewCollector()
+	for i := range 10 {
+		c.Request(servedAt(a, i))
+		if i%2 == 0 {
+			c.Request(servedAt(b, i))
+		}
+	}
+	d := Merge(c)
+	if d.Traffic[a].Served != 10 || d.Traffic[b].Served != 5 {
+		t.Errorf("served %d by %v and %d by %v, want 10 and 5", d.Traffic[a].Served, a, d.Traffic[b].Served, b)
+	}
+}
+
+// TestCollectorsFoldAtFoldRuns pins foldRuns from both sides: a Collector
+// of a set holding one run fewer keeps its traffic when an input ends, one
+// holding foldRuns hands it to the set; either way the merged traffic is
+// the same.
+func TestCollectorsFoldAtFoldRuns(t *testing.T) {
+	for _, runs := range []int{foldRuns - 1, foldRuns} {
+		set := NewCollectors()
+		c := set.New()
+		// One backend per run, each serving twice, one second apart.
+		for i := range runs {
+			ip := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
+			c.Request(servedAt(ip, 0))
+			c.Request(servedAt(ip, 1))
+		}
+		c.Flush()
+		folded := len(set.traffic) > 0
+		if want := runs >= foldRuns; folded != want || (folded && len(c.traffic) != 0) {
+			t.Errorf("%d runs: folded %v (%d in the set, %d left), want %v", runs, folded, len(set.traffic), len(c.traffic), want)
+		}
+		d := set.Merge()
+		if len(d.Traffic) != runs {
+			t.Fatalf("%d runs: %d backends merged", runs, len(d.Traffic))
+		}
+		for ip, tr := range d.Traffic {
+			if tr.Served != 2 || len(tr.Runs) != 1 || !tr.Runs.Last().Equal(runsT0.Add(time.Second)) {
+				t.Fatalf("%v: %+v", ip, tr)
+			}
+		}
+	}
+}

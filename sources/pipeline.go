@@ -323,6 +323,9 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 	}
 	in.merge()
 	for _, p := range in.parts {
+		if f, ok := p.counter.Handler.(Flusher); ok {
+			f.Flush()
+		}
 		handlers.put(p.counter.Handler)
 	}
 	if err != nil && ctx.Err() == nil {

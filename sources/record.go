@@ -401,3 +401,10 @@ type Handler interface {
 	Lifecycle(*Lifecycle)
 	Config(*Config)
 }
+
+// Flusher is implemented by a Handler that folds what it gathered into
+// something shared from time to time: Read calls Flush when an input the
+// Handler served is done, before the Handler serves another.
+type Flusher interface {
+	Flush()
+}
