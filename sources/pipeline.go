@@ -457,6 +457,8 @@ type part struct {
 	rep     InputReport
 	counter *formatCounter
 	scratch []byte
+	// line is the Line handed to the adapter, reused from line to line.
+	line Line
 	// yamlJSON is the buffer YAML chunks are converted into.
 	yamlJSON []byte
 }
@@ -616,23 +618,36 @@ func (in *inputReader) lineConsumer(a lineAdapter) func(*part, *batch) {
 
 // parseLine unwraps one raw line and hands it to a.
 func (p *part) parseLine(a lineAdapter, raw []byte, o Origin, stamp time.Time) {
-	raw = bytes.TrimRight(raw, "\r\n")
-	if len(bytes.TrimSpace(raw)) == 0 {
+	for len(raw) > 0 && (raw[len(raw)-1] == '\r' || raw[len(raw)-1] == '\n') {
+		raw = raw[:len(raw)-1]
+	}
+	if blank(raw) {
 		return
 	}
 	var inner []byte
 	var innerStamp time.Time
 	inner, innerStamp, p.scratch = unwrapLine(raw, p.scratch)
-	if len(bytes.TrimSpace(inner)) == 0 {
+	if blank(inner) {
 		return
 	}
 	if !innerStamp.IsZero() {
 		stamp = innerStamp
 	}
-	ln := Line{Origin: o, Stamp: stamp}
-	if err := a.Parse(inner, &ln, p.em); err != nil {
+	// The Line goes through an interface call and would escape: the part's
+	// own is reused, so that a line costs no allocation.
+	p.line = Line{Origin: o, Stamp: stamp}
+	if err := a.Parse(inner, &p.line, p.em); err != nil {
 		p.em.Skip(o, err.Error())
 	}
+}
+
+// blank reports whether line holds only white space. A line that starts
+// with a letter, a digit or a brace, as records do, is answered at once.
+func blank(line []byte) bool {
+	if len(line) > 0 && line[0] > ' ' && line[0] < 0x80 {
+		return false
+	}
+	return len(bytes.TrimSpace(line)) == 0
 }
 
 // discardLine drops the rest of an over-long line.

@@ -282,3 +282,26 @@ func TestReadYAMLDocumentsStartAtTheirObject(t *testing.T) {
 		t.Fatalf("origins %s, want the apiVersion lines", got)
 	}
 }
+
+// TestPipelineLineDoesNotAllocate checks the whole path of a successful
+// request line after the read, for ALB and ingress-nginx: unwrapping, the
+// Line handed to the adapter, parsing and the Emitter cost no allocation.
+func TestPipelineLineDoesNotAllocate(t *testing.T) {
+	for _, c := range []struct {
+		a     lineAdapter
+		lines [][]byte
+	}{
+		{albAccess{}, albBenchLines(50)},
+		{ingressNginx{}, nginxBenchLines(50)},
+	} {
+		p := &part{em: newEmitter(albDiscard{}, &Options{}, &InputReport{}, nil)}
+		for _, line := range c.lines {
+			if n := testing.AllocsPerRun(50, func() { p.parseLine(c.a, line, Origin{"a", 1}, time.Time{}) }); n != 0 {
+				t.Errorf("%.60q: %v allocs per line, want 0", line, n)
+			}
+		}
+		if p.rep.Skipped != 0 {
+			t.Errorf("%s: %d lines skipped", c.a.Format(), p.rep.Skipped)
+		}
+	}
+}
