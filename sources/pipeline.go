@@ -77,7 +77,7 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				reports[i], errs[i] = readInput(ctx, files[i], &opts, dedup, handlers)
+				reports[i], errs[i] = readInput(ctx, files[i], &opts, dedup, handlers, len(files)-i > workers)
 			}
 		}()
 	}
@@ -249,7 +249,7 @@ func pruneALBObjects(files []string, opts *Options, res *Result) []string {
 }
 
 // readInput reads one input from start to end.
-func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet, handlers *handlerPool) (*InputReport, error) {
+func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet, handlers *handlerPool, serial bool) (*InputReport, error) {
 	var r io.Reader
 	display := displayName(name)
 	if name == "-" {
@@ -300,7 +300,7 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		p.layout = layoutJSON
 	}
 	rep := &InputReport{Name: display, Format: p.format}
-	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, rep: rep, handlers: handlers}
+	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, rep: rep, handlers: handlers, serial: serial}
 	if z, ok := p.line.(zoneLearner); ok && p.layout == layoutLines {
 		var warning string
 		if in.zone, in.dated, warning = learnZone(z, textSample(head, complete), opts.location()); warning != "" {
@@ -478,6 +478,9 @@ type inputReader struct {
 	// dated the time it was learned from (see Emitter).
 	zone  *time.Location
 	dated time.Time
+	// serial parses the input on the goroutine that reads it: set while more
+	// inputs wait than there are workers, which keep every core busy.
+	serial bool
 }
 
 func (in *inputReader) newPart() *part {
@@ -492,6 +495,13 @@ func (in *inputReader) newPart() *part {
 // parallel runs produce, which hands batches to send, and parses the batches
 // on as many workers as there are cores. It returns the producer's error.
 func (in *inputReader) parallel(produce func(send func(*batch)) error, consume func(*part, *batch)) error {
+	if in.serial {
+		p := in.newPart()
+		return produce(func(b *batch) {
+			consume(p, b)
+			batches.put(b)
+		})
+	}
 	workers := runtime.GOMAXPROCS(0)
 	ch := make(chan *batch, workers)
 	var wg sync.WaitGroup
