@@ -5,6 +5,8 @@ import (
 	"hash/maphash"
 	"sync"
 	"time"
+
+	"github.com/readygap/readygap/sources/internal/lex"
 )
 
 // Emitter is what an adapter reports to while it reads one input: records,
@@ -21,6 +23,9 @@ type Emitter struct {
 	// line it was learned from, for formats that write no year.
 	zone  *time.Location
 	dated time.Time
+	// clock parses the RFC 3339 times of the worker's lines, a second's
+	// date and clock once (see lex.Clock).
+	clock lex.Clock
 }
 
 func newEmitter(h Handler, opts *Options, report *InputReport, dedup *dedupSet) *Emitter {

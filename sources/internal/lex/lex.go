@@ -350,3 +350,42 @@ func lastIndexByte(b []byte, c byte) int {
 	}
 	return -1
 }
+
+// clockPrefix is the length of the date and clock of an RFC 3339 time,
+// "2006-01-02T15:04:05": what the lines of one second share.
+const clockPrefix = len("2006-01-02T15:04:05")
+
+// Clock remembers the Unix second of the last RFC 3339 time in UTC it
+// parsed, so that the many lines of one second parse their date and clock
+// once: the next time with the same 19 bytes only reads its fraction. A
+// Clock serves one goroutine; its zero value is ready to use.
+type Clock struct {
+	prefix [clockPrefix]byte
+	sec    int64
+	valid  bool
+}
+
+// ParseRFC3339 parses b as ParseRFC3339 does, with the same result.
+func (c *Clock) ParseRFC3339(b []byte) (time.Time, bool) {
+	if c.valid && len(b) > clockPrefix && string(b[:clockPrefix]) == string(c.prefix[:]) {
+		rest, nsec := b[clockPrefix:], 0
+		if rest[0] == '.' {
+			var digits int
+			if nsec, digits = Fraction(rest[1:]); digits == 0 {
+				return time.Time{}, false
+			}
+			rest = rest[1+digits:]
+		}
+		if len(rest) == 1 && (rest[0] == 'Z' || rest[0] == 'z') {
+			return time.Unix(c.sec, int64(nsec)).UTC(), true
+		}
+	}
+	t, ok := ParseRFC3339(b)
+	// Only a UTC time whose second is not a leap second is remembered: its
+	// prefix then names one Unix second.
+	if ok && (b[len(b)-1] == 'Z' || b[len(b)-1] == 'z') && string(b[17:19]) != "60" {
+		copy(c.prefix[:], b)
+		c.sec, c.valid = t.Unix(), true
+	}
+	return t, ok
+}
