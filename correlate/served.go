@@ -54,11 +54,16 @@ func (r *Runs) Add(t time.Time) { r.addNanos(nanos(t)) }
 
 // addNanos records a response served at Unix nanosecond t.
 func (r *Runs) addNanos(t int64) {
-	// Logs mostly arrive in time order: extend the last run when that does.
+	// Logs mostly arrive in time order, or in reverse (gcloud lists the
+	// newest entries first): extend the last run when that does.
 	if n := len(*r); n > 0 {
 		last := &(*r)[n-1]
-		if t >= last.from && t <= satAdd(last.to, gapNanos) {
+		switch {
+		case t >= last.from && t <= satAdd(last.to, gapNanos):
 			last.to = max(last.to, t)
+			return
+		case t < last.from && t >= satAdd(last.from, -gapNanos) && (n == 1 || t > satAdd((*r)[n-2].to, gapNanos)):
+			last.from = t
 			return
 		}
 	}

@@ -113,3 +113,30 @@ func TestRunsHoldFarTimesApart(t *testing.T) {
 		t.Errorf("Serving wrong: %v", r)
 	}
 }
+
+// TestRunsNewestFirst checks the runs of responses added newest first, as
+// gcloud lists entries: the same runs as in time order, and a response
+// that comes within the gap of the run before joins the two.
+func TestRunsNewestFirst(t *testing.T) {
+	var fwd, back Runs
+	for i := 0; i < 300; i++ {
+		if i < 100 || i >= 200 {
+			fwd.Add(after(time.Duration(i) * time.Second))
+			back.Add(after(time.Duration(299-i) * time.Second))
+		}
+	}
+	if len(back) != 2 || back[0] != fwd[0] || back[1] != fwd[1] {
+		t.Fatalf("newest first: %v, in order: %v", back, fwd)
+	}
+	// 170 s and 140 s extend the second run back; 129 s is within the gap
+	// of both runs and joins them.
+	back.Add(after(170 * time.Second))
+	back.Add(after(140 * time.Second))
+	if len(back) != 2 || !back[1].From().Equal(after(140*time.Second)) {
+		t.Fatalf("extended back: %v", back)
+	}
+	back.Add(after(129 * time.Second))
+	if len(back) != 1 || !back[0].From().Equal(after(0)) || !back[0].To().Equal(after(299*time.Second)) {
+		t.Errorf("bridged: %v", back)
+	}
+}
