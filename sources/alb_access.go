@@ -335,8 +335,10 @@ func albURIPath(uri []byte) []byte {
 		return uri
 	}
 	rest := uri[sep+3:]
-	if i := bytes.IndexAny(rest, "/?"); i >= 0 {
-		return rest[i:]
+	for i, c := range rest { // the host and port are short
+		if c == '/' || c == '?' {
+			return rest[i:]
+		}
 	}
 	return albRootPath
 }
