@@ -26,6 +26,9 @@ type Emitter struct {
 	// clock parses the RFC 3339 times of the worker's lines, a second's
 	// date and clock once (see lex.Clock).
 	clock lex.Clock
+	// stamp remembers the worker's last time stamp that ends at the second
+	// (see lex.Stamp).
+	stamp lex.Stamp
 }
 
 func newEmitter(h Handler, opts *Options, report *InputReport, dedup *dedupSet) *Emitter {

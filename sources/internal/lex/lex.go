@@ -389,3 +389,35 @@ func (c *Clock) ParseRFC3339(b []byte) (time.Time, bool) {
 	}
 	return t, ok
 }
+
+// maxStamp is the longest time stamp a Stamp remembers.
+const maxStamp = 32
+
+// Stamp remembers the last time stamp a worker parsed, with the instant and
+// the zone offset it gave, for formats whose stamps end at the second
+// (nginx's $time_local): the lines of one second repeat it byte for byte.
+// Its zero value, and a nil *Stamp, remember nothing.
+type Stamp struct {
+	key    [maxStamp]byte
+	n      int
+	t      time.Time
+	offset time.Duration
+}
+
+// Get returns what b was parsed to when it is the stamp last remembered.
+func (s *Stamp) Get(b []byte) (t time.Time, offset time.Duration, ok bool) {
+	if s == nil || s.n == 0 || len(b) != s.n || string(b) != string(s.key[:s.n]) {
+		return time.Time{}, 0, false
+	}
+	return s.t, s.offset, true
+}
+
+// Put remembers that b parses to t at offset; a stamp longer than maxStamp
+// is not remembered.
+func (s *Stamp) Put(b []byte, t time.Time, offset time.Duration) {
+	if s == nil || len(b) == 0 || len(b) > maxStamp {
+		return
+	}
+	s.n = copy(s.key[:], b)
+	s.t, s.offset = t, offset
+}

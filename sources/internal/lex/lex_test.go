@@ -2,6 +2,7 @@ package lex
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 )
@@ -206,5 +207,33 @@ func TestClockMatchesParseRFC3339(t *testing.T) {
 				t.Errorf("after %q, %q: %v %v, want %v %v", prev, s, got, gotOK, want, wantOK)
 			}
 		}
+	}
+}
+
+// TestStamp checks that a Stamp answers only for the stamp it remembers,
+// byte for byte, and that a nil one remembers nothing.
+func TestStamp(t *testing.T) {
+	var nilStamp *Stamp
+	nilStamp.Put([]byte("10/Mar/2026:12:00:00 +0000"), time.Unix(1, 0), 0)
+	if _, _, ok := nilStamp.Get([]byte("10/Mar/2026:12:00:00 +0000")); ok {
+		t.Error("a nil Stamp answered")
+	}
+	var s Stamp
+	if _, _, ok := s.Get(nil); ok {
+		t.Error("an empty Stamp answered")
+	}
+	at := time.Date(2026, 3, 10, 11, 0, 0, 0, time.UTC)
+	s.Put([]byte("10/Mar/2026:12:00:00 +0100"), at, time.Hour)
+	if got, off, ok := s.Get([]byte("10/Mar/2026:12:00:00 +0100")); !ok || !got.Equal(at) || off != time.Hour {
+		t.Errorf("Get = %v %v %v", got, off, ok)
+	}
+	for _, other := range []string{"10/Mar/2026:12:00:00 +0000", "10/Mar/2026:12:00:00 +010", "10/Mar/2026:12:00:00 +01000", ""} {
+		if _, _, ok := s.Get([]byte(other)); ok {
+			t.Errorf("%q answered for another stamp", other)
+		}
+	}
+	s.Put([]byte(strings.Repeat("9", maxStamp+1)), at, 0)
+	if _, _, ok := s.Get([]byte(strings.Repeat("9", maxStamp+1))); ok {
+		t.Error("a stamp longer than maxStamp was remembered")
 	}
 }
