@@ -109,7 +109,7 @@ func (c *Collector) Request(r *sources.Request) {
 	}
 	sec := r.Time.Unix()
 	ch, i := c.seconds.chunkAt(sec)
-	ch.total[i]++
+	ch.addTotal(i)
 	hidden := false
 	for i, a := range r.Attempts {
 		last := i == len(r.Attempts)-1
@@ -130,7 +130,7 @@ func (c *Collector) Request(r *sources.Request) {
 	case r.Failure == sources.FailureAppError:
 		// Application errors are what remains of the total.
 	default:
-		ch.ok[i]++
+		ch.addOK(i)
 	}
 	if hidden {
 		c.seconds.sparse(sec).hidden++

@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"math"
 	"net/netip"
 	"testing"
 	"time"
@@ -187,5 +188,41 @@ func TestCollectorsShareTheirHours(t *testing.T) {
 	}
 	if again := set.Merge(); again != got {
 		t.Error("a second Merge of the set built another Dataset")
+	}
+}
+
+// TestSecondCountsCarry pins the 16-bit counts of the per-second store
+// from both sides: a second with 65,535 requests and one with 65,536 or
+// more (carried), counted by one collector and by two merged, through the
+// shared store of a set too.
+func TestSecondCountsCarry(t *testing.T) {
+	const base = 1_700_000_000
+	ok := storeRequest(base, sources.FailureNone, false)
+	appErr := storeRequest(base, sources.FailureAppError, false)
+	for _, n := range []int{math.MaxUint16, math.MaxUint16 + 1, 3*math.MaxUint16 + 7} {
+		one, a, b := NewCollector(), NewCollector(), NewCollector()
+		set := NewCollectors()
+		x, y := set.New(), set.New()
+		for i := range n {
+			r := ok
+			if i%10 == 0 {
+				r = appErr
+			}
+			one.Request(r)
+			[]*Collector{a, b}[i%2].Request(r)
+			[]*Collector{x, y}[i%2].Request(r)
+		}
+		fails := (n + 9) / 10
+		for name, d := range map[string]*Dataset{"one": Merge(one), "two": Merge(a, b), "set": set.Merge()} {
+			if got := d.At(base); got.Total != n || got.OK != n-fails || got.AppErrors != fails {
+				t.Errorf("%d requests, %s: %+v", n, name, got)
+			}
+			if s := d.Sum(base-1, base+1); s.Total != n {
+				t.Errorf("%d requests, %s: Sum %+v", n, name, s)
+			}
+			if first, last, _ := d.BusiestSpan(3600); first != base || last != base {
+				t.Errorf("%d requests, %s: BusiestSpan %d, %d", n, name, first, last)
+			}
+		}
 	}
 }
