@@ -89,6 +89,9 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 	}
 	close(jobs)
 	wg.Wait()
+	// The blocks kept for the next inputs are not needed any more: what
+	// comes after reading (the analysis) may use their memory.
+	batches.drain()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -265,23 +268,26 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		defer f.Close()
 		r = f
 	}
-	br := getReader(r)
-	defer readerPool.Put(br)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	raw := getRawReader(r)
+	defer rawPool.Put(raw)
+	var br *bufio.Reader
+	if magic, _ := raw.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, _ := gzipPool.Get().(*kgzip.Reader)
 		var err error
 		if zr == nil {
-			zr, err = kgzip.NewReader(br)
+			zr, err = kgzip.NewReader(raw)
 		} else {
-			err = zr.Reset(br)
+			err = zr.Reset(raw)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("unreadable gzip: %w", err)
 		}
 		defer gzipPool.Put(zr)
 		br = getReader(zr)
-		defer readerPool.Put(br)
+	} else {
+		br = getReader(raw)
 	}
+	defer readerPool.Put(br)
 	head, herr := br.Peek(headSize)
 	if herr != nil && herr != io.EOF && herr != bufio.ErrBufferFull && len(head) == 0 {
 		return nil, fmt.Errorf("unreadable: %w", herr)
@@ -334,13 +340,29 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 	return rep, ctx.Err()
 }
 
-// readerPool and gzipPool recycle the read buffers (1 MiB each) and gzip
-// readers of finished inputs, so that many small inputs cost no more than a
-// few large ones.
+// readerPool, rawPool and gzipPool recycle the read buffers (1 MiB and
+// rawReaderSize) and gzip readers of finished inputs, so that many small
+// inputs cost no more than a few large ones.
 var (
 	readerPool sync.Pool
+	rawPool    sync.Pool
 	gzipPool   sync.Pool
 )
+
+// rawReaderSize is the buffer an input's bytes are first read through: the
+// decompressor of a gzip'd input reads from it a little at a time, and a
+// plain input is read through a second, large reader, which reads past it
+// once it is empty. Only the decompressed text needs 1 MiB.
+const rawReaderSize = 64 << 10
+
+// getRawReader returns a pooled reader of rawReaderSize reading r.
+func getRawReader(r io.Reader) *bufio.Reader {
+	if br, ok := rawPool.Get().(*bufio.Reader); ok {
+		br.Reset(r)
+		return br
+	}
+	return bufio.NewReaderSize(r, rawReaderSize)
+}
 
 // getReader returns a pooled reader of readBufferSize reading r.
 func getReader(r io.Reader) *bufio.Reader {
@@ -436,6 +458,17 @@ func (l *batchList) get() *batch {
 		return b
 	default:
 		return &batch{buf: make([]byte, 0, batchCap)}
+	}
+}
+
+// drain lets go of every batch the list keeps.
+func (l *batchList) drain() {
+	for {
+		select {
+		case <-l.free:
+		default:
+			return
+		}
 	}
 }
 

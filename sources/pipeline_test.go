@@ -375,3 +375,21 @@ func TestSerialAndParallelInputsAgree(t *testing.T) {
 		t.Errorf("%d flushes for %d inputs", together.flushes, files)
 	}
 }
+
+// TestReadLetsGoOfItsBlocks checks that Read keeps no 1 MiB block for later
+// once it returns: the analysis that follows may use that memory.
+func TestReadLetsGoOfItsBlocks(t *testing.T) {
+	var b strings.Builder
+	for _, l := range albBenchLines(5000) {
+		b.Write(l)
+		b.WriteByte('\n')
+	}
+	dir := t.TempDir()
+	for i := range 4 {
+		writeFile(t, dir, fmt.Sprintf("alb-%d.log", i), []byte(b.String()))
+	}
+	readPaths(t, Options{Workers: 2}, dir)
+	if n := len(batches.free); n != 0 {
+		t.Errorf("%d blocks kept after Read", n)
+	}
+}
