@@ -296,6 +296,9 @@ func parseIPv4(b []byte) (netip.Addr, bool) {
 // ParseAddrPort parses `a.b.c.d:port` or `[ipv6]:port` strictly (see
 // ParseAddr and Port).
 func ParseAddrPort(b []byte) (netip.AddrPort, bool) {
+	if ap, ok := parseIPv4Port(b); ok {
+		return ap, true
+	}
 	if len(b) > 0 && b[0] == '[' {
 		end := indexByte(b, ']')
 		if end < 0 || end+1 >= len(b) || b[end+1] != ':' {
@@ -318,6 +321,46 @@ func ParseAddrPort(b []byte) (netip.AddrPort, bool) {
 	}
 	p, ok := Port(b[colon+1:])
 	return netip.AddrPortFrom(a, p), ok
+}
+
+// parseIPv4Port reads `a.b.c.d:port` in one pass, the common case of
+// ParseAddrPort: each field of 1 to 3 digits, at most 255 and without a
+// leading zero, then a Port. It reports false for anything else, which
+// ParseAddrPort then reads the general way.
+func parseIPv4Port(b []byte) (netip.AddrPort, bool) {
+	var ip [4]byte
+	i := 0
+	for k := range ip {
+		if i >= len(b) || b[i]-'0' > 9 {
+			return netip.AddrPort{}, false
+		}
+		n := uint(b[i] - '0')
+		i++
+		for digits := 1; i < len(b) && b[i]-'0' <= 9; digits++ {
+			if digits == 3 || n == 0 {
+				return netip.AddrPort{}, false
+			}
+			n = n*10 + uint(b[i]-'0')
+			i++
+		}
+		if n > 255 {
+			return netip.AddrPort{}, false
+		}
+		ip[k] = byte(n)
+		sep := byte('.')
+		if k == len(ip)-1 {
+			sep = ':'
+		}
+		if i >= len(b) || b[i] != sep {
+			return netip.AddrPort{}, false
+		}
+		i++
+	}
+	p, ok := Port(b[i:])
+	if !ok {
+		return netip.AddrPort{}, false
+	}
+	return netip.AddrPortFrom(netip.AddrFrom4(ip), p), true
 }
 
 // ParseAddrOptPort parses an address with or without a port: `a.b.c.d`,
