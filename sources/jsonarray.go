@@ -189,6 +189,17 @@ func (in *inputReader) consumePrettyArray(p *part, b *batch) {
 			if isClosingLine(l) {
 				p.parseElement(bytes.TrimSuffix(data[start+2:pos+len(l)], []byte(",")), Origin{in.name, startLine}, &last)
 				start = -1
+				break
+			}
+			// Skip to the next line that may close the element: nested
+			// lines are indented deeper, so only a line starting "  }"
+			// can, and most of an element's lines need not be cut.
+			if next == end {
+				break // the last line of the block
+			}
+			if k := bytes.Index(data[end:], []byte("\n  }")); k > 0 {
+				line += bytes.Count(data[next:end+k+1], []byte{'\n'})
+				next = end + k + 1
 			}
 		case len(l) == 3 && l[0] == ' ' && l[1] == ' ' && l[2] == '{':
 			start, startLine = pos, line

@@ -82,12 +82,30 @@ func TestPrettyArrayMatchesTheSplitter(t *testing.T) {
 		}
 		return out
 	}
+	// oneLine prints an element's members on a single line between its
+	// braces, the shortest element a closing line can follow.
+	oneLine := func(e string) string {
+		var b bytes.Buffer
+		if err := json.Compact(&b, []byte(strings.TrimSpace(e))); err != nil {
+			t.Fatal(err)
+		}
+		return "  {\n    " + strings.TrimSuffix(strings.TrimPrefix(b.String(), "{"), "}") + "\n  }"
+	}
+	var mixed []string
+	for i, e := range many() {
+		if i%3 == 0 {
+			e = oneLine(e)
+		}
+		mixed = append(mixed, e)
+	}
 	cases := map[string]string{
-		"fixture":        string(fixture),
-		"several blocks": build(many()),
-		"crlf":           strings.ReplaceAll(build(many()), "\n", "\r\n"),
-		"big element":    build(append(append(append([]string{}, elems...), big), elems...)),
-		"broken element": build(append(append(append([]string{}, elems...), broken), elems...)),
+		"fixture":                string(fixture),
+		"one-line elements":      build(mixed),
+		"one-line elements crlf": strings.ReplaceAll(build(mixed), "\n", "\r\n"),
+		"several blocks":         build(many()),
+		"crlf":                   strings.ReplaceAll(build(many()), "\n", "\r\n"),
+		"big element":            build(append(append(append([]string{}, elems...), big), elems...)),
+		"broken element":         build(append(append(append([]string{}, elems...), broken), elems...)),
 	}
 	dir := t.TempDir()
 	for name, text := range cases {
