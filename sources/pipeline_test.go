@@ -393,3 +393,24 @@ func TestReadLetsGoOfItsBlocks(t *testing.T) {
 		t.Errorf("%d blocks kept after Read", n)
 	}
 }
+
+// TestDedupSetKeysBothStrings checks that an entry is a duplicate only of
+// one with the same log name and insertId, whichever way round they come.
+func TestDedupSetKeysBothStrings(t *testing.T) {
+	d := newDedupSet()
+	for _, c := range []struct {
+		log, id string
+		want    bool
+	}{
+		{"projects/p/logs/requests", "abc", false},
+		{"projects/p/logs/requests", "abc", true},
+		{"projects/p/logs/other", "abc", false},
+		{"projects/p/logs/requests", "abd", false},
+		{"abc", "projects/p/logs/requests", false},
+		{"projects/p/logs/other", "abc", true},
+	} {
+		if got := d.seen(c.log, c.id); got != c.want {
+			t.Errorf("seen(%q, %q) = %v, want %v", c.log, c.id, got, c.want)
+		}
+	}
+}
