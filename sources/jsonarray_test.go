@@ -89,7 +89,9 @@ func TestPrettyArrayMatchesTheSplitter(t *testing.T) {
 		if err := json.Compact(&b, []byte(strings.TrimSpace(e))); err != nil {
 			t.Fatal(err)
 		}
-		return "  {\n    " + strings.TrimSuffix(strings.TrimPrefix(b.String(), "{"), "}") + "\n  }"
+		// build makes each insertId unique where it finds `"insertId": "`.
+		members := strings.Replace(b.String(), `"insertId":"`, `"insertId": "`, 1)
+		return "  {\n    " + strings.TrimSuffix(strings.TrimPrefix(members, "{"), "}") + "\n  }"
 	}
 	var mixed []string
 	for i, e := range many() {
