@@ -89,8 +89,14 @@ func (s *Signal) Last() *Attempt {
 func (a *Analysis) attribute() []*Signal {
 	errLines := a.errorLines()
 	out := make([]*Signal, 0, len(a.Failures))
-	for _, r := range a.Failures {
-		s := &Signal{Req: r, Time: r.Time, Kind: r.Failure, AttemptOnly: r.AttemptOnly}
+	// The Signals and their attempts are allocated in two slabs: one
+	// allocation each instead of one or two per failure.
+	slab := make([]Signal, len(a.Failures))
+	attempts := make([]Attempt, 0, countAttempts(a.Failures))
+	for k, r := range a.Failures {
+		s := &slab[k]
+		*s = Signal{Req: r, Time: r.Time, Kind: r.Failure, AttemptOnly: r.AttemptOnly}
+		from := len(attempts)
 		switch {
 		case r.AttemptOnly:
 		case r.Failure.LBGenerated():
@@ -100,14 +106,17 @@ func (a *Analysis) attribute() []*Signal {
 		}
 		if len(r.Attempts) == 0 {
 			if r.Backend.IsValid() {
-				s.Attempts = append(s.Attempts, Attempt{Backend: r.Backend, Kind: r.Failure, Status: r.Status})
+				attempts = append(attempts, Attempt{Backend: r.Backend, Kind: r.Failure, Status: r.Status})
 			}
 		} else {
 			for _, at := range r.Attempts {
 				if at.Failure.LBGenerated() {
-					s.Attempts = append(s.Attempts, Attempt{Backend: at.Backend, Kind: at.Failure, Status: at.Status})
+					attempts = append(attempts, Attempt{Backend: at.Backend, Kind: at.Failure, Status: at.Status})
 				}
 			}
+		}
+		if len(attempts) > from {
+			s.Attempts = attempts[from:len(attempts):len(attempts)]
 		}
 		for i := range s.Attempts {
 			at := &s.Attempts[i]
@@ -134,6 +143,25 @@ func (a *Analysis) attribute() []*Signal {
 		out = append(out, s)
 	}
 	return out
+}
+
+// countAttempts returns how many failed attempts attribute lists for rs.
+func countAttempts(rs []*sources.Request) int {
+	n := 0
+	for _, r := range rs {
+		if len(r.Attempts) == 0 {
+			if r.Backend.IsValid() {
+				n++
+			}
+			continue
+		}
+		for _, at := range r.Attempts {
+			if at.Failure.LBGenerated() {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // rolloutOf returns the rollout b took part in that covers t, if any.
