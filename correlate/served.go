@@ -114,11 +114,64 @@ func (r *Runs) bound() {
 // unsigned number so that no pause overflows.
 func gapAfter(runs Runs, i int) uint64 { return uint64(runs[i+1].from) - uint64(runs[i].to) }
 
-// Merge adds the runs of o.
+// Merge adds the runs of o: both lists are walked once, in time order,
+// joining what overlaps or comes within servedRunGap, then the result is
+// bounded as Add bounds it.
 func (r *Runs) Merge(o Runs) {
-	for _, run := range o {
-		r.addRun(run)
+	if len(o) == 0 {
+		return
 	}
+	a := *r
+	out := make(Runs, 0, len(a)+len(o))
+	for i, j := 0, 0; i < len(a) || j < len(o); {
+		var x Run
+		if j == len(o) || (i < len(a) && a[i].from <= o[j].from) {
+			x, i = a[i], i+1
+		} else {
+			x, j = o[j], j+1
+		}
+		if n := len(out); n > 0 && x.from <= satAdd(out[n-1].to, gapNanos) {
+			out[n-1].to = max(out[n-1].to, x.to)
+			continue
+		}
+		out = append(out, x)
+	}
+	*r = out
+	r.boundAll()
+}
+
+// boundAll merges runs until at most maxRunsPerBackend are left, as bound
+// does one at a time: merging two runs leaves every other pause as it was,
+// so repeatedly merging across the shortest pause (the first of equal
+// ones) merges across the shortest len-maxRunsPerBackend pauses, which
+// are found by one sort.
+func (r *Runs) boundAll() {
+	runs := *r
+	excess := len(runs) - maxRunsPerBackend
+	if excess <= 0 {
+		return
+	}
+	pauses := make([]int, len(runs)-1) // pauses[k] is the one after runs[k]
+	for k := range pauses {
+		pauses[k] = k
+	}
+	sort.Slice(pauses, func(x, y int) bool {
+		gx, gy := gapAfter(runs, pauses[x]), gapAfter(runs, pauses[y])
+		return gx < gy || (gx == gy && pauses[x] < pauses[y])
+	})
+	across := make([]bool, len(runs)-1)
+	for _, k := range pauses[:excess] {
+		across[k] = true
+	}
+	out := runs[:1]
+	for k := 1; k < len(runs); k++ {
+		if across[k-1] {
+			out[len(out)-1].to = runs[k].to
+			continue
+		}
+		out = append(out, runs[k])
+	}
+	*r = out
 }
 
 // First returns the first time served; zero when never.

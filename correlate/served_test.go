@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -138,5 +139,54 @@ func TestRunsNewestFirst(t *testing.T) {
 	back.Add(after(129 * time.Second))
 	if len(back) != 1 || !back[0].From().Equal(after(0)) || !back[0].To().Equal(after(299*time.Second)) {
 		t.Errorf("bridged: %v", back)
+	}
+}
+
+// TestRunsBoundAllMatchesBound checks that bounding a long list of runs in
+// one sort merges the same pauses as merging the two closest runs one
+// merge at a time, ties included.
+func TestRunsBoundAllMatchesBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 200; round++ {
+		var runs Runs
+		at := int64(0)
+		for n := maxRunsPerBackend + rng.IntN(3*maxRunsPerBackend); len(runs) < n; {
+			at += gapNanos + 1 + int64(rng.IntN(5))*int64(time.Second) // few distinct pauses: many ties
+			from := at
+			at += int64(rng.IntN(3)) * int64(time.Second)
+			runs = append(runs, Run{from, at})
+		}
+		one, all := append(Runs(nil), runs...), append(Runs(nil), runs...)
+		one.bound()
+		all.boundAll()
+		if len(all) != maxRunsPerBackend || !slices.Equal(one, all) {
+			t.Fatalf("%d runs: one at a time %v\nall at once %v", len(runs), one, all)
+		}
+	}
+}
+
+// TestRunsMergeMatchesAdd checks that merging two lists of runs gives what
+// adding the second's runs one by one gives, below the bound.
+func TestRunsMergeMatchesAdd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := 0; round < 200; round++ {
+		var a, b Runs
+		for range 20 + rng.IntN(20) {
+			x := after(time.Duration(rng.IntN(3600)) * time.Second)
+			if rng.IntN(2) == 0 {
+				a.Add(x)
+			} else {
+				b.Add(x)
+			}
+		}
+		want := append(Runs(nil), a...)
+		for _, run := range b {
+			want.addRun(run)
+		}
+		got := append(Runs(nil), a...)
+		got.Merge(b)
+		if !slices.Equal(got, want) {
+			t.Fatalf("Merge %v\nadding %v", got, want)
+		}
 	}
 }
