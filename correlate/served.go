@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -114,54 +115,67 @@ func (r *Runs) bound() {
 // unsigned number so that no pause overflows.
 func gapAfter(runs Runs, i int) uint64 { return uint64(runs[i+1].from) - uint64(runs[i].to) }
 
-// Merge adds the runs of o: both lists are walked once, in time order,
-// joining what overlaps or comes within servedRunGap, then the result is
-// bounded as Add bounds it.
+// Merge adds the runs of o: both lists are merged in place from their
+// ends, then walked once in time order joining what overlaps or comes
+// within servedRunGap, and the result is bounded as Add bounds it.
 func (r *Runs) Merge(o Runs) {
 	if len(o) == 0 {
 		return
 	}
-	a := *r
-	out := make(Runs, 0, len(a)+len(o))
-	for i, j := 0, 0; i < len(a) || j < len(o); {
-		var x Run
-		if j == len(o) || (i < len(a) && a[i].from <= o[j].from) {
-			x, i = a[i], i+1
+	n := len(*r)
+	a := slices.Grow(*r, len(o))[:n+len(o)]
+	for i, j, k := n-1, len(o)-1, len(a)-1; j >= 0; k-- {
+		if i >= 0 && a[i].from > o[j].from {
+			a[k], i = a[i], i-1
 		} else {
-			x, j = o[j], j+1
+			a[k], j = o[j], j-1
 		}
-		if n := len(out); n > 0 && x.from <= satAdd(out[n-1].to, gapNanos) {
-			out[n-1].to = max(out[n-1].to, x.to)
+	}
+	w := 0
+	for _, x := range a {
+		if w > 0 && x.from <= satAdd(a[w-1].to, gapNanos) {
+			a[w-1].to = max(a[w-1].to, x.to)
 			continue
 		}
-		out = append(out, x)
+		a[w] = x
+		w++
 	}
-	*r = out
+	*r = a[:w]
 	r.boundAll()
 }
 
 // boundAll merges runs until at most maxRunsPerBackend are left, as bound
-// does one at a time: merging two runs leaves every other pause as it was,
-// so repeatedly merging across the shortest pause (the first of equal
-// ones) merges across the shortest len-maxRunsPerBackend pauses, which
-// are found by one sort.
+// does one at a time. A few runs too many are merged that way; more are
+// merged with one sort: merging two runs leaves every other pause as it
+// was, so repeatedly merging across the shortest pause (the first of equal
+// ones) merges across the shortest len-maxRunsPerBackend pauses.
 func (r *Runs) boundAll() {
 	runs := *r
 	excess := len(runs) - maxRunsPerBackend
-	if excess <= 0 {
+	switch {
+	case excess <= 0:
+		return
+	case excess <= boundOneByOne:
+		r.bound()
 		return
 	}
-	pauses := make([]int, len(runs)-1) // pauses[k] is the one after runs[k]
-	for k := range pauses {
-		pauses[k] = k
+	type pause struct {
+		gap uint64
+		at  int // the pause after runs[at]
 	}
-	sort.Slice(pauses, func(x, y int) bool {
-		gx, gy := gapAfter(runs, pauses[x]), gapAfter(runs, pauses[y])
-		return gx < gy || (gx == gy && pauses[x] < pauses[y])
+	pauses := make([]pause, len(runs)-1)
+	for k := range pauses {
+		pauses[k] = pause{gapAfter(runs, k), k}
+	}
+	slices.SortFunc(pauses, func(x, y pause) int {
+		if x.gap != y.gap {
+			return cmp.Compare(x.gap, y.gap)
+		}
+		return cmp.Compare(x.at, y.at)
 	})
 	across := make([]bool, len(runs)-1)
-	for _, k := range pauses[:excess] {
-		across[k] = true
+	for _, p := range pauses[:excess] {
+		across[p.at] = true
 	}
 	out := runs[:1]
 	for k := 1; k < len(runs); k++ {
@@ -173,6 +187,11 @@ func (r *Runs) boundAll() {
 	}
 	*r = out
 }
+
+// boundOneByOne is how many runs too many boundAll merges one merge at a
+// time, each a scan of the pauses, before sorting them is cheaper: folding
+// a Collector adds a few runs to each backend's.
+const boundOneByOne = 8
 
 // First returns the first time served; zero when never.
 func (r Runs) First() time.Time {

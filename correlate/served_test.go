@@ -144,13 +144,17 @@ func TestRunsNewestFirst(t *testing.T) {
 
 // TestRunsBoundAllMatchesBound checks that bounding a long list of runs in
 // one sort merges the same pauses as merging the two closest runs one
-// merge at a time, ties included.
+// merge at a time, ties included, on each side of boundOneByOne.
 func TestRunsBoundAllMatchesBound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for round := 0; round < 200; round++ {
+	sizes := []int{maxRunsPerBackend, maxRunsPerBackend + boundOneByOne, maxRunsPerBackend + boundOneByOne + 1}
+	for range 200 {
+		sizes = append(sizes, maxRunsPerBackend+rng.IntN(3*maxRunsPerBackend))
+	}
+	for _, n := range sizes {
 		var runs Runs
 		at := int64(0)
-		for n := maxRunsPerBackend + rng.IntN(3*maxRunsPerBackend); len(runs) < n; {
+		for len(runs) < n {
 			at += gapNanos + 1 + int64(rng.IntN(5))*int64(time.Second) // few distinct pauses: many ties
 			from := at
 			at += int64(rng.IntN(3)) * int64(time.Second)
