@@ -154,3 +154,26 @@ func TestCollectorsFoldAtFoldRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectorRunsBounded checks that a backend serving once every few
+// minutes for days, which lets a Collector's runs grow past the bound, ends
+// in the Dataset with at most maxRunsPerBackend runs spanning all it served,
+// whether merged alone or through a set.
+func TestCollectorRunsBounded(t *testing.T) {
+	ip := netip.AddrFrom4([4]byte{10, 0, 0, 1})
+	const n = 5000
+	for _, merged := range []func(fill func(*Collector)) *Dataset{
+		func(fill func(*Collector)) *Dataset { c := NewCollector(); fill(c); return Merge(c) },
+		func(fill func(*Collector)) *Dataset { s := NewCollectors(); fill(s.New()); return s.Merge() },
+	} {
+		d := merged(func(c *Collector) {
+			for i := range n {
+				c.Request(servedAt(ip, i*180))
+			}
+		})
+		runs := d.Traffic[ip].Runs
+		if len(runs) > maxRunsPerBackend || !runs.First().Equal(runsT0) || !runs.Last().Equal(runsT0.Add((n-1)*180*time.Second)) {
+			t.Errorf("%d runs from %v to %v", len(runs), runs.First(), runs.Last())
+		}
+	}
+}

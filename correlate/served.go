@@ -96,8 +96,14 @@ func satAdd(a, d int64) int64 {
 	return s
 }
 
-// bound merges the two closest runs while there are more than maxRunsPerBackend.
+// bound merges the two closest runs while there are more than
+// maxRunsPerBackend. A list that reached the bound gets a capacity of one
+// run more, what adding a run before bounding needs, not the double that
+// growing by appends leaves.
 func (r *Runs) bound() {
+	if len(*r) == maxRunsPerBackend+1 && cap(*r) > maxRunsPerBackend+1 {
+		*r = append(make(Runs, 0, maxRunsPerBackend+1), *r...)
+	}
 	for len(*r) > maxRunsPerBackend {
 		runs := *r
 		best := 0
