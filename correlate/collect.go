@@ -416,7 +416,8 @@ func Merge(cs ...*Collector) *Dataset { return merge(cs, map[netip.Addr]*Traffic
 
 // merge combines collectors and the traffic already folded from them; with
 // release it lets each collector's events go chunk by chunk as they are
-// copied, so that they are held about once, not twice, at the peak.
+// copied, and moves its per-second counts rather than copying them, so
+// that they are held about once, not twice, at the peak.
 func merge(cs []*Collector, traffic map[netip.Addr]*Traffic, release bool) *Dataset {
 	d := &Dataset{Traffic: traffic, Formats: map[sources.Format]int{}}
 	store := newSecondStore()
@@ -431,7 +432,11 @@ func merge(cs []*Collector, traffic map[netip.Addr]*Traffic, release bool) *Data
 	}
 	for _, c := range cs {
 		if sh := c.seconds.shared; shared[sh] {
-			store.add(&sh.store)
+			if release {
+				store.take(&sh.store)
+			} else {
+				store.add(&sh.store)
+			}
 			delete(shared, sh)
 		}
 	}
@@ -454,7 +459,11 @@ func merge(cs []*Collector, traffic map[netip.Addr]*Traffic, release bool) *Data
 		for f, n := range c.formats {
 			d.Formats[f] += n
 		}
-		store.add(&c.seconds)
+		if release {
+			store.take(&c.seconds)
+		} else {
+			store.add(&c.seconds)
+		}
 		foldTraffic(d.Traffic, c.traffic)
 	}
 	d.seconds = store.freeze()

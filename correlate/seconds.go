@@ -223,18 +223,33 @@ func (s *secondStore) sparse(sec int64) *sparseCounts {
 	return r
 }
 
-// add folds o into s.
-func (s *secondStore) add(o *secondStore) {
+// add folds o into s; o stays usable.
+func (s *secondStore) add(o *secondStore) { s.fold(o, false) }
+
+// take folds o into s and empties o: its hours and rare seconds that s
+// lacks move over instead of being copied, so that a week's store is not
+// held twice while a run's stores are merged.
+func (s *secondStore) take(o *secondStore) { s.fold(o, true) }
+
+// fold adds the counts of o to s, moving what s lacks when move is set.
+func (s *secondStore) fold(o *secondStore, move bool) {
 	for hour, oc := range o.chunks {
-		if c := s.chunks[hour]; c != nil {
+		switch c := s.chunks[hour]; {
+		case c != nil:
 			c.addChunk(oc)
-			continue
+		case move:
+			s.chunks[hour] = oc
+		default:
+			s.chunks[hour] = oc.clone()
 		}
-		s.chunks[hour] = oc.clone() // o stays usable
 	}
 	for sec, or := range o.rare {
 		r := s.rare[sec]
 		if r == nil {
+			if move {
+				s.rare[sec] = or
+				continue
+			}
 			cp := *or
 			s.rare[sec] = &cp
 			continue
@@ -245,6 +260,9 @@ func (s *secondStore) add(o *secondStore) {
 		r.hidden += or.hidden
 	}
 	s.lastChunk = nil
+	if move {
+		*o = secondStore{shared: o.shared}
+	}
 }
 
 // seconds is the read-only form of a secondStore that a Dataset keeps: the

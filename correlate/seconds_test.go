@@ -226,3 +226,39 @@ func TestSecondCountsCarry(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondStoreTake checks that take counts as add does, seconds in both
+// stores included, and empties the store it takes from: what it moves is
+// no longer held by both.
+func TestSecondStoreTake(t *testing.T) {
+	const base = 1_700_000_000
+	fill := func(s *secondStore, from int64) {
+		for i := from; i < from+2*3600; i += 5 {
+			sec := base + i
+			ch, k := s.chunkAt(sec)
+			ch.addTotal(k)
+			if i%3 == 0 {
+				s.sparse(sec).hidden++
+			}
+		}
+	}
+	added, taken, src := newSecondStore(), newSecondStore(), newSecondStore()
+	for _, s := range []*secondStore{&added, &taken} {
+		fill(s, 0)
+	}
+	fill(&src, 3600)
+	added.add(&src)
+	taken.take(&src)
+	if len(src.chunks) != 0 || len(src.rare) != 0 {
+		t.Errorf("take left %d chunks and %d rare seconds in the store taken from", len(src.chunks), len(src.rare))
+	}
+	a, b := &Dataset{seconds: added.freeze()}, &Dataset{seconds: taken.freeze()}
+	for _, sec := range []int64{base, base + 3600, base + 3605, base + 2*3600 + 5, base + 3*3600 - 5} {
+		if a.At(sec) != b.At(sec) {
+			t.Errorf("At(%d): taken %+v, added %+v", sec, b.At(sec), a.At(sec))
+		}
+	}
+	if got := b.At(base + 3600); got.Total != 2 || got.Hidden != 2 {
+		t.Errorf("a second both stores counted: %+v, want 2 requests, 2 hidden", got)
+	}
+}
