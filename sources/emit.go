@@ -163,9 +163,8 @@ func (d *dedupSet) seen(logName, insertID string) bool {
 	if s.m == nil {
 		s.m = make(map[uint64]struct{})
 	}
-	if _, ok := s.m[k]; ok {
-		return true
-	}
+	// One assignment finds the key or adds it: the map grew when it was new.
+	n := len(s.m)
 	s.m[k] = struct{}{}
-	return false
+	return len(s.m) == n
 }
