@@ -202,3 +202,23 @@ func TestNDJSONMatchesTheSplitter(t *testing.T) {
 		t.Errorf("cut line: %d records, %d skipped; want 9 and 1", len(got), rep.Skipped)
 	}
 }
+
+// TestClosingLineBefore checks the search for an element's closing line:
+// braces deeper in, inside strings or right after the start do not count.
+func TestClosingLineBefore(t *testing.T) {
+	for _, tt := range []struct {
+		data string
+		want int
+	}{
+		{"\n    \"a\": {\n      \"b\": \"}\"\n    },\n  }\n", 33},
+		{"\n  }\n", 0},
+		{"\n    \"x\": \"  }\"\n  },\n", 15},
+		{"\n    \"a\": 1\n", -1},
+		{"\n    }\n   }\n", -1},
+		{"\n}", -1},
+	} {
+		if got := closingLineBefore([]byte(tt.data), 0); got != tt.want {
+			t.Errorf("closingLineBefore(%q) = %d, want %d", tt.data, got, tt.want)
+		}
+	}
+}
