@@ -41,18 +41,20 @@ func (s State) String() string {
 }
 
 // Attempt is one failed try of the load balancer or proxy to reach a
-// backend, with who the backend was and what it was doing then.
+// backend, with who the backend was and what it was doing then. The
+// one-byte fields come last, together, so that an Attempt takes 64 bytes,
+// not 72: every failure has one or more.
 type Attempt struct {
 	Backend netip.AddrPort
-	Kind    sources.FailureKind
 	Status  int
 	// Of is the backend that held the IP; nil when the attempt had no peer.
-	Of    *Backend
-	State State
-	// Role is the backend's side in Rollout; Rollout is the rollout that
-	// covers the attempt and in which the backend took part.
-	Role    Role
+	Of *Backend
+	// Rollout is the rollout that covers the attempt and in which the
+	// backend took part; Role is the backend's side in it.
 	Rollout *Rollout
+	Kind    sources.FailureKind
+	State   State
+	Role    Role
 }
 
 // Signal is one failure the load balancer or proxy generated: a request it
