@@ -261,7 +261,9 @@ func (s *secondStore) fold(o *secondStore, move bool) {
 	}
 	s.lastChunk = nil
 	if move {
-		*o = secondStore{shared: o.shared}
+		shared := o.shared
+		*o = newSecondStore()
+		o.shared = shared
 	}
 }
 

@@ -252,6 +252,10 @@ func TestSecondStoreTake(t *testing.T) {
 	if len(src.chunks) != 0 || len(src.rare) != 0 {
 		t.Errorf("take left %d chunks and %d rare seconds in the store taken from", len(src.chunks), len(src.rare))
 	}
+	fill(&src, 0) // a store taken from still counts
+	if c, k := src.chunkAt(base); c.totalAt(k) != 1 || src.rare[base] == nil {
+		t.Error("a store taken from does not count again")
+	}
 	a, b := &Dataset{seconds: added.freeze()}, &Dataset{seconds: taken.freeze()}
 	for _, sec := range []int64{base, base + 3600, base + 3605, base + 2*3600 + 5, base + 3*3600 - 5} {
 		if a.At(sec) != b.At(sec) {
