@@ -162,8 +162,15 @@ func Classify(a *correlate.Analysis) *Result {
 	}
 	res := &Result{}
 	for i, r := range Rules {
-		explained := map[*correlate.Signal]bool{}
-		for _, f := range r.Explain(a, claimed[i]) {
+		findings := r.Explain(a, claimed[i])
+		n := 0
+		for _, f := range findings {
+			if f.Score >= minScore {
+				n += len(f.Window.Signals)
+			}
+		}
+		explained := make(map[*correlate.Signal]bool, n) // sized once: it may hold every failure
+		for _, f := range findings {
 			if f.Score < minScore {
 				continue
 			}

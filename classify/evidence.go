@@ -41,21 +41,33 @@ func factEvidence(format string, args ...any) Evidence {
 // failureEvidence quotes a few failures of the window, spread from the
 // first to the last of those keep accepts (all when keep is nil).
 func failureEvidence(w *correlate.Window, keep func(*correlate.Signal) bool) []Evidence {
-	var picked []*correlate.Signal
+	// Count the accepted failures, then quote every step-th and the last in
+	// a second pass: a window may hold a hundred thousand failures, which
+	// need not be listed again to quote four.
+	n := 0
 	for _, s := range w.Signals {
 		if keep == nil || keep(s) {
-			picked = append(picked, s)
+			n++
 		}
 	}
-	if len(picked) == 0 {
+	if n == 0 {
 		return nil
 	}
 	var out []Evidence
-	step := max(len(picked)/(maxFailureEvidence-1), 1)
-	for i := 0; i < len(picked) && len(out) < maxFailureEvidence-1; i += step {
-		out = append(out, requestEvidence(picked[i].Req))
+	step := max(n/(maxFailureEvidence-1), 1)
+	var last *correlate.Signal
+	k := 0
+	for _, s := range w.Signals {
+		if keep != nil && !keep(s) {
+			continue
+		}
+		if k%step == 0 && len(out) < maxFailureEvidence-1 {
+			out = append(out, requestEvidence(s.Req))
+		}
+		last = s
+		k++
 	}
-	if last := picked[len(picked)-1]; len(picked) > 1 && out[len(out)-1].Request != last.Req {
+	if n > 1 && out[len(out)-1].Request != last.Req {
 		out = append(out, requestEvidence(last.Req))
 	}
 	return out

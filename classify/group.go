@@ -49,15 +49,27 @@ func groupByEpisode(a *correlate.Analysis, sigs []*correlate.Signal, episodeOf f
 	byKey := map[string]*incidentGroup{}
 	var keys []string
 	var loose []*correlate.Signal
+	// Failures of one episode are many: its key is built once.
+	type episode struct {
+		rollout *correlate.Rollout
+		trigger correlate.Trigger
+	}
+	keyOf := map[episode]string{}
 	for _, s := range sigs {
 		g := episodeOf(s)
-		k := episodeKey(g)
+		e := episode{g.Rollout, g.Trigger}
+		k, ok := keyOf[e]
+		if !ok {
+			k = episodeKey(g)
+			keyOf[e] = k
+		}
 		if k == "" {
 			loose = append(loose, s)
 			continue
 		}
 		if byKey[k] == nil {
-			byKey[k] = &g
+			first := g // g itself stays on the stack: it is one per failure
+			byKey[k] = &first
 			keys = append(keys, k)
 		}
 		byKey[k].Signals = append(byKey[k].Signals, s)

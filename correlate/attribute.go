@@ -41,21 +41,23 @@ func (s State) String() string {
 }
 
 // Attempt is one failed try of the load balancer or proxy to reach a
-// backend, with who the backend was and what it was doing then.
+// backend, with who the backend was and what it was doing then. The
+// one-byte fields come last, together, so that no padding falls between
+// them (an Attempt takes 88 bytes): every failure has one or more.
 type Attempt struct {
 	Backend netip.AddrPort
-	Kind    sources.FailureKind
 	Status  int
 	// Time is when the attempt was made, as closely as the record tells
 	// (see attemptTime): the backend's state is read then.
 	Time time.Time
 	// Of is the backend that held the IP; nil when the attempt had no peer.
-	Of    *Backend
-	State State
-	// Role is the backend's side in Rollout; Rollout is the rollout that
-	// covers the attempt and in which the backend took part.
-	Role    Role
+	Of *Backend
+	// Rollout is the rollout that covers the attempt and in which the
+	// backend took part; Role is the backend's side in it.
 	Rollout *Rollout
+	Kind    sources.FailureKind
+	State   State
+	Role    Role
 }
 
 // Signal is one failure the load balancer or proxy generated: a request it
@@ -92,8 +94,14 @@ func (s *Signal) Last() *Attempt {
 func (a *Analysis) attribute() []*Signal {
 	errLines := a.errorLines()
 	out := make([]*Signal, 0, len(a.Failures))
-	for _, r := range a.Failures {
-		s := &Signal{Req: r, Time: r.Time, Kind: r.Failure, AttemptOnly: r.AttemptOnly}
+	// The Signals and their attempts are allocated in two slabs: one
+	// allocation each instead of one or two per failure.
+	slab := make([]Signal, len(a.Failures))
+	attempts := make([]Attempt, 0, countAttempts(a.Failures))
+	for k, r := range a.Failures {
+		s := &slab[k]
+		*s = Signal{Req: r, Time: r.Time, Kind: r.Failure, AttemptOnly: r.AttemptOnly}
+		from := len(attempts)
 		switch {
 		case r.AttemptOnly:
 		case r.Failure.LBGenerated():
@@ -103,14 +111,17 @@ func (a *Analysis) attribute() []*Signal {
 		}
 		if len(r.Attempts) == 0 {
 			if r.Backend.IsValid() {
-				s.Attempts = append(s.Attempts, Attempt{Backend: r.Backend, Kind: r.Failure, Status: r.Status})
+				attempts = append(attempts, Attempt{Backend: r.Backend, Kind: r.Failure, Status: r.Status})
 			}
 		} else {
 			for _, at := range r.Attempts {
 				if at.Failure.LBGenerated() {
-					s.Attempts = append(s.Attempts, Attempt{Backend: at.Backend, Kind: at.Failure, Status: at.Status})
+					attempts = append(attempts, Attempt{Backend: at.Backend, Kind: at.Failure, Status: at.Status})
 				}
 			}
+		}
+		if len(attempts) > from {
+			s.Attempts = attempts[from:len(attempts):len(attempts)]
 		}
 		for i := range s.Attempts {
 			at := &s.Attempts[i]
@@ -162,6 +173,25 @@ func attemptTime(r *sources.Request, last bool, kind sources.FailureKind) time.T
 		return r.Time
 	}
 	return at
+}
+
+// countAttempts returns how many failed attempts attribute lists for rs.
+func countAttempts(rs []*sources.Request) int {
+	n := 0
+	for _, r := range rs {
+		if len(r.Attempts) == 0 {
+			if r.Backend.IsValid() {
+				n++
+			}
+			continue
+		}
+		for _, at := range r.Attempts {
+			if at.Failure.LBGenerated() {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // rolloutOf returns the rollout b took part in that covers t, if any.

@@ -401,8 +401,8 @@ func (a *Analysis) servedSpans() {
 				continue
 			}
 			for _, run := range t.Runs {
-				if !a.covered(ip, run.From) || !a.covered(ip, run.To) {
-					b.served(run.From, run.To)
+				if !a.covered(ip, run.From()) || !a.covered(ip, run.To()) {
+					b.served(run.From(), run.To())
 				}
 			}
 		}

@@ -6,6 +6,7 @@ package correlate
 
 import (
 	"cmp"
+	"encoding/binary"
 	"net/netip"
 	"runtime"
 	"sort"
@@ -69,9 +70,16 @@ func (t *Traffic) failed(at time.Time) {
 // share of traffic), per-second counts and per-backend totals for the rest,
 // and all lifecycle events and configuration facts (see Config).
 type Collector struct {
-	failures  []*sources.Request
-	seconds   secondStore
-	traffic   map[netip.Addr]*Traffic
+	failures []*sources.Request
+	seconds  secondStore
+	traffic  map[netip.Addr]*Traffic
+	// recent caches the entries of traffic last looked up (see backend).
+	recent *backendCache
+	// runs counts the runs held in traffic, and set is the set the
+	// Collector belongs to, if any: Flush folds traffic into the set's once
+	// runs reaches foldRuns.
+	runs      int
+	set       *Collectors
 	lifecycle eventChunks
 	configs   []*sources.Config
 	formats   map[sources.Format]int
@@ -88,6 +96,7 @@ func NewCollector() *Collector {
 	return &Collector{
 		seconds: newSecondStore(),
 		traffic: make(map[netip.Addr]*Traffic),
+		recent:  new(backendCache),
 		formats: make(map[sources.Format]int),
 	}
 }
@@ -103,7 +112,7 @@ func (c *Collector) Request(r *sources.Request) {
 	}
 	sec := r.Time.Unix()
 	ch, i := c.seconds.chunkAt(sec)
-	ch.total[i]++
+	ch.addTotal(i)
 	hidden := false
 	for i, a := range r.Attempts {
 		last := i == len(r.Attempts)-1
@@ -124,7 +133,7 @@ func (c *Collector) Request(r *sources.Request) {
 	case r.Failure == sources.FailureAppError:
 		// Application errors are what remains of the total.
 	default:
-		ch.ok[i]++
+		ch.addOK(i)
 	}
 	if hidden {
 		c.seconds.sparse(sec).hidden++
@@ -135,7 +144,9 @@ func (c *Collector) Request(r *sources.Request) {
 	if r.Generator == sources.GeneratedByBackend && r.Backend.IsValid() {
 		t := c.backend(r.Backend.Addr())
 		t.Served++
+		n := len(t.Runs)
 		t.Runs.Add(r.Time)
+		c.runs += len(t.Runs) - n
 	}
 }
 
@@ -265,13 +276,91 @@ func (c *Collector) flushFormat() {
 	}
 }
 
+// backend returns the traffic of ip, adding it on first sight. Requests
+// go round the backends in turn, so the one looked up last is rarely the
+// next: a small cache indexed by the address answers before the map.
 func (c *Collector) backend(ip netip.Addr) *Traffic {
+	k := slotOf(ip)
+	if t := c.recent.traffic[k]; t != nil && c.recent.ips[k] == ip {
+		return t
+	}
 	t := c.traffic[ip]
 	if t == nil {
 		t = &Traffic{}
 		c.traffic[ip] = t
 	}
+	c.recent.ips[k], c.recent.traffic[k] = ip, t
 	return t
+}
+
+// backendSlots is the size of a Collector's cache of backends: a power of
+// two, several times the thousand backends of a large service (the
+// benchmark's), so that few of them share a slot.
+const backendSlots = 4096
+
+// backendCache is a direct-mapped cache of a Collector's traffic map.
+type backendCache struct {
+	ips     [backendSlots]netip.Addr
+	traffic [backendSlots]*Traffic
+}
+
+// slotOf picks the cache slot of ip: a multiplicative hash of its bytes.
+func slotOf(ip netip.Addr) int {
+	var x uint64
+	if ip.Is4() {
+		b := ip.As4()
+		x = uint64(binary.LittleEndian.Uint32(b[:]))
+	} else {
+		b := ip.As16()
+		x = binary.LittleEndian.Uint64(b[:8]) ^ binary.LittleEndian.Uint64(b[8:])
+	}
+	return int((x * 0x9e3779b97f4a7c15) >> (64 - backendSlotBits))
+}
+
+// backendSlotBits is log2(backendSlots).
+const backendSlotBits = 12
+
+// foldRuns is how many runs a Collector of a set holds before Flush folds
+// its traffic into the set's: about 1 MB of runs (16 bytes each). A
+// Collector keeps at most maxRunsPerBackend runs a backend, so this is
+// reached only behind more than a thousand backends; below it folding, which
+// takes the set's lock and merges every backend's runs, costs more than it
+// saves (folding at a quarter of it took 12% of the CPU on a week of logs
+// and left more garbage than it spared).
+const foldRuns = 65536
+
+// Flush implements sources.Flusher: called when an input is done, it folds
+// the Collector's traffic into its set's once it holds foldRuns runs.
+func (c *Collector) Flush() {
+	if c.set == nil || c.runs < foldRuns {
+		return
+	}
+	c.set.mu.Lock()
+	foldTraffic(c.set.traffic, c.traffic)
+	c.set.mu.Unlock()
+	clear(c.traffic)
+	*c.recent = backendCache{}
+	c.runs = 0
+}
+
+// foldTraffic adds the traffic of from into into.
+func foldTraffic(into, from map[netip.Addr]*Traffic) {
+	for ip, t := range from {
+		m := into[ip]
+		if m == nil {
+			cp := *t
+			cp.Runs = append(Runs(nil), t.Runs...)
+			into[ip] = &cp
+			continue
+		}
+		m.Served += t.Served
+		m.Runs.Merge(t.Runs)
+		if t.Failed > 0 {
+			m.failed(t.FirstFailed)
+			m.failed(t.LastFailed)
+			m.Failed += t.Failed - 2
+		}
+	}
 }
 
 // Collectors makes the Collectors of one run, one per parse worker. They
@@ -282,12 +371,14 @@ type Collectors struct {
 	mu     sync.Mutex
 	all    []*Collector
 	shared *sharedChunks
-	merged *Dataset
+	// traffic is what the Collectors' Flush folded in.
+	traffic map[netip.Addr]*Traffic
+	merged  *Dataset
 }
 
 // NewCollectors returns an empty set.
 func NewCollectors() *Collectors {
-	return &Collectors{shared: &sharedChunks{store: newSecondStore()}}
+	return &Collectors{shared: &sharedChunks{store: newSecondStore()}, traffic: map[netip.Addr]*Traffic{}}
 }
 
 // New returns a new Collector of the set. It is safe for concurrent use;
@@ -295,6 +386,7 @@ func NewCollectors() *Collectors {
 func (s *Collectors) New() *Collector {
 	c := NewCollector()
 	c.seconds.shared = s.shared
+	c.set = s
 	s.mu.Lock()
 	s.all = append(s.all, c)
 	s.mu.Unlock()
@@ -308,8 +400,8 @@ func (s *Collectors) Merge() *Dataset {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.merged == nil {
-		s.merged = merge(s.all, true)
-		s.all = nil
+		s.merged = merge(s.all, s.traffic, true)
+		s.all, s.traffic = nil, nil
 		// The Collectors' events are garbage now, but the garbage
 		// collector last measured the heap while they and the merged copy
 		// were both live (allocating the copy starts a cycle) and lets the
@@ -351,13 +443,14 @@ type Dataset struct {
 }
 
 // Merge combines the collectors of every input into one Dataset.
-func Merge(cs ...*Collector) *Dataset { return merge(cs, false) }
+func Merge(cs ...*Collector) *Dataset { return merge(cs, map[netip.Addr]*Traffic{}, false) }
 
-// merge combines collectors; with release it lets each collector's events
-// go chunk by chunk as they are copied, so that they are held about once,
-// not twice, at the peak.
-func merge(cs []*Collector, release bool) *Dataset {
-	d := &Dataset{Traffic: map[netip.Addr]*Traffic{}, Formats: map[sources.Format]int{}}
+// merge combines collectors and the traffic already folded from them; with
+// release it lets each collector's events go chunk by chunk as they are
+// copied, and moves its per-second counts rather than copying them, so
+// that they are held about once, not twice, at the peak.
+func merge(cs []*Collector, traffic map[netip.Addr]*Traffic, release bool) *Dataset {
+	d := &Dataset{Traffic: traffic, Formats: map[sources.Format]int{}}
 	store := newSecondStore()
 	// Collectors of a set hand their hours to its shared store: all of them
 	// first, then each shared store is added once.
@@ -370,7 +463,11 @@ func merge(cs []*Collector, release bool) *Dataset {
 	}
 	for _, c := range cs {
 		if sh := c.seconds.shared; shared[sh] {
-			store.add(&sh.store)
+			if release {
+				store.take(&sh.store)
+			} else {
+				store.add(&sh.store)
+			}
 			delete(shared, sh)
 		}
 	}
@@ -393,23 +490,12 @@ func merge(cs []*Collector, release bool) *Dataset {
 		for f, n := range c.formats {
 			d.Formats[f] += n
 		}
-		store.add(&c.seconds)
-		for ip, t := range c.traffic {
-			m := d.Traffic[ip]
-			if m == nil {
-				cp := *t
-				cp.Runs = append(Runs(nil), t.Runs...)
-				d.Traffic[ip] = &cp
-				continue
-			}
-			m.Served += t.Served
-			m.Runs.Merge(t.Runs)
-			if t.Failed > 0 {
-				m.failed(t.FirstFailed)
-				m.failed(t.LastFailed)
-				m.Failed += t.Failed - 2
-			}
+		if release {
+			store.take(&c.seconds)
+		} else {
+			store.add(&c.seconds)
 		}
+		foldTraffic(d.Traffic, c.traffic)
 	}
 	d.seconds = store.freeze()
 	// Inputs are parsed in parallel: order equal times by where they came from

@@ -761,22 +761,22 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 		for k, run := range t.Runs {
 			// Serving from the logs' first moments or up to their last is
 			// the logs' edge, not the backend's.
-			if run.From.Sub(dataStart) > logEdge && id.At(ip, run.From) == nil {
-				marks[ip] = append(marks[ip], ipMark{at: run.From, start: true, clue: clueServed, why: "first served at " + Clock(run.From)})
+			if run.From().Sub(dataStart) > logEdge && id.At(ip, run.From()) == nil {
+				marks[ip] = append(marks[ip], ipMark{at: run.From(), start: true, clue: clueServed, why: "first served at " + Clock(run.From())})
 			}
-			if dataEnd.Sub(run.To) <= logEdge || id.At(ip, run.To) != nil {
+			if dataEnd.Sub(run.To()) <= logEdge || id.At(ip, run.To()) != nil {
 				continue
 			}
-			m := ipMark{at: run.To, late: joinWindow, clue: clueServed, why: "last served at " + Clock(run.To)}
+			m := ipMark{at: run.To(), late: joinWindow, clue: clueServed, why: "last served at " + Clock(run.To())}
 			// Requests that failed after the last served one, up to the
 			// next run, were still sent to it.
 			next := dataEnd
 			if k+1 < len(t.Runs) {
-				next = t.Runs[k+1].From
+				next = t.Runs[k+1].From()
 			}
 			n := 0
 			for _, at := range failed[ip] {
-				if at.After(run.To) && at.Before(next) {
+				if at.After(run.To()) && at.Before(next) {
 					n++
 				}
 				if at.After(m.at) && at.Before(next) { // the latest such
@@ -788,7 +788,7 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 				// of what was sent to it then: when a proxy's retries hide
 				// most of them, the last one may be seconds short of the
 				// last request sent.
-				m.spacing = m.at.Sub(run.To) / time.Duration(n)
+				m.spacing = m.at.Sub(run.To()) / time.Duration(n)
 			}
 			marks[ip] = append(marks[ip], m)
 		}

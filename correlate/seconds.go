@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -9,15 +10,101 @@ import (
 )
 
 // chunkSeconds is how many seconds one chunk of the per-second store covers:
-// an hour, so that a chunk (8 bytes a second, 28.8 KB) is small next to the
-// traffic that fills it and a span of days costs a few MB.
+// an hour, so that a chunk (4 bytes a second, 14.4 KB) is small next to the
+// traffic that fills it and a week costs 2.4 MB.
 const chunkSeconds = 3600
 
 // chunk holds the request and success counts of every second of one hour.
 // The rest of a second's outcomes (LB-generated failures, hidden retries)
 // is rare and kept sparse beside it; application errors are what remains.
+// A count is held in 16 bits; a second busier than that (65,536 requests)
+// carries the rest into carries.
 type chunk struct {
-	total, ok [chunkSeconds]uint32
+	total, ok [chunkSeconds]uint16
+	// carries holds, by second, how many times its total and its
+	// successes passed 65,535.
+	carries map[uint16]*[2]uint32
+}
+
+// carryUnit is what one carry of a chunk's counts is worth.
+const carryUnit = math.MaxUint16 + 1
+
+// addTotal and addOK count a request and a success in second i.
+func (c *chunk) addTotal(i int) {
+	if c.total[i] == math.MaxUint16 {
+		c.carry(i, 0, 1)
+		c.total[i] = 0
+		return
+	}
+	c.total[i]++
+}
+
+func (c *chunk) addOK(i int) {
+	if c.ok[i] == math.MaxUint16 {
+		c.carry(i, 1, 1)
+		c.ok[i] = 0
+		return
+	}
+	c.ok[i]++
+}
+
+// carry adds n carries to count k (0: total, 1: successes) of second i.
+func (c *chunk) carry(i, k int, n uint32) {
+	if c.carries == nil {
+		c.carries = map[uint16]*[2]uint32{}
+	}
+	h := c.carries[uint16(i)]
+	if h == nil {
+		h = new([2]uint32)
+		c.carries[uint16(i)] = h
+	}
+	h[k] += n
+}
+
+// totalAt and okAt return the request and success counts of second i.
+func (c *chunk) totalAt(i int) int { return int(c.total[i]) + c.carried(i, 0) }
+func (c *chunk) okAt(i int) int    { return int(c.ok[i]) + c.carried(i, 1) }
+
+// carried returns what the carries of count k of second i are worth.
+func (c *chunk) carried(i, k int) int {
+	if c.carries == nil {
+		return 0
+	}
+	if h := c.carries[uint16(i)]; h != nil {
+		return int(h[k]) * carryUnit
+	}
+	return 0
+}
+
+// has reports whether second i had a request.
+func (c *chunk) has(i int) bool { return c.total[i] != 0 || c.carried(i, 0) != 0 }
+
+// addChunk adds the counts of o.
+func (c *chunk) addChunk(o *chunk) {
+	for i := range c.total {
+		t, k := uint32(c.total[i])+uint32(o.total[i]), uint32(c.ok[i])+uint32(o.ok[i])
+		c.total[i], c.ok[i] = uint16(t), uint16(k)
+		if t >= carryUnit {
+			c.carry(i, 0, 1)
+		}
+		if k >= carryUnit {
+			c.carry(i, 1, 1)
+		}
+	}
+	for i, h := range o.carries {
+		c.carry(int(i), 0, h[0])
+		c.carry(int(i), 1, h[1])
+	}
+}
+
+// clone returns a copy of c that shares nothing with it.
+func (c *chunk) clone() *chunk {
+	cp := &chunk{total: c.total, ok: c.ok}
+	for i, h := range c.carries {
+		cp.carry(int(i), 0, h[0])
+		cp.carry(int(i), 1, h[1])
+	}
+	return cp
 }
 
 // sparseCounts are the rare outcomes of one second: LB-generated failures by
@@ -97,7 +184,7 @@ func (s *secondStore) evict() *chunk {
 		}
 		s.shared.add(hour, c)
 		delete(s.chunks, hour)
-		*c = chunk{}
+		c.total, c.ok, c.carries = [chunkSeconds]uint16{}, [chunkSeconds]uint16{}, nil
 		return c
 	}
 	return &chunk{}
@@ -107,16 +194,11 @@ func (s *secondStore) evict() *chunk {
 func (sh *sharedChunks) add(hour int64, c *chunk) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if sh.store.chunks[hour] == nil {
-		cp := *c
-		sh.store.chunks[hour] = &cp
+	if dst := sh.store.chunks[hour]; dst != nil {
+		dst.addChunk(c)
 		return
 	}
-	dst := sh.store.chunks[hour]
-	for i := range dst.total {
-		dst.total[i] += c.total[i]
-		dst.ok[i] += c.ok[i]
-	}
+	sh.store.chunks[hour] = c.clone()
 }
 
 // flush adds every chunk of s to its shared store and drops them.
@@ -141,23 +223,33 @@ func (s *secondStore) sparse(sec int64) *sparseCounts {
 	return r
 }
 
-// add folds o into s.
-func (s *secondStore) add(o *secondStore) {
+// add folds o into s; o stays usable.
+func (s *secondStore) add(o *secondStore) { s.fold(o, false) }
+
+// take folds o into s and empties o: its hours and rare seconds that s
+// lacks move over instead of being copied, so that a week's store is not
+// held twice while a run's stores are merged.
+func (s *secondStore) take(o *secondStore) { s.fold(o, true) }
+
+// fold adds the counts of o to s, moving what s lacks when move is set.
+func (s *secondStore) fold(o *secondStore, move bool) {
 	for hour, oc := range o.chunks {
-		c := s.chunks[hour]
-		if c == nil {
-			cp := *oc // o stays usable
-			s.chunks[hour] = &cp
-			continue
-		}
-		for i := range c.total {
-			c.total[i] += oc.total[i]
-			c.ok[i] += oc.ok[i]
+		switch c := s.chunks[hour]; {
+		case c != nil:
+			c.addChunk(oc)
+		case move:
+			s.chunks[hour] = oc
+		default:
+			s.chunks[hour] = oc.clone()
 		}
 	}
 	for sec, or := range o.rare {
 		r := s.rare[sec]
 		if r == nil {
+			if move {
+				s.rare[sec] = or
+				continue
+			}
 			cp := *or
 			s.rare[sec] = &cp
 			continue
@@ -168,6 +260,11 @@ func (s *secondStore) add(o *secondStore) {
 		r.hidden += or.hidden
 	}
 	s.lastChunk = nil
+	if move {
+		shared := o.shared
+		*o = newSecondStore()
+		o.shared = shared
+	}
 }
 
 // seconds is the read-only form of a secondStore that a Dataset keeps: the
@@ -205,8 +302,8 @@ func (s *secondStore) freeze() seconds {
 	}
 	slices.SortFunc(f.rare, func(a, b rareSecond) int { return compareInt64(a.sec, b.sec) })
 	for i, c := range f.chunks {
-		for j, n := range c.total {
-			if n == 0 {
+		for j := range c.total {
+			if !c.has(j) {
 				continue
 			}
 			sec := f.hours[i]*chunkSeconds + int64(j)
@@ -231,7 +328,7 @@ func compareInt64(a, b int64) int {
 
 // counts assembles the Counts of second i of chunk c, with its rare outcomes r.
 func counts(c *chunk, i int, r *sparseCounts) Counts {
-	n := Counts{Total: int(c.total[i]), OK: int(c.ok[i])}
+	n := Counts{Total: c.totalAt(i), OK: c.okAt(i)}
 	failed := 0
 	if r != nil {
 		for k, v := range r.lbFailed {
@@ -259,7 +356,7 @@ func (d *Dataset) At(sec int64) Counts {
 	f := &d.seconds
 	hour, i := hourOf(sec)
 	k, found := slices.BinarySearch(f.hours, hour)
-	if !found || f.chunks[k].total[i] == 0 {
+	if !found || !f.chunks[k].has(i) {
 		return Counts{}
 	}
 	return counts(f.chunks[k], i, f.rareAt(sec))
@@ -295,7 +392,7 @@ func (d *Dataset) Each(from, to int64, fn func(sec int64, c Counts)) {
 			hi = int(to - base)
 		}
 		for i := lo; i <= hi; i++ {
-			if c.total[i] == 0 {
+			if !c.has(i) {
 				continue
 			}
 			sec := base + int64(i)
@@ -339,8 +436,8 @@ func (d *Dataset) BusiestSpan(maxSeconds int64) (first, last int64, ok bool) {
 	hours := max(maxSeconds/chunkSeconds, 1)
 	perHour := make([]int, len(f.hours))
 	for i, c := range f.chunks {
-		for _, n := range c.total {
-			perHour[i] += int(n)
+		for j := range c.total {
+			perHour[i] += c.totalAt(j)
 		}
 	}
 	// Slide a window of hours over the chunks (sorted by hour).

@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"math"
 	"net/netip"
 	"testing"
 	"time"
@@ -187,5 +188,81 @@ func TestCollectorsShareTheirHours(t *testing.T) {
 	}
 	if again := set.Merge(); again != got {
 		t.Error("a second Merge of the set built another Dataset")
+	}
+}
+
+// TestSecondCountsCarry pins the 16-bit counts of the per-second store
+// from both sides: a second with 65,535 requests and one with 65,536 or
+// more (carried), counted by one collector and by two merged, through the
+// shared store of a set too.
+func TestSecondCountsCarry(t *testing.T) {
+	const base = 1_700_000_000
+	ok := storeRequest(base, sources.FailureNone, false)
+	appErr := storeRequest(base, sources.FailureAppError, false)
+	for _, n := range []int{math.MaxUint16, math.MaxUint16 + 1, 3*math.MaxUint16 + 7} {
+		one, a, b := NewCollector(), NewCollector(), NewCollector()
+		set := NewCollectors()
+		x, y := set.New(), set.New()
+		for i := range n {
+			r := ok
+			if i%10 == 0 {
+				r = appErr
+			}
+			one.Request(r)
+			[]*Collector{a, b}[i%2].Request(r)
+			[]*Collector{x, y}[i%2].Request(r)
+		}
+		fails := (n + 9) / 10
+		for name, d := range map[string]*Dataset{"one": Merge(one), "two": Merge(a, b), "set": set.Merge()} {
+			if got := d.At(base); got.Total != n || got.OK != n-fails || got.AppErrors != fails {
+				t.Errorf("%d requests, %s: %+v", n, name, got)
+			}
+			if s := d.Sum(base-1, base+1); s.Total != n {
+				t.Errorf("%d requests, %s: Sum %+v", n, name, s)
+			}
+			if first, last, _ := d.BusiestSpan(3600); first != base || last != base {
+				t.Errorf("%d requests, %s: BusiestSpan %d, %d", n, name, first, last)
+			}
+		}
+	}
+}
+
+// TestSecondStoreTake checks that take counts as add does, seconds in both
+// stores included, and empties the store it takes from: what it moves is
+// no longer held by both.
+func TestSecondStoreTake(t *testing.T) {
+	const base = 1_700_000_000
+	fill := func(s *secondStore, from int64) {
+		for i := from; i < from+2*3600; i += 5 {
+			sec := base + i
+			ch, k := s.chunkAt(sec)
+			ch.addTotal(k)
+			if i%3 == 0 {
+				s.sparse(sec).hidden++
+			}
+		}
+	}
+	added, taken, src := newSecondStore(), newSecondStore(), newSecondStore()
+	for _, s := range []*secondStore{&added, &taken} {
+		fill(s, 0)
+	}
+	fill(&src, 3600)
+	added.add(&src)
+	taken.take(&src)
+	if len(src.chunks) != 0 || len(src.rare) != 0 {
+		t.Errorf("take left %d chunks and %d rare seconds in the store taken from", len(src.chunks), len(src.rare))
+	}
+	fill(&src, 0) // a store taken from still counts
+	if c, k := src.chunkAt(base); c.totalAt(k) != 1 || src.rare[base] == nil {
+		t.Error("a store taken from does not count again")
+	}
+	a, b := &Dataset{seconds: added.freeze()}, &Dataset{seconds: taken.freeze()}
+	for _, sec := range []int64{base, base + 3600, base + 3605, base + 2*3600 + 5, base + 3*3600 - 5} {
+		if a.At(sec) != b.At(sec) {
+			t.Errorf("At(%d): taken %+v, added %+v", sec, b.At(sec), a.At(sec))
+		}
+	}
+	if got := b.At(base + 3600); got.Total != 2 || got.Hidden != 2 {
+		t.Errorf("a second both stores counted: %+v, want 2 requests, 2 hidden", got)
 	}
 }

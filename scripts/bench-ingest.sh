@@ -5,14 +5,15 @@
 # JSON access log) beside baselines run in the same rounds, and prints in
 # one run:
 #
-#   1. throughput: `readygap analyze -o json` on each input, its MB/s and
-#      peak RSS, and its speed against zcat, pigz -dc, a parallel inflate of
-#      the same objects (scripts/inflate: the decompression limit), wc -l,
-#      jq, GoAccess and lnav (the ones not installed are skipped);
+#   1. throughput: `readygap analyze -o json` on each input, its MB/s, peak
+#      RSS and CPU time, and its speed against zcat, pigz -dc, a parallel
+#      inflate of the same objects (scripts/inflate: the decompression
+#      limit), wc -l, jq, GoAccess and lnav (the ones not installed are
+#      skipped), in wall time and in CPU time;
 #   2. scaling: ALB inputs of several sizes of the same traffic mix → time,
-#      MB/s and peak RSS;
+#      MB/s, peak RSS and CPU time;
 #   3. span: the same number of ALB lines spread over 1 hour, 1 day and 7
-#      days → time and peak RSS.
+#      days → time, peak RSS and CPU time.
 #
 # Figures are medians over ROUNDS rounds; each round runs every command in
 # turn, so a ratio is taken within a round and its median printed. The slow
@@ -63,25 +64,29 @@ gen() {
 }
 
 # run KEY ROUND CMD: time one command (through bash), appending
-# "KEY ROUND seconds maxrss_kb" to the results.
+# "KEY ROUND seconds maxrss_kb cpu_seconds" to the results. CPU seconds
+# (user + system) say what a command costs when other jobs share the cores
+# and wall times say more about them than about it.
 results=$(mktemp)
 run() {
   local key=$1 round=$2; shift 2
   local out
   out=$(mktemp)
-  /usr/bin/time -f '%e %M' -o "$out" bash -c "$*" >/dev/null 2>&1 || true
-  echo "$key $round $(tail -1 "$out")" >> "$results"
+  /usr/bin/time -f '%e %M %U %S' -o "$out" bash -c "$*" >/dev/null 2>&1 || true
+  echo "$key $round $(tail -1 "$out" | awk '{print $1, $2, $3 + $4}')" >> "$results"
   rm -f "$out"
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
 secs() { awk -v k="$1" '$1==k {print $3}' "$results" | median; }
+cpu() { awk -v k="$1" '$1==k {print $5}' "$results" | median; }
 rss_mb() { awk -v k="$1" '$1==k {print $4}' "$results" | median | awk '{printf "%.0f", $1/1024}'; }
 peak_mb() { awk -v k="$1" '$1==k {print $4}' "$results" | sort -n | tail -1 | awk '{printf "%.0f", $1/1024}'; }
 mbs() { awk -v b="$1" -v s="$2" 'BEGIN { if (s>0) printf "%.0f", b/1048576/s; else print "-" }'; }
-# ratio A B: the median over rounds of B's time / A's time (how many times faster A is).
+# ratio A B [FIELD]: the median over rounds of B's time / A's time (how
+# many times faster A is); FIELD 5 compares CPU seconds instead.
 ratio() {
-  awk -v a="$1" -v b="$2" '$1==a {ta[$2]=$3} $1==b {tb[$2]=$3}
+  awk -v a="$1" -v b="$2" -v f="${3:-3}" '$1==a {ta[$2]=$f} $1==b {tb[$2]=$f}
     END {for (r in ta) if ((r in tb) && ta[r] > 0) print tb[r]/ta[r]}' "$results" | median | awk '{printf "%.2f", $1}'
 }
 
@@ -149,14 +154,14 @@ want nginx && sizes+=("ingress-nginx: $((nginx_bytes/1048576)) MB")
 want envoy && sizes+=("Envoy Gateway JSON: $((envoy_bytes/1048576)) MB")
 (IFS=';'; echo "${sizes[*]}" | sed 's/;/; /g')
 echo
-printf '%-16s %8s %8s %12s  %s\n' command seconds "MB/s" "peak RSS MB" "readygap is ... times as fast"
+printf '%-16s %8s %8s %12s %8s  %s\n' command seconds "MB/s" "peak RSS MB" "CPU s" "readygap is ... times as fast (in CPU time)"
 show() {
   local key=$1 bytes=$2 base=${3:-}
   local s; s=$(secs "$key")
   [ -z "$s" ] && return
   local vs=""
-  [ -n "$base" ] && vs="$(ratio "$base" "$key")x"
-  printf '%-16s %8s %8s %12s  %s\n' "$key" "$s" "$(mbs "$bytes" "$s")" "$(peak_mb "$key")" "$vs"
+  [ -n "$base" ] && vs="$(ratio "$base" "$key")x ($(ratio "$base" "$key" 5)x)"
+  printf '%-16s %8s %8s %12s %8s  %s\n' "$key" "$s" "$(mbs "$bytes" "$s")" "$(peak_mb "$key")" "$(cpu "$key")" "$vs"
 }
 show alb-readygap "$alb_bytes"
 for b in alb-zcat alb-pigz alb-inflate alb-zcat-wc alb-goaccess alb-lnav; do show "$b" "$alb_bytes" alb-readygap; done
@@ -169,8 +174,7 @@ for b in nginx-wc nginx-goaccess; do show "$b" "$nginx_bytes" nginx-readygap; do
 show envoy-readygap "$envoy_bytes"
 for b in envoy-wc envoy-jq; do show "$b" "$envoy_bytes" envoy-readygap; done
 if [ -n "$(secs alb-inflate)" ]; then
-  echo "ALB wall time / parallel inflate ($cores goroutines): $(awk -v a=alb-readygap -v b=alb-inflate \
-    '$1==a {ta[$2]=$3} $1==b {tb[$2]=$3} END {for (r in ta) if ((r in tb) && tb[r] > 0) print ta[r]/tb[r]}' "$results" | median | awk '{printf "%.2f", $1}')"
+  echo "ALB wall time / parallel inflate ($cores goroutines): $(ratio alb-inflate alb-readygap), CPU time: $(ratio alb-inflate alb-readygap 5)"
 fi
 fi
 
@@ -178,14 +182,14 @@ fi
 if section scaling; then
 echo
 echo "scaling (ALB, 1 hour, $scale_rounds rounds, medians)"
-printf '%10s %8s %8s %8s %12s\n' "text MB" objects seconds "MB/s" "peak RSS MB"
+printf '%10s %8s %8s %8s %12s %8s\n' "text MB" objects seconds "MB/s" "peak RSS MB" "CPU s"
 for mb in $scale_mb; do
   gen "scale-$mb" "$mb" 1h alb
   d="$dir/scale-$mb/alb"
   bytes=$(zcat "$d"/*.gz | wc -c)
   for r in $(seq "$scale_rounds"); do run "scale-$mb" "$r" "'$dir/readygap' analyze -o json '$d'"; done
   s=$(secs "scale-$mb")
-  printf '%10s %8s %8s %8s %12s\n' "$((bytes/1048576))" "$(ls "$d" | grep -c '\.gz$')" "$s" "$(mbs "$bytes" "$s")" "$(rss_mb "scale-$mb")"
+  printf '%10s %8s %8s %8s %12s %8s\n' "$((bytes/1048576))" "$(ls "$d" | grep -c '\.gz$')" "$s" "$(mbs "$bytes" "$s")" "$(rss_mb "scale-$mb")" "$(cpu "scale-$mb")"
 done
 fi
 
@@ -193,11 +197,11 @@ fi
 if section span; then
 echo
 echo "span (ALB, ~$span_mb MB of text, $scale_rounds rounds, medians)"
-printf '%10s %8s %12s\n' span seconds "peak RSS MB"
+printf '%10s %8s %12s %8s\n' span seconds "peak RSS MB" "CPU s"
 for sp in $spans; do
   gen "span-$sp" "$span_mb" "$sp" alb
   for r in $(seq "$scale_rounds"); do run "span-$sp" "$r" "'$dir/readygap' analyze -o json '$dir/span-$sp/alb'"; done
-  printf '%10s %8s %12s\n' "$sp" "$(secs "span-$sp")" "$(rss_mb "span-$sp")"
+  printf '%10s %8s %12s %8s\n' "$sp" "$(secs "span-$sp")" "$(rss_mb "span-$sp")" "$(cpu "span-$sp")"
 done
 fi
 rm -f "$results"

@@ -69,7 +69,7 @@ func (albAccess) Match(line []byte) bool {
 	if err != nil || n < albAccessMinFields || !albIsAccessType(f[albFieldType]) {
 		return false
 	}
-	_, ok := albParseTime(f[albFieldTime])
+	_, ok := albParseTime(f[albFieldTime], nil)
 	return ok
 }
 
@@ -93,7 +93,7 @@ func (albAccess) Parse(line []byte, ln *Line, out *Emitter) error {
 	}
 	r := albRequestPool.Get().(*Request)
 	defer albRequestPool.Put(r)
-	if err := albFillRequest(r, &f, ln.Origin); err != nil {
+	if err := albFillRequest(r, &f, ln.Origin, &out.clock); err != nil {
 		return err
 	}
 	out.Request(r)
@@ -104,9 +104,10 @@ func (albAccess) Parse(line []byte, ln *Line, out *Emitter) error {
 // pointer only for the duration of the call.
 var albRequestPool = sync.Pool{New: func() any { return new(Request) }}
 
-// albFillRequest sets every field of r from the split fields of one line.
-func albFillRequest(r *Request, f *[albAccessMinFields][]byte, o Origin) error {
-	t, ok := albParseTime(f[albFieldTime])
+// albFillRequest sets every field of r from the split fields of one line,
+// reading its time through clock.
+func albFillRequest(r *Request, f *[albAccessMinFields][]byte, o Origin, clock *lex.Clock) error {
+	t, ok := albParseTime(f[albFieldTime], clock)
 	if !ok {
 		return errALBBadTime
 	}
@@ -293,12 +294,18 @@ func albParseStatus(b []byte) (int, bool) {
 
 // albParseTime parses an ISO 8601 UTC time of the form
 // 2006-01-02T15:04:05[.fraction]Z from 1970 on (earlier years are garbage,
-// and year 1 would be the zero time).
-func albParseTime(b []byte) (time.Time, bool) {
+// and year 1 would be the zero time), through clock when it is not nil.
+func albParseTime(b []byte, clock *lex.Clock) (time.Time, bool) {
 	if len(b) < len("2006-01-02T15:04:05Z") || b[10] != 'T' || b[len(b)-1] != 'Z' {
 		return time.Time{}, false
 	}
-	t, ok := lex.ParseRFC3339(b)
+	var t time.Time
+	var ok bool
+	if clock != nil {
+		t, ok = clock.ParseRFC3339(b)
+	} else {
+		t, ok = lex.ParseRFC3339(b)
+	}
 	return t, ok && t.Unix() >= 0
 }
 
@@ -336,8 +343,10 @@ func albURIPath(uri []byte) []byte {
 		return uri
 	}
 	rest := uri[sep+3:]
-	if i := bytes.IndexAny(rest, "/?"); i >= 0 {
-		return rest[i:]
+	for i, c := range rest { // the host and port are short
+		if c == '/' || c == '?' {
+			return rest[i:]
+		}
 	}
 	return albRootPath
 }

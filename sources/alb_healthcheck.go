@@ -53,7 +53,7 @@ func (albHealthCheck) Match(line []byte) bool {
 		!lex.IsDecimal(f[albHCFieldLatency]) || !albIsHealthStatus(f[albHCFieldStatus]) {
 		return false
 	}
-	_, ok := albParseTime(f[albHCFieldTime])
+	_, ok := albParseTime(f[albHCFieldTime], nil)
 	return ok
 }
 
@@ -85,7 +85,7 @@ func (albHealthCheck) Parse(line []byte, ln *Line, out *Emitter) error {
 
 // albHealthCheckRecord builds the Lifecycle for the split fields of one line.
 func albHealthCheckRecord(f *[albHCMinFields][]byte, line []byte, o Origin) (Lifecycle, error) {
-	t, ok := albParseTime(f[albHCFieldTime])
+	t, ok := albParseTime(f[albHCFieldTime], nil)
 	if !ok {
 		return Lifecycle{}, errALBBadTime
 	}

@@ -3,8 +3,11 @@ package sources
 import (
 	"fmt"
 	"hash/maphash"
+	"math/bits"
 	"sync"
 	"time"
+
+	"github.com/readygap/readygap/sources/internal/lex"
 )
 
 // Emitter is what an adapter reports to while it reads one input: records,
@@ -23,6 +26,12 @@ type Emitter struct {
 	// line it was learned from, for formats that write no year.
 	zone  *time.Location
 	dated time.Time
+	// clock parses the RFC 3339 times of the worker's lines, a second's
+	// date and clock once (see lex.Clock).
+	clock lex.Clock
+	// stamp remembers the worker's last time stamp that ends at the second
+	// (see lex.Stamp).
+	stamp lex.Stamp
 }
 
 func newEmitter(h Handler, opts *Options, report *InputReport, dedup *dedupSet) *Emitter {
@@ -147,21 +156,17 @@ type dedupSet struct {
 func newDedupSet() *dedupSet { return &dedupSet{seed: maphash.MakeSeed()} }
 
 func (d *dedupSet) seen(logName, insertID string) bool {
-	var h maphash.Hash
-	h.SetSeed(d.seed)
-	h.WriteString(logName)
-	h.WriteByte(0)
-	h.WriteString(insertID)
-	k := h.Sum64()
+	// Two one-shot hashes, one of them turned, cost less than streaming
+	// both strings through a maphash.Hash.
+	k := maphash.String(d.seed, insertID) ^ bits.RotateLeft64(maphash.String(d.seed, logName), 32)
 	s := &d.shards[k%uint64(len(d.shards))]
 	s.Lock()
 	defer s.Unlock()
 	if s.m == nil {
 		s.m = make(map[uint64]struct{})
 	}
-	if _, ok := s.m[k]; ok {
-		return true
-	}
+	// One assignment finds the key or adds it: the map grew when it was new.
+	n := len(s.m)
 	s.m[k] = struct{}{}
-	return false
+	return len(s.m) == n
 }

@@ -112,6 +112,8 @@ var (
 // nginxAccessFields are the parts of an access line readygap uses, as slices
 // of the line.
 type nginxAccessFields struct {
+	// stamp, when set, remembers the last $time_local parsed (see lex.Stamp).
+	stamp   *lex.Stamp
 	time    time.Time
 	offset  time.Duration // the zone of $time_local
 	request []byte        // the request line between the quotes
@@ -140,7 +142,7 @@ var nginxAccessPool = sync.Pool{New: func() any { return new(nginxAccessRecord) 
 
 // nginxAccessParse parses one access line and reports its Request.
 func nginxAccessParse(line []byte, ln *Line, out *Emitter) error {
-	var f nginxAccessFields
+	f := nginxAccessFields{stamp: &out.stamp}
 	if err := nginxScanAccess(line, &f); err != nil {
 		return err
 	}
@@ -191,9 +193,13 @@ func nginxScanTime(b []byte, f *nginxAccessFields) ([]byte, error) {
 		}
 		i += j
 		if (i == 0 || b[i-1] == ' ') && len(b) >= i+width && b[i+width-1] == ']' && b[i+3] == '/' {
-			t, offset, ok := nginxParseTimeLocal(b[i+1 : i+width-1])
+			stamp := b[i+1 : i+width-1]
+			t, offset, ok := f.stamp.Get(stamp)
 			if !ok {
-				return nil, errNginxTimeLayout
+				if t, offset, ok = nginxParseTimeLocal(stamp); !ok {
+					return nil, errNginxTimeLayout
+				}
+				f.stamp.Put(stamp, t, offset)
 			}
 			f.time, f.offset = t, offset
 			return b[i+width:], nil

@@ -189,6 +189,17 @@ func (in *inputReader) consumePrettyArray(p *part, b *batch) {
 			if isClosingLine(l) {
 				p.parseElement(bytes.TrimSuffix(data[start+2:pos+len(l)], []byte(",")), Origin{in.name, startLine}, &last)
 				start = -1
+				break
+			}
+			// Skip to the next line that may close the element: nested
+			// lines are indented deeper, so only a line starting "  }"
+			// can, and most of an element's lines need not be cut.
+			if next == end {
+				break // the last line of the block
+			}
+			if nl := closingLineBefore(data, end); nl > end {
+				line += bytes.Count(data[next:nl+1], []byte{'\n'})
+				next = nl + 1
 			}
 		case len(l) == 3 && l[0] == ' ' && l[1] == ' ' && l[2] == '{':
 			start, startLine = pos, line
@@ -202,6 +213,23 @@ func (in *inputReader) consumePrettyArray(p *part, b *batch) {
 	if start >= 0 {
 		p.em.Skip(Origin{in.name, startLine}, "unexpected end of input inside an array")
 	}
+}
+
+// closingLineBefore returns the position of the first newline at or after
+// from that a line starting "  }" follows, or -1. It looks for the braces,
+// a few to an element, rather than for the newlines, dozens to one.
+func closingLineBefore(data []byte, from int) int {
+	for pos := from + 3; pos < len(data); {
+		k := bytes.IndexByte(data[pos:], '}')
+		if k < 0 {
+			return -1
+		}
+		if q := pos + k; data[q-3] == '\n' && data[q-2] == ' ' && data[q-1] == ' ' {
+			return q - 3
+		}
+		pos += k + 1
+	}
+	return -1
 }
 
 // isClosingLine reports whether l is `  }` or `  },`.

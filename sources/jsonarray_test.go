@@ -82,12 +82,32 @@ func TestPrettyArrayMatchesTheSplitter(t *testing.T) {
 		}
 		return out
 	}
+	// oneLine prints an element's members on a single line between its
+	// braces, the shortest element a closing line can follow.
+	oneLine := func(e string) string {
+		var b bytes.Buffer
+		if err := json.Compact(&b, []byte(strings.TrimSpace(e))); err != nil {
+			t.Fatal(err)
+		}
+		// build makes each insertId unique where it finds `"insertId": "`.
+		members := strings.Replace(b.String(), `"insertId":"`, `"insertId": "`, 1)
+		return "  {\n    " + strings.TrimSuffix(strings.TrimPrefix(members, "{"), "}") + "\n  }"
+	}
+	var mixed []string
+	for i, e := range many() {
+		if i%3 == 0 {
+			e = oneLine(e)
+		}
+		mixed = append(mixed, e)
+	}
 	cases := map[string]string{
-		"fixture":        string(fixture),
-		"several blocks": build(many()),
-		"crlf":           strings.ReplaceAll(build(many()), "\n", "\r\n"),
-		"big element":    build(append(append(append([]string{}, elems...), big), elems...)),
-		"broken element": build(append(append(append([]string{}, elems...), broken), elems...)),
+		"fixture":                string(fixture),
+		"one-line elements":      build(mixed),
+		"one-line elements crlf": strings.ReplaceAll(build(mixed), "\n", "\r\n"),
+		"several blocks":         build(many()),
+		"crlf":                   strings.ReplaceAll(build(many()), "\n", "\r\n"),
+		"big element":            build(append(append(append([]string{}, elems...), big), elems...)),
+		"broken element":         build(append(append(append([]string{}, elems...), broken), elems...)),
 	}
 	dir := t.TempDir()
 	for name, text := range cases {
@@ -180,5 +200,25 @@ func TestNDJSONMatchesTheSplitter(t *testing.T) {
 	got, rep := readRecords(t, writeFile(t, dir, "cut.json", []byte(cut)), false)
 	if len(got) != 9 || rep.Skipped != 1 {
 		t.Errorf("cut line: %d records, %d skipped; want 9 and 1", len(got), rep.Skipped)
+	}
+}
+
+// TestClosingLineBefore checks the search for an element's closing line:
+// braces deeper in, inside strings or right after the start do not count.
+func TestClosingLineBefore(t *testing.T) {
+	for _, tt := range []struct {
+		data string
+		want int
+	}{
+		{"\n    \"a\": {\n      \"b\": \"}\"\n    },\n  }\n", 33},
+		{"\n  }\n", 0},
+		{"\n    \"x\": \"  }\"\n  },\n", 15},
+		{"\n    \"a\": 1\n", -1},
+		{"\n    }\n   }\n", -1},
+		{"\n}", -1},
+	} {
+		if got := closingLineBefore([]byte(tt.data), 0); got != tt.want {
+			t.Errorf("closingLineBefore(%q) = %d, want %d", tt.data, got, tt.want)
+		}
 	}
 }

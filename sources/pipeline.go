@@ -81,7 +81,7 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 		g.Go(func() {
 			defer drain(jobs)
 			for i := range jobs {
-				reports[i], errs[i] = readInput(ctx, files[i], &opts, dedup, specs, handlers)
+				reports[i], errs[i] = readInput(ctx, files[i], &opts, dedup, specs, handlers, len(files)-i > workers)
 			}
 		})
 	}
@@ -93,6 +93,9 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 	}
 	close(jobs)
 	g.Wait()
+	// The blocks kept for the next inputs are not needed any more: what
+	// comes after reading (the analysis) may use their memory.
+	batches.drain()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -286,7 +289,7 @@ func pruneALBObjects(files []string, opts *Options, res *Result) []string {
 }
 
 // readInput reads one input from start to end.
-func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet, specs *specTable, handlers *handlerPool) (*InputReport, error) {
+func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet, specs *specTable, handlers *handlerPool, serial bool) (*InputReport, error) {
 	var r io.Reader
 	display := displayName(name)
 	if name == "-" {
@@ -302,23 +305,26 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		defer f.Close()
 		r = f
 	}
-	br := getReader(r)
-	defer readerPool.Put(br)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	raw := getRawReader(r)
+	defer rawPool.Put(raw)
+	var br *bufio.Reader
+	if magic, _ := raw.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, _ := gzipPool.Get().(*kgzip.Reader)
 		var err error
 		if zr == nil {
-			zr, err = kgzip.NewReader(br)
+			zr, err = kgzip.NewReader(raw)
 		} else {
-			err = zr.Reset(br)
+			err = zr.Reset(raw)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("unreadable gzip: %w", err)
 		}
 		defer gzipPool.Put(zr)
 		br = getReader(zr)
-		defer readerPool.Put(br)
+	} else {
+		br = getReader(raw)
 	}
+	defer readerPool.Put(br)
 	head, herr := br.Peek(headSize)
 	if herr != nil && herr != io.EOF && herr != bufio.ErrBufferFull && len(head) == 0 {
 		return nil, fmt.Errorf("unreadable: %w", herr)
@@ -337,7 +343,7 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		p.layout = layoutJSON
 	}
 	rep := &InputReport{Name: display, Format: p.format}
-	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, specs: specs, rep: rep, handlers: handlers}
+	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, specs: specs, rep: rep, handlers: handlers, serial: serial}
 	if z, ok := p.line.(zoneLearner); ok && p.layout == layoutLines {
 		var warning string
 		if in.zone, in.dated, warning = learnZone(z, textSample(head, complete), opts.location()); warning != "" {
@@ -360,6 +366,9 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 	}
 	in.merge()
 	for _, p := range in.parts {
+		if f, ok := p.counter.Handler.(Flusher); ok {
+			f.Flush()
+		}
 		handlers.put(p.counter.Handler)
 	}
 	if err != nil && ctx.Err() == nil {
@@ -368,13 +377,29 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 	return rep, ctx.Err()
 }
 
-// readerPool and gzipPool recycle the read buffers (1 MiB each) and gzip
-// readers of finished inputs, so that many small inputs cost no more than a
-// few large ones.
+// readerPool, rawPool and gzipPool recycle the read buffers (1 MiB and
+// rawReaderSize) and gzip readers of finished inputs, so that many small
+// inputs cost no more than a few large ones.
 var (
 	readerPool sync.Pool
+	rawPool    sync.Pool
 	gzipPool   sync.Pool
 )
+
+// rawReaderSize is the buffer an input's bytes are first read through: the
+// decompressor of a gzip'd input reads from it a little at a time, and a
+// plain input is read through a second, large reader, which reads past it
+// once it is empty. Only the decompressed text needs 1 MiB.
+const rawReaderSize = 64 << 10
+
+// getRawReader returns a pooled reader of rawReaderSize reading r.
+func getRawReader(r io.Reader) *bufio.Reader {
+	if br, ok := rawPool.Get().(*bufio.Reader); ok {
+		br.Reset(r)
+		return br
+	}
+	return bufio.NewReaderSize(r, rawReaderSize)
+}
 
 // getReader returns a pooled reader of readBufferSize reading r.
 func getReader(r io.Reader) *bufio.Reader {
@@ -473,6 +498,17 @@ func (l *batchList) get() *batch {
 	}
 }
 
+// drain lets go of every batch the list keeps.
+func (l *batchList) drain() {
+	for {
+		select {
+		case <-l.free:
+		default:
+			return
+		}
+	}
+}
+
 func (l *batchList) put(b *batch) {
 	if cap(b.buf) > 2*batchCap { // grown for a rare big YAML chunk
 		return
@@ -491,6 +527,8 @@ type part struct {
 	rep     InputReport
 	counter *formatCounter
 	scratch []byte
+	// line is the Line handed to the adapter, reused from line to line.
+	line Line
 	// yamlJSON is the buffer YAML chunks are converted into.
 	yamlJSON []byte
 }
@@ -511,6 +549,9 @@ type inputReader struct {
 	// dated the time it was learned from (see Emitter).
 	zone  *time.Location
 	dated time.Time
+	// serial parses the input on the goroutine that reads it: set while more
+	// inputs wait than there are workers, which keep every core busy.
+	serial bool
 }
 
 func (in *inputReader) newPart() *part {
@@ -526,6 +567,13 @@ func (in *inputReader) newPart() *part {
 // parallel runs produce, which hands batches to send, and parses the batches
 // on as many workers as there are cores. It returns the producer's error.
 func (in *inputReader) parallel(produce func(send func(*batch)) error, consume func(*part, *batch)) error {
+	if in.serial {
+		p := in.newPart()
+		return produce(func(b *batch) {
+			consume(p, b)
+			batches.put(b)
+		})
+	}
 	workers := runtime.GOMAXPROCS(0)
 	ch := make(chan *batch, workers)
 	var g safego.Group // see Read
@@ -658,23 +706,36 @@ func (in *inputReader) lineConsumer(a lineAdapter) func(*part, *batch) {
 
 // parseLine unwraps one raw line and hands it to a.
 func (p *part) parseLine(a lineAdapter, raw []byte, o Origin, stamp time.Time) {
-	raw = bytes.TrimRight(raw, "\r\n")
-	if len(bytes.TrimSpace(raw)) == 0 {
+	for len(raw) > 0 && (raw[len(raw)-1] == '\r' || raw[len(raw)-1] == '\n') {
+		raw = raw[:len(raw)-1]
+	}
+	if blank(raw) {
 		return
 	}
 	var inner []byte
 	var innerStamp time.Time
 	inner, innerStamp, p.scratch = unwrapLine(raw, p.scratch)
-	if len(bytes.TrimSpace(inner)) == 0 {
+	if blank(inner) {
 		return
 	}
 	if !innerStamp.IsZero() {
 		stamp = innerStamp
 	}
-	ln := Line{Origin: o, Stamp: stamp}
-	if err := a.Parse(inner, &ln, p.em); err != nil {
+	// The Line goes through an interface call and would escape: the part's
+	// own is reused, so that a line costs no allocation.
+	p.line = Line{Origin: o, Stamp: stamp}
+	if err := a.Parse(inner, &p.line, p.em); err != nil {
 		p.em.Skip(o, err.Error())
 	}
+}
+
+// blank reports whether line holds only white space. A line that starts
+// with a letter, a digit or a brace, as records do, is answered at once.
+func blank(line []byte) bool {
+	if len(line) > 0 && line[0] > ' ' && line[0] < 0x80 {
+		return false
+	}
+	return len(bytes.TrimSpace(line)) == 0
 }
 
 // discardLine drops the rest of an over-long line.

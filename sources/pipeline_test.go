@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -280,5 +281,136 @@ func TestReadYAMLDocumentsStartAtTheirObject(t *testing.T) {
 	sort.Strings(h.origins)
 	if got := strings.Join(h.origins, " "); got != "Namespace@11 Service@3" {
 		t.Fatalf("origins %s, want the apiVersion lines", got)
+	}
+}
+
+// TestPipelineLineDoesNotAllocate checks the whole path of a successful
+// request line after the read, for ALB and ingress-nginx: unwrapping, the
+// Line handed to the adapter, parsing and the Emitter cost no allocation.
+func TestPipelineLineDoesNotAllocate(t *testing.T) {
+	for _, c := range []struct {
+		a     lineAdapter
+		lines [][]byte
+	}{
+		{albAccess{}, albBenchLines(50)},
+		{ingressNginx{}, nginxBenchLines(50)},
+	} {
+		p := &part{em: newEmitter(albDiscard{}, &Options{}, &InputReport{}, nil)}
+		for _, line := range c.lines {
+			if n := testing.AllocsPerRun(50, func() { p.parseLine(c.a, line, Origin{"a", 1}, time.Time{}) }); n != 0 {
+				t.Errorf("%.60q: %v allocs per line, want 0", line, n)
+			}
+		}
+		if p.rep.Skipped != 0 {
+			t.Errorf("%s: %d lines skipped", c.a.Format(), p.rep.Skipped)
+		}
+	}
+}
+
+// lineOriginHandler keeps the origin of every request, for every input of a
+// run; it locks.
+type lineOriginHandler struct {
+	mu      sync.Mutex
+	origins map[Origin]int
+	flushes int
+}
+
+func (h *lineOriginHandler) Request(r *Request)   { h.mu.Lock(); h.origins[r.Origin]++; h.mu.Unlock() }
+func (h *lineOriginHandler) Lifecycle(*Lifecycle) {}
+func (h *lineOriginHandler) Config(*Config)       {}
+func (h *lineOriginHandler) Flush()               { h.mu.Lock(); h.flushes++; h.mu.Unlock() }
+
+// TestSerialAndParallelInputsAgree reads inputs both ways: while more
+// inputs wait than there are workers, each is parsed by the goroutine
+// that reads it; the last ones, and an input read alone, by several. Each
+// line must give the same record at the same line, skipped lines the same
+// reasons, and every input must be flushed once per Handler it used.
+func TestSerialAndParallelInputsAgree(t *testing.T) {
+	dir := t.TempDir()
+	const files = 8
+	lines := albBenchLines(3000) // each input is more than one block
+	var paths []string
+	for i := range files {
+		var b bytes.Buffer
+		for j, l := range lines {
+			if j%1000 == 999 {
+				b.WriteString("garbage line\n")
+			}
+			b.Write(l)
+			b.WriteByte('\n')
+		}
+		data := b.Bytes()
+		if i%2 == 1 {
+			data = gzipBytes(t, data)
+		}
+		paths = append(paths, writeFile(t, dir, fmt.Sprintf("alb-%d.log", i), data))
+	}
+	read := func(paths ...string) (*Result, *lineOriginHandler) {
+		h := &lineOriginHandler{origins: map[Origin]int{}}
+		res, err := Read(context.Background(), paths, Options{Workers: 2, MaxWarnings: 10}, func(*InputReport) Handler { return h })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, h
+	}
+	all, together := read(dir)
+	for i, p := range paths {
+		alone, h := read(p)
+		if len(alone.Inputs) != 1 || alone.Inputs[0].Records != all.Inputs[i].Records || alone.Inputs[0].Skipped != all.Inputs[i].Skipped {
+			t.Fatalf("%s: alone %+v, among others %+v", p, alone.Inputs[0], all.Inputs[i])
+		}
+		if a, b := strings.Join(alone.Inputs[0].SkipSamples(), "\n"), strings.Join(all.Inputs[i].SkipSamples(), "\n"); a != b || !strings.Contains(a, ":1000: ") {
+			t.Errorf("%s: skipped alone:\n%s\namong others:\n%s", p, a, b)
+		}
+		for o, n := range h.origins {
+			if together.origins[o] != n || n != 1 {
+				t.Fatalf("%v: %d records alone, %d among others", o, n, together.origins[o])
+			}
+		}
+	}
+	if len(together.origins) != files*len(lines) {
+		t.Errorf("%d records, want %d", len(together.origins), files*len(lines))
+	}
+	if together.flushes < files {
+		t.Errorf("%d flushes for %d inputs", together.flushes, files)
+	}
+}
+
+// TestReadLetsGoOfItsBlocks checks that Read keeps no 1 MiB block for later
+// once it returns: the analysis that follows may use that memory.
+func TestReadLetsGoOfItsBlocks(t *testing.T) {
+	var b strings.Builder
+	for _, l := range albBenchLines(5000) {
+		b.Write(l)
+		b.WriteByte('\n')
+	}
+	dir := t.TempDir()
+	for i := range 4 {
+		writeFile(t, dir, fmt.Sprintf("alb-%d.log", i), []byte(b.String()))
+	}
+	readPaths(t, Options{Workers: 2}, dir)
+	if n := len(batches.free); n != 0 {
+		t.Errorf("%d blocks kept after Read", n)
+	}
+}
+
+// TestDedupSetKeysBothStrings checks that an entry is a duplicate only of
+// one with the same log name and insertId, whichever way round they come.
+func TestDedupSetKeysBothStrings(t *testing.T) {
+	d := newDedupSet()
+	for _, c := range []struct {
+		log, id string
+		want    bool
+	}{
+		{"projects/p/logs/requests", "abc", false},
+		{"projects/p/logs/requests", "abc", true},
+		{"projects/p/logs/other", "abc", false},
+		{"projects/p/logs/requests", "abd", false},
+		{"abc", "projects/p/logs/requests", false},
+		{"projects/p/logs/other", "abc", true},
+	} {
+		if got := d.seen(c.log, c.id); got != c.want {
+			t.Errorf("seen(%q, %q) = %v, want %v", c.log, c.id, got, c.want)
+		}
 	}
 }

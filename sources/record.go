@@ -112,6 +112,8 @@ type Attempt struct {
 }
 
 // Request is one request outcome as a load balancer or proxy logged it.
+// The small fields sit together, so that no padding falls between them (a
+// Request takes 248 bytes): every failure is kept as one.
 //
 // Adapters reuse the value they pass to a Handler, and its strings may alias
 // the input's read buffer (see inputString): a Handler that keeps a Request,
@@ -126,6 +128,13 @@ type Request struct {
 	Status    int
 	Generator Generator
 	Failure   FailureKind
+	// AttemptOnly marks a proxy error-log line about one failed upstream
+	// attempt. It is evidence of a failure kind and backend, not a
+	// client-visible outcome, and must not be counted as a request.
+	AttemptOnly bool
+	// RetryLimit says the proxy stopped because its retry limit was reached
+	// (Envoy's URX response flag): every attempt it was allowed failed.
+	RetryLimit bool
 	// Backend is the address the request was finally sent to; zero when no
 	// backend was chosen. Its port is 0 when the log does not give one.
 	Backend netip.AddrPort
@@ -139,19 +148,12 @@ type Request struct {
 	// proxyStatus details, the nginx error text, the ALB error_reason, the
 	// Envoy response flags and response code details.
 	Detail string
-	// AttemptOnly marks a proxy error-log line about one failed upstream
-	// attempt. It is evidence of a failure kind and backend, not a
-	// client-visible outcome, and must not be counted as a request.
-	AttemptOnly bool
 	// AttemptCount is how many upstream attempts the proxy says it made
 	// (Envoy %UPSTREAM_REQUEST_ATTEMPT_COUNT%); 0 when the log does not say.
 	// Envoy logs no per-attempt backend by default, so a count above 1 on a
 	// request that did not fail is a request a retry rescued even when
 	// Attempts is empty.
 	AttemptCount int
-	// RetryLimit says the proxy stopped because its retry limit was reached
-	// (Envoy's URX response flag): every attempt it was allowed failed.
-	RetryLimit bool
 	// Duration is how long the proxy took from the request's first byte to
 	// the response's last (Envoy %DURATION%); 0 when the log does not say.
 	// A request retried after connect timeouts ends seconds after Time,
@@ -405,4 +407,11 @@ type Handler interface {
 	Request(*Request)
 	Lifecycle(*Lifecycle)
 	Config(*Config)
+}
+
+// Flusher is implemented by a Handler that folds what it gathered into
+// something shared from time to time: Read calls Flush when an input the
+// Handler served is done, before the Handler serves another.
+type Flusher interface {
+	Flush()
 }

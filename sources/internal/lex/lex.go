@@ -296,6 +296,9 @@ func parseIPv4(b []byte) (netip.Addr, bool) {
 // ParseAddrPort parses `a.b.c.d:port` or `[ipv6]:port` strictly (see
 // ParseAddr and Port).
 func ParseAddrPort(b []byte) (netip.AddrPort, bool) {
+	if ap, ok := parseIPv4Port(b); ok {
+		return ap, true
+	}
 	if len(b) > 0 && b[0] == '[' {
 		end := indexByte(b, ']')
 		if end < 0 || end+1 >= len(b) || b[end+1] != ':' {
@@ -318,6 +321,46 @@ func ParseAddrPort(b []byte) (netip.AddrPort, bool) {
 	}
 	p, ok := Port(b[colon+1:])
 	return netip.AddrPortFrom(a, p), ok
+}
+
+// parseIPv4Port reads `a.b.c.d:port` in one pass, the common case of
+// ParseAddrPort: each field of 1 to 3 digits, at most 255 and without a
+// leading zero, then a Port. It reports false for anything else, which
+// ParseAddrPort then reads the general way.
+func parseIPv4Port(b []byte) (netip.AddrPort, bool) {
+	var ip [4]byte
+	i := 0
+	for k := range ip {
+		if i >= len(b) || b[i]-'0' > 9 {
+			return netip.AddrPort{}, false
+		}
+		n := uint(b[i] - '0')
+		i++
+		for digits := 1; i < len(b) && b[i]-'0' <= 9; digits++ {
+			if digits == 3 || n == 0 {
+				return netip.AddrPort{}, false
+			}
+			n = n*10 + uint(b[i]-'0')
+			i++
+		}
+		if n > 255 {
+			return netip.AddrPort{}, false
+		}
+		ip[k] = byte(n)
+		sep := byte('.')
+		if k == len(ip)-1 {
+			sep = ':'
+		}
+		if i >= len(b) || b[i] != sep {
+			return netip.AddrPort{}, false
+		}
+		i++
+	}
+	p, ok := Port(b[i:])
+	if !ok {
+		return netip.AddrPort{}, false
+	}
+	return netip.AddrPortFrom(netip.AddrFrom4(ip), p), true
 }
 
 // ParseAddrOptPort parses an address with or without a port: `a.b.c.d`,
@@ -349,4 +392,75 @@ func lastIndexByte(b []byte, c byte) int {
 		}
 	}
 	return -1
+}
+
+// clockPrefix is the length of the date and clock of an RFC 3339 time,
+// "2006-01-02T15:04:05": what the lines of one second share.
+const clockPrefix = len("2006-01-02T15:04:05")
+
+// Clock remembers the Unix second of the last RFC 3339 time in UTC it
+// parsed, so that the many lines of one second parse their date and clock
+// once: the next time with the same 19 bytes only reads its fraction. A
+// Clock serves one goroutine; its zero value is ready to use.
+type Clock struct {
+	prefix [clockPrefix]byte
+	sec    int64
+	valid  bool
+}
+
+// ParseRFC3339 parses b as ParseRFC3339 does, with the same result.
+func (c *Clock) ParseRFC3339(b []byte) (time.Time, bool) {
+	if c.valid && len(b) > clockPrefix && string(b[:clockPrefix]) == string(c.prefix[:]) {
+		rest, nsec := b[clockPrefix:], 0
+		if rest[0] == '.' {
+			var digits int
+			if nsec, digits = Fraction(rest[1:]); digits == 0 {
+				return time.Time{}, false
+			}
+			rest = rest[1+digits:]
+		}
+		if len(rest) == 1 && (rest[0] == 'Z' || rest[0] == 'z') {
+			return time.Unix(c.sec, int64(nsec)).UTC(), true
+		}
+	}
+	t, ok := ParseRFC3339(b)
+	// Only a UTC time whose second is not a leap second is remembered: its
+	// prefix then names one Unix second.
+	if ok && (b[len(b)-1] == 'Z' || b[len(b)-1] == 'z') && string(b[17:19]) != "60" {
+		copy(c.prefix[:], b)
+		c.sec, c.valid = t.Unix(), true
+	}
+	return t, ok
+}
+
+// maxStamp is the longest time stamp a Stamp remembers.
+const maxStamp = 32
+
+// Stamp remembers the last time stamp a worker parsed, with the instant and
+// the zone offset it gave, for formats whose stamps end at the second
+// (nginx's $time_local): the lines of one second repeat it byte for byte.
+// Its zero value, and a nil *Stamp, remember nothing.
+type Stamp struct {
+	key    [maxStamp]byte
+	n      int
+	t      time.Time
+	offset time.Duration
+}
+
+// Get returns what b was parsed to when it is the stamp last remembered.
+func (s *Stamp) Get(b []byte) (t time.Time, offset time.Duration, ok bool) {
+	if s == nil || s.n == 0 || len(b) != s.n || string(b) != string(s.key[:s.n]) {
+		return time.Time{}, 0, false
+	}
+	return s.t, s.offset, true
+}
+
+// Put remembers that b parses to t at offset; a stamp longer than maxStamp
+// is not remembered.
+func (s *Stamp) Put(b []byte, t time.Time, offset time.Duration) {
+	if s == nil || len(b) == 0 || len(b) > maxStamp {
+		return
+	}
+	s.n = copy(s.key[:], b)
+	s.t, s.offset = t, offset
 }

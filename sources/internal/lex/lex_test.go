@@ -2,6 +2,7 @@ package lex
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 )
@@ -138,7 +139,12 @@ func FuzzScanRFC3339(f *testing.F) {
 	for _, s := range []string{"2024-05-01T12:00:00Z", "2024-05-01T12:00:00.123+02:00", "2016-12-31T23:59:60Z", "2024-02-31T00:00:00Z", "9999-12-31T23:59:59.999999999-23:59"} {
 		f.Add(s)
 	}
+	var clock Clock // carried from input to input, as a worker carries it from line to line
 	f.Fuzz(func(t *testing.T, s string) {
+		ct, cok := clock.ParseRFC3339([]byte(s))
+		if pt, pok := ParseRFC3339([]byte(s)); cok != pok || !ct.Equal(pt) {
+			t.Fatalf("%q: Clock says %v %v, ParseRFC3339 %v %v", s, ct, cok, pt, pok)
+		}
 		got, n, ok := ScanRFC3339([]byte(s))
 		if !ok {
 			return
@@ -179,4 +185,55 @@ func FuzzParseAddrPort(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestClockMatchesParseRFC3339 checks that a Clock answers as
+// ParseRFC3339 does, whatever time it parsed before: the same second with
+// other fractions, zones, leap seconds, and malformed rests.
+func TestClockMatchesParseRFC3339(t *testing.T) {
+	times := []string{
+		"2026-03-10T12:00:00.004308Z", "2026-03-10T12:00:00Z", "2026-03-10T12:00:00.5Z", "2026-03-10T12:00:00.123456789123z",
+		"2026-03-10T12:00:00.Z", "2026-03-10T12:00:00.1", "2026-03-10T12:00:00.1Zx", "2026-03-10T12:00:00+01:00",
+		"2026-03-10T12:00:00.25-00:30", "2026-03-10T12:00:01.000001Z", "2026-03-10t12:00:00Z", "2016-12-31T23:59:60Z",
+		"2016-12-31T23:59:60.5Z", "2026-03-10T23:59:60Z", "2026-02-30T12:00:00Z", "2026-03-10T12:00:00", "",
+	}
+	for _, prev := range times {
+		for _, s := range times {
+			var c Clock
+			c.ParseRFC3339([]byte(prev))
+			got, gotOK := c.ParseRFC3339([]byte(s))
+			want, wantOK := ParseRFC3339([]byte(s))
+			if gotOK != wantOK || !got.Equal(want) || got.Location() != want.Location() {
+				t.Errorf("after %q, %q: %v %v, want %v %v", prev, s, got, gotOK, want, wantOK)
+			}
+		}
+	}
+}
+
+// TestStamp checks that a Stamp answers only for the stamp it remembers,
+// byte for byte, and that a nil one remembers nothing.
+func TestStamp(t *testing.T) {
+	var nilStamp *Stamp
+	nilStamp.Put([]byte("10/Mar/2026:12:00:00 +0000"), time.Unix(1, 0), 0)
+	if _, _, ok := nilStamp.Get([]byte("10/Mar/2026:12:00:00 +0000")); ok {
+		t.Error("a nil Stamp answered")
+	}
+	var s Stamp
+	if _, _, ok := s.Get(nil); ok {
+		t.Error("an empty Stamp answered")
+	}
+	at := time.Date(2026, 3, 10, 11, 0, 0, 0, time.UTC)
+	s.Put([]byte("10/Mar/2026:12:00:00 +0100"), at, time.Hour)
+	if got, off, ok := s.Get([]byte("10/Mar/2026:12:00:00 +0100")); !ok || !got.Equal(at) || off != time.Hour {
+		t.Errorf("Get = %v %v %v", got, off, ok)
+	}
+	for _, other := range []string{"10/Mar/2026:12:00:00 +0000", "10/Mar/2026:12:00:00 +010", "10/Mar/2026:12:00:00 +01000", ""} {
+		if _, _, ok := s.Get([]byte(other)); ok {
+			t.Errorf("%q answered for another stamp", other)
+		}
+	}
+	s.Put([]byte(strings.Repeat("9", maxStamp+1)), at, 0)
+	if _, _, ok := s.Get([]byte(strings.Repeat("9", maxStamp+1))); ok {
+		t.Error("a stamp longer than maxStamp was remembered")
+	}
 }
