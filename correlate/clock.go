@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"net/netip"
+	"slices"
 	"sort"
 	"time"
 
@@ -69,7 +70,7 @@ func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*sources.Request) (
 			continue
 		}
 		last := tr.Runs.LastIn(lease.From, f.Time)
-		if last.IsZero() || f.Time.Sub(last) > 2*time.Second {
+		if last.IsZero() || f.Time.Sub(last) > maxStopEdge {
 			return 0, false // no sharp edge from serving to failing
 		}
 		mid := last.Add(f.Time.Sub(last) / 2)
@@ -90,20 +91,20 @@ func estimateClock(pairs []time.Duration) ClockOffset {
 	if len(pairs) < minClockPairs {
 		return ClockOffset{}
 	}
-	sorted := append([]time.Duration(nil), pairs...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	sorted := slices.Clone(pairs)
+	slices.Sort(sorted)
 	med := median(sorted)
 	dev := make([]time.Duration, len(sorted))
 	for i, d := range sorted {
 		dev[i] = absDuration(d - med)
 	}
-	sort.Slice(dev, func(i, j int) bool { return dev[i] < dev[j] })
+	slices.Sort(dev)
 	if median(dev) > maxClockSpread || absDuration(med) < minClockOffset {
 		return ClockOffset{}
 	}
 	// The load balancer saw the changes med later: the cluster's clock is
 	// med behind, so its records move forward by med.
-	return ClockOffset{Offset: med.Round(100 * time.Millisecond), Pairs: len(pairs)}
+	return ClockOffset{Offset: med.Round(clockResolution), Pairs: len(pairs)}
 }
 
 // median returns the middle of a sorted list.
