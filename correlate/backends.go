@@ -315,9 +315,7 @@ func applyMilestone(b *Backend, l *sources.Lifecycle) {
 		b.mark(LBAttached, l)
 	case sources.HealthCheck:
 		if l.Health == sources.HealthHealthy {
-			if att := b.At(LBAttached); att.IsZero() || !l.Time.Before(att) {
-				b.mark(LBHealthy, l)
-			}
+			b.mark(LBHealthy, l)
 		}
 	case sources.Killing, sources.PodDeleted:
 		b.mark(Terminating, l)
