@@ -18,6 +18,7 @@ import (
 //	10.0.0.5  bare IP, serves 0–(300−dataEdge) s
 //	10.0.0.6  bare IP, serves 0–(300−dataEdge−1) s
 //	10.0.0.7  bare IP, serves from 150 s, stamped to the second
+//	10.0.0.8  pod web-d, grace 0 in its spec (unset), serves 0–199.5 s, Killing at 200 s
 //	10.0.0.9  bare IP, serves 0–300 s
 func stateDataset() *Dataset {
 	c := NewCollector()
@@ -35,6 +36,7 @@ func stateDataset() *Dataset {
 	serve("10.0.0.5", 0, 300-edge, 0.5)
 	serve("10.0.0.6", 0, 300-edge-1, 0.5)
 	serve("10.0.0.7", 150, 300, 1)
+	serve("10.0.0.8", 0, 199.5, 0.5)
 	serve("10.0.0.9", 0, 300, 0.5)
 	ev := func(s float64, kind sources.LifecycleKind, pod, ip string) {
 		c.Lifecycle(&sources.Lifecycle{Time: at(s), Kind: kind, Namespace: "shop", Pod: pod, IP: netip.MustParseAddr(ip), Format: sources.FormatK8sEvents, From: -1})
@@ -42,6 +44,9 @@ func stateDataset() *Dataset {
 	ev(60, sources.Killing, "web-a", "10.0.0.1")
 	ev(100, sources.PodReady, "web-b", "10.0.0.2")
 	ev(120, sources.Killing, "web-c", "10.0.0.3")
+	ev(200, sources.Killing, "web-d", "10.0.0.8")
+	c.Config(&sources.Config{Kind: "Pod", Name: "web-d", Namespace: "shop", Format: sources.FormatK8sObjects,
+		Pod: &sources.PodStatus{IP: netip.MustParseAddr("10.0.0.8")}, PodSpec: &sources.PodSpec{}})
 	c.Config(&sources.Config{Kind: "Pod", Name: "web-c", Namespace: "shop", Format: sources.FormatK8sObjects,
 		Pod: &sources.PodStatus{IP: netip.MustParseAddr("10.0.0.3")}, PodSpec: &sources.PodSpec{TerminationGracePeriodSec: 10}})
 	return Merge(c)
@@ -79,7 +84,8 @@ func TestStateAt(t *testing.T) {
 		{"10.0.0.7", 149, StateStarting},
 		{"10.0.0.7", 150, StateStarting},
 		{"10.0.0.7", 150.5, StateServing},
-		{"10.0.0.8", 100, StateUnknown},
+		{"10.0.0.8", 200 + grace - 1, StateTerminating},
+		{"10.0.0.10", 100, StateUnknown},
 	} {
 		b, got := a.StateAt(netip.MustParseAddr(tc.ip), at(tc.at))
 		if got != tc.want {
@@ -131,6 +137,7 @@ func TestErrorLineKinds(t *testing.T) {
 		{10 - match - 0.01, backend, sources.FailureOther},
 		{11, other, sources.FailureUnreachable},
 		{20.4, backend, sources.FailureTimeout},
+		{20.5, backend, sources.FailureTimeout}, // as near as the next: the first wins
 		{20.6, backend, sources.FailureClosed},
 		{10, netip.MustParseAddrPort("10.0.0.3:8080"), sources.FailureOther},
 	} {

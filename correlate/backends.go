@@ -2,7 +2,7 @@ package correlate
 
 import (
 	"net/netip"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,21 +138,21 @@ func (b *Backend) addIP(ip netip.Addr) {
 // named <replicaset>-<5 random characters> (the ReplicaSet controller's
 // generateName adds 5 characters of utilrand.String).
 func ReplicaSetOf(pod string) string {
-	i := strings.LastIndexByte(pod, '-')
-	if i <= 0 || len(pod)-i-1 != 5 {
+	suffix := strings.LastIndexByte(pod, '-') + 1 // 0 when there is no dash
+	if suffix == 0 || len(pod)-suffix != 5 {
 		return ""
 	}
-	return pod[:i]
+	return pod[:suffix-1]
 }
 
 // workloadOf guesses a ReplicaSet's Deployment from its name:
 // <deployment>-<pod-template-hash>.
 func workloadOf(rs string) string {
-	i := strings.LastIndexByte(rs, '-')
-	if i <= 0 {
+	hash := strings.LastIndexByte(rs, '-') + 1 // 0 when there is no dash
+	if hash == 0 {
 		return ""
 	}
-	return rs[:i]
+	return rs[:hash-1]
 }
 
 // backendSet holds the backends by key while the analysis is built.
@@ -273,7 +273,7 @@ func (s *backendSet) finish(d *Dataset, id *Identities) []*Backend {
 	for _, b := range s.byKey {
 		out = append(out, b)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
+	slices.SortFunc(out, func(x, y *Backend) int { return strings.Compare(x.Key(), y.Key()) })
 	for _, b := range out {
 		if b.Pod != "" && b.ReplicaSet != "" {
 			b.Workload = s.deployments[b.Namespace+"/"+b.ReplicaSet]
@@ -290,7 +290,7 @@ func (s *backendSet) finish(d *Dataset, id *Identities) []*Backend {
 		for _, l := range b.Leases {
 			b.addIP(l.IP)
 		}
-		sort.Slice(b.IPs, func(i, j int) bool { return b.IPs[i].Less(b.IPs[j]) })
+		slices.SortFunc(b.IPs, netip.Addr.Compare)
 	}
 	return out
 }

@@ -28,6 +28,11 @@ func TestBackendsFromRecords(t *testing.T) {
 	cfg(&sources.Config{Kind: "Deployment", Namespace: "shop", Name: "cart", Workload: &sources.Workload{Template: depSpec}})
 	cfg(&sources.Config{Kind: "Pod", Namespace: "shop", Name: "web-6b7c8d9f5-abcde", Pod: &sources.PodStatus{ReplicaSet: "web-6b7c8d9f5", Node: "node-1", IP: ip("10.0.0.1")}})
 	cfg(&sources.Config{Kind: "Pod", Namespace: "shop", Name: "odd", Pod: &sources.PodStatus{IP: ip("10.0.0.2")}, PodSpec: podSpec})
+	cfg(&sources.Config{Kind: "Pod", Namespace: "shop", Name: "canary", Pod: &sources.PodStatus{ReplicaSet: "canary-5f6a7b8c9", IP: ip("10.0.0.5")}})
+	cfg(&sources.Config{Kind: "Pod", Namespace: "shop", Name: "api-7f9c6d5b4-yyyyy", Pod: &sources.PodStatus{IP: ip("10.0.0.6")}})
+	// A pod of a ReplicaSet no object describes: its Deployment's template
+	// comes from another ReplicaSet of the same Deployment.
+	cfg(&sources.Config{Kind: "Pod", Namespace: "shop", Name: "storefront-9f8e7d6c5-ppppp", Pod: &sources.PodStatus{IP: ip("10.0.0.7")}})
 	cfg(&sources.Config{Kind: "EndpointSlice", Namespace: "shop", Name: "web-x", EndpointSlice: &sources.EndpointSlice{Endpoints: []sources.Endpoint{
 		{Addresses: []netip.Addr{ip("10.0.0.1")}, Pod: "web-6b7c8d9f5-abcde", Zone: "zone-a", Node: "node-2"},
 		{Addresses: []netip.Addr{ip("10.0.0.3")}, Pod: "api-7f9c6d5b4-zzzzz", Zone: "zone-b", Node: "node-3"},
@@ -81,10 +86,13 @@ func TestBackendsFromRecords(t *testing.T) {
 	want := []string{
 		"10.9.9.8 name=10.9.9.8 rs= wl= zone= node= ips=[10.9.9.8] grace= gates=[] lb_healthy@635",
 		"10.9.9.9 name=10.9.9.9 rs= wl= zone= node= ips=[10.9.9.9] grace= gates=[] lb_attached@631 lb_healthy@633 lb_detached@640",
+		"shop/api-7f9c6d5b4-yyyyy name=api-7f9c6d5b4-yyyyy rs=api-7f9c6d5b4 wl=api zone= node= ips=[10.0.0.6] grace=60 gates=[]",
 		"shop/api-7f9c6d5b4-zzzzz name=api-7f9c6d5b4-zzzzz rs=api-7f9c6d5b4 wl=api zone=zone-b node=node-3 ips=[10.0.0.3] grace=60 gates=[] scheduled@3",
 		"shop/batch-12345 name=batch-12345 rs=batch-9x8y7z6w5 wl=batch zone=zone-d node=node-5 ips=[] grace= gates=[without_health_check lb_healthy] created@1 scheduled@4 ready@8 lb_healthy@12",
+		"shop/canary name=canary rs=canary-5f6a7b8c9 wl=canary zone= node= ips=[10.0.0.5] grace= gates=[]",
 		"shop/cart-5d6f7a8b9-qqqqq name=cart-5d6f7a8b9-qqqqq rs=cart-5d6f7a8b9 wl=cart zone= node= ips=[] grace=60 gates=[] scheduled@2 started@5 terminating@20",
 		"shop/odd name=odd rs= wl= zone= node= ips=[10.0.0.2] grace=5 gates=[]",
+		"shop/storefront-9f8e7d6c5-ppppp name=storefront-9f8e7d6c5-ppppp rs=storefront-9f8e7d6c5 wl=storefront zone= node= ips=[10.0.0.7] grace=45 gates=[]",
 		"shop/web-6b7c8d9f5-abcde name=web-6b7c8d9f5-abcde rs=web-6b7c8d9f5 wl=storefront zone=zone-a node=node-1 ips=[10.0.0.1] grace=45 gates=[]",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -129,7 +137,7 @@ func TestNamesFromNames(t *testing.T) {
 	two.addIP(netip.MustParseAddr("10.0.0.1"))
 	two.addIP(netip.Addr{})
 	two.addIP(netip.MustParseAddr("10.0.0.2"))
-	if len(two.IPs) != 2 {
+	if fmt.Sprint(two.IPs) != "[10.0.0.1 10.0.0.2]" {
 		t.Errorf("addIP: %v", two.IPs)
 	}
 }

@@ -123,7 +123,7 @@ func main() {
 	flag.IntVar(&c.sample, "sample", 0, "test only this many mutants, spread evenly over the list (0: all)")
 	only := flag.String("run", "", "test only mutants whose `file:line: original -> mutant` matches this regexp")
 	flag.BoolVar(&c.logical, "logical", false, "also swap && and ||")
-	flag.BoolVar(&c.list, "list", false, "list the mutants and exit")
+	flag.BoolVar(&c.list, "list", false, "list the mutants and exit (with -v, as equivalent.txt names them)")
 	flag.BoolVar(&c.verbose, "v", false, "print every mutant's outcome as it comes")
 	flag.Float64Var(&c.failAbove, "fail-above", -1, "exit 1 when the survival rate in percent is above this (negative: never)")
 	flag.StringVar(&c.exclude, "exclude", "", "equivalent-mutant list (default: equivalent.txt beside this program)")
@@ -209,6 +209,10 @@ func run(c config) (int, error) {
 	}
 	if c.list {
 		for _, m := range todo {
+			if c.verbose {
+				fmt.Println(m.Key()) // as equivalent.txt names it
+				continue
+			}
 			fmt.Println(m)
 		}
 		fmt.Printf("%d mutants (%d excluded as equivalent)\n", len(todo), skipped)
