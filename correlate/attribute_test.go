@@ -15,8 +15,8 @@ import (
 //	10.0.0.2  pod web-b, Ready at 100 s with its IP, never serves
 //	10.0.0.3  pod web-c, grace 10 s, serves 0–119.5 s, Killing at 120 s
 //	10.0.0.4  bare IP, serves 0–100 s
-//	10.0.0.5  bare IP, serves 0–(300−dataEdge) s
-//	10.0.0.6  bare IP, serves 0–(300−dataEdge−1) s
+//	10.0.0.5  bare IP, serves 0–270 s (dataEdge, 30 s, before the end)
+//	10.0.0.6  bare IP, serves 0–269 s
 //	10.0.0.7  bare IP, serves from 150 s, stamped to the second
 //	10.0.0.8  pod web-d, grace 0 in its spec (unset), serves 0–199.5 s, Killing at 200 s
 //	10.0.0.9  bare IP, serves 0–300 s
@@ -29,12 +29,11 @@ func stateDataset() *Dataset {
 				Backend: netip.AddrPortFrom(addr, 8080), Format: sources.FormatALBAccess})
 		}
 	}
-	edge := dataEdge.Seconds()
 	serve("10.0.0.1", 0, 59.5, 0.5)
 	serve("10.0.0.3", 0, 119.5, 0.5)
 	serve("10.0.0.4", 0, 100, 0.5)
-	serve("10.0.0.5", 0, 300-edge, 0.5)
-	serve("10.0.0.6", 0, 300-edge-1, 0.5)
+	serve("10.0.0.5", 0, 270, 0.5)
+	serve("10.0.0.6", 0, 269, 0.5)
 	serve("10.0.0.7", 150, 300, 1)
 	serve("10.0.0.8", 0, 199.5, 0.5)
 	serve("10.0.0.9", 0, 300, 0.5)
@@ -52,15 +51,14 @@ func stateDataset() *Dataset {
 	return Merge(c)
 }
 
-// TestStateAt pins each state's bounds: the skew before a termination,
-// the grace period after it (the pod's, else DefaultGracePeriod), a pod
-// that never served, the first second of a log stamped to the second, and
-// dataEdge before the last request.
+// TestStateAt pins each state's bounds, in seconds as the constants state
+// them: the skew before a termination (DefaultSkew, 3 s), the grace period
+// after it (the pod's, else DefaultGracePeriod, 30 s), a pod that never
+// served, the first second of a log stamped to the second, and dataEdge
+// (30 s) before the last request.
 func TestStateAt(t *testing.T) {
 	a := Analyze(stateDataset(), Options{})
-	grace := DefaultGracePeriod.Seconds()
-	skew := a.Opts.Skew.Seconds()
-	edge := dataEdge.Seconds()
+	const grace, skew = 30, 3
 	for _, tc := range []struct {
 		ip   string
 		at   float64
@@ -79,8 +77,8 @@ func TestStateAt(t *testing.T) {
 		{"10.0.0.3", 130.5, StateGone},
 		{"10.0.0.4", 50, StateServing},
 		{"10.0.0.4", 200, StateGone},
-		{"10.0.0.5", 300 - edge + 1, StateUnknown},
-		{"10.0.0.6", 300 - edge, StateGone},
+		{"10.0.0.5", 271, StateUnknown},
+		{"10.0.0.6", 270, StateGone},
 		{"10.0.0.7", 149, StateStarting},
 		{"10.0.0.7", 150, StateStarting},
 		{"10.0.0.7", 150.5, StateServing},
@@ -124,7 +122,7 @@ func TestErrorLineKinds(t *testing.T) {
 		line(21, sources.FailureClosed, backend),
 	}}}
 	m := a.errorLines()
-	match := errorLineMatch.Seconds()
+	const match = 1.5 // errorLineMatch
 	for _, tc := range []struct {
 		at   float64
 		b    netip.AddrPort
@@ -159,8 +157,8 @@ func TestRolloutAt(t *testing.T) {
 		want *Rollout
 	}{
 		{30 * time.Second, first},
-		{100*time.Second - rolloutLookback, second},
-		{100*time.Second - rolloutLookback - time.Millisecond, first},
+		{95 * time.Second, second}, // rolloutLookback, 5 s, before its start
+		{95*time.Second - time.Millisecond, first},
 		{160 * time.Second, second},
 	} {
 		if got := a.RolloutAt(t0.Add(tc.at)); got != tc.want {

@@ -270,7 +270,7 @@ func run(c config) (int, error) {
 				n++
 			}
 		}
-		fmt.Fprintf(os.Stderr, "mutate: %d comparison mutants in one build, whose tests pass in %s with none active\n", n, sch.took.Round(time.Second))
+		fmt.Fprintf(os.Stderr, "mutate: %d mutants in one build, whose tests pass in %s with none active\n", n, sch.took.Round(time.Second))
 	}
 
 	results := make([]result, len(todo))

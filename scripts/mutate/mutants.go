@@ -46,6 +46,12 @@ type mutant struct {
 	id             int
 	// lastLine is the line the mutated expression ends on.
 	lastLine int
+	// A constant's name and where it is written, and how the mutant
+	// changes its value: scale (" * 2", " / 2") applied to it, or, for a
+	// small integer, repl alone.
+	name           string
+	nameAt, nameTo int
+	scale          string
 }
 
 // Key identifies a mutant in the exclusion list.
@@ -124,7 +130,9 @@ func findMutants(name string, src []byte, logical bool) ([]mutant, error) {
 						name := vs.Names[i].Name
 						orig := name + " = " + oneLine(text(v))
 						for _, m := range constMutants(v, text(v)) {
-							add(fn, v, "const", orig, name+" = "+oneLine(m), off(v.Pos()), off(v.End()), m)
+							add(fn, v, "const", orig, name+" = "+oneLine(m.repl), off(v.Pos()), off(v.End()), m.repl)
+							c := &out[len(out)-1]
+							c.name, c.nameAt, c.nameTo, c.scale = name, off(vs.Names[i].Pos()), off(vs.Names[i].End()), m.scale
 						}
 					}
 				}
@@ -150,15 +158,21 @@ func findMutants(name string, src []byte, logical bool) ([]mutant, error) {
 	return out, nil
 }
 
+// constMutant is one replacement of a constant's value: repl, which is the
+// value scaled by scale, or a small integer's neighbour (scale "").
+type constMutant struct{ repl, scale string }
+
 // constMutants are the replacements of a constant's value expression.
-func constMutants(v ast.Expr, src string) []string {
+func constMutants(v ast.Expr, src string) []constMutant {
 	if n, ok := intLiteral(v); ok && n >= -smallInt && n <= smallInt {
-		return []string{strconv.FormatInt(n+1, 10), strconv.FormatInt(n-1, 10)}
+		return []constMutant{{strconv.FormatInt(n+1, 10), ""}, {strconv.FormatInt(n-1, 10), ""}}
 	}
 	if lit, ok := v.(*ast.BasicLit); ok {
-		return []string{lit.Value + " * 2", lit.Value + " / 2"}
+		src = lit.Value
+	} else {
+		src = "(" + src + ")"
 	}
-	return []string{"(" + src + ") * 2", "(" + src + ") / 2"}
+	return []constMutant{{src + " * 2", " * 2"}, {src + " / 2", " / 2"}}
 }
 
 // intLiteral returns the value of an integer literal, possibly negated.

@@ -119,13 +119,19 @@ func TestInstrument(t *testing.T) {
 	}
 	var sites []mutant
 	for i, m := range ms {
-		if m.Kind == "compare" {
+		if m.Kind == "compare" || m.Func == "const" {
 			m.id = i
 			sites = append(sites, m)
 		}
 	}
 	out := string(instrument([]byte(source), sites))
 	for _, want := range []string{
+		"\tzzMutantOriggap     = 5 * time.Second\n",
+		"\tzzMutantOrigfew     = 3\n",
+		"var gap = zzMutantPick(0, 1, zzMutantOriggap, (zzMutantOriggap) * 2, (zzMutantOriggap) / 2)",
+		"var few = zzMutantPick(6, 7, zzMutantOrigfew, 4, 2)",
+		"var share = zzMutantPick(4, 5, zzMutantOrigshare, (zzMutantOrigshare) * 2, (zzMutantOrigshare) / 2)",
+		"\tconst local = 10\n",
 		"if zzMutantLSS(14, d, gap) && zzMutantGEQ(15, n, local) {",
 		"return zzMutantFlip(16, n == 2) ||\n\t\t\tzzMutantGTR(17, d, window)",
 		"return zzMutantFlip(18, (zzMutantLEQ(19, n, few)) != (zzMutantGEQ(20, d, gap)))",
@@ -134,7 +140,9 @@ func TestInstrument(t *testing.T) {
 			t.Errorf("instrumented source lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Count(out, "\n") != strings.Count(source, "\n") {
+	// Every line stays where it was; the variables come after the last.
+	lines := strings.Split(out, "\n")
+	if !strings.HasPrefix(lines[24], "\tif zzMutantLSS(14, d, gap)") || lines[30] != "" || !strings.HasPrefix(lines[31], "var gap =") {
 		t.Errorf("instrumenting moves lines:\n%s", out)
 	}
 	// The instrumented file and the helper type-check together: the

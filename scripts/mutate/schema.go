@@ -14,11 +14,16 @@ import (
 	"time"
 )
 
-// A comparison mutant does not need a build of its own: every comparison
-// of a package is compiled once as a call that behaves as the original
-// unless the environment variable schemaVar names its id (a mutant
-// schema). Then each mutant costs one run of the test binaries, not one
-// compile and link of every package that imports the file.
+// A mutant does not need a build of its own: every comparison of a package
+// is compiled once as a call that behaves as the original unless the
+// environment variable schemaVar names its id, and every package-level
+// constant becomes a variable that takes its original value or one of its
+// two mutants' (a mutant schema). Then each mutant costs one run of the
+// test binaries, not one compile and link of every package that imports
+// the file. A constant some code needs as a constant (an array length,
+// another constant's value, an untyped operand of another type) fails the
+// build; the build is tried again without it, and its mutants get builds
+// of their own.
 
 // schemaVar is the environment variable that selects the active mutant.
 const schemaVar = "MUTATE_ACTIVE"
@@ -41,6 +46,16 @@ import (
 var zzMutantActive, _ = strconv.Atoi(os.Getenv("` + schemaVar + `"))
 
 func zzMutantFlip(id int, v bool) bool { return v != (id == zzMutantActive) }
+
+func zzMutantPick[T any](up, down int, v, x, y T) T {
+	switch zzMutantActive {
+	case up:
+		return x
+	case down:
+		return y
+	}
+	return v
+}
 
 func zzMutantLSS[T cmp.Ordered](id int, a, b T) bool {
 	if id == zzMutantActive {
@@ -72,9 +87,27 @@ func zzMutantGEQ[T cmp.Ordered](id int, a, b T) bool {
 `
 
 // instrument rewrites a file's source with each comparison mutant given
-// as a call of the schema, keeping every line where it was (compile errors
-// then name the comparison that does not fit, see schemaErrorLines).
-func instrument(src []byte, sites []mutant) []byte {
+// as a call of the schema and each constant mutated renamed, with a
+// variable of its name after the last line that picks its value; every line
+// stays where it was (compile errors then name the comparison that does not
+// fit, see schemaErrorLines).
+func instrument(src []byte, all []mutant) []byte {
+	var sites []mutant
+	var vars []string
+	for i, m := range all {
+		switch {
+		case m.Kind == "compare":
+			sites = append(sites, m)
+		case m.Kind == "const" && i+1 < len(all) && all[i+1].nameAt == m.nameAt && all[i+1].Kind == "const":
+			// The two mutants of one constant: rename it once, pick once.
+			up, down := m, all[i+1]
+			orig := schemaPrefix + "Orig" + m.name
+			up.xs, up.xe, up.ys, up.ye = m.nameAt, m.nameTo, m.nameTo, m.nameTo
+			sites = append(sites, up)
+			vars = append(vars, fmt.Sprintf("var %s = %sPick(%d, %d, %s, %s, %s)", m.name, schemaPrefix, up.id, down.id, orig,
+				scaled(orig, up), scaled(orig, down)))
+		}
+	}
 	sort.Slice(sites, func(i, j int) bool {
 		if sites[i].xs != sites[j].xs {
 			return sites[i].xs < sites[j].xs
@@ -91,8 +124,10 @@ func instrument(src []byte, sites []mutant) []byte {
 				continue
 			}
 			b.Write(src[pos:s.xs])
-			switch s.op {
-			case token.EQL, token.NEQ:
+			switch {
+			case s.Kind == "const":
+				b.WriteString(schemaPrefix + "Orig" + s.name)
+			case s.op == token.EQL || s.op == token.NEQ:
 				fmt.Fprintf(b, "%sFlip(%d, ", schemaPrefix, s.id)
 				render(b, s.xs, s.xe)
 				b.Write(src[s.xe:s.ys])
@@ -114,7 +149,18 @@ func instrument(src []byte, sites []mutant) []byte {
 	}
 	var b strings.Builder
 	render(&b, 0, len(src))
+	for _, v := range vars {
+		b.WriteString("\n" + v + "\n")
+	}
 	return []byte(b.String())
+}
+
+// scaled is a constant's mutated value written from the renamed original.
+func scaled(orig string, m mutant) string {
+	if m.scale == "" {
+		return m.repl
+	}
+	return "(" + orig + ")" + m.scale
 }
 
 // opName names an ordered comparison as the schema's functions do.
@@ -144,7 +190,7 @@ func baseName(path string) string {
 
 // maxSchemaBuilds bounds the builds spent leaving out comparisons the
 // instrumented code cannot hold; each drops every one its errors name.
-const maxSchemaBuilds = 5
+const maxSchemaBuilds = 20
 
 // schema is the comparison mutants compiled into one set of test binaries.
 type schema struct {
@@ -161,7 +207,8 @@ type schema struct {
 func buildSchema(c config, root, dir string, ms []mutant, files map[string][]byte, tests []testPkg) (*schema, error) {
 	next := 1
 	for i := range ms {
-		if ms[i].Kind == "compare" {
+		// Only package-level constants can become variables.
+		if ms[i].Kind == "compare" || ms[i].Kind == "const" && ms[i].Func == "const" {
 			ms[i].id = next
 			next++
 		}
@@ -187,7 +234,11 @@ func buildSchema(c config, root, dir string, ms []mutant, files map[string][]byt
 		dropped := 0
 		for i := range ms {
 			m := &ms[i]
-			for l := m.Line; m.id > 0 && l <= m.lastLine; l++ {
+			if m.id > 0 && m.Kind == "const" && regexp.MustCompile(`\b`+m.name+`\b`).MatchString(failed) {
+				m.id = 0 // a constant that code needs as one
+				dropped++
+			}
+			for l := m.Line; m.Kind == "compare" && m.id > 0 && l <= m.lastLine; l++ {
 				if bad[fmt.Sprintf("%s:%d", baseName(m.File), l)] {
 					m.id = 0
 					dropped++
