@@ -1,8 +1,10 @@
 package correlate
 
 import (
+	"cmp"
 	"math"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -476,11 +478,6 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 		}
 		return p
 	}
-	for _, c := range d.Configs {
-		if b := s.byKey[c.Namespace+"/"+c.Name]; c.Pod != nil && b != nil && !leased[b] {
-			get(b) // a pod object without an IP
-		}
-	}
 	for i := range d.Lifecycle {
 		l := &d.Lifecycle[i]
 		if l.Pod == "" {
@@ -518,7 +515,7 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 		}
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].b.Key() < out[j].b.Key() })
+	slices.SortFunc(out, func(x, y *pending) int { return strings.Compare(x.b.Key(), y.b.Key()) })
 	return out
 }
 
@@ -531,9 +528,7 @@ func vpcNode(node string) bool {
 	if !ok {
 		return false
 	}
-	if i := strings.IndexByte(rest, '.'); i >= 0 {
-		rest = rest[:i]
-	}
+	rest, _, _ = strings.Cut(rest, ".")
 	a, err := netip.ParseAddr(strings.ReplaceAll(rest, "-", "."))
 	return err == nil && a.Is4()
 }
@@ -618,12 +613,7 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 			out = append(out, q)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].ip != out[j].ip {
-			return out[i].ip.Less(out[j].ip)
-		}
-		return stretchTime(out[i]).Before(stretchTime(out[j]))
-	})
+	slices.SortFunc(out, func(x, y *pending) int { return cmp.Or(x.ip.Compare(y.ip), stretchTime(x).Compare(stretchTime(y))) })
 	return out
 }
 
