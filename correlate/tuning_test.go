@@ -33,6 +33,10 @@ func TestServedRunGapIsHalfAMinute(t *testing.T) {
 	if len(many) != 64 {
 		t.Errorf("%d runs kept, want 64", len(many))
 	}
+	// All pauses are equal: each merge takes the first two runs.
+	if first := many[0]; !first.From.Equal(after(0)) || !first.To.Equal(after(36*time.Hour)) {
+		t.Errorf("the first run is %v–%v, want the first 37 hours merged", first.From.Sub(runsT0), first.To.Sub(runsT0))
+	}
 }
 
 // TestRolloutCoversItsLags: a rollout covers from 5 s before its first step
