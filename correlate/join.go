@@ -330,8 +330,8 @@ func alikeGroups(pods, ips []*pending, comp, doubtful []joinEdge) []AlikeGroup {
 		if len(g.Pods) < 2 {
 			continue
 		}
-		sort.Slice(g.Pods, func(a, b int) bool { return g.Pods[a].Key() < g.Pods[b].Key() })
-		sort.Slice(g.IPs, func(a, b int) bool { return g.IPs[a].Less(g.IPs[b]) })
+		slices.SortFunc(g.Pods, func(x, y *Backend) int { return strings.Compare(x.Key(), y.Key()) })
+		slices.SortFunc(g.IPs, netip.Addr.Compare)
 		out = append(out, *g)
 	}
 	return out
@@ -345,20 +345,19 @@ func greedyJoins(edges []joinEdge) []joinEdge {
 		m := map[int]*bests{}
 		for _, e := range edges {
 			b := m[key(e)]
-			switch {
-			case b == nil:
-				m[key(e)] = &bests{e.cost, math.MaxInt64}
-			case e.cost < b.first:
-				b.first, b.second = e.cost, b.first
-			case e.cost < b.second:
-				b.second = e.cost
+			if b == nil {
+				b = &bests{math.MaxInt64, math.MaxInt64}
+				m[key(e)] = b
 			}
+			// The two least costs: the new second is the lesser of the
+			// old second and whichever of the old first and this is more.
+			b.first, b.second = min(b.first, e.cost), min(b.second, max(b.first, e.cost))
 		}
 		return m
 	}
 	byPod, byIP := best(func(e joinEdge) int { return e.pod }), best(func(e joinEdge) int { return e.ip })
 	sorted := append([]joinEdge(nil), edges...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].cost < sorted[j].cost })
+	slices.SortStableFunc(sorted, func(x, y joinEdge) int { return cmp.Compare(x.cost, y.cost) })
 	usedPod, usedIP := map[int]bool{}, map[int]bool{}
 	var out []joinEdge
 	for _, e := range sorted {

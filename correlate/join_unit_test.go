@@ -239,6 +239,59 @@ func TestGreedyJoinMargin(t *testing.T) {
 	if len(got) != 1 || got[0].pod != 0 || got[0].ip != 0 {
 		t.Errorf("greedy joins %+v, want pod 0 to IP 0 alone", got)
 	}
+	// The pod's side: its second candidate exactly the margin behind.
+	got = greedyJoins([]joinEdge{{pod: 0, ip: 0, cost: 0, margin: margin}, {pod: 0, ip: 1, cost: margin, margin: margin}})
+	if len(got) != 1 || got[0].ip != 0 {
+		t.Errorf("greedy joins %+v, want pod 0 to IP 0", got)
+	}
+	// Two candidates of one cost: neither.
+	if got = greedyJoins([]joinEdge{{pod: 0, ip: 0, cost: margin, margin: margin}, {pod: 0, ip: 1, cost: margin, margin: margin}}); len(got) != 0 {
+		t.Errorf("greedy joins %+v between two equal candidates", got)
+	}
+}
+
+// TestSolveJoinsMargins: a join is kept when every other assignment costs
+// at least the margin more (exactly the margin will do), and a pod whose
+// only candidate costs more than staying unjoined stays so.
+func TestSolveJoinsMargins(t *testing.T) {
+	margin := 2 * time.Second
+	joins, doubtful := solveJoins([]joinEdge{{pod: 0, ip: 0, cost: 0, margin: margin}, {pod: 0, ip: 1, cost: margin, margin: margin}})
+	if len(joins) != 1 || joins[0].ip != 0 || len(doubtful) != 0 {
+		t.Errorf("joins %+v doubtful %+v, want pod 0 to IP 0", joins, doubtful)
+	}
+	joins, doubtful = solveJoins([]joinEdge{{pod: 0, ip: 0, cost: 0, margin: margin}, {pod: 0, ip: 1, cost: margin - time.Millisecond, margin: margin}})
+	if len(joins) != 0 || len(doubtful) != 1 {
+		t.Errorf("joins %+v doubtful %+v, want the pair doubtful", joins, doubtful)
+	}
+	joins, doubtful = solveJoins([]joinEdge{{pod: 0, ip: 0, cost: 400 * time.Second, margin: margin}})
+	if len(joins) != 0 || len(doubtful) != 0 {
+		t.Errorf("joins %+v doubtful %+v, want pod 0 unjoined", joins, doubtful)
+	}
+}
+
+// TestAlikeGroups: two doubtful pairs form a group when swapping their IPs
+// costs less than the margin; exactly the margin keeps them apart.
+func TestAlikeGroups(t *testing.T) {
+	margin := 2 * time.Second
+	pods := []*pending{{b: &Backend{Namespace: "shop", Pod: "web-b"}}, {b: &Backend{Namespace: "shop", Pod: "web-a"}}}
+	ips := []*pending{{ip: netip.MustParseAddr("10.0.0.2")}, {ip: netip.MustParseAddr("10.0.0.1")}}
+	groups := func(swap time.Duration) string {
+		comp := []joinEdge{
+			{pod: 0, ip: 0, margin: margin}, {pod: 1, ip: 1, margin: margin},
+			{pod: 0, ip: 1, cost: swap, margin: margin}, {pod: 1, ip: 0, margin: margin},
+		}
+		var out []string
+		for _, g := range alikeGroups(pods, ips, comp, comp[:2]) {
+			out = append(out, fmt.Sprintln(g.Pods[0].Pod, g.Pods[1].Pod, g.IPs))
+		}
+		return fmt.Sprint(out)
+	}
+	if got := groups(margin - time.Millisecond); got != "[web-a web-b [10.0.0.1 10.0.0.2]\n]" {
+		t.Errorf("a swap under the margin: groups %s", got)
+	}
+	if got := groups(margin); got != "[]" {
+		t.Errorf("a swap of exactly the margin: groups %s", got)
+	}
 }
 
 // TestIPStretchMarks: marks of one kind 60 s apart (joinWindow) tell of one
