@@ -29,7 +29,8 @@ func TestTimelineBounds(t *testing.T) {
 	for s := 1000.0; s <= 1010; s++ {
 		req(s, 502, sources.FailureRefused)
 	}
-	req(1070, 200, sources.FailureNone) // the recovery, 1 min after
+	req(1011, 500, sources.FailureAppError) // the app's own error alone: no recovery yet
+	req(1070, 200, sources.FailureNone)     // the recovery, 1 min after
 	ev := func(s float64, kind sources.LifecycleKind, group, reason string) {
 		c.Lifecycle(&sources.Lifecycle{Time: at(s), Kind: kind, Namespace: "shop", Group: group, Object: "Deployment/web", Reason: reason, Format: sources.FormatK8sEvents, From: -1})
 	}
