@@ -105,7 +105,7 @@ type Finding struct {
 // Estimated is the number of client-visible failures the logged ones stand
 // for: scaled by the sample rate when the logs are sampled.
 func (f *Finding) Estimated() int {
-	if f.SampleRate > 0 && f.SampleRate < 1 {
+	if f.SampleRate > 0 {
 		return int(float64(f.Window.Failed)/f.SampleRate + 0.5)
 	}
 	return f.Window.Failed
@@ -199,7 +199,7 @@ const minScore = 0.5
 // data, the sample rate, and its evidence in time order.
 func finish(a *correlate.Analysis, f *Finding) {
 	f.Timeline = a.Timeline(f.Window, involvedBackends(f.Backends))
-	if rate := logSampleRate(a); rate > 0 && rate < 1 && platformOf(f.Window) == sources.FamilyGCP {
+	if rate := logSampleRate(a); rate < 1 && platformOf(f.Window) == sources.FamilyGCP {
 		f.SampleRate = rate
 	}
 	f.Notes = append(f.Notes, notes(a, f)...)

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/internal/golden"
+	"github.com/readygap/readygap/sources"
 )
 
 // A verdict file is the whole classification of one input written out:
@@ -170,4 +172,81 @@ func counts[K comparable](m map[K]int) string {
 	}
 	sort.Strings(parts)
 	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// TestCheckVerdictFiles compares what the static checks find in every
+// manifest of fixtures/manifests, and in the YAML objects of every
+// recreated incident, with testdata/checks/<name>.check.
+func TestCheckVerdictFiles(t *testing.T) {
+	var inputs [][2]string // name, path
+	manifests, _ := filepath.Glob(filepath.Join("..", "fixtures", "manifests", "*", "*"))
+	for _, m := range manifests {
+		inputs = append(inputs, [2]string{filepath.Base(filepath.Dir(m)) + "-" + strings.TrimSuffix(filepath.Base(m), filepath.Ext(m)), m})
+	}
+	objects, _ := filepath.Glob(filepath.Join("..", "fixtures", "*", "*.yaml"))
+	for _, o := range objects {
+		if strings.Contains(o, string(filepath.Separator)+"manifests"+string(filepath.Separator)) {
+			continue
+		}
+		inputs = append(inputs, [2]string{filepath.Base(filepath.Dir(o)) + "-" + strings.TrimSuffix(filepath.Base(o), ".yaml"), o})
+	}
+	if len(inputs) < 20 {
+		t.Fatalf("only %d inputs", len(inputs))
+	}
+	// Inputs whose risks are those of an earlier one (the same objects in
+	// a fixture and its LB-only copy, or none) share its file: a change
+	// that tells them apart finds no file for the later one and fails.
+	first := map[string]string{}
+	for _, in := range inputs {
+		t.Run(in[0], func(t *testing.T) {
+			got := dumpRisks(Check(objectsOfPaths(t, in[1])))
+			path := filepath.Join("testdata", "checks", in[0]+".check")
+			if twin, ok := first[got]; ok {
+				if _, err := os.Stat(path); err == nil {
+					if *golden.Update {
+						if err := os.Remove(path); err != nil {
+							t.Fatal(err)
+						}
+						return
+					}
+					t.Errorf("%s repeats %s.check: remove it (go test -update does)", path, twin)
+				}
+				return
+			}
+			first[got] = in[0]
+			golden.Assert(t, path, []byte(got))
+		})
+	}
+}
+
+// dumpRisks writes the risks the static checks found, in their order.
+func dumpRisks(risks []*Risk) string {
+	var b strings.Builder
+	obj := func(c *sources.Config) string {
+		if c == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%s %s/%s (line %d)", c.Kind, c.Namespace, c.Name, c.Origin.Line)
+	}
+	for _, r := range risks {
+		fmt.Fprintf(&b, "%s %s workload=%s object=%s via=%s\n", r.RuleID(), r.Severity, obj(r.Workload), obj(r.Object), obj(r.Via))
+		fmt.Fprintf(&b, "  title: %s\n  reason: %s\n", r.Title, r.Reason)
+		for _, fix := range r.Fixes {
+			fmt.Fprintf(&b, "  fix %s\n    why: %s\n", fix.Title, fix.Why)
+			leaves := map[string]string{}
+			flattenPatch("", map[string]any(fix.Patch), leaves)
+			keys := make([]string, 0, len(leaves))
+			for k := range leaves {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				fmt.Fprintf(&b, "    %s = %s\n", k, leaves[k])
+			}
+		}
+	}
+	if b.Len() == 0 {
+		return "no risk\n"
+	}
+	return b.String()
 }
