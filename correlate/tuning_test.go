@@ -126,3 +126,16 @@ func TestRolloutFromScalingEvents(t *testing.T) {
 		t.Errorf("rollout %s, want %s", got, want)
 	}
 }
+
+// TestSplitAtTheMergeGap: signals exactly the gap apart are one run, a
+// millisecond more apart two.
+func TestSplitAtTheMergeGap(t *testing.T) {
+	sig := func(s float64) *Signal { return &Signal{Time: at(s)} }
+	gap := 5 * time.Second
+	if runs := Split([]*Signal{sig(0), sig(5), sig(10.001)}, gap); len(runs) != 2 || len(runs[0]) != 2 {
+		t.Errorf("runs %v", runs)
+	}
+	if Split(nil, gap) != nil {
+		t.Error("runs of nothing")
+	}
+}
