@@ -3,7 +3,6 @@ package classify
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -51,10 +50,10 @@ func placeholderName(kind string) string { return "<" + strings.ToLower(kind) + 
 // failed.
 func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef) workload {
 	ns, name := "", ""
-	switch {
-	case r != nil && r.Workload != "":
+	if r != nil {
 		ns, name = r.Namespace, r.Workload
-	default:
+	}
+	if name == "" {
 		for _, ref := range refs {
 			if ref.Of != nil && ref.Of.Workload != "" {
 				ns, name = ref.Of.Namespace, ref.Of.Workload
@@ -154,25 +153,21 @@ func healthCheckOf(objs *Objects, family sources.Family) healthCheck {
 // backendConfigOf returns the BackendConfig the objects name for the
 // workload's Service (or the only one read); ok is false when none is known.
 func backendConfigOf(objs *Objects) (ns, name string, ok bool) {
-	found := objs.ConfigsOf("BackendConfig")
-	if len(found) == 0 {
+	c := firstConfig(objs, "BackendConfig")
+	if c == nil {
 		return "", "", false
 	}
-	sort.Slice(found, func(i, j int) bool {
-		return found[i].Namespace+"/"+found[i].Name < found[j].Namespace+"/"+found[j].Name
-	})
-	return found[0].Namespace, found[0].Name, true
+	return c.Namespace, c.Name, true
 }
 
 // ingressOf returns the Ingress the objects name (the first by name); ok is
 // false when none was read.
 func ingressOf(objs *Objects) (ns, name string, ok bool) {
-	ings := objs.ConfigsOf("Ingress")
-	if len(ings) == 0 {
+	c := firstConfig(objs, "Ingress")
+	if c == nil {
 		return "", "", false
 	}
-	sort.Slice(ings, func(i, j int) bool { return ings[i].Namespace+"/"+ings[i].Name < ings[j].Namespace+"/"+ings[j].Name })
-	return ings[0].Namespace, ings[0].Name, true
+	return c.Namespace, c.Name, true
 }
 
 // ceilSeconds rounds a duration up to whole seconds.
