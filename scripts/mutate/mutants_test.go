@@ -162,6 +162,37 @@ func TestInstrument(t *testing.T) {
 	}
 }
 
+// TestInstrumentOneOfAConstant: a run that selects one mutant of a
+// constant (-run, -sample, or the other listed as equivalent) still
+// instruments the constant, and the unselected one keeps its value.
+func TestInstrumentOneOfAConstant(t *testing.T) {
+	ms, err := findMutants("p/p.go", []byte(source), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sites []mutant
+	for i, m := range ms {
+		// The halved gap only, and the decremented few only.
+		if m.Func == "const" && (m.Mutated == "gap = (5 * time.Second) / 2" || m.Mutated == "few = 2") {
+			m.id = i + 1
+			sites = append(sites, m)
+		}
+	}
+	if len(sites) != 2 {
+		t.Fatalf("selected %d mutants, want 2", len(sites))
+	}
+	out := string(instrument([]byte(source), sites))
+	for _, want := range []string{
+		"\tzzMutantOriggap     = 5 * time.Second\n",
+		"var gap = zzMutantPick(2, -1, zzMutantOriggap, (zzMutantOriggap) / 2, zzMutantOriggap)",
+		"var few = zzMutantPick(8, -1, zzMutantOrigfew, 2, zzMutantOrigfew)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("instrumented source lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestSchemaErrorLines(t *testing.T) {
 	out := "# example.com/p\ncorrelate/join.go:12:7: in call to zzMutantLSS, T (type untyped float) does not match\n/abs/classify/x.go:3:1: other\n"
 	got := schemaErrorLines(out)

@@ -28,6 +28,10 @@ import (
 // schemaVar is the environment variable that selects the active mutant.
 const schemaVar = "MUTATE_ACTIVE"
 
+// noMutant is an id no mutant has: it stands for a constant's mutant that
+// was not selected, whose pick keeps the original value.
+const noMutant = -1
+
 // schemaPrefix begins the names the schema adds to a package; no
 // identifier of the mutated packages begins so.
 const schemaPrefix = "zzMutant"
@@ -94,19 +98,33 @@ func zzMutantGEQ[T cmp.Ordered](id int, a, b T) bool {
 func instrument(src []byte, all []mutant) []byte {
 	var sites []mutant
 	var vars []string
-	for i, m := range all {
+	// A constant's mutants, one or both of its two (a run may select one):
+	// it is renamed once and picked once.
+	var consts [][]mutant
+	for _, m := range all {
 		switch {
 		case m.Kind == "compare":
 			sites = append(sites, m)
-		case m.Kind == "const" && i+1 < len(all) && all[i+1].nameAt == m.nameAt && all[i+1].Kind == "const":
-			// The two mutants of one constant: rename it once, pick once.
-			up, down := m, all[i+1]
-			orig := schemaPrefix + "Orig" + m.name
-			up.xs, up.xe, up.ys, up.ye = m.nameAt, m.nameTo, m.nameTo, m.nameTo
-			sites = append(sites, up)
-			vars = append(vars, fmt.Sprintf("var %s = %sPick(%d, %d, %s, %s, %s)", m.name, schemaPrefix, up.id, down.id, orig,
-				scaled(orig, up), scaled(orig, down)))
+		case m.Kind == "const":
+			if n := len(consts); n > 0 && consts[n-1][0].nameAt == m.nameAt {
+				consts[n-1] = append(consts[n-1], m)
+				continue
+			}
+			consts = append(consts, []mutant{m})
 		}
+	}
+	for _, ms := range consts {
+		m := ms[0]
+		orig := schemaPrefix + "Orig" + m.name
+		ids := [2]int{noMutant, noMutant}
+		vals := [2]string{orig, orig}
+		for i, x := range ms[:min(len(ms), 2)] {
+			ids[i], vals[i] = x.id, scaled(orig, x)
+		}
+		site := m
+		site.xs, site.xe, site.ys, site.ye = m.nameAt, m.nameTo, m.nameTo, m.nameTo
+		sites = append(sites, site)
+		vars = append(vars, fmt.Sprintf("var %s = %sPick(%d, %d, %s, %s, %s)", m.name, schemaPrefix, ids[0], ids[1], orig, vals[0], vals[1]))
 	}
 	sort.Slice(sites, func(i, j int) bool {
 		if sites[i].xs != sites[j].xs {
