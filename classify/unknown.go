@@ -21,8 +21,8 @@ var unknownCause = Cause{
 // where, which mechanism the evidence leans to, and what is missing to
 // decide, so that the timeline can speak for itself.
 func unknownFinding(a *correlate.Analysis, w *correlate.Window) *Finding {
-	// The kind of the most signals; among ties, the first kind (other
-	// last).
+	// The kind of the most signals; a tie goes to other, else to the
+	// first kind.
 	top := sources.FailureOther
 	for _, k := range slices.Sorted(maps.Keys(w.Kinds)) {
 		if w.Kinds[k] > w.Kinds[top] {
