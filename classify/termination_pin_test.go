@@ -57,3 +57,22 @@ func TestOldSpec(t *testing.T) {
 		t.Errorf("without a pod spec: %p, want the template %p", got, tmpl)
 	}
 }
+
+// TestHPAName: the autoscaler a scale-in's event names, else the
+// workload's name.
+func TestHPAName(t *testing.T) {
+	wl := workload{Namespace: "shop", Name: "web"}
+	ev := &sources.Lifecycle{Object: "HorizontalPodAutoscaler/web-hpa"}
+	for _, tc := range []struct {
+		t    correlate.Trigger
+		want string
+	}{
+		{correlate.Trigger{Kind: correlate.TriggerScaleIn, Event: ev}, "web-hpa"},
+		{correlate.Trigger{Kind: correlate.TriggerScaleIn, Event: &sources.Lifecycle{Object: "ReplicaSet/web-a"}}, "web"},
+		{correlate.Trigger{Kind: correlate.TriggerScaleIn}, "web"},
+	} {
+		if got := hpaName(tc.t, wl); got != tc.want {
+			t.Errorf("hpaName(%+v) = %q, want %q", tc.t.Event, got, tc.want)
+		}
+	}
+}
