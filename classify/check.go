@@ -1,8 +1,10 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/readygap/readygap/sources"
 )
@@ -108,15 +110,9 @@ func Check(objs *Objects) []*Risk {
 			out = append(out, risk)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Object.Origin, out[j].Object.Origin
-		switch {
-		case a.File != b.File:
-			return a.File < b.File
-		case a.Line != b.Line:
-			return a.Line < b.Line
-		}
-		return order[out[i].RuleID()] < order[out[j].RuleID()]
+	slices.SortStableFunc(out, func(x, y *Risk) int {
+		a, b := x.Object.Origin, y.Object.Origin
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(order[x.RuleID()], order[y.RuleID()]))
 	})
 	return out
 }

@@ -109,7 +109,7 @@ type Finding struct {
 // Estimated is the number of client-visible failures the logged ones stand
 // for: scaled by the sample rate when the logs are sampled.
 func (f *Finding) Estimated() int {
-	if f.SampleRate > 0 && f.SampleRate < 1 {
+	if f.SampleRate > 0 {
 		return int(float64(f.Window.Failed)/f.SampleRate + 0.5)
 	}
 	return f.Window.Failed

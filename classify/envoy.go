@@ -2,7 +2,7 @@ package classify
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,14 +40,8 @@ func envoyPlatformOf(a *correlate.Analysis, w *correlate.Window) sources.Platfor
 			counts[s.Req.Platform]++
 		}
 	}
-	best, bestN := sources.Platform(""), 0
-	for p, n := range counts {
-		if n > bestN || n == bestN && p < best {
-			best, bestN = p, n
-		}
-	}
-	if best != "" {
-		return best
+	if len(counts) > 0 {
+		return mostCounted(counts)
 	}
 	return envoyPlatformOfObjects(objectsOf(a))
 }
@@ -92,8 +86,9 @@ func firstConfig(objs *Objects, kind string) *sources.Config {
 	if len(cs) == 0 {
 		return nil
 	}
-	sort.Slice(cs, func(i, j int) bool { return cs[i].Namespace+"/"+cs[i].Name < cs[j].Namespace+"/"+cs[j].Name })
-	return cs[0]
+	return slices.MinFunc(cs, func(x, y *sources.Config) int {
+		return strings.Compare(x.Namespace+"/"+x.Name, y.Namespace+"/"+y.Name)
+	})
 }
 
 // envoyPolicyOf returns the Envoy Gateway BackendTrafficPolicy the objects

@@ -120,3 +120,16 @@ func TestIstioNoHealthyUpstreamFixes(t *testing.T) {
 		t.Errorf("fixes %+v, want only maxUnavailable 0", f.Remediation)
 	}
 }
+
+// TestIstioDefaultDrain pins the sidecar's default terminationDrainDuration,
+// 5 s: it covers a preStop of 0 s plus the 5 s margin, not one of 3 s.
+func TestIstioDefaultDrain(t *testing.T) {
+	spec := &sources.PodSpec{Istio: &sources.IstioSidecar{Container: true}}
+	if _, ok := istioDrainFix(workload{Name: "web"}, spec, 0); ok {
+		t.Error("the default drain does not cover no preStop sleep")
+	}
+	fix, ok := istioDrainFix(workload{Name: "web"}, spec, 3)
+	if !ok || !strings.Contains(fix.Why, "stops 5 s after SIGTERM") {
+		t.Errorf("a 3 s sleep: fix %v %q, want one saying the sidecar stops 5 s after SIGTERM", ok, fix.Why)
+	}
+}

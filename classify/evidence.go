@@ -1,8 +1,10 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +16,13 @@ import (
 // maxFailureEvidence bounds the failure records quoted per finding: four
 // spread from the first to the last show the pattern; more are noise.
 const maxFailureEvidence = 4
+
+// logsEdge is how far from the logs' start a backend's first response (or
+// from their end its last) must be for the traffic to tell that it joined
+// (or left): nearer, it is only the logs starting or ending. Half a
+// minute, as the correlation's own data edge: a backend behind a load
+// balancer with traffic answers more often than that.
+const logsEdge = 30 * time.Second
 
 // requestEvidence quotes one failed request.
 func requestEvidence(r *sources.Request) Evidence {
@@ -100,14 +109,9 @@ func backendRefs(a *correlate.Analysis, w *correlate.Window) []BackendRef {
 // sortRefs orders backends: new, then old, then unknown; most attempts first.
 func sortRefs(refs []BackendRef) {
 	rank := map[correlate.Role]int{correlate.RoleNew: 0, correlate.RoleOld: 1, correlate.RoleUnknown: 2}
-	sort.SliceStable(refs, func(i, j int) bool {
-		if rank[refs[i].Role] != rank[refs[j].Role] {
-			return rank[refs[i].Role] < rank[refs[j].Role]
-		}
-		if refs[i].Attempts != refs[j].Attempts {
-			return refs[i].Attempts > refs[j].Attempts
-		}
-		return refs[i].Pod+refs[i].IP.String() < refs[j].Pod+refs[j].IP.String()
+	slices.SortStableFunc(refs, func(x, y BackendRef) int {
+		return cmp.Or(cmp.Compare(rank[x.Role], rank[y.Role]), cmp.Compare(y.Attempts, x.Attempts),
+			strings.Compare(x.Pod+x.IP.String(), y.Pod+y.IP.String()))
 	})
 }
 
@@ -142,9 +146,9 @@ func roleWhy(a *correlate.Analysis, b *correlate.Backend, role correlate.Role, i
 		if t := a.Traffic[ip]; t != nil && len(t.Runs) > 0 {
 			first, last := a.DataSpan()
 			switch {
-			case role == correlate.RoleNew || t.Runs.First().Sub(first) > time.Minute/2:
+			case role == correlate.RoleNew || t.Runs.First().Sub(first) > logsEdge:
 				parts = append(parts, "first served at "+correlate.Clock(t.Runs.First())+", after the logs began")
-			case role == correlate.RoleOld || last.Sub(t.Runs.Last()) > time.Minute/2:
+			case role == correlate.RoleOld || last.Sub(t.Runs.Last()) > logsEdge:
 				parts = append(parts, "served until "+correlate.Clock(t.Runs.Last())+" and never after")
 			}
 		}

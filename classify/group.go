@@ -1,7 +1,10 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -146,12 +149,20 @@ const eventsLostLookback = time.Hour
 func platformOf(w *correlate.Window) sources.Family {
 	counts := map[sources.Family]int{}
 	for _, s := range w.Signals {
-		counts[s.Req.ProxyFamily()]++
+		if f := s.Req.ProxyFamily(); f != "" {
+			counts[f]++
+		}
 	}
-	best, bestN := sources.Family(""), 0
-	for f, n := range counts {
-		if f != "" && (n > bestN || n == bestN && f < best) {
-			best, bestN = f, n
+	return mostCounted(counts)
+}
+
+// mostCounted returns the key counted most, the least of those tied (one
+// answer whatever the map's order); the zero key when there is none.
+func mostCounted[K cmp.Ordered](counts map[K]int) K {
+	var best K
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		if counts[k] > counts[best] {
+			best = k
 		}
 	}
 	return best

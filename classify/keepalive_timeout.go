@@ -3,7 +3,7 @@ package classify
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -352,7 +352,9 @@ func proxyConfigMaps(objs *Objects) []*sources.Config {
 			out = append(out, c)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name })
+	slices.SortFunc(out, func(x, y *sources.Config) int {
+		return strings.Compare(x.Namespace+"/"+x.Name, y.Namespace+"/"+y.Name)
+	})
 	return out
 }
 

@@ -296,8 +296,9 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform s
 		fixes = append(fixes, *plan.Faster)
 	}
 	minReady := plan.MinReady
-	if measured := ceilSeconds(w.Duration() + measuredMargin); platform != sources.FamilyGCP && measured > minReady {
-		minReady = measured
+	if platform != sources.FamilyGCP {
+		// An outage longer than the health check explains: cover it.
+		minReady = max(minReady, ceilSeconds(w.Duration()+measuredMargin))
 	}
 	fixes = append(fixes, minReadyFix(plan.Basis, hc, minReady, wl, w.Duration()))
 	if variant == variantNEGWithoutHealthCheck {

@@ -28,8 +28,19 @@ import (
 //	backendconfig web-hc [interval=5] [healthy=1] [samplerate=0.1]
 //	expect incidents 1
 //	expect incident cause=registration_lag [start=30s] [end=49.9s] [failed=200] [hidden=0] [confidence=medium] [variant=...] [note=WORD]
+//	    [trigger=WORD] [rollout=yes|no] [backends=N] [fixes=N] [estimated=N]
+//	expect backend ip=10.0.2.7 [pod=web-new-abcde] [role=new] [attempts=N] [requests=N]
+//	expect fix minReadySeconds=25 [preStop.sleep.seconds=15] [title=WORD]
+//	expect notes 1
+//	expect note WORD
 //
-// start and end match within one second.
+// start and end match within one second. backend and fix lines apply to
+// the incident expected last: backend finds the backend by ip (or, without
+// ip, by pod) and checks the rest; fix finds a fix whose patch holds every
+// PATH=VALUE given, where PATH is the end of a dotted path through the
+// patch (list items by index, e.g. containers.0.name) and title a word of
+// its title. notes counts the notes below the incident thresholds and note
+// finds a word in one.
 type scenario struct {
 	base    time.Time
 	records *correlate.Collector
@@ -329,12 +340,31 @@ func (s *scenario) backendConfig(words []string) error {
 }
 
 // check compares the verdicts with the expectations.
-func (s *scenario) check(t *testing.T, verdicts []*Finding) {
+func (s *scenario) check(t *testing.T, res *Result) {
 	t.Helper()
+	verdicts := res.Findings
 	next := 0
+	last := func() *Finding {
+		if next == 0 {
+			t.Fatalf("%q follows no `expect incident`", s.expects)
+		}
+		return verdicts[next-1]
+	}
 	for _, e := range s.expects {
 		words := strings.Fields(e)
 		switch words[0] {
+		case "backend":
+			expectBackend(t, last(), keyValues(words[1:]))
+		case "fix":
+			expectFix(t, last(), keyValues(words[1:]))
+		case "notes":
+			if want, _ := strconv.Atoi(words[1]); len(res.Notes) != want {
+				t.Errorf("%d notes %q, want %d", len(res.Notes), res.Notes, want)
+			}
+		case "note":
+			if !strings.Contains(strings.Join(res.Notes, "\n"), strings.Join(words[1:], " ")) {
+				t.Errorf("notes %q lack %q", res.Notes, strings.Join(words[1:], " "))
+			}
 		case "incidents":
 			want, _ := strconv.Atoi(words[1])
 			if len(verdicts) != want {
@@ -398,6 +428,19 @@ func (s *scenario) checkIncident(t *testing.T, n int, v *Finding, kv map[string]
 			if !strings.Contains(strings.Join(v.Notes, " "), want) {
 				fail("notes %q lack %q", v.Notes, want)
 			}
+		case "trigger":
+			if v.Trigger != want {
+				fail("trigger %q, want %q", v.Trigger, want)
+			}
+		case "rollout":
+			if got := map[bool]string{true: "yes", false: "no"}[v.Rollout != nil]; got != want {
+				fail("rollout %s, want %s", got, want)
+			}
+		case "backends", "fixes", "estimated":
+			got := map[string]int{"backends": len(v.Backends), "fixes": len(v.Remediation), "estimated": v.Estimated()}[key]
+			if w, err := strconv.Atoi(want); err != nil || got != w {
+				fail("%s %d, want %s", key, got, want)
+			}
 		default:
 			t.Fatalf("unknown incident field %q", key)
 		}
@@ -420,7 +463,110 @@ func TestScenarios(t *testing.T) {
 				t.Fatal("a scenario must expect something")
 			}
 			a := correlate.Analyze(correlate.Merge(s.records), correlate.Options{})
-			s.check(t, Classify(a).Findings)
+			s.check(t, Classify(a))
 		})
+	}
+}
+
+// expectBackend finds the incident's backend by ip (else by pod) and checks
+// the other fields given.
+func expectBackend(t *testing.T, v *Finding, kv map[string]string) {
+	t.Helper()
+	var ref *BackendRef
+	for i := range v.Backends {
+		b := &v.Backends[i]
+		if (kv["ip"] != "" && b.IP.String() == kv["ip"]) || (kv["ip"] == "" && b.Pod == kv["pod"]) {
+			ref = b
+			break
+		}
+	}
+	if ref == nil {
+		var have []string
+		for _, b := range v.Backends {
+			have = append(have, fmt.Sprintf("%s/%s/%s", b.IP, b.Pod, b.Role))
+		}
+		t.Errorf("%s incident: no backend %v among %v", v.Cause, kv, have)
+		return
+	}
+	for key, want := range kv {
+		var got string
+		switch key {
+		case "ip":
+			continue
+		case "pod":
+			got = ref.Pod
+		case "role":
+			got = ref.Role.String()
+		case "attempts":
+			got = strconv.Itoa(ref.Attempts)
+		case "requests":
+			got = strconv.Itoa(ref.Requests)
+		default:
+			t.Fatalf("unknown backend field %q", key)
+		}
+		if got != want {
+			t.Errorf("%s incident, backend %s/%s: %s %s, want %s", v.Cause, ref.IP, ref.Pod, key, got, want)
+		}
+	}
+}
+
+// expectFix requires a fix of the incident whose patch holds every
+// PATH=VALUE given (and whose title holds the word given as title).
+func expectFix(t *testing.T, v *Finding, kv map[string]string) {
+	t.Helper()
+	for _, f := range v.Remediation {
+		leaves := map[string]string{}
+		flattenPatch("", map[string]any(f.Patch), leaves)
+		all := true
+		for key, want := range kv {
+			if key == "title" {
+				all = all && strings.Contains(f.Title, want)
+				continue
+			}
+			found := false
+			for path, got := range leaves {
+				if (path == key || strings.HasSuffix(path, "."+key)) && got == want {
+					found = true
+				}
+			}
+			all = all && found
+		}
+		if all {
+			return
+		}
+	}
+	for _, f := range v.Remediation {
+		leaves := map[string]string{}
+		flattenPatch("", map[string]any(f.Patch), leaves)
+		t.Logf("fix %q: %v", f.Title, leaves)
+	}
+	t.Errorf("%s incident: no fix with %v", v.Cause, kv)
+}
+
+// flattenPatch writes every leaf of a patch as its dotted path and value.
+func flattenPatch(prefix string, v any, out map[string]string) {
+	join := func(k string) string {
+		if prefix == "" {
+			return k
+		}
+		return prefix + "." + k
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			flattenPatch(join(k), x, out)
+		}
+	case Patch:
+		flattenPatch(prefix, map[string]any(v), out)
+	case []any:
+		for i, x := range v {
+			flattenPatch(join(strconv.Itoa(i)), x, out)
+		}
+	case []string:
+		for i, x := range v {
+			out[join(strconv.Itoa(i))] = x
+		}
+	default:
+		out[prefix] = fmt.Sprint(v)
 	}
 }

@@ -50,10 +50,10 @@ func placeholderName(kind string) string { return "<" + strings.ToLower(kind) + 
 // failed.
 func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef) workload {
 	ns, name := "", ""
-	switch {
-	case r != nil && r.Workload != "":
+	if r != nil {
 		ns, name = r.Namespace, r.Workload
-	default:
+	}
+	if name == "" {
 		for _, ref := range refs {
 			if ref.Of != nil && ref.Of.Workload != "" {
 				ns, name = ref.Of.Namespace, ref.Of.Workload

@@ -249,7 +249,7 @@ func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front 
 		f.Objects = NewObjects(objs)
 		out = appendFront(out, f)
 	}
-	if len(s.NEGExposedPorts) > 0 && !s.NEGIngress {
+	if !s.NEGIngress {
 		for _, p := range s.NEGExposedPorts {
 			f := front{Family: sources.FamilyGCP, Via: svc, Service: svc, Port: servicePort(s, "", p), Standalone: true}
 			objs := []*sources.Config{svc}

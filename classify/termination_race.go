@@ -248,9 +248,7 @@ func stopLag(a *correlate.Analysis, refs []BackendRef) (time.Duration, *Evidence
 				}
 			}
 		}
-		if d := r.End.Sub(from); d > lag {
-			lag = d
-		}
+		lag = max(lag, r.End.Sub(from))
 	}
 	if ev == nil {
 		ev = unjoined

@@ -2,7 +2,8 @@ package classify
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/sources"
@@ -20,13 +21,10 @@ var unknownCause = Cause{
 // where, which mechanism the evidence leans to, and what is missing to
 // decide, so that the timeline can speak for itself.
 func unknownFinding(a *correlate.Analysis, w *correlate.Window) *Finding {
+	// The kind of the most signals; a tie goes to other, else to the
+	// first kind.
 	top := sources.FailureOther
-	kinds := make([]sources.FailureKind, 0, len(w.Kinds))
-	for k := range w.Kinds {
-		kinds = append(kinds, k)
-	}
-	sort.Slice(kinds, func(i, j int) bool { return kinds[i] < kinds[j] })
-	for _, k := range kinds {
+	for _, k := range slices.Sorted(maps.Keys(w.Kinds)) {
 		if w.Kinds[k] > w.Kinds[top] {
 			top = k
 		}

@@ -150,7 +150,8 @@ func readyEarliest(b *correlate.Backend) time.Time {
 	return time.Time{}
 }
 
-// mostUsedPort is the backend port the failed attempts were sent to most.
+// mostUsedPort is the backend port the failed attempts were sent to most;
+// the lowest among ties.
 func mostUsedPort(w *correlate.Window) int {
 	counts := map[int]int{}
 	for _, f := range w.ByIP {
@@ -158,13 +159,7 @@ func mostUsedPort(w *correlate.Window) int {
 			counts[p] += n
 		}
 	}
-	best := 0
-	for p, n := range counts {
-		if best == 0 || n > counts[best] || (n == counts[best] && p < best) {
-			best = p
-		}
-	}
-	return best
+	return mostCounted(counts)
 }
 
 // readinessProbe finds the readiness probe of the new pods, from their own
@@ -219,9 +214,7 @@ func startToListen(refs []BackendRef, r *correlate.Rollout) time.Duration {
 				}
 			}
 		}
-		if d := ref.End.Sub(from); d > longest {
-			longest = d
-		}
+		longest = max(longest, ref.End.Sub(from))
 	}
 	return longest
 }

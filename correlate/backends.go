@@ -2,7 +2,7 @@ package correlate
 
 import (
 	"net/netip"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -151,21 +151,21 @@ func (b *Backend) addIP(ip netip.Addr) {
 // named <replicaset>-<5 random characters> (the ReplicaSet controller's
 // generateName adds 5 characters of utilrand.String).
 func ReplicaSetOf(pod string) string {
-	i := strings.LastIndexByte(pod, '-')
-	if i <= 0 || len(pod)-i-1 != 5 {
+	suffix := strings.LastIndexByte(pod, '-') + 1 // 0 when there is no dash
+	if suffix == 0 || len(pod)-suffix != 5 {
 		return ""
 	}
-	return pod[:i]
+	return pod[:suffix-1]
 }
 
 // workloadOf guesses a ReplicaSet's Deployment from its name:
 // <deployment>-<pod-template-hash>.
 func workloadOf(rs string) string {
-	i := strings.LastIndexByte(rs, '-')
-	if i <= 0 {
+	hash := strings.LastIndexByte(rs, '-') + 1 // 0 when there is no dash
+	if hash == 0 {
 		return ""
 	}
-	return rs[:i]
+	return rs[:hash-1]
 }
 
 // backendSet holds the backends by key while the analysis is built.
@@ -302,7 +302,7 @@ func (s *backendSet) finish(d *Dataset, id *Identities) []*Backend {
 	for k := range s.byKey {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	out := make([]*Backend, len(keys))
 	for i, k := range keys {
 		out[i] = s.byKey[k]
@@ -323,7 +323,7 @@ func (s *backendSet) finish(d *Dataset, id *Identities) []*Backend {
 		for _, l := range b.Leases {
 			b.addIP(l.IP)
 		}
-		sort.Slice(b.IPs, func(i, j int) bool { return b.IPs[i].Less(b.IPs[j]) })
+		slices.SortFunc(b.IPs, netip.Addr.Compare)
 	}
 	return out
 }
@@ -348,9 +348,7 @@ func applyMilestone(b *Backend, l *sources.Lifecycle) {
 		b.mark(LBAttached, l)
 	case sources.HealthCheck:
 		if l.Health == sources.HealthHealthy {
-			if att := b.At(LBAttached); att.IsZero() || !l.Time.Before(att) {
-				b.mark(LBHealthy, l)
-			}
+			b.mark(LBHealthy, l)
 		}
 	case sources.Killing, sources.PodDeleted:
 		b.mark(Terminating, l)

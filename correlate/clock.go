@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"net/netip"
+	"slices"
 	"sort"
 	"time"
 
@@ -95,7 +96,7 @@ func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*sources.Request) (
 			continue // it answered again: a failure while it served (an idle keep-alive race), not its stop
 		}
 		last := tr.Runs.LastIn(lease.From, at)
-		if last.IsZero() || at.Sub(last) > 2*time.Second {
+		if last.IsZero() || at.Sub(last) > maxStopEdge {
 			return 0, false // no sharp edge from serving to failing
 		}
 		mid := last.Add(at.Sub(last) / 2)
@@ -118,14 +119,14 @@ func estimateClock(pairs []time.Duration) ClockOffset {
 	if len(pairs) < minClockPairs {
 		return ClockOffset{}
 	}
-	sorted := append([]time.Duration(nil), pairs...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	sorted := slices.Clone(pairs)
+	slices.Sort(sorted)
 	med := median(sorted)
 	dev := make([]time.Duration, len(sorted))
 	for i, d := range sorted {
 		dev[i] = absDuration(d - med)
 	}
-	sort.Slice(dev, func(i, j int) bool { return dev[i] < dev[j] })
+	slices.Sort(dev)
 	spread := median(dev)
 	if spread > maxClockSpread {
 		return ClockOffset{}
@@ -135,7 +136,7 @@ func estimateClock(pairs []time.Duration) ClockOffset {
 	}
 	// The load balancer saw the changes med later: the cluster's clock is
 	// med behind, so its records move forward by med.
-	off := med.Round(100 * time.Millisecond)
+	off := med.Round(clockResolution)
 	return ClockOffset{Offset: off, Pairs: len(pairs), Residual: med - off, Spread: spread}
 }
 

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"net/netip"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -501,14 +502,9 @@ func merge(cs []*Collector, traffic map[netip.Addr]*Traffic, release bool) *Data
 	// Inputs are parsed in parallel: order equal times by where they came from
 	// so that every run reports the same evidence. Records of one element come
 	// from one collector in emission order, which the stable sort keeps.
-	sort.SliceStable(d.Failures, func(i, j int) bool {
-		return earlier(d.Failures[i].Time, d.Failures[i].Origin, d.Failures[j].Time, d.Failures[j].Origin)
-	})
+	slices.SortStableFunc(d.Failures, func(x, y *sources.Request) int { return compareRecords(x.Time, x.Origin, y.Time, y.Origin) })
 	sort.SliceStable(d.Lifecycle, func(i, j int) bool { return compareLifecycle(&d.Lifecycle[i], &d.Lifecycle[j]) < 0 })
-	sort.SliceStable(d.Configs, func(i, j int) bool {
-		a, b := d.Configs[i].Origin, d.Configs[j].Origin
-		return a.File < b.File || (a.File == b.File && a.Line < b.Line)
-	})
+	slices.SortStableFunc(d.Configs, func(x, y *sources.Config) int { return compareOrigins(x.Origin, y.Origin) })
 	return d
 }
 
@@ -542,13 +538,17 @@ func compareLifecycle(a, b *sources.Lifecycle) int {
 
 // earlier orders records by time, then by file and line.
 func earlier(ta time.Time, oa sources.Origin, tb time.Time, ob sources.Origin) bool {
-	if !ta.Equal(tb) {
-		return ta.Before(tb)
-	}
-	if oa.File != ob.File {
-		return oa.File < ob.File
-	}
-	return oa.Line < ob.Line
+	return compareRecords(ta, oa, tb, ob) < 0
+}
+
+// compareRecords orders records by time, then by file and line.
+func compareRecords(ta time.Time, oa sources.Origin, tb time.Time, ob sources.Origin) int {
+	return cmp.Or(ta.Compare(tb), compareOrigins(oa, ob))
+}
+
+// compareOrigins orders origins by file, then line.
+func compareOrigins(a, b sources.Origin) int {
+	return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 }
 
 // HasKubernetes reports whether any input carried Kubernetes events or objects.

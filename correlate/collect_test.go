@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"fmt"
 	"net/netip"
 	"runtime"
 	"runtime/debug"
@@ -305,5 +306,67 @@ func TestKeptRecordSizes(t *testing.T) {
 	}
 	if n := unsafe.Sizeof(Attempt{}); n != 88 {
 		t.Errorf("Attempt takes %d bytes, want 88", n)
+	}
+}
+
+// TestMergeCountsAndOrders checks what Merge makes of several collectors:
+// records counted by format (and no format that sent none), each backend's
+// traffic summed with its failures' bounds, and records of equal time and
+// origin kept in the order they were emitted.
+func TestMergeCountsAndOrders(t *testing.T) {
+	ip := netip.MustParseAddr("10.0.1.5")
+	ok := func(s float64, f sources.Format) *sources.Request {
+		return &sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend, Backend: netip.AddrPortFrom(ip, 8080), Format: f}
+	}
+	fail := func(s float64) *sources.Request {
+		return &sources.Request{Time: at(s), Status: 502, Generator: sources.GeneratedByLB, Failure: sources.FailureRefused,
+			Backend: netip.AddrPortFrom(ip, 8080), Format: sources.FormatALBAccess}
+	}
+	c1, c2 := NewCollector(), NewCollector()
+	for _, r := range []*sources.Request{ok(1, sources.FormatALBAccess), ok(2, sources.FormatALBAccess), ok(3, sources.FormatIngressNginx), ok(4, sources.FormatALBAccess), fail(5), fail(9)} {
+		c1.Request(r)
+	}
+	c2.Request(ok(20, sources.FormatALBAccess)) // served only: its failure bounds are zero
+	origin := sources.Origin{File: "events.json", Line: 7}
+	for _, k := range []sources.LifecycleKind{sources.PodDeleted, sources.Killing} {
+		c2.Lifecycle(&sources.Lifecycle{Time: at(30), Kind: k, Pod: "web-1", Format: sources.FormatK8sEvents, Origin: origin, From: -1})
+	}
+	d := Merge(c1, c2)
+	if got := fmt.Sprint(d.Formats); got != fmt.Sprint(map[sources.Format]int{sources.FormatALBAccess: 6, sources.FormatIngressNginx: 1, sources.FormatK8sEvents: 2}) {
+		t.Errorf("formats %s", got)
+	}
+	tr := d.Traffic[ip]
+	if tr == nil || tr.Served != 5 || tr.Failed != 2 || !tr.FirstFailed.Equal(at(5)) || !tr.LastFailed.Equal(at(9)) {
+		t.Errorf("traffic %+v, want 5 served, 2 failed from 5 s to 9 s", tr)
+	}
+	// Records of one time are ordered by kind, in the order a pod goes
+	// through them (compareLifecycle), whatever order they were read in.
+	if len(d.Lifecycle) != 2 || d.Lifecycle[0].Kind != sources.Killing || d.Lifecycle[1].Kind != sources.PodDeleted {
+		t.Errorf("records of one time not in kind order: %v", d.Lifecycle)
+	}
+}
+
+// TestEventChunks checks the layout of a Collector's events: chunks of
+// eventChunkSize events (about 300 KB each, so that growing never copies
+// more), filled before the next begins.
+func TestEventChunks(t *testing.T) {
+	if size := eventChunkSize * unsafe.Sizeof(sources.Lifecycle{}); size < 200<<10 || size > 450<<10 {
+		t.Errorf("a chunk of events is %d KB, want about 300 KB", size>>10)
+	}
+	var e eventChunks
+	for i := 0; i < 2*eventChunkSize+1; i++ {
+		e.add(sources.Lifecycle{Count: i})
+	}
+	if len(e.chunks) != 3 || len(e.chunks[0]) != eventChunkSize || len(e.chunks[1]) != eventChunkSize || len(e.chunks[2]) != 1 || e.n != 2*eventChunkSize+1 {
+		t.Fatalf("%d chunks for %d events", len(e.chunks), e.n)
+	}
+	all := e.appendTo(nil, true)
+	for i, l := range all {
+		if l.Count != i {
+			t.Fatalf("event %d is %d", i, l.Count)
+		}
+	}
+	if e.chunks != nil || e.n != 0 {
+		t.Error("release kept the chunks")
 	}
 }

@@ -1,8 +1,11 @@
 package correlate
 
 import (
+	"cmp"
 	"net/netip"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/readygap/readygap/sources"
@@ -141,7 +144,7 @@ func buildIdentities(d *Dataset, s *backendSet) *Identities {
 		}
 	}
 	for _, b := range s.byKey {
-		sort.Slice(b.Leases, func(i, j int) bool { return leaseBefore(b.Leases[i], b.Leases[j]) })
+		slices.SortFunc(b.Leases, compareLeases)
 	}
 	return id
 }
@@ -241,16 +244,10 @@ func graceOf(b *Backend, s *backendSet) time.Duration {
 	return DefaultGracePeriod
 }
 
-// leaseBefore orders leases by start (an open start by the lease's first
-// record), then by pod.
-func leaseBefore(a, b *Lease) bool {
-	if af, bf := a.start(), b.start(); !af.Equal(bf) {
-		return af.Before(bf)
-	}
-	if a.IP != b.IP {
-		return a.IP.Less(b.IP)
-	}
-	return a.Backend.Key() < b.Backend.Key()
+// compareLeases orders leases by start (an open start by the lease's first
+// record), then by IP and pod.
+func compareLeases(a, b *Lease) int {
+	return cmp.Or(a.start().Compare(b.start()), a.IP.Compare(b.IP), strings.Compare(a.Backend.Key(), b.Backend.Key()))
 }
 
 // start is when the lease begins, or, for an open start, its first record.
@@ -267,7 +264,7 @@ func (l *Lease) start() time.Time {
 // that one has no end, at its own first record).
 func (id *Identities) settle() {
 	for _, ls := range id.byIP {
-		sort.SliceStable(ls, func(i, j int) bool { return leaseBefore(ls[i], ls[j]) })
+		slices.SortStableFunc(ls, compareLeases)
 		for i := 0; i+1 < len(ls); i++ {
 			next := ls[i+1]
 			if next.From.IsZero() && !next.seen.IsZero() {
@@ -283,9 +280,4 @@ func (id *Identities) settle() {
 	}
 }
 
-func absDuration(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
-	}
-	return d
-}
+func absDuration(d time.Duration) time.Duration { return max(d, -d) }

@@ -1,8 +1,10 @@
 package correlate
 
 import (
+	"cmp"
 	"math"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -493,8 +495,8 @@ func alikeGroups(pods, ips []*pending, comp, doubtful []joinEdge) []AlikeGroup {
 		if len(g.Pods) < 2 {
 			continue
 		}
-		sort.Slice(g.Pods, func(a, b int) bool { return g.Pods[a].Key() < g.Pods[b].Key() })
-		sort.Slice(g.IPs, func(a, b int) bool { return g.IPs[a].Less(g.IPs[b]) })
+		slices.SortFunc(g.Pods, func(x, y *Backend) int { return strings.Compare(x.Key(), y.Key()) })
+		slices.SortFunc(g.IPs, netip.Addr.Compare)
 		out = append(out, *g)
 	}
 	return out
@@ -508,20 +510,19 @@ func greedyJoins(edges []joinEdge) []joinEdge {
 		m := map[int]*bests{}
 		for _, e := range edges {
 			b := m[key(e)]
-			switch {
-			case b == nil:
-				m[key(e)] = &bests{e.cost, math.MaxInt64}
-			case e.cost < b.first:
-				b.first, b.second = e.cost, b.first
-			case e.cost < b.second:
-				b.second = e.cost
+			if b == nil {
+				b = &bests{math.MaxInt64, math.MaxInt64}
+				m[key(e)] = b
 			}
+			// The two least costs: the new second is the lesser of the
+			// old second and whichever of the old first and this is more.
+			b.first, b.second = min(b.first, e.cost), min(b.second, max(b.first, e.cost))
 		}
 		return m
 	}
 	byPod, byIP := best(func(e joinEdge) int { return e.pod }), best(func(e joinEdge) int { return e.ip })
 	sorted := append([]joinEdge(nil), edges...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].cost < sorted[j].cost })
+	slices.SortStableFunc(sorted, func(x, y joinEdge) int { return cmp.Compare(x.cost, y.cost) })
 	usedPod, usedIP := map[int]bool{}, map[int]bool{}
 	var out []joinEdge
 	for _, e := range sorted {
@@ -641,11 +642,6 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 		}
 		return p
 	}
-	for _, c := range d.Configs {
-		if b := s.lookup(c.Namespace, c.Name); c.Pod != nil && b != nil && !leased[b] {
-			get(b) // a pod object without an IP
-		}
-	}
 	for i := range d.Lifecycle {
 		l := &d.Lifecycle[i]
 		if l.Pod == "" {
@@ -683,7 +679,7 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 		}
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].b.Key() < out[j].b.Key() })
+	slices.SortFunc(out, func(x, y *pending) int { return strings.Compare(x.b.Key(), y.b.Key()) })
 	return out
 }
 
@@ -696,9 +692,7 @@ func vpcNode(node string) bool {
 	if !ok {
 		return false
 	}
-	if i := strings.IndexByte(rest, '.'); i >= 0 {
-		rest = rest[:i]
-	}
+	rest, _, _ = strings.Cut(rest, ".")
 	a, err := netip.ParseAddr(strings.ReplaceAll(rest, "-", "."))
 	return err == nil && a.Is4()
 }
@@ -800,12 +794,7 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 			out = append(out, q)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].ip != out[j].ip {
-			return out[i].ip.Less(out[j].ip)
-		}
-		return stretchTime(out[i]).Before(stretchTime(out[j]))
-	})
+	slices.SortFunc(out, func(x, y *pending) int { return cmp.Or(x.ip.Compare(y.ip), stretchTime(x).Compare(stretchTime(y))) })
 	return out
 }
 

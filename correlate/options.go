@@ -99,6 +99,16 @@ const (
 	// the same event seen twice.
 	maxClockOffset = 30 * time.Second
 
+	// maxStopEdge is the longest pause between a backend's last response
+	// and its first failure that still pins when it stopped: under load a
+	// backend answers several times a second, and the pair's error is half
+	// the pause, within the second that events are stamped to.
+	maxStopEdge = 2 * time.Second
+
+	// clockResolution is what a measured offset is rounded to: its pairs
+	// rest on events stamped to the second, so finer digits are noise.
+	clockResolution = 100 * time.Millisecond
+
 	// DefaultGracePeriod is terminationGracePeriodSeconds when a pod spec
 	// does not set it (the Kubernetes API default, 30 s).
 	DefaultGracePeriod = 30 * time.Second

@@ -1,8 +1,10 @@
 package correlate
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -122,12 +124,7 @@ func findRollouts(d *Dataset, backends []*Backend, dataStart, dataEnd time.Time)
 	sort.Strings(workloads)
 	for _, k := range workloads {
 		rss := byWorkload[k]
-		sort.Slice(rss, func(i, j int) bool {
-			if !rss[i].Born.Equal(rss[j].Born) {
-				return rss[i].Born.Before(rss[j].Born)
-			}
-			return rss[i].Name < rss[j].Name
-		})
+		slices.SortFunc(rss, func(x, y *ReplicaSet) int { return cmp.Or(x.Born.Compare(y.Born), strings.Compare(x.Name, y.Name)) })
 		for _, rs := range rss {
 			if rs.Born.IsZero() {
 				continue // there before the data: it can only be replaced
@@ -266,7 +263,7 @@ func replicaSets(d *Dataset, backends []*Backend) []*ReplicaSet {
 			out = append(out, rs)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name })
+	slices.SortFunc(out, func(x, y *ReplicaSet) int { return strings.Compare(x.Namespace+"/"+x.Name, y.Namespace+"/"+y.Name) })
 	return out
 }
 
@@ -300,12 +297,7 @@ func trafficRollouts(d *Dataset, backends []*Backend, dataStart, dataEnd time.Ti
 		}
 		steps = append(steps, s)
 	}
-	sort.Slice(steps, func(i, j int) bool {
-		if !steps[i].t.Equal(steps[j].t) {
-			return steps[i].t.Before(steps[j].t)
-		}
-		return steps[i].b.Key() < steps[j].b.Key()
-	})
+	slices.SortFunc(steps, func(x, y step) int { return cmp.Or(x.t.Compare(y.t), strings.Compare(x.b.Key(), y.b.Key())) })
 	var out []*Rollout
 	var cur *Rollout
 	for _, s := range steps {

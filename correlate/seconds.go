@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -201,11 +202,9 @@ func (sh *sharedChunks) add(hour int64, c *chunk) {
 	sh.store.chunks[hour] = c.clone()
 }
 
-// flush adds every chunk of s to its shared store and drops them.
+// flush adds every chunk of s to its shared store, which it must have, and
+// drops them.
 func (s *secondStore) flush() {
-	if s.shared == nil {
-		return
-	}
 	for hour, c := range s.chunks {
 		s.shared.add(hour, c)
 		delete(s.chunks, hour)
@@ -300,7 +299,7 @@ func (s *secondStore) freeze() seconds {
 	for sec, r := range s.rare {
 		f.rare = append(f.rare, rareSecond{sec, *r})
 	}
-	slices.SortFunc(f.rare, func(a, b rareSecond) int { return compareInt64(a.sec, b.sec) })
+	slices.SortFunc(f.rare, func(a, b rareSecond) int { return cmp.Compare(a.sec, b.sec) })
 	for i, c := range f.chunks {
 		for j := range c.total {
 			if !c.has(j) {
@@ -314,16 +313,6 @@ func (s *secondStore) freeze() seconds {
 		}
 	}
 	return f
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // counts assembles the Counts of second i of chunk c, with its rare outcomes r.
@@ -384,13 +373,7 @@ func (d *Dataset) Each(from, to int64, fn func(sec int64, c Counts)) {
 			return
 		}
 		c := f.chunks[k]
-		lo, hi := 0, chunkSeconds-1
-		if from > base {
-			lo = int(from - base)
-		}
-		if to < base+chunkSeconds-1 {
-			hi = int(to - base)
-		}
+		lo, hi := int(max(from-base, 0)), int(min(to-base, chunkSeconds-1))
 		for i := lo; i <= hi; i++ {
 			if !c.has(i) {
 				continue

@@ -1,8 +1,10 @@
 package correlate
 
 import (
+	"fmt"
 	"math"
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
@@ -264,5 +266,71 @@ func TestSecondStoreTake(t *testing.T) {
 	}
 	if got := b.At(base + 3600); got.Total != 2 || got.Hidden != 2 {
 		t.Errorf("a second both stores counted: %+v, want 2 requests, 2 hidden", got)
+	}
+}
+
+// TestStoreWindow checks which hours a Collector of a set keeps: the two
+// (windowChunks) it filled last, handing the older ones over, and none
+// once merged.
+func TestStoreWindow(t *testing.T) {
+	const base = 1_700_000_000 / 3600 * 3600
+	set := NewCollectors()
+	c := set.New()
+	for h := int64(0); h < 4; h++ {
+		c.Request(storeRequest(base+h*3600, sources.FailureNone, false))
+	}
+	c.Request(storeRequest(base+3*3600+1, sources.FailureNone, false))
+	var hours []int64
+	for h := range c.seconds.chunks {
+		hours = append(hours, h-base/3600)
+	}
+	slices.Sort(hours)
+	if fmt.Sprint(hours) != "[2 3]" {
+		t.Errorf("the collector keeps hours %v, want [2 3]", hours)
+	}
+	d := set.Merge()
+	if len(c.seconds.chunks) != 0 {
+		t.Errorf("after the merge the collector keeps %d hours", len(c.seconds.chunks))
+	}
+	if s := d.Sum(base, base+4*3600); s.Total != 5 {
+		t.Errorf("merged total %d, want 5", s.Total)
+	}
+}
+
+// TestSecondsLookups checks lookups at the edges: a second after the last
+// one with a rare outcome, and a span of one second.
+func TestSecondsLookups(t *testing.T) {
+	c := NewCollector()
+	c.Request(storeRequest(1000, sources.FailureNoBackend, false))
+	c.Request(storeRequest(2000, sources.FailureNone, false))
+	d := Merge(c)
+	if got := d.At(2000); got.Total != 1 || got.OK != 1 || got.Failed() != 0 {
+		t.Errorf("At(2000) = %+v", got)
+	}
+	n := 0
+	d.Each(2000, 2000, func(sec int64, c Counts) { n++ })
+	if n != 1 {
+		t.Errorf("Each over one second called %d times", n)
+	}
+	d.Each(2001, 2000, func(int64, Counts) { n++ })
+	if n != 1 {
+		t.Error("Each over an empty span called back")
+	}
+}
+
+// TestBusiestSpanBounds: data whose first and last second are maxSeconds
+// apart span one second more than maxSeconds, so a stretch is chosen, and
+// of two equally busy stretches the earlier wins.
+func TestBusiestSpanBounds(t *testing.T) {
+	const base = 1_700_000_000 / 3600 * 3600
+	c := NewCollector()
+	c.Request(storeRequest(base, sources.FailureNone, false))
+	c.Request(storeRequest(base+2*3600, sources.FailureNone, false))
+	d := Merge(c)
+	if first, last, _ := d.BusiestSpan(2 * 3600); first != base || last != base {
+		t.Errorf("seconds exactly the bound apart: %d, %d; want the first alone", first-base, last-base)
+	}
+	if first, last, _ := d.BusiestSpan(3600); first != base || last != base {
+		t.Errorf("two equally busy hours: %d, %d; want the first", first-base, last-base)
 	}
 }

@@ -130,21 +130,22 @@ func (a *Analysis) trafficMarks(w *Window) []Entry {
 		out = append(out, Entry{Time: s.Time, Kind: EntryLastAttempt, Request: s.Req})
 	}
 	from, to := w.SignalStart.Unix(), w.SignalEnd.Unix()
-	before, after := int64(-1), int64(-1)
+	var before, after int64
+	var served, recovered bool
 	a.Each(from-int64(timelineBefore/time.Second), from-1, func(sec int64, c Counts) {
 		if c.OK > 0 {
-			before = sec
+			before, served = sec, true
 		}
 	})
 	a.Each(to+1, to+int64(timelineAfter/time.Second), func(sec int64, c Counts) {
-		if after < 0 && c.OK > 0 && c.Failed() == 0 && c.Hidden == 0 {
-			after = sec
+		if !recovered && c.OK > 0 && c.Failed() == 0 && c.Hidden == 0 {
+			after, recovered = sec, true
 		}
 	})
-	if before >= 0 {
+	if served {
 		out = append(out, Entry{Time: time.Unix(before, 0).UTC(), Kind: EntryLastSuccess})
 	}
-	if after >= 0 {
+	if recovered {
 		out = append(out, Entry{Time: time.Unix(after, 0).UTC(), Kind: EntryRecovered})
 	}
 	return out

@@ -95,11 +95,10 @@ func (a *Analysis) TriggerOf(b *Backend, term time.Time) Trigger {
 		}
 	}
 	if b.Node != "" {
-		if ls := a.EventsBetween(term.Add(-drainLookback), term.Add(skew), sources.NodeDraining); len(ls) > 0 {
-			for i := len(ls) - 1; i >= 0; i-- {
-				if ls[i].Node == b.Node {
-					return Trigger{Kind: TriggerNodeDrain, Node: b.Node, Event: ls[i]}
-				}
+		ls := a.EventsBetween(term.Add(-drainLookback), term.Add(skew), sources.NodeDraining)
+		for i := len(ls) - 1; i >= 0; i-- {
+			if ls[i].Node == b.Node {
+				return Trigger{Kind: TriggerNodeDrain, Node: b.Node, Event: ls[i]}
 			}
 		}
 	}

@@ -1,8 +1,9 @@
 package correlate
 
 import (
+	"cmp"
 	"net/netip"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/readygap/readygap/sources"
@@ -131,12 +132,7 @@ func (w *Window) FailingIPs() []*IPFailures {
 	for _, f := range w.ByIP {
 		out = append(out, f)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Attempts != out[j].Attempts {
-			return out[i].Attempts > out[j].Attempts
-		}
-		return out[i].IP.Less(out[j].IP)
-	})
+	slices.SortFunc(out, func(x, y *IPFailures) int { return cmp.Or(cmp.Compare(y.Attempts, x.Attempts), x.IP.Compare(y.IP)) })
 	return out
 }
 

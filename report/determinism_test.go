@@ -18,12 +18,13 @@ const determinismRuns = 200
 
 // oddStatuses rewrite the load balancer's own 502s of the termination race
 // into other statuses ALB writes itself (its troubleshooting guide): 504
-// target timeout, 503 no target, 561 authentication error and 000 for
-// requests the client cut off; each is applied to every nth such line.
+// target timeout, 503 no target, 561 authentication error, 000 for
+// requests the client cut off, 501 an unsupported transfer encoding and
+// 505 an unsupported HTTP version; each is applied to every nth such line.
 var oddStatuses = []struct {
 	every  int
 	status string
-}{{3, "504"}, {5, "503"}, {7, "561"}, {11, "000"}}
+}{{3, "504"}, {5, "503"}, {7, "561"}, {11, "000"}, {13, "501"}, {17, "505"}}
 
 // TestSameReportEveryRun analyzes a fixture whose incident holds uncommon
 // status codes (the ALB termination race with its 502s partly rewritten)
@@ -42,8 +43,10 @@ func TestSameReportEveryRun(t *testing.T) {
 		must(t, renderJSON(&buf, rep))
 		if i == 0 {
 			first = buf.Bytes()
-			if !bytes.Contains(first, []byte(`"504"`)) || !bytes.Contains(first, []byte(`"561"`)) {
-				t.Fatalf("the fixture's incidents lack the uncommon statuses:\n%s", first)
+			for _, o := range oddStatuses {
+				if o.status != "000" && !bytes.Contains(first, []byte(`"`+o.status+`"`)) {
+					t.Fatalf("the fixture's incidents lack the status %s:\n%s", o.status, first)
+				}
 			}
 			continue
 		}

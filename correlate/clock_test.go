@@ -1,0 +1,111 @@
+package correlate
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// TestEstimateClock pins each limit of the offset estimate on both sides.
+func TestEstimateClock(t *testing.T) {
+	s := func(secs ...float64) []time.Duration {
+		var out []time.Duration
+		for _, x := range secs {
+			out = append(out, time.Duration(x*float64(time.Second)))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		pairs []time.Duration
+		want  time.Duration
+	}{
+		{"one pair is too few", s(5), 0},
+		{"two pairs are enough", s(5, 5), 5 * time.Second},
+		{"the median of an odd count is the middle pair", s(1, 5, 5.2), 5 * time.Second},
+		{"the median of an even count is the mean of the middle two", s(4.6, 5, 5.4, 5.6), 5200 * time.Millisecond},
+		{"a spread of exactly maxClockSpread is accepted", s(4, 6), 5 * time.Second},
+		{"a spread over maxClockSpread is not", s(3.8, 6.2), 0},
+		{"an offset of exactly minClockOffset is corrected", s(1.5, 1.5), 1500 * time.Millisecond},
+		{"a smaller one is not", s(1.4, 1.4), 0},
+		{"a negative offset counts by its size", s(-2, -2), -2 * time.Second},
+		{"the offset is rounded to clockResolution", s(5.04, 5.06), 5100 * time.Millisecond},
+	} {
+		got := estimateClock(tc.pairs)
+		if got.Offset != tc.want {
+			t.Errorf("%s: estimateClock(%v) = %v, want %v", tc.name, tc.pairs, got.Offset, tc.want)
+		}
+		// Pairs that agree count even when the offset is too small to
+		// apply: they say how closely the clocks agree.
+		agree := tc.want != 0 || tc.name == "a smaller one is not"
+		if wantPairs := map[bool]int{true: len(tc.pairs), false: 0}[agree]; got.Pairs != wantPairs {
+			t.Errorf("%s: %d pairs, want %d", tc.name, got.Pairs, wantPairs)
+		}
+	}
+}
+
+// TestStopPair pins what makes a termination and a backend's first
+// failure one pair: a cluster-clock termination, the preStop sleep, a
+// failure of the right kind within maxClockOffset, and a sharp edge.
+func TestStopPair(t *testing.T) {
+	ip := netip.MustParseAddr("10.0.1.5")
+	term := t0.Add(time.Minute)
+	sleep := 5
+	stop := term.Add(time.Duration(sleep) * time.Second)
+	backend := func() *Backend {
+		b := &Backend{Pod: "web-1", Spec: &sources.PodSpec{Containers: []sources.Container{{Name: "app",
+			PreStop: &sources.PreStop{SleepSec: &sleep}}}}}
+		b.Moments[Terminating] = &Moment{Time: term, Event: &sources.Lifecycle{Time: term, FromAPI: true}}
+		return b
+	}
+	// pair runs the backend serving until lastServed, then one failure.
+	pair := func(b *Backend, lastServed, failed time.Time, kind sources.FailureKind, attemptOnly bool) (time.Duration, bool) {
+		tr := &Traffic{Runs: Runs{{from: nanos(t0), to: nanos(lastServed)}}}
+		fail := &sources.Request{Time: failed, Failure: kind, AttemptOnly: attemptOnly}
+		return stopPair(b, &Lease{IP: ip}, tr, []*sources.Request{fail})
+	}
+	sec := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
+	for _, tc := range []struct {
+		name         string
+		served, fail time.Duration // after the stop
+		kind         sources.FailureKind
+		attemptOnly  bool
+		want         time.Duration
+		ok           bool
+	}{
+		{"refused a second after the last response", sec(3), sec(4), sources.FailureRefused, false, sec(3.5), true},
+		{"closed counts too", sec(3), sec(4), sources.FailureClosed, false, sec(3.5), true},
+		{"a timeout does not pin the stop", sec(3), sec(4), sources.FailureTimeout, false, 0, false},
+		{"a hidden attempt of any kind does", sec(3), sec(4), sources.FailureTimeout, true, sec(3.5), true},
+		{"a pause of exactly maxStopEdge is an edge", sec(2), sec(4), sources.FailureRefused, false, sec(3), true},
+		{"a pause of 1.5 maxStopEdge is not", sec(1), sec(4), sources.FailureRefused, false, 0, false},
+		// maxClockOffset, 30 s, on each side of the stop.
+		{"a failure just past maxClockOffset before the stop is ignored", sec(-31.001), sec(-30.001), sources.FailureRefused, false, 0, false},
+		{"one at 2/3 of maxClockOffset after the stop counts", sec(19), sec(20), sources.FailureRefused, false, sec(19.5), true},
+		{"one just past maxClockOffset after it does not", sec(30), sec(30.5), sources.FailureRefused, false, 0, false},
+	} {
+		got, ok := pair(backend(), stop.Add(tc.served), stop.Add(tc.fail), tc.kind, tc.attemptOnly)
+		if ok != tc.ok || got != tc.want {
+			t.Errorf("%s: stopPair = %v, %v; want %v, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+
+	// Without a cluster-clock termination or a spec there is no pair.
+	b := backend()
+	b.Moments[Terminating].Event = &sources.Lifecycle{Time: term, Format: sources.FormatALBAccess}
+	if _, ok := pair(b, stop.Add(sec(3)), stop.Add(sec(4)), sources.FailureRefused, false); ok {
+		t.Error("a termination on the load balancer's clock made a pair")
+	}
+	b = backend()
+	b.Spec = nil
+	if _, ok := pair(b, stop.Add(sec(3)), stop.Add(sec(4)), sources.FailureRefused, false); ok {
+		t.Error("a backend without a spec made a pair")
+	}
+	b = backend()
+	b.Moments[Terminating] = nil
+	if _, ok := pair(b, stop.Add(sec(3)), stop.Add(sec(4)), sources.FailureRefused, false); ok {
+		t.Error("a backend that never terminated made a pair")
+	}
+}

@@ -1,0 +1,141 @@
+package correlate
+
+import (
+	"fmt"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// The tests below pin tuning values of the correlation by the numbers their
+// comments state, so that a change to one fails a test on each side.
+
+// TestServedRunGapIsHalfAMinute: a pause of 30 s keeps a backend's run
+// (servedRunGap), a longer one ends it; and at most 64 runs are kept per
+// backend (maxRunsPerBackend).
+func TestServedRunGapIsHalfAMinute(t *testing.T) {
+	var r Runs
+	r.Add(after(0))
+	r.Add(after(30 * time.Second))
+	if len(r) != 1 {
+		t.Errorf("a 30 s pause split the run: %v", r)
+	}
+	r.Add(after(60*time.Second + time.Millisecond))
+	if len(r) != 2 {
+		t.Errorf("a pause over 30 s kept the run: %v", r)
+	}
+	var many Runs
+	for i := 0; i < 100; i++ {
+		many.Add(after(time.Duration(i) * time.Hour))
+	}
+	if len(many) != 64 {
+		t.Errorf("%d runs kept, want 64", len(many))
+	}
+	// All pauses are equal: each merge takes the first two runs.
+	if first := many[0]; !first.From().Equal(after(0)) || !first.To().Equal(after(36*time.Hour)) {
+		t.Errorf("the first run is %v–%v, want the first 37 hours merged", first.From().Sub(runsT0), first.To().Sub(runsT0))
+	}
+}
+
+// TestRolloutCoversItsLags: a rollout covers from 5 s before its first step
+// (rolloutLookback) to 2 min after its last (rolloutLookahead).
+func TestRolloutCoversItsLags(t *testing.T) {
+	r := &Rollout{Start: at(100), End: at(200)}
+	for _, tc := range []struct {
+		at   float64
+		want bool
+	}{{95, true}, {94.999, false}, {320, true}, {320.001, false}} {
+		if got := r.Covers(at(tc.at)); got != tc.want {
+			t.Errorf("Covers(%v s) = %v, want %v", tc.at, got, tc.want)
+		}
+	}
+}
+
+// TestTrafficRolloutGap: backends that appear or disappear within 5 min of
+// the previous one (trafficRolloutGap) are one rollout, and only those
+// more than 30 s from the edges of the logs count (dataEdge).
+func TestTrafficRolloutGap(t *testing.T) {
+	c := NewCollector()
+	serve := func(ip string, from, to float64) {
+		for s := from; s <= to; s += 1 {
+			c.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend,
+				Backend: netip.AddrPortFrom(netip.MustParseAddr(ip), 8080), Format: sources.FormatALBAccess})
+		}
+	}
+	serve("10.0.0.9", 0, 1500)   // throughout
+	serve("10.0.0.1", 0, 100)    // old: stops at 100 s
+	serve("10.0.0.2", 400, 1500) // new: 300 s after, the same rollout
+	serve("10.0.0.3", 701, 1500) // new: 301 s after that, another
+	serve("10.0.0.4", 30, 1470)  // starts and stops within 30 s of the edges: neither
+	serve("10.0.0.5", 31, 1500)  // starts 31 s in: new, in the first rollout
+	a := Analyze(Merge(c), Options{})
+	var got [][]string
+	for _, r := range a.Rollouts {
+		var names []string
+		for _, b := range r.Old[0].Pods {
+			names = append(names, "old "+b.Name())
+		}
+		for _, b := range r.New.Pods {
+			names = append(names, "new "+b.Name())
+		}
+		got = append(got, names)
+	}
+	want := [][]string{{"old 10.0.0.1", "new 10.0.0.5", "new 10.0.0.2"}, {"new 10.0.0.3"}}
+	if len(got) != len(want) {
+		t.Fatalf("rollouts %v, want %v", got, want)
+	}
+	for i := range want {
+		if len(got[i]) != len(want[i]) {
+			t.Fatalf("rollouts %v, want %v", got, want)
+		}
+		for j := range want[i] {
+			if got[i][j] != want[i][j] {
+				t.Fatalf("rollouts %v, want %v", got, want)
+			}
+		}
+	}
+}
+
+// TestRolloutFromScalingEvents: the Deployment controller's scaling events
+// alone make a rollout: the ReplicaSet scaled up from zero is born then, the
+// one scaled down to zero leaves then (a scale-down to two does not end
+// it), and a ReplicaSet object's owner names the workload.
+func TestRolloutFromScalingEvents(t *testing.T) {
+	c := NewCollector()
+	c.Config(&sources.Config{Kind: "ReplicaSet", Namespace: "shop", Name: "web-6b7c8d9f5", Format: sources.FormatK8sObjects,
+		Workload: &sources.Workload{Deployment: "storefront"}})
+	scale := func(s float64, kind sources.LifecycleKind, group, object string, from, count int) {
+		c.Lifecycle(&sources.Lifecycle{Time: at(s), Kind: kind, Namespace: "shop", Group: group, Object: object,
+			From: from, Count: count, Format: sources.FormatK8sEvents})
+	}
+	scale(10, sources.ScaledUp, "web-6b7c8d9f5", "", 0, 1)
+	scale(12, sources.ScaledUp, "web-6b7c8d9f5", "", 1, 2)
+	scale(15, sources.ScaledDown, "web-5d4c3b2a1", "Deployment/storefront", 3, 2)
+	scale(20, sources.ScaledDown, "web-5d4c3b2a1", "Deployment/storefront", 2, 0)
+	c.Lifecycle(&sources.Lifecycle{Time: at(25), Kind: sources.ReadinessGate, Namespace: "shop", Group: "cloud.google.com/load-balancer-neg-ready",
+		Format: sources.FormatK8sEvents, From: -1})
+	a := Analyze(Merge(c), Options{})
+	if len(a.Rollouts) != 1 {
+		t.Fatalf("%d rollouts, want 1", len(a.Rollouts))
+	}
+	r := a.Rollouts[0]
+	got := fmt.Sprintf("%s/%s new=%s old=%v %v..%v by %s", r.Namespace, r.Workload, r.New.Name, r.OldNames(), r.Start.Sub(t0), r.End.Sub(t0), r.How)
+	if want := "shop/storefront new=web-6b7c8d9f5 old=[web-5d4c3b2a1] 10s..20s by scaling events"; got != want {
+		t.Errorf("rollout %s, want %s", got, want)
+	}
+}
+
+// TestSplitAtTheMergeGap: signals exactly the gap apart are one run, a
+// millisecond more apart two.
+func TestSplitAtTheMergeGap(t *testing.T) {
+	sig := func(s float64) *Signal { return &Signal{Time: at(s)} }
+	gap := 5 * time.Second
+	if runs := Split([]*Signal{sig(0), sig(5), sig(10.001)}, gap); len(runs) != 2 || len(runs[0]) != 2 {
+		t.Errorf("runs %v", runs)
+	}
+	if Split(nil, gap) != nil {
+		t.Error("runs of nothing")
+	}
+}
