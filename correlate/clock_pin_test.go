@@ -39,3 +39,18 @@ func TestStopPairPlacesTheLeasesAttempt(t *testing.T) {
 		}
 	}
 }
+
+// TestShiftClusterKeepsOneLinesOrder checks that records of one line, at
+// one time, keep the order they were read in once shifted: sorting by
+// time, file and line leaves equal records as they were.
+func TestShiftClusterKeepsOneLinesOrder(t *testing.T) {
+	o := sources.Origin{File: "events.json", Line: 7}
+	d := &Dataset{Lifecycle: []sources.Lifecycle{
+		{Time: at(10), Kind: sources.PodScheduled, Namespace: "shop", Pod: "web-a", Format: sources.FormatK8sEvents, FromAPI: true, Origin: o},
+		{Time: at(10), Kind: sources.PodCreated, Namespace: "shop", Pod: "web-a", Format: sources.FormatK8sEvents, FromAPI: true, Origin: o},
+	}}
+	shiftCluster(d, 2*time.Second)
+	if d.Lifecycle[0].Kind != sources.PodScheduled || d.Lifecycle[1].Kind != sources.PodCreated || !d.Lifecycle[0].Time.Equal(at(12)) {
+		t.Errorf("shifted records %v %v at %v, want PodScheduled then PodCreated at 12 s", d.Lifecycle[0].Kind, d.Lifecycle[1].Kind, d.Lifecycle[0].Time.Sub(t0))
+	}
+}
