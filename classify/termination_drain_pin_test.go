@@ -22,3 +22,24 @@ func TestALBDefaultDeregistrationDelay(t *testing.T) {
 		t.Errorf("301 s of termination: fixes %+v, want one quoting the default 300 s", fixes)
 	}
 }
+
+// TestTerminationCheckTieKeepsTheFirstPath checks that among paths whose
+// load balancers take as long to stop sending (two ALB Ingresses) the
+// check names the first.
+func TestTerminationCheckTieKeepsTheFirstPath(t *testing.T) {
+	objs := objectsOfYAML(t, append(twoWorkloads(), ingressTo("web-a", "alb", "web", ""), ingressTo("web-b", "alb", "web", ""))...)
+	var vias []string
+	for _, r := range (terminationRace{}).Check(objs) {
+		if r.Workload.Name == "web" && r.Via != nil {
+			vias = append(vias, r.Via.Name)
+		}
+	}
+	if len(vias) == 0 {
+		t.Fatal("no risk for web")
+	}
+	for _, v := range vias {
+		if v != "web-a" {
+			t.Errorf("a risk through %s, want every one through web-a", v)
+		}
+	}
+}
