@@ -76,7 +76,7 @@ func failureEvidence(w *correlate.Window, keep func(*correlate.Signal) bool) []E
 		last = s
 		k++
 	}
-	if n > 1 && out[len(out)-1].Request != last.Req {
+	if out[len(out)-1].Request != last.Req {
 		out = append(out, requestEvidence(last.Req))
 	}
 	return out

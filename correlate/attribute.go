@@ -159,10 +159,11 @@ func (a *Analysis) attribute() []*Signal {
 // end. The last attempt of a retried request is therefore placed at the
 // end less the time its kind of failure takes (refused and closed
 // connections fail at once); a timeout took a time the record does not
-// state. Every other attempt is placed at the request's time.
+// state. Every other attempt is placed at the request's time, and so is
+// a last attempt that would come before it (no duration logged).
 func attemptTime(r *sources.Request, last bool, kind sources.FailureKind) time.Time {
 	retried := r.RetryLimit || r.AttemptCount > 1 || len(r.Attempts) > 1
-	if !last || !retried || r.Duration <= 0 || kind == sources.FailureTimeout {
+	if !last || !retried || kind == sources.FailureTimeout {
 		return r.Time
 	}
 	at := r.Time.Add(r.Duration)

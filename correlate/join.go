@@ -410,9 +410,7 @@ func moved(a, b []int, spacing []time.Duration) time.Duration {
 	holder := func(match []int) map[int]int {
 		h := map[int]int{}
 		for i, j := range match {
-			if j < len(spacing) {
-				h[j] = i
-			}
+			h[j] = i
 		}
 		return h
 	}

@@ -334,3 +334,18 @@ func TestBusiestSpanBounds(t *testing.T) {
 		t.Errorf("two equally busy hours: %d, %d; want the first", first-base, last-base)
 	}
 }
+
+// TestAddChunkCarriesAtTheUnit pins where adding two chunks carries: sums
+// of exactly 65,536 requests and successes in one second are counted
+// whole, as are sums one under and one over.
+func TestAddChunkCarriesAtTheUnit(t *testing.T) {
+	for _, sum := range []int{65535, 65536, 65537} {
+		var a, b chunk
+		a.total[7], a.ok[7] = 32768, 32768
+		b.total[7], b.ok[7] = uint16(sum-32768), uint16(sum-32768)
+		a.addChunk(&b)
+		if a.totalAt(7) != sum || a.okAt(7) != sum {
+			t.Errorf("%d + %d: %d requests, %d successes; want %d each", 32768, sum-32768, a.totalAt(7), a.okAt(7), sum)
+		}
+	}
+}

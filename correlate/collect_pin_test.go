@@ -1,0 +1,109 @@
+package correlate
+
+import (
+	"net/netip"
+	"runtime"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// TestBackendCacheSlots checks that the backend cache has 4096 slots and
+// that slotOf reaches them all: its size is 1<<backendSlotBits, and the
+// 1,024 pods of four /24 node ranges land in more than 900 distinct slots
+// (few share one), which a hash of fewer bits cannot give.
+func TestBackendCacheSlots(t *testing.T) {
+	var c backendCache
+	if len(c.ips) != 4096 || len(c.traffic) != 4096 || 1<<backendSlotBits != 4096 {
+		t.Fatalf("cache of %d/%d slots, %d hash bits; want 4096 slots, 12 bits", len(c.ips), len(c.traffic), backendSlotBits)
+	}
+	used := map[int]bool{}
+	for i := range 1024 {
+		k := slotOf(netip.AddrFrom4([4]byte{10, 4, byte(i >> 8), byte(i)}))
+		if k < 0 || k >= 4096 {
+			t.Fatalf("slot %d out of the cache", k)
+		}
+		used[k] = true
+	}
+	if len(used) <= 900 {
+		t.Errorf("1,024 backends share %d slots, want more than 900", len(used))
+	}
+}
+
+// TestFlushFoldsAtFoldRuns pins foldRuns (65,536) from both sides: a
+// Collector of a set holding 65,535 runs keeps its traffic on Flush, one
+// holding 65,536 folds it into the set's.
+func TestFlushFoldsAtFoldRuns(t *testing.T) {
+	start := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	folded := func(runs int) int {
+		s := NewCollectors()
+		c := s.New()
+		for k := range runs {
+			b, n := k/64, k%64 // 64 runs a backend: the most one keeps
+			c.Request(&sources.Request{Time: start.Add(time.Duration(n) * time.Minute), Status: 200,
+				Generator: sources.GeneratedByBackend, Format: sources.FormatIngressNginx,
+				Backend: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 4, byte(b >> 8), byte(b)}), 8080)})
+		}
+		c.Flush()
+		return len(s.traffic)
+	}
+	if n := folded(65535); n != 0 {
+		t.Errorf("65,535 runs: Flush folded %d backends, want none", n)
+	}
+	if n := folded(65536); n != 1024 {
+		t.Errorf("65,536 runs: Flush folded %d backends, want 1,024", n)
+	}
+}
+
+// TestMergeCollectsAt32MiB pins mergeCollectBytes (32 MiB) from both
+// sides: Merge forces a collection when the merged events take 32 MiB or
+// more, and not just below.
+func TestMergeCollectsAt32MiB(t *testing.T) {
+	start := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	per := int(unsafe.Sizeof(sources.Lifecycle{}))
+	forced := func(events int) bool {
+		s := NewCollectors()
+		c := s.New()
+		for k := range events {
+			c.Lifecycle(&sources.Lifecycle{Time: start.Add(time.Duration(k) * time.Millisecond), Kind: sources.PodReady,
+				Namespace: "shop", Pod: "web-1", Format: sources.FormatK8sEvents})
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		d := s.Merge()
+		runtime.ReadMemStats(&after)
+		if len(d.Lifecycle) != events {
+			t.Fatalf("merged %d events of %d", len(d.Lifecycle), events)
+		}
+		return after.NumForcedGC > before.NumForcedGC
+	}
+	below := (32 << 20) / per // the most events under 32 MiB
+	if below*per == 32<<20 {
+		below--
+	}
+	if forced(below) {
+		t.Errorf("%d events (%d bytes, under 32 MiB): Merge forced a collection", below, below*per)
+	}
+	above := below + 1
+	if !forced(above) {
+		t.Errorf("%d events (%d bytes, 32 MiB or more): Merge forced no collection", above, above*per)
+	}
+}
+
+// TestMergeKeepsOneLinesEqualRecordsInOrder checks that records of one
+// line that compare equal (they differ only in what compareLifecycle does
+// not weigh, here the count) keep the order the adapter emitted them in.
+func TestMergeKeepsOneLinesEqualRecordsInOrder(t *testing.T) {
+	start := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	c := NewCollector()
+	for _, n := range []int{3, 1} {
+		c.Lifecycle(&sources.Lifecycle{Time: start, Kind: sources.ScaledUp, Namespace: "shop", Group: "web-new", Count: n,
+			Format: sources.FormatK8sEvents, Origin: sources.Origin{File: "events.json", Line: 7}})
+	}
+	d := Merge(c)
+	if len(d.Lifecycle) != 2 || d.Lifecycle[0].Count != 3 || d.Lifecycle[1].Count != 1 {
+		t.Errorf("merged %+v, want counts 3 then 1 as emitted", d.Lifecycle)
+	}
+}
