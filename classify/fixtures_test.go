@@ -504,7 +504,10 @@ func checkJoins(a *correlate.Analysis, tr truth) []string {
 				// join is not.
 			default:
 				got := "nothing"
-				if b != nil {
+				switch {
+				case b != nil && b.Pod == "":
+					got = "no pod (the IP is left unjoined)"
+				case b != nil:
 					got = b.Name()
 				}
 				problems = append(problems, fmt.Sprintf("pod %s held %s at %s but the analysis ties it to %s", p.Name, l.IP, at.Format(time.TimeOnly), got))
