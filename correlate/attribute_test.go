@@ -91,13 +91,7 @@ func TestEstimateClockAgreeing(t *testing.T) {
 // before a pod's termination, while it kept serving, is not the instant
 // its IP stopped answering; the refusals after its termination are.
 func TestStopPairSkipsFailuresWhileServing(t *testing.T) {
-	b := &Backend{Namespace: "api", Pod: "api-9hdvcsx88d-rgq2l", Spec: &sources.PodSpec{}}
-	b.Moments[Terminating] = &Moment{Time: at(60), Event: &sources.Lifecycle{Format: sources.FormatK8sEvents, FromAPI: true}}
-	tr := &Traffic{}
-	for s := 0.0; s <= 60; s += 0.5 {
-		tr.Runs.Add(at(s))
-	}
-	ip := netip.AddrPortFrom(netip.MustParseAddr("10.0.18.123"), 8080)
+	b, tr, ip := servedUntilTermination()
 	fail := func(s float64, k sources.FailureKind) *sources.Request {
 		return &sources.Request{Time: at(s), Status: 502, Generator: sources.GeneratedByLB, Failure: k, Backend: ip}
 	}

@@ -13,13 +13,7 @@ import (
 // refusal) when the record names the IP, its last attempt; at its start
 // when the IP was an earlier attempt and the record names another.
 func TestStopPairPlacesTheLeasesAttempt(t *testing.T) {
-	b := &Backend{Namespace: "api", Pod: "api-9hdvcsx88d-rgq2l", Spec: &sources.PodSpec{}}
-	b.Moments[Terminating] = &Moment{Time: at(60), Event: &sources.Lifecycle{Format: sources.FormatK8sEvents, FromAPI: true}}
-	tr := &Traffic{}
-	for s := 0.0; s <= 60; s += 0.5 {
-		tr.Runs.Add(at(s))
-	}
-	ip := netip.AddrPortFrom(netip.MustParseAddr("10.0.18.123"), 8080)
+	b, tr, ip := servedUntilTermination()
 	other := netip.AddrPortFrom(netip.MustParseAddr("10.0.18.200"), 8080)
 	for _, c := range []struct {
 		name string
@@ -53,4 +47,17 @@ func TestShiftClusterKeepsOneLinesOrder(t *testing.T) {
 	if d.Lifecycle[0].Kind != sources.PodScheduled || d.Lifecycle[1].Kind != sources.PodCreated || !d.Lifecycle[0].Time.Equal(at(12)) {
 		t.Errorf("shifted records %v %v at %v, want PodScheduled then PodCreated at 12 s", d.Lifecycle[0].Kind, d.Lifecycle[1].Kind, d.Lifecycle[0].Time.Sub(t0))
 	}
+}
+
+// servedUntilTermination is a pod that began terminating at 60 s, as the
+// API recorded it, and the traffic of its IP, 10.0.18.123:8080, which
+// answered every half second up to then.
+func servedUntilTermination() (*Backend, *Traffic, netip.AddrPort) {
+	b := &Backend{Namespace: "api", Pod: "api-9hdvcsx88d-rgq2l", Spec: &sources.PodSpec{}}
+	b.Moments[Terminating] = &Moment{Time: at(60), Event: &sources.Lifecycle{Format: sources.FormatK8sEvents, FromAPI: true}}
+	tr := &Traffic{}
+	for s := 0.0; s <= 60; s += 0.5 {
+		tr.Runs.Add(at(s))
+	}
+	return b, tr, netip.AddrPortFrom(netip.MustParseAddr("10.0.18.123"), 8080)
 }

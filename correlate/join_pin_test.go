@@ -5,8 +5,6 @@ import (
 	"net/netip"
 	"slices"
 	"testing"
-
-	"github.com/readygap/readygap/sources"
 )
 
 // TestCommonBits pins the leading bits two addresses share, counted bit by
@@ -72,39 +70,10 @@ func TestPin(t *testing.T) {
 // node's pods, one sharing 22 bits (5 bits, 10 s, nearer) is joined when
 // it began 8 s after Ready, and not when it began 16 s after.
 func TestNodePrefixBitsWeighAgainstTiming(t *testing.T) {
-	joined := func(nearStart float64) string {
-		c := NewCollector()
-		serve := func(ip string, from float64) {
-			for s := from; s <= 300; s += 0.5 {
-				c.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend,
-					Backend: netip.AddrPortFrom(netip.MustParseAddr(ip), 8080), Format: sources.FormatIngressNginx})
-			}
-		}
-		serve("10.1.1.20", 0) // the sibling on the node
-		serve("10.1.2.50", nearStart)
-		serve("10.1.64.9", 102)
-		pod := func(name, ip string) {
-			st := &sources.PodStatus{Node: "node-a"}
-			if ip != "" {
-				st.IP = netip.MustParseAddr(ip)
-			}
-			c.Config(&sources.Config{Kind: "Pod", Namespace: "shop", Name: name, Pod: st, Format: sources.FormatK8sObjects})
-		}
-		pod("web-sibling", "10.1.1.20")
-		pod("web-new", "")
-		c.Lifecycle(&sources.Lifecycle{Time: at(100), Kind: sources.PodReady, Namespace: "shop", Pod: "web-new", Format: sources.FormatK8sEvents, From: -1})
-		a := Analyze(Merge(c), Options{})
-		for _, ip := range []string{"10.1.2.50", "10.1.64.9"} {
-			if l := a.Identities.At(netip.MustParseAddr(ip), at(250)); l != nil && l.Backend.Pod == "web-new" {
-				return ip
-			}
-		}
-		return ""
-	}
-	if got := joined(108); got != "10.1.2.50" {
+	if got := nodeJoin("10.1.2.50", 108, "10.1.64.9", 102); got != "10.1.2.50" {
 		t.Errorf("22 bits 8 s after Ready against 17 bits 2 s after: joined %q, want 10.1.2.50", got)
 	}
-	if got := joined(116); got != "10.1.64.9" {
+	if got := nodeJoin("10.1.2.50", 116, "10.1.64.9", 102); got != "10.1.64.9" {
 		t.Errorf("22 bits 16 s after Ready against 17 bits 2 s after: joined %q, want 10.1.64.9", got)
 	}
 }

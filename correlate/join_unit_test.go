@@ -136,41 +136,46 @@ func TestJoinsBeyondTheBoundAreGreedy(t *testing.T) {
 // more), and to one 2 s from it that shares 14 bits (24 s more) rather
 // than to one 20 s from it in the /26.
 func TestNodeAddressesWeigh(t *testing.T) {
-	joined := func(nearStart, farStart float64, far string) string {
-		c := NewCollector()
-		serve := func(ip string, from float64) {
-			for s := from; s <= 300; s += 0.5 {
-				c.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend,
-					Backend: netip.AddrPortFrom(netip.MustParseAddr(ip), 8080), Format: sources.FormatIngressNginx})
-			}
-		}
-		serve("10.1.1.20", 0) // the sibling on the node
-		serve("10.1.1.50", nearStart)
-		serve(far, farStart)
-		pod := func(name, ip string) {
-			st := &sources.PodStatus{Node: "node-a"}
-			if ip != "" {
-				st.IP = netip.MustParseAddr(ip)
-			}
-			c.Config(&sources.Config{Kind: "Pod", Namespace: "shop", Name: name, Pod: st, Format: sources.FormatK8sObjects})
-		}
-		pod("web-sibling", "10.1.1.20")
-		pod("web-new", "")
-		c.Lifecycle(&sources.Lifecycle{Time: at(100), Kind: sources.PodReady, Namespace: "shop", Pod: "web-new", Format: sources.FormatK8sEvents, From: -1})
-		a := Analyze(Merge(c), Options{})
-		for _, ip := range []string{"10.1.1.50", far} {
-			if l := a.Identities.At(netip.MustParseAddr(ip), at(250)); l != nil && l.Backend.Pod == "web-new" {
-				return ip
-			}
-		}
-		return ""
-	}
-	if got := joined(140, 102, "192.168.0.9"); got != "10.1.1.50" {
+	if got := nodeJoin("10.1.1.50", 140, "192.168.0.9", 102); got != "10.1.1.50" {
 		t.Errorf("against an IP sharing no bit with the node: joined %q, want 10.1.1.50", got)
 	}
-	if got := joined(120, 102, "10.2.0.9"); got != "10.1.1.50" {
+	if got := nodeJoin("10.1.1.50", 120, "10.2.0.9", 102); got != "10.1.1.50" {
 		t.Errorf("against an IP sharing 14 bits: joined %q, want 10.1.1.50", got)
 	}
+}
+
+// nodeJoin runs a pod Ready at 100 s, with no IP, on a node whose sibling
+// pod holds 10.1.1.20, beside two IPs that begin serving after it: near
+// from nearStart and far from farStart. It returns the one joined to the
+// pod, "" for neither.
+func nodeJoin(near string, nearStart float64, far string, farStart float64) string {
+	c := NewCollector()
+	serve := func(ip string, from float64) {
+		for s := from; s <= 300; s += 0.5 {
+			c.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend,
+				Backend: netip.AddrPortFrom(netip.MustParseAddr(ip), 8080), Format: sources.FormatIngressNginx})
+		}
+	}
+	serve("10.1.1.20", 0) // the sibling on the node
+	serve(near, nearStart)
+	serve(far, farStart)
+	pod := func(name, ip string) {
+		st := &sources.PodStatus{Node: "node-a"}
+		if ip != "" {
+			st.IP = netip.MustParseAddr(ip)
+		}
+		c.Config(&sources.Config{Kind: "Pod", Namespace: "shop", Name: name, Pod: st, Format: sources.FormatK8sObjects})
+	}
+	pod("web-sibling", "10.1.1.20")
+	pod("web-new", "")
+	c.Lifecycle(&sources.Lifecycle{Time: at(100), Kind: sources.PodReady, Namespace: "shop", Pod: "web-new", Format: sources.FormatK8sEvents, From: -1})
+	a := Analyze(Merge(c), Options{})
+	for _, ip := range []string{near, far} {
+		if l := a.Identities.At(netip.MustParseAddr(ip), at(250)); l != nil && l.Backend.Pod == "web-new" {
+			return ip
+		}
+	}
+	return ""
 }
 
 // TestAssignIsOptimal compares the assignment with every assignment of
