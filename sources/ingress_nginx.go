@@ -7,7 +7,6 @@ import (
 	"math/bits"
 	"net/netip"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/readygap/readygap/sources/internal/lex"
@@ -133,16 +132,13 @@ type nginxAccessFields struct {
 
 // nginxAccessRecord is a Request with room for a few attempts. A value on
 // the stack would escape (the Emitter hands it to a Handler interface), so
-// records are recycled through nginxAccessPool instead, and its strings
-// alias the line: an access line costs no allocation. Handlers keep nothing after the call
-// (they Clone), and the pool is safe for concurrent inputs.
+// each Emitter, which serves one worker, keeps one for every access line it
+// is handed, and its strings alias the line: an access line costs no
+// allocation. Handlers keep nothing after the call (they Clone).
 type nginxAccessRecord struct {
 	req      Request
 	attempts [4]Attempt
 }
-
-// nginxAccessPool recycles nginxAccessRecords across lines and inputs.
-var nginxAccessPool = sync.Pool{New: func() any { return new(nginxAccessRecord) }}
 
 // nginxAccessParse parses one access line and reports its Request.
 func nginxAccessParse(line []byte, ln *Line, out *Emitter) error {
@@ -152,7 +148,7 @@ func nginxAccessParse(line []byte, ln *Line, out *Emitter) error {
 			return err
 		}
 	}
-	rec := nginxAccessPool.Get().(*nginxAccessRecord)
+	rec := &out.nginx
 	r := &rec.req
 	*r = Request{Time: refineWithStamp(f.time, ln.Stamp), Status: f.status, Format: FormatIngressNginx, Origin: ln.Origin}
 	r.Method, r.Path, r.LB = nginxRequestStrings(f.request, f.upstream)
@@ -163,7 +159,6 @@ func nginxAccessParse(line []byte, ln *Line, out *Emitter) error {
 	}
 	nginxClassifyAccess(r, f.hasUpstream && len(f.upstream) == 0)
 	out.Request(r)
-	nginxAccessPool.Put(rec) // not deferred: a record lost to a panic is only garbage
 	return nil
 }
 
