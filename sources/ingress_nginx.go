@@ -132,8 +132,8 @@ type nginxAccessFields struct {
 
 // nginxAccessRecord is a Request with room for a few attempts. A value on
 // the stack would escape (the Emitter hands it to a Handler interface), so
-// each Emitter, which serves one worker, keeps one for every access line it
-// is handed, and its strings alias the line: an access line costs no
+// each Emitter, which serves one worker, keeps one that its access lines
+// reuse, and its strings alias the line: an access line costs no
 // allocation. Handlers keep nothing after the call (they Clone).
 type nginxAccessRecord struct {
 	req      Request
@@ -339,7 +339,7 @@ func nginxScanAccess(line []byte, f *nginxAccessFields) error {
 // nginxScanTime finds `[$time_local] ` after the remote user (which may be
 // preceded by the old `[$the_real_ip] - `) and returns what follows it.
 func nginxScanTime(b []byte, f *nginxAccessFields) ([]byte, error) {
-	const width = len("[02/Jan/2024:03:04:05 +0000]")
+	const width = nginxTimeLocalWidth
 	for i := 0; ; {
 		j := bytes.IndexByte(b[i:], '[')
 		if j < 0 {
