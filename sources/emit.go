@@ -32,6 +32,8 @@ type Emitter struct {
 	// stamp remembers the worker's last time stamp that ends at the second
 	// (see lex.Stamp).
 	stamp lex.Stamp
+	// nginx is the record of the worker's ingress-nginx access lines.
+	nginx nginxAccessRecord
 }
 
 func newEmitter(h Handler, opts *Options, report *InputReport, dedup *dedupSet) *Emitter {

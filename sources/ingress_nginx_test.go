@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/readygap/readygap/sources/internal/lex"
 )
 
 // nginxParseOne feeds one line to the ingress-nginx adapter with a wrapper
@@ -586,7 +589,18 @@ func FuzzIngressNginx(f *testing.F) {
 	for _, line := range nginxNoRecordLines {
 		f.Add([]byte(line))
 	}
+	for _, tc := range nginxUsualOddLines {
+		f.Add([]byte(tc.line))
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
+		// A line the one-pass reader takes is one the full reader takes
+		// to the same fields.
+		var fast, full nginxAccessFields
+		if nginxScanUsual(line, &fast) {
+			if err := nginxScanAccess(line, &full); err != nil || !reflect.DeepEqual(fast, full) {
+				t.Fatalf("one pass %+v\nfull %+v (%v)", fast, full, err)
+			}
+		}
 		orig := bytes.Clone(line)
 		c := &collector{}
 		rep := &InputReport{}
@@ -676,4 +690,185 @@ func BenchmarkIngressNginxParse(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
+}
+
+// nginxUsualLine is a current-format access line of one attempt, the line
+// nginxScanUsual reads in one pass; nginxUsualOddLines vary it.
+const nginxUsualLine = `203.0.113.10 - - [02/Jan/2024:03:04:05 +0000] "GET /api/items HTTP/1.1" 200 512 "-" "curl/8.5.0" 87 0.004 [shop-web-80] [] 10.244.2.31:8080 512 0.004 200 0c2f3e4a5b6c7d8e9f0a1b2c3d4e5f60`
+
+// nginxUsualOddLines are lines near nginxUsualLine, each with whether the
+// one-pass reader takes it (usual) or leaves it to nginxScanAccess.
+var nginxUsualOddLines = []struct {
+	name  string
+	usual bool
+	line  string
+}{
+	{"the usual line", true, nginxUsualLine},
+	{"escaped quotes in the user agent", true, strings.Replace(nginxUsualLine, `"curl/8.5.0"`, `"curl \x22x\x22 \x5C"`, 1)},
+	{"a referer", true, strings.Replace(nginxUsualLine, `"-"`, `"https://shop.example.com/a?b=\x22c\x22"`, 1)},
+	{"a referer starting with a dash", true, strings.Replace(nginxUsualLine, `"-"`, `"-x"`, 1)},
+	{"an empty referer", true, strings.Replace(nginxUsualLine, `"-"`, `""`, 1)},
+	{"an empty user agent", true, strings.Replace(nginxUsualLine, `"curl/8.5.0"`, `""`, 1)},
+	{"a user agent of one dash", true, strings.Replace(nginxUsualLine, `"curl/8.5.0"`, `"-"`, 1)},
+	{"a space in the request", true, strings.Replace(nginxUsualLine, `/api/items HTTP`, `/api/it ems HTTP`, 1)},
+	{"an HTTP/0.9 request line", true, strings.Replace(nginxUsualLine, ` HTTP/1.1"`, `"`, 1)},
+	{"an empty request line", true, strings.Replace(nginxUsualLine, `"GET /api/items HTTP/1.1"`, `""`, 1)},
+	{"an alternative upstream", true, strings.Replace(nginxUsualLine, `[]`, `[shop-canary-80]`, 1)},
+	{"an empty upstream name", true, strings.Replace(nginxUsualLine, `[shop-web-80]`, `[]`, 1)},
+	{"an IPv6 upstream", true, strings.Replace(nginxUsualLine, `10.244.2.31:8080`, `[fd00::17]:8080`, 1)},
+	{"a unix socket upstream", true, strings.Replace(nginxUsualLine, `10.244.2.31:8080`, `unix:/run/app.sock`, 1)},
+	{"no upstream", true, strings.Replace(nginxUsualLine, `10.244.2.31:8080 512 0.004 200`, `- - - -`, 1)},
+	{"a dash status", true, strings.Replace(nginxUsualLine, `0.004 200 0c2f`, `0.004 - 0c2f`, 1)},
+	{"a 502 with no body", true, strings.Replace(nginxUsualLine, `8080 512 0.004 200`, `8080 0 0.002 502`, 1)},
+	{"a negative zone offset", true, strings.Replace(nginxUsualLine, `+0000`, `-0130`, 1)},
+	{"a carriage return", true, nginxUsualLine + "\r"},
+	{"a space after the request id", true, nginxUsualLine + " "},
+	{"a long request id", true, nginxUsualLine + "0c2f3e4a5b6c7d8e9f0a1b2c3d4e5f60"},
+	{"a long upstream name", true, strings.Replace(nginxUsualLine, `shop-web-80`, `a-namespace-with-a-long-name-a-service-with-a-long-name-8080`, 1)},
+	{"a quote before the client", false, `"` + nginxUsualLine},
+	{"no dash after the client", false, strings.Replace(nginxUsualLine, ` - - [`, ` x - [`, 1)},
+	{"a remote user", false, strings.Replace(nginxUsualLine, ` - - [`, ` - alice [`, 1)},
+	{"a bracket before the time", false, strings.Replace(nginxUsualLine, ` - - [`, ` - - [x] [`, 1)},
+	{"a bad time", false, strings.Replace(nginxUsualLine, `Jan`, `Foo`, 1)},
+	{"a time closed by a parenthesis", false, strings.Replace(nginxUsualLine, `+0000]`, `+0000)`, 1)},
+	{"a cut time", false, strings.Replace(nginxUsualLine, `:05 +0000]`, `:05]`, 1)},
+	{"no space before the request", false, strings.Replace(nginxUsualLine, `+0000] "GET`, `+0000]"GET`, 1)},
+	{"no space after the request", false, strings.Replace(nginxUsualLine, `HTTP/1.1" 200`, `HTTP/1.1"-200`, 1)},
+	{"a status run into the bytes sent", false, strings.Replace(nginxUsualLine, `" 200 512`, `" 200x512`, 1)},
+	{"two spaces before the status", false, strings.Replace(nginxUsualLine, `" 200 512`, `"  200 512`, 1)},
+	{"a status below 100", false, strings.Replace(nginxUsualLine, `" 200 512`, `" 099 512`, 1)},
+	{"bad bytes sent", false, strings.Replace(nginxUsualLine, `200 512 "`, `200 5x2 "`, 1)},
+	{"a referer without its opening quote", false, strings.Replace(nginxUsualLine, `"-" "curl`, `a" "curl`, 1)},
+	{"an unterminated referer", false, strings.Replace(nginxUsualLine, `"-" `, `"- `, 1)},
+	{"no space after the user agent", false, strings.Replace(nginxUsualLine, `"curl/8.5.0" `, `"curl/8.5.0"`, 1)},
+	{"a bad request time", false, strings.Replace(nginxUsualLine, ` 87 0.004 [`, ` 87 0.0.4 [`, 1)},
+	{"a tab before the upstream name", false, strings.Replace(nginxUsualLine, ` 87 0.004 [`, ` 87 0.004	[`, 1)},
+	{"no alternative upstream (0.24)", false, strings.Replace(nginxUsualLine, `[] `, ``, 1)},
+	{"no upstream names (2016)", false, strings.Replace(nginxUsualLine, `[shop-web-80] [] `, ``, 1)},
+	{"an IPv6 upstream without the alternative name (0.24)", false, strings.Replace(nginxUsualLine, `[] 10.244.2.31:8080`, `[fd00::17]:8080`, 1)},
+	{"the real IP (0.25)", false, strings.Replace(nginxUsualLine, ` - - [`, ` - [203.0.113.10] - - [`, 1)},
+	{"an upstream name without its opening bracket", false, strings.Replace(nginxUsualLine, `[shop-web-80]`, `shop-web-80]`, 1)},
+	{"an unterminated upstream name", false, strings.Replace(nginxUsualLine, `[shop-web-80] [] 10`, `[shop-web-80 10`, 1)},
+	{"a retried request", false, strings.Replace(nginxUsualLine, `10.244.2.31:8080 512 0.004 200`, `10.244.1.17:8080, 10.244.2.31:8080 0, 512 0.000, 0.004 502, 200`, 1)},
+	{"more addresses than statuses", false, strings.Replace(nginxUsualLine, `10.244.2.31:8080 512 0.004 200`, `10.244.1.17:8080, 10.244.2.31:8080 0, 512 0.000, 0.004 200`, 1)},
+	{"internal redirect groups", false, strings.Replace(nginxUsualLine, `10.244.2.31:8080 512 0.004 200`, `10.244.2.31:8080 : 127.0.0.1:8181 0 : 10 0.004 : 0.001 503 : 404`, 1)},
+	{"internal redirect groups in the status list alone", false, strings.Replace(nginxUsualLine, `0.004 200 0c2f`, `0.004 503 : 404 0c2f`, 1)},
+	{"an upstream list ending in a comma", false, strings.Replace(nginxUsualLine, `8080 512`, `8080, 512`, 1)},
+	{"two spaces in the upstream lists", false, strings.Replace(nginxUsualLine, `8080 512`, `8080  512`, 1)},
+	{"no request id", false, strings.TrimSuffix(nginxUsualLine, ` 0c2f3e4a5b6c7d8e9f0a1b2c3d4e5f60`)},
+	{"a bad upstream status", false, strings.Replace(nginxUsualLine, `0.004 200 0c2f`, `0.004 20x 0c2f`, 1)},
+	{"an upstream status over 999", false, strings.Replace(nginxUsualLine, `0.004 200 0c2f`, `0.004 2000 0c2f`, 1)},
+}
+
+// TestNginxScanUsualAgreesWithFullScan feeds the one-pass reader and the
+// full one the same lines: the real and quoted lines of this file and of
+// the samples, and nginxUsualOddLines. Wherever the one-pass reader takes a
+// line, the full reader must take it too with the very same fields, and
+// the single-attempt shortcut must give the attempts the list walk gives.
+func TestNginxScanUsualAgreesWithFullScan(t *testing.T) {
+	type tc struct {
+		name  string
+		usual int // 1 taken, 0 left to the full reader, -1 not stated
+		line  string
+	}
+	var cases []tc
+	for _, c := range nginxUsualOddLines {
+		usual := 0
+		if c.usual {
+			usual = 1
+		}
+		cases = append(cases, tc{c.name, usual, c.line})
+	}
+	for n := range len(nginxUsualLine) {
+		cases = append(cases, tc{fmt.Sprintf("the usual line cut to %d bytes", n), -1, nginxUsualLine[:n]})
+	}
+	for _, c := range nginxAccessCases {
+		cases = append(cases, tc{c.name, -1, c.line})
+	}
+	for _, c := range nginxSkippedLines {
+		cases = append(cases, tc{c.name, 0, c.line})
+	}
+	for _, name := range []string{"elastic--beats--test.log", "elastic--beats--error.log"} {
+		b, err := os.ReadFile("testdata/samples/ingress-nginx/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			cases = append(cases, tc{fmt.Sprintf("%s:%d", name, i+1), -1, line})
+		}
+	}
+	taken := 0
+	for _, c := range cases {
+		var fast, full nginxAccessFields
+		fast.stamp, full.stamp = new(lex.Stamp), new(lex.Stamp)
+		ok := nginxScanUsual([]byte(c.line), &fast)
+		err := nginxScanAccess([]byte(c.line), &full)
+		if c.usual >= 0 && ok != (c.usual == 1) {
+			t.Errorf("%s: nginxScanUsual = %v, want %v", c.name, ok, c.usual == 1)
+		}
+		if err == nil && full.single {
+			one := nginxAttempt(nil, full.addrs, full.lengths, full.statuses)
+			walked := nginxAttempts(nil, full.addrs, full.lengths, full.statuses)
+			if !reflect.DeepEqual(one, walked) {
+				t.Errorf("%s: nginxAttempt = %+v, nginxAttempts = %+v", c.name, one, walked)
+			}
+		}
+		if !ok {
+			continue
+		}
+		taken++
+		if err != nil {
+			t.Errorf("%s: taken by nginxScanUsual, rejected by nginxScanAccess: %v", c.name, err)
+			continue
+		}
+		fast.stamp, full.stamp = nil, nil
+		if !reflect.DeepEqual(fast, full) {
+			t.Errorf("%s:\n one pass %+v\n full     %+v", c.name, fast, full)
+		}
+	}
+	if taken < len(nginxAccessCases)/2 {
+		t.Errorf("nginxScanUsual took only %d of %d lines", taken, len(cases))
+	}
+}
+
+func TestNginxSplitRequestLine(t *testing.T) {
+	for _, c := range []struct{ req, method, path string }{
+		{"GET /api/items HTTP/1.1", "GET", "/api/items"},
+		{"POST /helloworld.Greeter/SayHello HTTP/2.0", "POST", "/helloworld.Greeter/SayHello"},
+		{"GET /a b HTTP/1.1", "GET", "/a b"},
+		{"GET /x  HTTP/1.1", "GET", "/x "},
+		{"GET /x HTTP/10.0", "GET", "/x"},
+		{"GET /x HTTP/1", "GET", "/x"},
+		{"GET /x HTTP/ 11", "GET", "/x HTTP/ 11"},
+		{"GET /x HTTP/1 1", "GET", "/x HTTP/1 1"},
+		{"GET /x HTTP/1. ", "GET", "/x HTTP/1. "},
+		{"GET /x HTTP/1.1 ", "GET", "/x HTTP/1.1 "},
+		{"GET /xHTTP/1.1", "GET", "/xHTTP/1.1"},
+		{"GET HTTP/1.1", "GET", "HTTP/1.1"},
+		{"GET  HTTP/1.1", "GET", ""},
+		{"GET /", "GET", "/"},
+		{"PATCHp /products/42 HTTP/1.1", "PATCHp", "/products/42"},
+		{"\\x16\\x03\\x01", "\\x16\\x03\\x01", ""},
+		{"", "", ""},
+	} {
+		method, path := nginxSplitRequestLine(c.req)
+		if method != c.method || path != c.path {
+			t.Errorf("%q: %q %q, want %q %q", c.req, method, path, c.method, c.path)
+		}
+	}
+}
+
+func TestNginxIndex(t *testing.T) {
+	for _, s := range []string{"", " ", "a", "abc def", "abcdefg ", "abcdefgh ", "abcdefghijklmnop q", "abcdefghijklmnopq", "\xa0\x20", "!!!!!!!!!!!!!!!! ", "\x21\x1f\x20"} {
+		for _, c := range []byte{' ', ']'} {
+			word := uint64(swarSpaces)
+			if c == ']' {
+				word = swarBrackets
+				s = strings.ReplaceAll(s, " ", "]")
+			}
+			if got, want := nginxIndex([]byte(s), word), strings.IndexByte(s, c); got != want {
+				t.Errorf("nginxIndex(%q, %q) = %d, want %d", s, c, got, want)
+			}
+		}
+	}
 }

@@ -39,7 +39,7 @@ var wrapParsers fastjson.ParserPool
 // without a wrapper comes back as the very same slice, with no allocation:
 // only lines starting with a digit or '{' are looked at further.
 func unwrapLine(line, scratch []byte) (inner []byte, stamp time.Time, scratchOut []byte) {
-	if len(line) == 0 || !wrapMayStart(line[0]) {
+	if !wrapMayStart(line) {
 		return line, time.Time{}, scratch
 	}
 	inner = line
@@ -64,9 +64,12 @@ func unwrapLine(line, scratch []byte) (inner []byte, stamp time.Time, scratchOut
 	return inner, stamp, scratch
 }
 
-// wrapMayStart reports whether a line starting with c may carry a wrapper:
-// every wrapper starts with a time (a digit) or a JSON object.
-func wrapMayStart(c byte) bool { return c == '{' || c >= '0' && c <= '9' }
+// wrapMayStart reports whether line may carry a wrapper: every wrapper
+// starts with a JSON object or an RFC 3339 time, whose four-digit year is
+// followed by a dash (an access line's client address has no dash there).
+func wrapMayStart(line []byte) bool {
+	return len(line) > 0 && line[0] == '{' || len(line) > 4 && line[4] == '-' && line[0] >= '0' && line[0] <= '9'
+}
 
 // wrapSplitStamp splits an RFC 3339 time followed by one space or tab off
 // the front of line.
@@ -324,6 +327,9 @@ func headValueEnd(b []byte, i int) int {
 // (kubectl --timestamps, CRI, CloudWatch) when the stamp falls inside that
 // second; otherwise it returns t unchanged.
 func refineWithStamp(t, stamp time.Time) time.Time {
+	if stamp.IsZero() { // a bare line, the rule
+		return t
+	}
 	if t.Nanosecond() == 0 && !stamp.Before(t) && stamp.Sub(t) < time.Second {
 		return stamp.UTC()
 	}

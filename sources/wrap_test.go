@@ -246,8 +246,17 @@ func FuzzUnwrapLine(f *testing.F) {
 		if !bytes.HasSuffix(line, inner) && !bytes.Contains(scratch, inner) {
 			t.Fatalf("inner %q is neither a suffix of the line nor in scratch", inner)
 		}
-		if len(line) > 0 && !wrapMayStart(line[0]) && (len(inner) != len(line) || &inner[0] != &line[0] || !stamp.IsZero()) {
+		if len(line) > 0 && !wrapMayStart(line) && (len(inner) != len(line) || &inner[0] != &line[0] || !stamp.IsZero()) {
 			t.Fatalf("line without a wrapper start changed")
+		}
+		// The early answer for such a line is the one the layers give.
+		if !wrapMayStart(line) {
+			if _, _, ok := wrapSplitStamp(line); ok {
+				t.Fatalf("wrapMayStart(%q) = false on a time prefix", line)
+			}
+			if _, _, _, ok := wrapFluentBitLog(line, nil); ok {
+				t.Fatalf("wrapMayStart(%q) = false on a JSON wrapper", line)
+			}
 		}
 		if !stamp.IsZero() && (stamp.Location() != time.UTC || stamp.Year() < -1 || stamp.Year() > 10000) {
 			t.Fatalf("stamp %v", stamp)
