@@ -119,6 +119,7 @@ func gcpClassifyEntry(logName, resourceType []byte, hasHTTPRequest bool) gcpEntr
 // each call borrows one from gcpStates.
 type gcpState struct {
 	p       fastjson.Parser
+	scan    gcpScan
 	strings gcpInterner
 	req     Request
 }
@@ -131,6 +132,32 @@ var gcpStates = sync.Pool{New: func() any { return &gcpState{} }}
 func (gcpLogging) ParseJSON(elem []byte, o Origin, out *Emitter) error {
 	st := gcpStates.Get().(*gcpState)
 	defer gcpStates.Put(st)
+	if done, err := st.parseScanned(elem, o, out); done {
+		return err
+	}
+	return st.parseTree(elem, o, out)
+}
+
+// parseScanned reads a request entry, or an entry without a record, with
+// gcpScan (gcp_logging_scan.go) in one pass. done is false when the scan
+// does not vouch for the element or it is of another kind: parseTree reads
+// it then.
+func (st *gcpState) parseScanned(elem []byte, o Origin, out *Emitter) (done bool, err error) {
+	sc := &st.scan
+	if !sc.scan(elem) {
+		return false, nil
+	}
+	switch gcpClassifyEntry(sc.logName, sc.resourceType, sc.hasHTTPRequest) {
+	case gcpRequestEntry:
+		return true, st.request(sc.requestFields(), st.strings.get(sc.logName), o, out)
+	case gcpOtherEntry:
+		return true, nil
+	}
+	return false, nil
+}
+
+// parseTree reads any LogEntry from fastjson's tree of it.
+func (st *gcpState) parseTree(elem []byte, o Origin, out *Emitter) error {
 	v, err := st.p.ParseBytes(elem)
 	if err != nil {
 		return errGCPInvalidJSON
@@ -151,7 +178,11 @@ func (gcpLogging) ParseJSON(elem []byte, o Origin, out *Emitter) error {
 	httpRequest := entry.Get("httpRequest")
 	switch gcpClassifyEntry(logName, resourceType, httpRequest != nil) {
 	case gcpRequestEntry:
-		return st.parseRequest(entry, httpRequest, resource, st.strings.get(logName), o, out)
+		if httpRequest.Type() != fastjson.TypeObject {
+			return errGCPRequestNotObject
+		}
+		f := gcpRequestFieldsOf(entry, httpRequest, resource)
+		return st.request(&f, st.strings.get(logName), o, out)
 	case gcpEventEntry:
 		return parseGCPEvent(entry, string(logName), o, out)
 	case gcpHealthCheckEntry:
@@ -165,44 +196,78 @@ func (gcpLogging) ParseJSON(elem []byte, o Origin, out *Emitter) error {
 // gcpDuplicate reports whether an entry with the same logName and insertId
 // was seen before in this run.
 func gcpDuplicate(entry *fastjson.Object, logName string, out *Emitter) bool {
-	insertID := gcpString(entry.Get("insertId"))
+	return gcpDuplicateID(gcpString(entry.Get("insertId")), logName, out)
+}
+
+// gcpDuplicateID reports whether insertID, unless empty, was seen before
+// in this run under logName.
+func gcpDuplicateID(insertID []byte, logName string, out *Emitter) bool {
 	return len(insertID) > 0 && out.Duplicate(logName, string(insertID))
 }
 
-// parseRequest reports one load balancer request log entry.
-func (st *gcpState) parseRequest(entry *fastjson.Object, hr *fastjson.Value, resource *fastjson.Object, logName string, o Origin, out *Emitter) error {
-	if hr.Type() != fastjson.TypeObject {
-		return errGCPRequestNotObject
+// gcpRequestFields are the values of a request log entry the adapter reads,
+// as JSON text, whether fastjson or gcpScan read them.
+type gcpRequestFields struct {
+	// time is the text of timestamp, or of receiveTimestamp when timestamp
+	// is absent; nil when that value is not a string.
+	time     []byte
+	insertID []byte
+	// status is httpRequest.status, unless statusErr says why not.
+	status    int
+	statusErr error
+	serverIP  []byte
+	method    []byte
+	url       []byte
+	// lb is the first non-empty of the labels gcpLBLabels names.
+	lb []byte
+	// detail is what gcpDetail makes of jsonPayload.
+	detail []byte
+}
+
+// gcpRequestFieldsOf reads the fields of a request entry from fastjson's tree.
+func gcpRequestFieldsOf(entry *fastjson.Object, hr *fastjson.Value, resource *fastjson.Object) gcpRequestFields {
+	f := gcpRequestFields{
+		time:     gcpEntryTimeText(entry),
+		insertID: gcpString(entry.Get("insertId")),
+		serverIP: gcpString(hr.Get("serverIp")),
+		method:   gcpString(hr.Get("requestMethod")),
+		url:      gcpString(hr.Get("requestUrl")),
+		lb:       gcpLBName(resource),
 	}
-	at, err := gcpEntryTime(entry)
-	if err != nil {
-		return err
+	f.status, f.statusErr = gcpStatus(hr.Get("status"))
+	if payload := entry.Get("jsonPayload"); payload != nil {
+		f.detail = gcpDetail(gcpString(payload.Get("statusDetails")), gcpString(payload.Get("proxyStatus")))
 	}
-	status, err := gcpStatus(hr.Get("status"))
-	if err != nil {
-		return err
+	return f
+}
+
+// request reports one load balancer request log entry.
+func (st *gcpState) request(f *gcpRequestFields, logName string, o Origin, out *Emitter) error {
+	at, ok := lex.ParseRFC3339(f.time)
+	if !ok {
+		return errGCPNoTime
 	}
-	serverIP := gcpString(hr.Get("serverIp"))
-	backend, ok := gcpParseServerIP(serverIP)
+	if f.statusErr != nil {
+		return f.statusErr
+	}
+	backend, ok := gcpParseServerIP(f.serverIP)
 	if !ok {
 		return errGCPBadServerIP
 	}
-	if gcpDuplicate(entry, logName, out) {
+	if gcpDuplicateID(f.insertID, logName, out) {
 		return nil
 	}
-	detail := st.strings.get(gcpRequestDetail(entry.Get("jsonPayload")))
-	gen, failure := gcpOutcome(detail, status, detail != "")
-	method := gcpString(hr.Get("requestMethod"))
-	url := gcpString(hr.Get("requestUrl"))
+	detail := st.strings.get(f.detail)
+	gen, failure := gcpOutcome(detail, f.status, detail != "")
 	st.req = Request{
 		Time:      at,
-		LB:        st.strings.get(gcpLBName(resource)),
-		Status:    status,
+		LB:        st.strings.get(f.lb),
+		Status:    f.status,
 		Generator: gen,
 		Failure:   failure,
 		Backend:   backend,
-		Method:    st.strings.get(method),
-		Path:      st.strings.get(gcpURLPath(url)),
+		Method:    st.strings.get(f.method),
+		Path:      st.strings.get(gcpURLPath(f.url)),
 		Detail:    detail,
 		Format:    FormatGCPLogging,
 		Origin:    o,
@@ -223,15 +288,19 @@ func gcpStatus(v *fastjson.Value) (int, error) {
 	return n, nil
 }
 
-// gcpLBName names the load balancer of a request: the backend service
-// (global: backend_service_name, regional and internal: backend_target_name),
-// or the URL map when the backend service label is empty.
+// gcpLBLabels are the resource labels that name the load balancer of a
+// request, in order: the backend service (global: backend_service_name,
+// regional and internal: backend_target_name), or the URL map when the
+// backend service label is empty.
+var gcpLBLabels = [...]string{"backend_service_name", "backend_target_name", "url_map_name"}
+
+// gcpLBName names the load balancer of a request: the first non-empty of gcpLBLabels.
 func gcpLBName(resource *fastjson.Object) []byte {
 	if resource == nil {
 		return nil
 	}
 	labels := resource.Get("labels")
-	for _, key := range [...]string{"backend_service_name", "backend_target_name", "url_map_name"} {
+	for _, key := range gcpLBLabels {
 		if s := gcpString(labels.Get(key)); len(s) > 0 {
 			return s
 		}
@@ -239,25 +308,22 @@ func gcpLBName(resource *fastjson.Object) []byte {
 	return nil
 }
 
-// gcpRequestDetail returns the LB's wording of the outcome:
-// jsonPayload.statusDetails (global and classic ALB) or else the details
-// (failing that, the error) parameter of jsonPayload.proxyStatus (Envoy-based
-// regional and internal ALB). It is empty when the entry has neither.
-func gcpRequestDetail(payload *fastjson.Value) []byte {
-	if payload == nil {
+// gcpDetail returns the LB's wording of the outcome from jsonPayload's
+// statusDetails (global and classic ALB) and proxyStatus: statusDetails, or
+// else the details (failing that, the error) parameter of proxyStatus
+// (Envoy-based regional and internal ALB). It is empty when the entry has
+// neither.
+func gcpDetail(statusDetails, proxyStatus []byte) []byte {
+	if len(statusDetails) > 0 {
+		return statusDetails
+	}
+	if len(proxyStatus) == 0 {
 		return nil
 	}
-	if s := gcpString(payload.Get("statusDetails")); len(s) > 0 {
-		return s
-	}
-	ps := gcpString(payload.Get("proxyStatus"))
-	if len(ps) == 0 {
-		return nil
-	}
-	if d := gcpProxyStatusParam(ps, "details"); len(d) > 0 {
+	if d := gcpProxyStatusParam(proxyStatus, "details"); len(d) > 0 {
 		return d
 	}
-	return gcpProxyStatusParam(ps, "error")
+	return gcpProxyStatusParam(proxyStatus, "error")
 }
 
 // gcpProxyStatusParam returns the value of parameter name in a Proxy-Status
@@ -575,18 +641,23 @@ func gcpString(v *fastjson.Value) []byte {
 // gcpEntryTime returns the entry's timestamp, or its receiveTimestamp when
 // timestamp is absent (the field is optional), in UTC.
 func gcpEntryTime(entry *fastjson.Object) (time.Time, error) {
-	for _, key := range [...]string{"timestamp", "receiveTimestamp"} {
-		v := entry.Get(key)
-		if v == nil {
-			continue
-		}
-		t, ok := lex.ParseRFC3339(gcpString(v))
-		if !ok {
-			return time.Time{}, errGCPNoTime
-		}
-		return t, nil
+	t, ok := lex.ParseRFC3339(gcpEntryTimeText(entry))
+	if !ok {
+		return time.Time{}, errGCPNoTime
 	}
-	return time.Time{}, errGCPNoTime
+	return t, nil
+}
+
+// gcpEntryTimeText returns the text of the entry's timestamp, or of its
+// receiveTimestamp when timestamp is absent; nil when the first of them
+// present is not a string, or neither is.
+func gcpEntryTimeText(entry *fastjson.Object) []byte {
+	for _, key := range [...]string{"timestamp", "receiveTimestamp"} {
+		if v := entry.Get(key); v != nil {
+			return gcpString(v)
+		}
+	}
+	return nil
 }
 
 // gcpInternLimit bounds the strings one gcpInterner keeps.

@@ -883,8 +883,8 @@ func checkGCPDiagSample(t *testing.T, c *collector) {
 }
 
 // FuzzGCPLogging checks that no element makes the adapter panic, that a
-// rejected element emits nothing, and that every record has a time and sane
-// numbers.
+// rejected element emits nothing, that every record has a time and sane
+// numbers, and that the scan and fastjson read it alike.
 func FuzzGCPLogging(f *testing.F) {
 	for _, s := range []string{gcpRef14, gcpRef15, gcpRef16, gcpRef52, gcpRef53Pulling, gcpRef53Endpoints,
 		gcpRef62Real, gcpRef62NEG, gcpExporterRestart} {
@@ -933,6 +933,7 @@ func FuzzGCPLogging(f *testing.F) {
 				t.Fatalf("bad lifecycle %+v", l)
 			}
 		}
+		gcpReadBothWays(t, elem)
 	})
 }
 
