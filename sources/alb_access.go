@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"sync"
 	"time"
 
 	"github.com/readygap/readygap/sources/internal/lex"
@@ -91,18 +90,13 @@ func (albAccess) Parse(line []byte, ln *Line, out *Emitter) error {
 	if n < albAccessMinFields {
 		return fmt.Errorf("ALB access line has %d fields, want at least %d", n, albAccessMinFields)
 	}
-	r := albRequestPool.Get().(*Request)
-	defer albRequestPool.Put(r)
+	r := &out.request
 	if err := albFillRequest(r, &f, ln.Origin, &out.clock); err != nil {
 		return err
 	}
 	out.Request(r)
 	return nil
 }
-
-// albRequestPool recycles the Request handed to the Emitter, which keeps a
-// pointer only for the duration of the call.
-var albRequestPool = sync.Pool{New: func() any { return new(Request) }}
 
 // albFillRequest sets every field of r from the split fields of one line,
 // reading its time through clock.
@@ -337,12 +331,20 @@ func albSplitRequestLine(req []byte) (method, uri []byte) {
 
 // albURIPath returns the path and query of an absolute URI
 // (https://host:443/a?b gives /a?b); other URIs are returned as they are.
+// ALB writes https:// or http:// before nearly every URI: those are cut
+// without looking for "://".
 func albURIPath(uri []byte) []byte {
-	sep := bytes.Index(uri, []byte("://"))
-	if sep < 0 || bytes.IndexByte(uri[:sep], '/') >= 0 {
-		return uri
+	rest, ok := bytes.CutPrefix(uri, albHTTPSScheme)
+	if !ok {
+		rest, ok = bytes.CutPrefix(uri, albHTTPScheme)
 	}
-	rest := uri[sep+3:]
+	if !ok {
+		sep := bytes.Index(uri, []byte("://"))
+		if sep < 0 || bytes.IndexByte(uri[:sep], '/') >= 0 {
+			return uri
+		}
+		rest = uri[sep+3:]
+	}
 	for i, c := range rest { // the host and port are short
 		if c == '/' || c == '?' {
 			return rest[i:]
@@ -350,6 +352,9 @@ func albURIPath(uri []byte) []byte {
 	}
 	return albRootPath
 }
+
+// albHTTPSScheme and albHTTPScheme start the URIs of HTTPS and HTTP requests.
+var albHTTPSScheme, albHTTPScheme = []byte("https://"), []byte("http://")
 
 var albRootPath = []byte("/")
 

@@ -437,3 +437,42 @@ func BenchmarkALBAccessParse(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
 }
+
+// TestALBURIPath checks the URIs cut after https:// or http:// at once
+// against the general rule: the path after the first "://" that no slash
+// comes before, or the URI itself.
+func TestALBURIPath(t *testing.T) {
+	general := func(uri string) string {
+		sep := strings.Index(uri, "://")
+		if sep < 0 || strings.Contains(uri[:sep], "/") {
+			return uri
+		}
+		rest := uri[sep+3:]
+		if i := strings.IndexAny(rest, "/?"); i >= 0 {
+			return rest[i:]
+		}
+		return "/"
+	}
+	for _, tc := range []struct{ uri, want string }{
+		{"https://app.example.com:443/api/items?x=1", "/api/items?x=1"},
+		{"http://www.example.com:80/", "/"},
+		{"https://app.example.com:443", "/"},
+		{"http://h?q=/a", "?q=/a"},
+		{"https://", "/"},
+		{"http://a://b/c", "//b/c"},
+		{"https:/a/b", "https:/a/b"},
+		{"HTTPS://h/a", "/a"},
+		{"wss://h:443/socket", "/socket"},
+		{"/relative?x", "/relative?x"},
+		{"a/b://c/d", "a/b://c/d"},
+		{"httpx://h/p", "/p"},
+		{"", ""},
+	} {
+		if general(tc.uri) != tc.want {
+			t.Fatalf("case %q: the general rule gives %q, not %q", tc.uri, general(tc.uri), tc.want)
+		}
+		if got := string(albURIPath([]byte(tc.uri))); got != tc.want {
+			t.Errorf("albURIPath(%q) = %q, want %q", tc.uri, got, tc.want)
+		}
+	}
+}
