@@ -2,8 +2,10 @@ package sources
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"net/netip"
 	"time"
 
@@ -80,7 +82,10 @@ func (albAccess) Parse(line []byte, ln *Line, out *Emitter) error {
 		return nil
 	}
 	var f [albAccessMinFields][]byte
-	n, err := albSplitFields(line, f[:])
+	n, err := albAccessMinFields, error(nil)
+	if albSlowSplit || !albSplitCommon(line, &f) {
+		n, err = albSplitFields(line, f[:])
+	}
 	if err != nil {
 		return err
 	}
@@ -215,6 +220,111 @@ func albSplitFields(line []byte, dst [][]byte) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// albSlowSplit, set by tests, splits every line with albSplitFields alone,
+// to compare the records of the common layout's fast path with it.
+var albSlowSplit bool
+
+// albShape is how a field of the common layout is written.
+type albShape uint8
+
+const (
+	// albQuoted fields are written between double quotes.
+	albQuoted albShape = 1 << iota
+	// albShort fields are most often shorter than eight bytes (see
+	// albNextByte); a longer one is only slower, not misread.
+	albShort
+)
+
+// albCommonLayout is how ALB writes the first 25 fields of nearly every
+// line, in the order of the access-log entry reference ("Access log
+// entries", Elastic Load Balancing user guide): type, time, elb,
+// client:port, target:port, the three processing times, elb and target
+// status codes, received and sent bytes, "request", "user_agent",
+// ssl_cipher, ssl_protocol, target_group_arn, "trace_id", "domain_name",
+// "chosen_cert_arn", matched_rule_priority, request_creation_time,
+// "actions_executed", "redirect_url", "error_reason".
+var albCommonLayout = [albAccessMinFields]albShape{
+	albShort, 0, 0, 0, 0,
+	albShort, albShort, albShort, albShort, albShort, albShort, albShort,
+	albQuoted, albQuoted, 0, albShort, 0,
+	albQuoted, albQuoted, albQuoted, albShort, 0,
+	albQuoted | albShort, albQuoted | albShort, albQuoted | albShort,
+}
+
+// albSplitCommon splits a line written in albCommonLayout with one space
+// between fields, as albSplitFields would, and reports whether it could.
+// Knowing which fields are quoted and which are short, it makes no
+// decision per field that the line does not confirm at once; anything
+// else (a field quoted where none is expected or the other way round, runs
+// of spaces, a closing quote after a backslash or not followed by a space,
+// fewer fields) makes it give up, and albSplitFields reads the line.
+// Splitting was two thirds of the time of parsing a line.
+func albSplitCommon(line []byte, dst *[albAccessMinFields][]byte) bool {
+	i := 0
+	for n, shape := range albCommonLayout {
+		if i >= len(line) {
+			return false
+		}
+		if shape&albQuoted != 0 {
+			if line[i] != '"' {
+				return false
+			}
+			q := albNextByte(line, i+1, '"', shape&albShort != 0)
+			// An unescaped quote is followed by a space or the end; a
+			// backslash before it may escape it: let albSplitFields count.
+			if q == len(line) || line[q-1] == '\\' {
+				return false
+			}
+			dst[n], i = line[i+1:q], q+1
+		} else {
+			if line[i] == '"' || line[i] == ' ' {
+				return false
+			}
+			end := albNextByte(line, i+1, ' ', shape&albShort != 0)
+			dst[n], i = line[i:end], end
+		}
+		if i < len(line) {
+			if line[i] != ' ' {
+				return false
+			}
+			i++
+		}
+	}
+	return true
+}
+
+// albNextByte returns the index of the first c in line at or after from,
+// or len(line) when there is none. For a short field the first eight bytes
+// are looked at as one word: a call of bytes.IndexByte costs more than a
+// field like "200", "0.000" or "-".
+func albNextByte(line []byte, from int, c byte, short bool) int {
+	if short && from+8 <= len(line) {
+		if z := swarZeros(binary.LittleEndian.Uint64(line[from:]) ^ (swarOnes * uint64(c))); z != 0 {
+			return from + bits.TrailingZeros64(z)>>3
+		}
+		from += 8
+	}
+	if i := bytes.IndexByte(line[from:], c); i >= 0 {
+		return from + i
+	}
+	return len(line)
+}
+
+// SWAR (SIMD within a register) constants: a one in each byte of a word,
+// and the low seven bits of each byte.
+const (
+	swarOnes = 0x0101010101010101
+	swarLow7 = 0x7f7f7f7f7f7f7f7f
+)
+
+// swarZeros sets the high bit of each byte of x that is zero, and no other
+// bit. Adding 0x7f to a byte's low seven bits sets its high bit unless
+// they are all zero, and cannot carry into the next byte; or'ed with the
+// byte's own high bit, it is set exactly when the byte is not zero.
+func swarZeros(x uint64) uint64 {
+	return ^(((x & swarLow7) + swarLow7) | x | swarLow7)
 }
 
 // albTrimEnd drops the spaces, tabs and carriage return at the end of line.
