@@ -417,8 +417,8 @@ func albParseTime(b []byte, clock *lex.Clock) (time.Time, bool) {
 // HTTP/1.1") into method and URI. The URI may itself contain spaces. A
 // malformed request ("- - -") gives neither.
 func albSplitRequestLine(req []byte) (method, uri []byte) {
-	sp := bytes.IndexByte(req, ' ')
-	if sp < 0 {
+	sp := albNextByte(req, 0, ' ', true) // the method is short
+	if sp == len(req) {
 		if albIsDash(req) {
 			return nil, nil
 		}
@@ -455,8 +455,17 @@ func albURIPath(uri []byte) []byte {
 		}
 		rest = uri[sep+3:]
 	}
-	for i, c := range rest { // the host and port are short
-		if c == '/' || c == '?' {
+	// The host and port end at the first slash or question mark, looked
+	// for a word at a time.
+	i := 0
+	for ; i+8 <= len(rest); i += 8 {
+		w := binary.LittleEndian.Uint64(rest[i:])
+		if z := swarZeros(w^(swarOnes*'/')) | swarZeros(w^(swarOnes*'?')); z != 0 {
+			return rest[i+bits.TrailingZeros64(z)>>3:]
+		}
+	}
+	for ; i < len(rest); i++ {
+		if rest[i] == '/' || rest[i] == '?' {
 			return rest[i:]
 		}
 	}

@@ -454,7 +454,7 @@ func TestALBURIPath(t *testing.T) {
 		}
 		return "/"
 	}
-	for _, tc := range []struct{ uri, want string }{
+	cases := []struct{ uri, want string }{
 		{"https://app.example.com:443/api/items?x=1", "/api/items?x=1"},
 		{"http://www.example.com:80/", "/"},
 		{"https://app.example.com:443", "/"},
@@ -468,7 +468,16 @@ func TestALBURIPath(t *testing.T) {
 		{"a/b://c/d", "a/b://c/d"},
 		{"httpx://h/p", "/p"},
 		{"", ""},
-	} {
+	}
+	for n := range 20 { // the end of the host at each offset of a word
+		for _, c := range []string{"/", "?", "/?", "?/"} {
+			uri := "https://" + strings.Repeat("h", n) + c + "p"
+			cases = append(cases, struct{ uri, want string }{uri, c + "p"})
+			cases = append(cases, struct{ uri, want string }{"x://" + strings.Repeat(".", n) + c, c})
+		}
+		cases = append(cases, struct{ uri, want string }{"http://" + strings.Repeat("\xaf", n), "/"})
+	}
+	for _, tc := range cases {
 		if general(tc.uri) != tc.want {
 			t.Fatalf("case %q: the general rule gives %q, not %q", tc.uri, general(tc.uri), tc.want)
 		}
@@ -641,4 +650,39 @@ func FuzzALBSplitCommon(f *testing.F) {
 		f.Add(line)
 	}
 	f.Fuzz(func(t *testing.T, line string) { albCheckSplitCommon(t, []byte(line)) })
+}
+
+// TestALBSplitRequestLine checks the request field's method and URI against
+// the rule written out with strings: the method ends at the first space,
+// and a last word starting with HTTP/, or a dash, is the protocol.
+func TestALBSplitRequestLine(t *testing.T) {
+	rule := func(req string) (string, string) {
+		method, uri, ok := strings.Cut(req, " ")
+		if !ok {
+			if req == "-" {
+				return "", ""
+			}
+			return req, ""
+		}
+		if last := strings.LastIndexByte(uri, ' '); last >= 0 && (strings.HasPrefix(uri[last+1:], "HTTP/") || uri[last+1:] == "-") {
+			uri = uri[:last]
+		}
+		if method == "-" {
+			method = ""
+		}
+		if uri == "-" {
+			uri = ""
+		}
+		return method, uri
+	}
+	for _, req := range []string{
+		"GET https://app.example.com:443/api/items HTTP/1.1", "- - -", "-", "", "GET", "GET ", " GET /x HTTP/1.1",
+		"GET /a b HTTP/1.1", "GET /x -", "GET /x HTTP", "GETXXXXX /y HTTP/1.1", "GETXXXX /y HTTP/1.1", "PROPFIND /z HTTP/2.0",
+		"GET\t/x HTTP/1.1", "M /", "\xa0GET /x HTTP/1.1",
+	} {
+		method, uri := albSplitRequestLine([]byte(req))
+		if wm, wu := rule(req); string(method) != wm || string(uri) != wu {
+			t.Errorf("albSplitRequestLine(%q) = %q, %q; want %q, %q", req, method, uri, wm, wu)
+		}
+	}
 }
