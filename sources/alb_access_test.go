@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -436,4 +437,252 @@ func BenchmarkALBAccessParse(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
+}
+
+// TestALBURIPath checks the URIs cut after https:// or http:// at once
+// against the general rule: the path after the first "://" that no slash
+// comes before, or the URI itself.
+func TestALBURIPath(t *testing.T) {
+	general := func(uri string) string {
+		sep := strings.Index(uri, "://")
+		if sep < 0 || strings.Contains(uri[:sep], "/") {
+			return uri
+		}
+		rest := uri[sep+3:]
+		if i := strings.IndexAny(rest, "/?"); i >= 0 {
+			return rest[i:]
+		}
+		return "/"
+	}
+	cases := []struct{ uri, want string }{
+		{"https://app.example.com:443/api/items?x=1", "/api/items?x=1"},
+		{"http://www.example.com:80/", "/"},
+		{"https://app.example.com:443", "/"},
+		{"http://h?q=/a", "?q=/a"},
+		{"https://", "/"},
+		{"http://a://b/c", "//b/c"},
+		{"https:/a/b", "https:/a/b"},
+		{"HTTPS://h/a", "/a"},
+		{"wss://h:443/socket", "/socket"},
+		{"/relative?x", "/relative?x"},
+		{"a/b://c/d", "a/b://c/d"},
+		{"httpx://h/p", "/p"},
+		{"", ""},
+	}
+	for n := range 20 { // the end of the host at each offset of a word
+		for _, c := range []string{"/", "?", "/?", "?/"} {
+			uri := "https://" + strings.Repeat("h", n) + c + "p"
+			cases = append(cases, struct{ uri, want string }{uri, c + "p"})
+			cases = append(cases, struct{ uri, want string }{"x://" + strings.Repeat(".", n) + c, c})
+		}
+		cases = append(cases, struct{ uri, want string }{"http://" + strings.Repeat("\xaf", n), "/"})
+	}
+	for _, tc := range cases {
+		if general(tc.uri) != tc.want {
+			t.Fatalf("case %q: the general rule gives %q, not %q", tc.uri, general(tc.uri), tc.want)
+		}
+		if got := string(albURIPath([]byte(tc.uri))); got != tc.want {
+			t.Errorf("albURIPath(%q) = %q, want %q", tc.uri, got, tc.want)
+		}
+	}
+}
+
+// albOddLines are lines whose fields end in unusual places: escaped quotes
+// and backslashes in quoted fields, quotes inside unquoted fields, empty
+// quoted fields, runs of spaces, tabs, fields missing or quoted where the
+// common layout has none, fields ending at every offset of an eight-byte
+// word, every sample line and the doc lines cut at every seventh byte.
+func albOddLines(t testing.TB) []string {
+	t.Helper()
+	field := func(line string, i int) string {
+		var f [albAccessMinFields][]byte
+		if _, err := albSplitFields([]byte(line), f[:]); err != nil {
+			t.Fatal(err)
+		}
+		return string(f[i])
+	}
+	ua := `"` + field(albDocModern200, 13) + `"`
+	lines := []string{
+		"", " ", `"`, `""`, `"a`, `"a" b`, `a "b`, "a", "abcdefgh i", `"abc\"def" g`, `"a"b" c`,
+		albReplace(t, albDocModern200, ua, `"curl/8.5.0 \"quoted\" agent\\"`),
+		albReplace(t, albDocModern200, ua, `"curl\\\"x"`),
+		albReplace(t, albDocModern200, ua, `"curl\"`),
+		albReplace(t, albDocModern200, ua, `"curl"x" y"`),
+		albReplace(t, albDocModern200, ua, `""`),
+		albReplace(t, albDocModern200, ua, `"a\\\\"`),
+		albReplace(t, albDocModern200, ua, `curl/8.5.0`),
+		albReplace(t, albDocModern200, ua, `"curl/8.5.0" "extra"`),
+		albReplace(t, albDocModern200, " 200 200 ", "  200\t200  "),
+		albReplace(t, albDocModern200, " 200 200 ", ` 200 "200" `),
+		albReplace(t, albDocModern200, " 200 200 ", ` 200 2"0 `),
+		albReplace(t, albDocModern200, `"forward" "-" "-"`, `"forward" "-"`),
+		albReplace(t, albDocModern200, `"forward" "-" "-"`, `"forward" "-" "-\"`),
+		albReplace(t, albDocModern200, `"forward" "-" "-"`, `"forward" "-" "a very long error reason"`),
+		albReplace(t, albDocModern200, `"forward" "-" "-"`, `"forward","redirect" "https://x/" "-"x`),
+		albReplace(t, albDocModern200, "TLSv1.3", "TLSv1.3-with-a-long-name"),
+		albReplace(t, albDocModern200, "TLSv1.3", `"TLSv1.3"`),
+		albReplace(t, albDocModern200, "https ", `"https" `),
+		albReplace(t, albDocModern200, " 1 2026", "  1 2026"),
+		albDocModern200[:strings.Index(albDocModern200, ` "forward"`)],
+		albDocModern200[:strings.Index(albDocModern200, ` "-" TID_`)],
+		albDocModern200[:strings.Index(albDocModern200, ` TID_`)] + " ",
+	}
+	for _, l := range []string{albDocHTTP200, albDocHTTPS200, albDocModern200, albDoc503Empty, albDoc503Falco,
+		albDoc502Refused, albDoc504, albDocControl, albDocConnLog} {
+		lines = append(lines, l, strings.ReplaceAll(l, " ", "  "))
+		for cut := 1; cut < len(l); cut += 7 {
+			lines = append(lines, l[:cut])
+		}
+	}
+	for w := 0; w < 20; w++ { // the last fields at each length
+		lines = append(lines, albReplace(t, albDocModern200, `"forward" "-" "-"`,
+			`"`+strings.Repeat("a", w)+`" "`+strings.Repeat("r", w)+`" "`+strings.Repeat("e", w)+`"`))
+		lines = append(lines, albReplace(t, albDocModern200, " 200 200 512 1024 ", " 200 200 "+strings.Repeat("5", w+1)+" 1 "))
+	}
+	names, err := filepath.Glob(filepath.Join("testdata", "samples", "alb-access", "*.log*"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no ALB samples: %v", err)
+	}
+	for _, name := range names {
+		lines = append(lines, strings.Split(albReadSample(t, filepath.Base(name)), "\n")...)
+	}
+	return lines
+}
+
+// albCheckSplitCommon fails when albSplitCommon splits line otherwise than
+// albSplitFields, and reports whether it split it.
+func albCheckSplitCommon(t *testing.T, line []byte) bool {
+	t.Helper()
+	var fast, full [albAccessMinFields][]byte
+	if !albSplitCommon(line, &fast) {
+		return false
+	}
+	n, err := albSplitFields(line, full[:])
+	if n != albAccessMinFields || err != nil {
+		t.Fatalf("%q: the fast path split it, albSplitFields gives %d fields, %v", line, n, err)
+	}
+	for i := range n {
+		if !bytes.Equal(fast[i], full[i]) {
+			t.Fatalf("%q: field %d is %q, albSplitFields %q", line, i, fast[i], full[i])
+		}
+	}
+	return true
+}
+
+// TestALBSplitCommonLikeSplitFields checks that the fast path splits odd
+// lines as albSplitFields does or leaves them to it, and that it does take
+// the lines ALB writes.
+func TestALBSplitCommonLikeSplitFields(t *testing.T) {
+	for _, line := range albOddLines(t) {
+		albCheckSplitCommon(t, []byte(line))
+	}
+	for _, line := range append([]string{albDocHTTPS200, albDocModern200, albDoc502Refused, albDoc504}, albReadSample(t, "crowdsecurity--hub--aws-alb-logs.log")) {
+		for _, l := range strings.Split(strings.TrimSpace(line), "\n") {
+			if !albCheckSplitCommon(t, []byte(l)) {
+				t.Errorf("%.60q: not taken by the fast path", l)
+			}
+		}
+	}
+	for _, line := range albBenchLines(2000) {
+		if !albCheckSplitCommon(t, line) {
+			t.Fatalf("%q: not taken by the fast path", line)
+		}
+	}
+}
+
+// TestALBAccessFastPathSameRecords parses odd lines with and without the
+// common layout's fast path: the records and skip reasons must be the same.
+func TestALBAccessFastPathSameRecords(t *testing.T) {
+	text := strings.Join(albOddLines(t), "\n")
+	fastC, fastRep := runLines(t, albAccess{}, "odd.log", text)
+	albSlowSplit = true
+	defer func() { albSlowSplit = false }()
+	slowC, slowRep := runLines(t, albAccess{}, "odd.log", text)
+	if len(fastC.requests) < 50 || fastRep.Skipped < 50 {
+		t.Fatalf("%d records and %d skipped lines: the odd lines should give many of each", len(fastC.requests), fastRep.Skipped)
+	}
+	if len(fastC.requests) != len(slowC.requests) || fastRep.Records != slowRep.Records || fastRep.Skipped != slowRep.Skipped {
+		t.Fatalf("fast path: %d records, %d skipped; albSplitFields alone: %d, %d", len(fastC.requests), fastRep.Skipped, len(slowC.requests), slowRep.Skipped)
+	}
+	for i := range fastC.requests {
+		if !reflect.DeepEqual(fastC.requests[i], slowC.requests[i]) {
+			t.Errorf("record %d:\nfast path %+v\nalbSplitFields alone %+v", i, fastC.requests[i], slowC.requests[i])
+		}
+	}
+	if a, b := strings.Join(fastRep.SkipSamples(), "\n"), strings.Join(slowRep.SkipSamples(), "\n"); a != b {
+		t.Errorf("skipped:\n%s\nalbSplitFields alone:\n%s", a, b)
+	}
+}
+
+// TestALBNextByte checks albNextByte against bytes.IndexByte with the byte
+// looked for, and bytes one bit away from it, at every offset; when there
+// is none it returns the line's length.
+func TestALBNextByte(t *testing.T) {
+	for _, c := range []byte{' ', '"'} {
+		for _, near := range []byte{c ^ 0x80, c ^ 0x01, c + 1, c - 1, 0, 0xff} {
+			for n := 0; n <= 20; n++ {
+				for at := -1; at < n; at++ {
+					line := bytes.Repeat([]byte{near}, n)
+					if at >= 0 {
+						line[at] = c
+					}
+					for from := 0; from <= n; from++ {
+						want := bytes.IndexByte(line[from:], c)
+						if want < 0 {
+							want = n - from
+						}
+						for _, short := range []bool{false, true} {
+							if got := albNextByte(line, from, c, short); got != from+want {
+								t.Fatalf("albNextByte(%q, %d, %q, %v) = %d, want %d", line, from, c, short, got, from+want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzALBSplitCommon compares the common layout's fast path with
+// albSplitFields.
+func FuzzALBSplitCommon(f *testing.F) {
+	for _, line := range albOddLines(f) {
+		f.Add(line)
+	}
+	f.Fuzz(func(t *testing.T, line string) { albCheckSplitCommon(t, []byte(line)) })
+}
+
+// TestALBSplitRequestLine checks the request field's method and URI against
+// the rule written out with strings: the method ends at the first space,
+// and a last word starting with HTTP/, or a dash, is the protocol.
+func TestALBSplitRequestLine(t *testing.T) {
+	rule := func(req string) (string, string) {
+		method, uri, ok := strings.Cut(req, " ")
+		if !ok {
+			if req == "-" {
+				return "", ""
+			}
+			return req, ""
+		}
+		if last := strings.LastIndexByte(uri, ' '); last >= 0 && (strings.HasPrefix(uri[last+1:], "HTTP/") || uri[last+1:] == "-") {
+			uri = uri[:last]
+		}
+		if method == "-" {
+			method = ""
+		}
+		if uri == "-" {
+			uri = ""
+		}
+		return method, uri
+	}
+	for _, req := range []string{
+		"GET https://app.example.com:443/api/items HTTP/1.1", "- - -", "-", "", "GET", "GET ", " GET /x HTTP/1.1",
+		"GET /a b HTTP/1.1", "GET /x -", "GET /x HTTP", "GETXXXXX /y HTTP/1.1", "GETXXXX /y HTTP/1.1", "PROPFIND /z HTTP/2.0",
+		"GET\t/x HTTP/1.1", "M /", "\xa0GET /x HTTP/1.1",
+	} {
+		method, uri := albSplitRequestLine([]byte(req))
+		if wm, wu := rule(req); string(method) != wm || string(uri) != wu {
+			t.Errorf("albSplitRequestLine(%q) = %q, %q; want %q, %q", req, method, uri, wm, wu)
+		}
+	}
 }

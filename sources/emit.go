@@ -34,6 +34,11 @@ type Emitter struct {
 	stamp lex.Stamp
 	// nginx is the record of the worker's ingress-nginx access lines.
 	nginx nginxAccessRecord
+	// request is the Request an adapter may fill for each line and hand to
+	// Request: a Handler keeps nothing of it past the call, so one per
+	// worker serves every line without an allocation, and without the
+	// sync.Pool round trip that cost about 1% of reading ALB logs.
+	request Request
 }
 
 func newEmitter(h Handler, opts *Options, report *InputReport, dedup *dedupSet) *Emitter {

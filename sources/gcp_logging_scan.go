@@ -261,9 +261,6 @@ func gcpSkipWS(b []byte, i int) int {
 	return gcpSkipWSRun(b, i)
 }
 
-// swarSpaces is a word of eight spaces.
-const swarSpaces = 0x2020202020202020
-
 // gcpSkipWSRun is gcpSkipWS past its first byte: the indentation of a
 // pretty-printed element, a line break and runs of spaces, 8 at a time.
 func gcpSkipWSRun(b []byte, i int) int {

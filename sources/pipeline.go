@@ -308,6 +308,7 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 	raw := getRawReader(r)
 	defer rawPool.Put(raw)
 	var br *bufio.Reader
+	var inflated io.Reader
 	if magic, _ := raw.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, _ := gzipPool.Get().(*kgzip.Reader)
 		var err error
@@ -320,7 +321,7 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 			return nil, fmt.Errorf("unreadable gzip: %w", err)
 		}
 		defer gzipPool.Put(zr)
-		br = getReader(zr)
+		br, inflated = getReader(zr), zr
 	} else {
 		br = getReader(raw)
 	}
@@ -330,7 +331,7 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		return nil, fmt.Errorf("unreadable: %w", herr)
 	}
 	if crOnly(head) {
-		br = getReader(&crReader{r: br})
+		br, inflated = getReader(&crReader{r: br}), nil
 		defer readerPool.Put(br)
 		head, herr = br.Peek(headSize)
 	}
@@ -343,7 +344,7 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		p.layout = layoutJSON
 	}
 	rep := &InputReport{Name: display, Format: p.format}
-	in := &inputReader{ctx: ctx, name: display, br: br, opts: opts, dedup: dedup, specs: specs, rep: rep, handlers: handlers, serial: serial}
+	in := &inputReader{ctx: ctx, name: display, br: br, inflated: inflated, opts: opts, dedup: dedup, specs: specs, rep: rep, handlers: handlers, serial: serial}
 	if z, ok := p.line.(zoneLearner); ok && p.layout == layoutLines {
 		var warning string
 		if in.zone, in.dated, warning = learnZone(z, textSample(head, complete), opts.location()); warning != "" {
@@ -536,9 +537,12 @@ type part struct {
 // inputReader cuts one input into batches of lines or elements and parses
 // them on several workers.
 type inputReader struct {
-	ctx      context.Context
-	name     string
-	br       *bufio.Reader
+	ctx  context.Context
+	name string
+	br   *bufio.Reader
+	// inflated, for a gzip'd input, is the decompressor br reads from (see
+	// read).
+	inflated io.Reader
 	opts     *Options
 	dedup    *dedupSet
 	specs    *specTable
@@ -651,7 +655,7 @@ func (in *inputReader) produceLines(send func(*batch)) error {
 		var err error
 		for filled < len(buf) && err == nil {
 			var n int
-			n, err = in.br.Read(buf[filled:])
+			n, err = in.read(buf[filled:])
 			filled += n
 		}
 		data := buf[:filled]
@@ -682,6 +686,19 @@ func (in *inputReader) produceLines(send func(*batch)) error {
 			return endOfInput(err)
 		}
 	}
+}
+
+// read reads the input into p. Once detection's look ahead is used up (br
+// holds nothing), a gzip'd input is read straight from its decompressor:
+// through br each byte was copied twice, into br and out of it, and the
+// second copy was 2% of the CPU time of reading gzip'd ALB objects. The
+// decompressor repeats its errors and its end on every later call, as br
+// does, so what follows is the same.
+func (in *inputReader) read(p []byte) (int, error) {
+	if in.inflated != nil && in.br.Buffered() == 0 {
+		return in.inflated.Read(p)
+	}
+	return in.br.Read(p)
 }
 
 // lineConsumer parses a block of lines with a.

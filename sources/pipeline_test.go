@@ -414,3 +414,78 @@ func TestDedupSetKeysBothStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestReadGzipLikePlain reads the same ALB lines plain, gzip'd, gzip'd in
+// two members and with the end of the gzip stream cut off. Past
+// detection's look ahead a gzip'd input is read straight from its
+// decompressor (inputReader.read): every line must still give its record at
+// its line, with the look ahead, a line longer than a block and the lines
+// after it read once and in order, and a cut stream must report what came
+// before the cut and warn.
+func TestReadGzipLikePlain(t *testing.T) {
+	var b bytes.Buffer
+	for j, l := range albBenchLines(12000) { // several blocks, beyond headSize
+		switch j {
+		case 500, 7000:
+			b.WriteString("garbage line\n\n")
+		case 4000:
+			b.WriteString(strings.Repeat("x", readBufferSize+readBufferSize/2) + "\n")
+		}
+		b.Write(l)
+		b.WriteByte('\n')
+	}
+	plain := b.Bytes()
+	if len(plain) < 4*batchBytes {
+		t.Fatalf("input of %d bytes is too small to span several blocks", len(plain))
+	}
+	half := bytes.IndexByte(plain[len(plain)/2:], '\n') + len(plain)/2 + 1
+	gz := gzipBytes(t, plain)
+	dir := t.TempDir()
+	read := func(name string, data []byte) (*InputReport, []string, map[Origin]int) {
+		t.Helper()
+		h := &lineOriginHandler{origins: map[Origin]int{}}
+		p := writeFile(t, dir, name, data)
+		res, err := Read(context.Background(), []string{p}, Options{Workers: 2, MaxWarnings: 10}, func(*InputReport) Handler { return h })
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[Origin]int{}
+		for o, n := range h.origins {
+			got[Origin{Line: o.Line}] = n
+		}
+		return res.Inputs[0], res.Warnings, got
+	}
+	want, _, wantOrigins := read("plain.log", plain)
+	if want.Records != 12000 || want.Skipped != 3 {
+		t.Fatalf("plain: %d records, %d skipped; want 12000 and 3", want.Records, want.Skipped)
+	}
+	same := func(name string, rep *InputReport, origins map[Origin]int) {
+		t.Helper()
+		if rep.Records != want.Records || rep.Skipped != want.Skipped || len(origins) != len(wantOrigins) {
+			t.Fatalf("%s: %d records, %d skipped at %d lines; plain: %d, %d at %d", name,
+				rep.Records, rep.Skipped, len(origins), want.Records, want.Skipped, len(wantOrigins))
+		}
+		for o, n := range wantOrigins {
+			if origins[o] != n {
+				t.Fatalf("%s: line %d gave %d records, plain %d", name, o.Line, origins[o], n)
+			}
+		}
+		if a, b := strings.Join(rep.SkipSamples(), "\n"), strings.Join(want.SkipSamples(), "\n"); strings.ReplaceAll(a, name, "plain.log") != b {
+			t.Errorf("%s: skipped\n%s\nplain:\n%s", name, a, b)
+		}
+	}
+	rep, _, origins := read("one.log.gz", gz)
+	same("one.log.gz", rep, origins)
+	rep, _, origins = read("two.log.gz", append(gzipBytes(t, plain[:half]), gzipBytes(t, plain[half:])...))
+	same("two.log.gz", rep, origins)
+
+	rep, warnings, origins := read("cut.log.gz", gz[:len(gz)*3/4])
+	if rep.Records == 0 || rep.Records >= want.Records || !strings.Contains(strings.Join(warnings, "\n"), "truncated or corrupt gzip") {
+		t.Fatalf("cut stream: %d records of %d, warnings %q", rep.Records, want.Records, warnings)
+	}
+	for o := range origins {
+		if wantOrigins[o] != 1 {
+			t.Fatalf("cut stream: a record at line %d, which plain has none at", o.Line)
+		}
+	}
+}
