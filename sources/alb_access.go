@@ -312,21 +312,6 @@ func albNextByte(line []byte, from int, c byte, short bool) int {
 	return len(line)
 }
 
-// SWAR (SIMD within a register) constants: a one in each byte of a word,
-// and the low seven bits of each byte.
-const (
-	swarOnes = 0x0101010101010101
-	swarLow7 = 0x7f7f7f7f7f7f7f7f
-)
-
-// swarZeros sets the high bit of each byte of x that is zero, and no other
-// bit. Adding 0x7f to a byte's low seven bits sets its high bit unless
-// they are all zero, and cannot carry into the next byte; or'ed with the
-// byte's own high bit, it is set exactly when the byte is not zero.
-func swarZeros(x uint64) uint64 {
-	return ^(((x & swarLow7) + swarLow7) | x | swarLow7)
-}
-
 // albTrimEnd drops the spaces, tabs and carriage return at the end of line.
 func albTrimEnd(line []byte) []byte {
 	for len(line) > 0 {

@@ -354,20 +354,6 @@ escapes:
 	}
 }
 
-// Words of eight quotes and eight backslashes for swarZero.
-const (
-	swarQuotes      = 0x2222222222222222
-	swarBackslashes = 0x5c5c5c5c5c5c5c5c
-)
-
-// swarZero flags the zero bytes of w with their high bit; the lowest flag
-// is exact (a borrow can flag a byte above it), which is all a search for
-// the first match needs.
-func swarZero(w uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	return (w - ones) & ^w & highs
-}
-
 // envoyJSONLiteral returns the length of the literal null, true or false
 // s starts with; 0 for none.
 func envoyJSONLiteral(s []byte) int {

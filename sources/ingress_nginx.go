@@ -285,12 +285,6 @@ func nginxScanUsual(line []byte, f *nginxAccessFields) bool {
 	return true
 }
 
-// Words of eight spaces and eight closing brackets for nginxIndex.
-const (
-	swarSpaces   = 0x2020202020202020
-	swarBrackets = 0x5d5d5d5d5d5d5d5d
-)
-
 // nginxIndex returns the index of the first byte of b equal to the byte
 // that word repeats (see swarSpaces), or -1. It tests eight bytes at a time
 // (swarZero) and is inlined: the fields of an access line are a few to a
