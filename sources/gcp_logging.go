@@ -243,7 +243,7 @@ func gcpRequestFieldsOf(entry *fastjson.Object, hr *fastjson.Value, resource *fa
 
 // request reports one load balancer request log entry.
 func (st *gcpState) request(f *gcpRequestFields, logName string, o Origin, out *Emitter) error {
-	at, ok := lex.ParseRFC3339(f.time)
+	at, ok := gcpParseTime(f.time)
 	if !ok {
 		return errGCPNoTime
 	}
@@ -641,11 +641,19 @@ func gcpString(v *fastjson.Value) []byte {
 // gcpEntryTime returns the entry's timestamp, or its receiveTimestamp when
 // timestamp is absent (the field is optional), in UTC.
 func gcpEntryTime(entry *fastjson.Object) (time.Time, error) {
-	t, ok := lex.ParseRFC3339(gcpEntryTimeText(entry))
+	t, ok := gcpParseTime(gcpEntryTimeText(entry))
 	if !ok {
 		return time.Time{}, errGCPNoTime
 	}
 	return t, nil
+}
+
+// gcpParseTime parses an entry's time. 0001-01-01T00:00:00Z is Go's zero
+// time, which every record uses for "no time": Cloud Logging never writes
+// it, and an entry that says it has no usable time.
+func gcpParseTime(b []byte) (time.Time, bool) {
+	t, ok := lex.ParseRFC3339(b)
+	return t, ok && !t.IsZero()
 }
 
 // gcpEntryTimeText returns the text of the entry's timestamp, or of its
