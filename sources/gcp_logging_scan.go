@@ -129,18 +129,28 @@ func (s *gcpScan) object(b []byte, i, depth int, in gcpObject) int {
 		if i = s.member(b, gcpSkipWS(b, i+1), depth+1, in, key); i < 0 {
 			return -1
 		}
-		if i = gcpSkipWS(b, i); i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i = gcpSkipWS(b, i+1)
-		case '}':
-			return i + 1
-		default:
-			return -1
+		var closed bool
+		if i, closed = gcpNextMember(b, i, '}'); closed {
+			return i
 		}
 	}
+}
+
+// gcpNextMember reads what follows a member or element that ends before
+// b[i] in a container closing with end: at a comma it returns the start of
+// the next one; at end, the index after the container and closed; at
+// anything else -1 and closed, to give up.
+func gcpNextMember(b []byte, i int, end byte) (next int, closed bool) {
+	if i = gcpSkipWS(b, i); i >= len(b) {
+		return -1, true
+	}
+	switch b[i] {
+	case ',':
+		return gcpSkipWS(b, i+1), false
+	case end:
+		return i + 1, true
+	}
+	return -1, true
 }
 
 // member reads or skips the value of key in object in, at b[i] and depth.
@@ -394,16 +404,9 @@ func gcpSkipContainer(b []byte, i, depth int, end byte) int {
 		if i = gcpSkipValue(b, i, depth+1); i < 0 {
 			return -1
 		}
-		if i = gcpSkipWS(b, i); i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i = gcpSkipWS(b, i+1)
-		case end:
-			return i + 1
-		default:
-			return -1
+		var closed bool
+		if i, closed = gcpNextMember(b, i, end); closed {
+			return i
 		}
 	}
 }
