@@ -33,7 +33,7 @@ type Analysis struct {
 	Opts Options
 
 	byKey        map[string]*Backend
-	failuresByIP map[netip.Addr][]*sources.Request
+	failuresByIP map[netip.Addr][]*Failure
 	// firstRequest and lastRequest bound the request logs.
 	firstRequest, lastRequest time.Time
 }
@@ -67,7 +67,7 @@ func (a *Analysis) termSkew() time.Duration {
 
 // build assembles identities, backends and rollouts.
 func build(d *Dataset, o Options) *Analysis {
-	a := &Analysis{Dataset: d, Opts: o, failuresByIP: map[netip.Addr][]*sources.Request{}}
+	a := &Analysis{Dataset: d, Opts: o, failuresByIP: map[netip.Addr][]*Failure{}}
 	if first, last, ok := d.Span(); ok {
 		a.firstRequest, a.lastRequest = time.Unix(first, 0).UTC(), time.Unix(last, 0).UTC()
 	}

@@ -62,10 +62,16 @@ type Attempt struct {
 
 // Signal is one failure the load balancer or proxy generated: a request it
 // answered with an error itself, a request that a retry rescued after a
-// failed attempt, or a proxy error-log line about one attempt.
+// failed attempt, or a proxy error-log line. A Signal of a Failure group
+// stands for all its records (see N).
 type Signal struct {
-	Req  *sources.Request
-	Time time.Time
+	// Req is the record the signal shows: the group's earliest.
+	Req *sources.Request
+	// Latest is the group's latest record; nil when it is Req.
+	Latest *sources.Request
+	Time   time.Time
+	// N is how many failure records the signal stands for; 0 counts as 1.
+	N int
 	// Kind is the failure kind of the client-visible outcome, or of the
 	// failed attempt for hidden and attempt-only signals. An access line's
 	// unspecific kind is sharpened by the error-log line of the same attempt.
@@ -74,7 +80,8 @@ type Signal struct {
 	// attempts a retry hid; AttemptOnly a proxy error-log line.
 	Visible, Hidden, AttemptOnly bool
 	// Attempts are the failed attempts, the decisive one last; empty when
-	// no backend was chosen.
+	// no backend was chosen. Their times and states are those of the
+	// earliest record.
 	Attempts []Attempt
 	// Rollout is the rollout that covers the signal: the one its backends
 	// took part in, else the one in progress.
@@ -89,7 +96,35 @@ func (s *Signal) Last() *Attempt {
 	return &s.Attempts[len(s.Attempts)-1]
 }
 
-// attribute turns every failure record into a Signal: which backends it
+// Weight is how many failure records the signal stands for.
+func (s *Signal) Weight() int { return max(s.N, 1) }
+
+// LatestReq returns the signal's latest record.
+func (s *Signal) LatestReq() *sources.Request {
+	if s.Latest == nil {
+		return s.Req
+	}
+	return s.Latest
+}
+
+// End is the time of the signal's latest record.
+func (s *Signal) End() time.Time {
+	if s.Latest == nil {
+		return s.Time
+	}
+	return s.Latest.Time
+}
+
+// attemptEnd is when the i-th attempt of the signal's latest record was made.
+func (s *Signal) attemptEnd(i int) time.Time {
+	at := &s.Attempts[i]
+	if s.Latest == nil {
+		return at.Time
+	}
+	return attemptTime(s.Latest, i == len(s.Attempts)-1, at.Kind)
+}
+
+// attribute turns every failure group into a Signal: which backends it
 // failed at, who they were and what they were doing then.
 func (a *Analysis) attribute() []*Signal {
 	errLines := a.errorLines()
@@ -98,9 +133,13 @@ func (a *Analysis) attribute() []*Signal {
 	// allocation each instead of one or two per failure.
 	slab := make([]Signal, len(a.Failures))
 	attempts := make([]Attempt, 0, countAttempts(a.Failures))
-	for k, r := range a.Failures {
+	for k, f := range a.Failures {
+		r := f.Request
 		s := &slab[k]
-		*s = Signal{Req: r, Time: r.Time, Kind: r.Failure, AttemptOnly: r.AttemptOnly}
+		*s = Signal{Req: r, Time: r.Time, N: f.N, Kind: r.Failure, AttemptOnly: r.AttemptOnly}
+		if f.Latest != r {
+			s.Latest = f.Latest
+		}
 		from := len(attempts)
 		switch {
 		case r.AttemptOnly:
@@ -162,8 +201,7 @@ func (a *Analysis) attribute() []*Signal {
 // state. Every other attempt is placed at the request's time, and so is
 // a last attempt that would come before it (no duration logged).
 func attemptTime(r *sources.Request, last bool, kind sources.FailureKind) time.Time {
-	retried := r.RetryLimit || r.AttemptCount > 1 || len(r.Attempts) > 1
-	if !last || !retried || kind == sources.FailureTimeout {
+	if !last || !retried(r) || kind == sources.FailureTimeout {
 		return r.Time
 	}
 	at := r.Time.Add(r.Duration)
@@ -176,10 +214,15 @@ func attemptTime(r *sources.Request, last bool, kind sources.FailureKind) time.T
 	return at
 }
 
-// countAttempts returns how many failed attempts attribute lists for rs.
-func countAttempts(rs []*sources.Request) int {
+// retried reports whether the proxy says it tried r more than once.
+func retried(r *sources.Request) bool {
+	return r.RetryLimit || r.AttemptCount > 1 || len(r.Attempts) > 1
+}
+
+// countAttempts returns how many failed attempts attribute lists for fs.
+func countAttempts(fs []*Failure) int {
 	n := 0
-	for _, r := range rs {
+	for _, r := range fs {
 		if len(r.Attempts) == 0 {
 			if r.Backend.IsValid() {
 				n++
@@ -302,7 +345,7 @@ func (a *Analysis) backendAt(ip netip.Addr, t time.Time) *Backend {
 
 // errorLines indexes the proxy error-log lines by backend and time, so that
 // an access line's unspecific 502 takes the kind its error line names.
-type errorLines map[netip.AddrPort][]*sources.Request
+type errorLines map[netip.AddrPort][]*Failure
 
 func (a *Analysis) errorLines() errorLines {
 	m := errorLines{}
@@ -315,15 +358,28 @@ func (a *Analysis) errorLines() errorLines {
 }
 
 // kindOf returns the kind of the error line nearest t for backend, within
-// errorLineMatch; def when there is none.
+// errorLineMatch; def when there is none. A group of lines is as near as
+// the nearest of its times could be: none when t falls between them.
 func (m errorLines) kindOf(backend netip.AddrPort, t time.Time, def sources.FailureKind) sources.FailureKind {
 	ls := m[backend]
-	i := sort.Search(len(ls), func(i int) bool { return !ls[i].Time.Before(t.Add(-errorLineMatch)) })
+	from := t.Add(-errorLineMatch - groupSpan)
+	i := sort.Search(len(ls), func(i int) bool { return !ls[i].Time.Before(from) })
 	best, bestD := def, errorLineMatch+1
 	for ; i < len(ls) && !ls[i].Time.After(t.Add(errorLineMatch)); i++ {
-		if d := absDuration(ls[i].Time.Sub(t)); d < bestD {
+		d := absDuration(ls[i].Time.Sub(t))
+		switch last := ls[i].Last(); {
+		case !t.Before(ls[i].Time) && !t.After(last):
+			d = 0
+		case t.After(last):
+			d = t.Sub(last)
+		}
+		if d < bestD {
 			best, bestD = ls[i].Failure, d
 		}
 	}
 	return best
 }
+
+// groupSpan bounds the times of the records of one Failure group: they
+// are of one whole second.
+const groupSpan = time.Second

@@ -109,25 +109,27 @@ func (a *Analysis) trafficMarks(w *Window) []Entry {
 		return nil
 	}
 	var out []Entry
-	var first, last *Signal
+	var first, last, latest *sources.Request
 	for _, s := range w.Signals {
+		r := s.LatestReq()
 		if s.Visible {
 			if first == nil {
-				first = s
+				first = s.Req
 			}
-			last = s
+			last = laterRecord(last, r)
 		}
+		latest = laterRecord(latest, r)
 	}
 	if s := w.Signals[0]; first == nil || s.Time.Before(first.Time) {
 		out = append(out, Entry{Time: s.Time, Kind: EntryFirstAttempt, Request: s.Req})
 	}
 	if first != nil {
 		out = append(out,
-			Entry{Time: first.Time, Kind: EntryFirstFailure, Request: first.Req},
-			Entry{Time: last.Time, Kind: EntryLastFailure, Request: last.Req, Count: w.Failed})
+			Entry{Time: first.Time, Kind: EntryFirstFailure, Request: first},
+			Entry{Time: last.Time, Kind: EntryLastFailure, Request: last, Count: w.Failed})
 	}
-	if s := w.Signals[len(w.Signals)-1]; last == nil || s.Time.After(last.Time) {
-		out = append(out, Entry{Time: s.Time, Kind: EntryLastAttempt, Request: s.Req})
+	if last == nil || latest.Time.After(last.Time) {
+		out = append(out, Entry{Time: latest.Time, Kind: EntryLastAttempt, Request: latest})
 	}
 	from, to := w.SignalStart.Unix(), w.SignalEnd.Unix()
 	var before, after int64
@@ -149,6 +151,15 @@ func (a *Analysis) trafficMarks(w *Window) []Entry {
 		out = append(out, Entry{Time: time.Unix(after, 0).UTC(), Kind: EntryRecovered})
 	}
 	return out
+}
+
+// laterRecord returns the later of two records by time, then origin: b
+// when they tie or a is nil.
+func laterRecord(a, b *sources.Request) *sources.Request {
+	if a == nil || !earlier(b.Time, b.Origin, a.Time, a.Origin) {
+		return b
+	}
+	return a
 }
 
 // Subject names what a lifecycle record is about: the pod, else the IP,
