@@ -57,12 +57,12 @@ func failureEvidence(w *correlate.Window, keep func(*correlate.Signal) bool) []E
 	// a second pass: a window may hold a hundred thousand failures, which
 	// need not be listed again to quote four.
 	n := 0
-	var last *sources.Request
+	var latest *correlate.Signal
 	for _, s := range w.Signals {
 		if keep == nil || keep(s) {
 			n += s.Weight()
-			if r := s.LatestReq(); last == nil || !recordBefore(r, last) {
-				last = r
+			if latest == nil || !s.LatestBefore(latest) {
+				latest = s
 			}
 		}
 	}
@@ -91,16 +91,10 @@ func failureEvidence(w *correlate.Window, keep func(*correlate.Signal) bool) []E
 			next += step
 		}
 	}
-	if out[len(out)-1].Request != last {
+	if last := latest.LatestReq(); out[len(out)-1].Request != last {
 		out = append(out, requestEvidence(last))
 	}
 	return out
-}
-
-// recordBefore reports whether record a comes before b: by time, then
-// file and line.
-func recordBefore(a, b *sources.Request) bool {
-	return cmp.Or(a.Time.Compare(b.Time), strings.Compare(a.Origin.File, b.Origin.File), cmp.Compare(a.Origin.Line, b.Origin.Line)) < 0
 }
 
 // backendRefs lists the backends the window's failures went to, each with

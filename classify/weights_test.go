@@ -12,12 +12,17 @@ import (
 // groupedSignal is a signal standing for n client-visible failures of one
 // second, the earliest on line first and the latest on line first+n-1.
 func groupedSignal(at time.Time, first, n int) *correlate.Signal {
-	r := &sources.Request{Time: at, Status: 503, Failure: sources.FailureNoBackend, Origin: sources.Origin{File: "alb.log", Line: first}}
-	s := &correlate.Signal{Req: r, Time: at, N: n, Visible: true, Kind: sources.FailureNoBackend}
-	if n > 1 {
-		s.Latest = &sources.Request{Time: at.Add(900 * time.Millisecond), Status: 503, Origin: sources.Origin{File: "alb.log", Line: first + n - 1}}
+	c := correlate.NewCollector()
+	for i := range n {
+		t := at
+		if i == n-1 && n > 1 {
+			t = at.Add(900 * time.Millisecond)
+		}
+		c.Request(&sources.Request{Time: t, Status: 503, Generator: sources.GeneratedByLB, Failure: sources.FailureNoBackend,
+			Format: sources.FormatALBAccess, Origin: sources.Origin{File: "alb.log", Line: first + i}})
 	}
-	return s
+	f := correlate.Merge(c).Failures[0]
+	return &correlate.Signal{Req: f.Request, Group: f, Time: f.Time, N: f.N, Visible: true, Kind: sources.FailureNoBackend}
 }
 
 // TestGroupedFailuresReachTheThresholds checks that a signal counts the

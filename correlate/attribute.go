@@ -67,9 +67,10 @@ type Attempt struct {
 type Signal struct {
 	// Req is the record the signal shows: the group's earliest.
 	Req *sources.Request
-	// Latest is the group's latest record; nil when it is Req.
-	Latest *sources.Request
-	Time   time.Time
+	// Group is the failure group the signal stands for; nil for a signal
+	// of one record.
+	Group *Failure
+	Time  time.Time
 	// N is how many failure records the signal stands for; 0 counts as 1.
 	N int
 	// Kind is the failure kind of the client-visible outcome, or of the
@@ -101,27 +102,41 @@ func (s *Signal) Weight() int { return max(s.N, 1) }
 
 // LatestReq returns the signal's latest record.
 func (s *Signal) LatestReq() *sources.Request {
-	if s.Latest == nil {
+	if s.Group == nil {
 		return s.Req
 	}
-	return s.Latest
+	return s.Group.LatestRecord()
 }
 
 // End is the time of the signal's latest record.
 func (s *Signal) End() time.Time {
-	if s.Latest == nil {
+	if s.Group == nil {
 		return s.Time
 	}
-	return s.Latest.Time
+	return s.Group.Last()
+}
+
+// LatestBefore reports whether the signal's latest record comes before
+// o's, by time and then origin.
+func (s *Signal) LatestBefore(o *Signal) bool {
+	return earlier(s.End(), s.latestOrigin(), o.End(), o.latestOrigin())
+}
+
+// latestOrigin is where the signal's latest record was read.
+func (s *Signal) latestOrigin() sources.Origin {
+	if s.Group == nil {
+		return s.Req.Origin
+	}
+	return s.Group.lastOrigin()
 }
 
 // attemptEnd is when the i-th attempt of the signal's latest record was made.
 func (s *Signal) attemptEnd(i int) time.Time {
 	at := &s.Attempts[i]
-	if s.Latest == nil {
+	if s.Group == nil {
 		return at.Time
 	}
-	return attemptTime(s.Latest, i == len(s.Attempts)-1, at.Kind)
+	return attemptTimeAt(s.Req, s.End(), i == len(s.Attempts)-1, at.Kind)
 }
 
 // attribute turns every failure group into a Signal: which backends it
@@ -136,10 +151,7 @@ func (a *Analysis) attribute() []*Signal {
 	for k, f := range a.Failures {
 		r := f.Request
 		s := &slab[k]
-		*s = Signal{Req: r, Time: r.Time, N: f.N, Kind: r.Failure, AttemptOnly: r.AttemptOnly}
-		if f.Latest != r {
-			s.Latest = f.Latest
-		}
+		*s = Signal{Req: r, Group: f, Time: r.Time, N: f.N, Kind: r.Failure, AttemptOnly: r.AttemptOnly}
 		from := len(attempts)
 		switch {
 		case r.AttemptOnly:
@@ -201,15 +213,21 @@ func (a *Analysis) attribute() []*Signal {
 // state. Every other attempt is placed at the request's time, and so is
 // a last attempt that would come before it (no duration logged).
 func attemptTime(r *sources.Request, last bool, kind sources.FailureKind) time.Time {
+	return attemptTimeAt(r, r.Time, last, kind)
+}
+
+// attemptTimeAt is attemptTime for the record of r's group stamped t:
+// the records of a group differ in nothing else attemptTime reads.
+func attemptTimeAt(r *sources.Request, t time.Time, last bool, kind sources.FailureKind) time.Time {
 	if !last || !retried(r) || kind == sources.FailureTimeout {
-		return r.Time
+		return t
 	}
-	at := r.Time.Add(r.Duration)
+	at := t.Add(r.Duration)
 	if kind == sources.FailureUnreachable {
 		at = at.Add(-unreachableConnect)
 	}
-	if at.Before(r.Time) {
-		return r.Time
+	if at.Before(t) {
+		return t
 	}
 	return at
 }

@@ -89,7 +89,7 @@ func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*Failure) (time.Dur
 		if at.Before(stop.Add(-maxClockOffset)) {
 			// The group's later records may come after: its latest
 			// does if any does.
-			at = attemptTime(f.Latest, f.Backend.Addr() == lease.IP, f.Failure)
+			at = attemptTimeAt(f.Request, f.Last(), f.Backend.Addr() == lease.IP, f.Failure)
 			if at.Before(stop.Add(-maxClockOffset)) {
 				continue
 			}

@@ -236,9 +236,9 @@ type Failure struct {
 	// Request is the group's earliest record, by time and then origin: the
 	// one the group shows (whichever worker read which file).
 	*sources.Request
-	// Latest is the group's latest record, by time and then origin; the
-	// Request itself when the group holds one record.
-	Latest *sources.Request
+	// latest is what the group's latest record, by time and then origin,
+	// has of its own; nil while the earliest is the latest.
+	latest *latestRecord
 	// N is how many records the group stands for.
 	N int
 	// seq orders groups whose earliest records have equal times and
@@ -247,6 +247,18 @@ type Failure struct {
 	seq int
 	// next is the next group of the same hash (see groupHash).
 	next *Failure
+}
+
+// latestRecord is what the latest record of a group has of its own: the
+// rest is the group's (see sameGroup), or not read (the duration of a
+// request that was not retried). Kept whole, it doubled the memory of a
+// group.
+type latestRecord struct {
+	time         time.Time
+	origin       sources.Origin
+	method, path string
+	// req is the record made whole, once asked for (see LatestRecord).
+	req *sources.Request
 }
 
 // sameGroup reports whether records a and b belong to one group: of one
@@ -327,12 +339,11 @@ func (c *Collector) keep(r *sources.Request) {
 	h := groupHash(r)
 	for g := c.failures[h]; g != nil; g = g.next {
 		if sameGroup(g.Request, r) {
-			g.add(r, c.kept, c.copyOf)
+			g.add(r, c.kept, c)
 			return
 		}
 	}
-	cp := c.copyOf(r, nil)
-	c.failures.add(h, &Failure{Request: cp, Latest: cp, N: 1, seq: c.kept})
+	c.failures.add(h, &Failure{Request: c.copyOf(r, nil), N: 1, seq: c.kept})
 }
 
 // copyOf copies r into into, a record of the same group (a new Request
@@ -356,25 +367,30 @@ func (c *Collector) copyOf(r *sources.Request, into *sources.Request) *sources.R
 }
 
 // add counts r, the seq-th record kept, in the group: it becomes the
-// group's earliest or latest record if it comes before or after them. cp
-// copies a record into another's memory (or a new one when given nil).
-func (f *Failure) add(r *sources.Request, seq int, cp func(r, into *sources.Request) *sources.Request) {
+// group's earliest or latest record if it comes before or after them.
+func (f *Failure) add(r *sources.Request, seq int, c *Collector) {
 	f.N++
 	switch {
 	case earlier(r.Time, r.Origin, f.Time, f.Origin):
-		if f.Latest == f.Request {
-			f.Request = cp(r, nil)
-		} else {
-			cp(r, f.Request)
+		if f.latest == nil {
+			l := f.ownOf(f.Request)
+			f.latest = &l
 		}
+		c.copyOf(r, f.Request)
 		f.seq = seq
-	case earlier(f.Latest.Time, f.Latest.Origin, r.Time, r.Origin):
-		if f.Latest == f.Request {
-			f.Latest = cp(r, nil)
-		} else {
-			cp(r, f.Latest)
+	case earlier(f.Last(), f.lastOrigin(), r.Time, r.Origin):
+		if f.latest == nil {
+			f.latest = new(latestRecord)
 		}
+		*f.latest = f.ownOf(r)
+		f.latest.method, f.latest.path = c.intern(r.Method), c.intern(r.Path)
 	}
+}
+
+// ownOf returns what record r of the group has of its own; its strings
+// are r's.
+func (f *Failure) ownOf(r *sources.Request) latestRecord {
+	return latestRecord{time: r.Time, origin: r.Origin, method: r.Method, path: r.Path}
 }
 
 // groupTable holds failure groups by hash, those of one hash chained.
@@ -397,16 +413,58 @@ func (t groupTable) add(h uint64, f *Failure) int {
 // merge adds the records of group g, of the same key, to f.
 func (f *Failure) merge(g *Failure) {
 	f.N += g.N
+	latest := f.latestOwn()
+	if l := g.latestOwn(); earlier(latest.time, latest.origin, l.time, l.origin) {
+		latest = l
+	}
 	if earlier(g.Time, g.Origin, f.Time, f.Origin) {
 		f.Request, f.seq = g.Request, g.seq
 	}
-	if earlier(f.Latest.Time, f.Latest.Origin, g.Latest.Time, g.Latest.Origin) {
-		f.Latest = g.Latest
+	f.latest = &latest
+}
+
+// latestOwn returns what the group's latest record has of its own.
+func (f *Failure) latestOwn() latestRecord {
+	if f.latest == nil {
+		return f.ownOf(f.Request)
 	}
+	l := *f.latest
+	l.req = nil
+	return l
 }
 
 // Last is the time of the group's latest record.
-func (f *Failure) Last() time.Time { return f.Latest.Time }
+func (f *Failure) Last() time.Time {
+	if f.latest == nil {
+		return f.Time
+	}
+	return f.latest.time
+}
+
+// lastOrigin is where the group's latest record was read.
+func (f *Failure) lastOrigin() sources.Origin {
+	if f.latest == nil {
+		return f.Origin
+	}
+	return f.latest.origin
+}
+
+// LatestRecord returns the group's latest record: the earliest itself
+// when the group holds one (or the two share time and origin), else a
+// copy of it with the latest record's own time, origin, method and path,
+// made once.
+func (f *Failure) LatestRecord() *sources.Request {
+	l := f.latest
+	if l == nil || l.time.Equal(f.Time) && l.origin == f.Origin {
+		return f.Request
+	}
+	if l.req == nil {
+		r := *f.Request
+		r.Time, r.Origin, r.Method, r.Path = l.time, l.origin, l.method, l.path
+		l.req = &r
+	}
+	return l.req
+}
 
 // intern returns an owned copy of s, shared with earlier equal ones.
 func (c *Collector) intern(s string) string { return c.shareCopy(s, true) }

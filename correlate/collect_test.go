@@ -89,10 +89,10 @@ func TestKeptFailuresOwnTheirStrings(t *testing.T) {
 		buf[i] = 'x'
 	}
 	d := Merge(c)
-	if len(d.Failures) != 1 || d.Failures[0].N != 2 || d.Failures[0].Latest == d.Failures[0].Request {
+	if len(d.Failures) != 1 || d.Failures[0].N != 2 || d.Failures[0].LatestRecord() == d.Failures[0].Request {
 		t.Fatalf("%d failure groups, want one of two records", len(d.Failures))
 	}
-	for _, f := range []*sources.Request{d.Failures[0].Request, d.Failures[0].Latest} {
+	for _, f := range []*sources.Request{d.Failures[0].Request, d.Failures[0].LatestRecord()} {
 		if f.LB != "app/web/1a2b" || f.Method != "GET" || f.Path != "/api/items" || f.Detail != "refused" {
 			t.Errorf("kept failure %+v", f)
 		}
@@ -377,7 +377,7 @@ func TestEventChunks(t *testing.T) {
 func ones(rs ...*sources.Request) []*Failure {
 	out := make([]*Failure, len(rs))
 	for i, r := range rs {
-		out[i] = &Failure{Request: r, Latest: r, N: 1}
+		out[i] = &Failure{Request: r, N: 1}
 	}
 	return out
 }

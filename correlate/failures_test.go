@@ -49,8 +49,8 @@ func TestFailuresOfOneKeyGroup(t *testing.T) {
 		t.Fatalf("%d groups, want 1", len(d.Failures))
 	}
 	f := d.Failures[0]
-	if f.N != 4 || f.Path != "/api/users/1" || f.Latest.Path != "/api/users/2" || f.Last().Nanosecond() != 900e6 {
-		t.Errorf("group of %d records shows %s, latest %s at %v", f.N, f.Path, f.Latest.Path, f.Last())
+	if l := f.LatestRecord(); f.N != 4 || f.Path != "/api/users/1" || l.Path != "/api/users/2" || l.Time.Nanosecond() != 900e6 || l.Origin.Line != 8 || l.Status != 502 {
+		t.Errorf("group of %d records shows %s, latest %+v", f.N, f.Path, l)
 	}
 	if c := d.Sum(rs[0].Time.Unix(), rs[0].Time.Unix()); c.Failed() != 4 {
 		t.Errorf("the second counts %d failures, want 4", c.Failed())
@@ -127,7 +127,8 @@ func groupRecords(n int) []sources.Request {
 func describeGroups(fs []*Failure) []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
-		out[i] = fmt.Sprintf("%v %v %s %d | %v %v %s", f.Time, f.Origin, f.Path, f.N, f.Last(), f.Latest.Origin, f.Latest.Path)
+		l := f.LatestRecord()
+		out[i] = fmt.Sprintf("%v %v %s %d | %v %v %s", f.Time, f.Origin, f.Path, f.N, l.Time, l.Origin, l.Path)
 	}
 	return out
 }
@@ -190,9 +191,11 @@ func TestWindowCountsEveryRecord(t *testing.T) {
 // records close the gap to the next signal: a group that began 5.5 s
 // before the next but ended 4.6 s before it is no gap of 5 s.
 func TestSplitMeasuresGapsFromTheLatestRecord(t *testing.T) {
-	base := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
-	latest := &sources.Request{Time: base.Add(900 * time.Millisecond)}
-	sigs := []*Signal{{Time: base.Add(100 * time.Millisecond), Latest: latest, N: 5}, {Time: base.Add(5600 * time.Millisecond)}}
+	a, b := groupBase(), groupBase()
+	base := a.Time.Truncate(time.Second)
+	a.Time, b.Time, b.Origin.Line = base.Add(100*time.Millisecond), base.Add(900*time.Millisecond), 2
+	f := collect(a, b).Failures[0]
+	sigs := []*Signal{{Req: f.Request, Group: f, Time: f.Time, N: f.N}, {Time: base.Add(5600 * time.Millisecond)}}
 	if runs := Split(sigs, 5*time.Second); len(runs) != 1 {
 		t.Errorf("%d runs, want 1", len(runs))
 	}

@@ -109,27 +109,30 @@ func (a *Analysis) trafficMarks(w *Window) []Entry {
 		return nil
 	}
 	var out []Entry
-	var first, last, latest *sources.Request
+	var first, last, latest *Signal
 	for _, s := range w.Signals {
-		r := s.LatestReq()
 		if s.Visible {
 			if first == nil {
-				first = s.Req
+				first = s
 			}
-			last = laterRecord(last, r)
+			if last == nil || !s.LatestBefore(last) {
+				last = s
+			}
 		}
-		latest = laterRecord(latest, r)
+		if latest == nil || !s.LatestBefore(latest) {
+			latest = s
+		}
 	}
 	if s := w.Signals[0]; first == nil || s.Time.Before(first.Time) {
 		out = append(out, Entry{Time: s.Time, Kind: EntryFirstAttempt, Request: s.Req})
 	}
 	if first != nil {
 		out = append(out,
-			Entry{Time: first.Time, Kind: EntryFirstFailure, Request: first},
-			Entry{Time: last.Time, Kind: EntryLastFailure, Request: last, Count: w.Failed})
+			Entry{Time: first.Time, Kind: EntryFirstFailure, Request: first.Req},
+			Entry{Time: last.End(), Kind: EntryLastFailure, Request: last.LatestReq(), Count: w.Failed})
 	}
-	if last == nil || latest.Time.After(last.Time) {
-		out = append(out, Entry{Time: latest.Time, Kind: EntryLastAttempt, Request: latest})
+	if last == nil || latest.End().After(last.End()) {
+		out = append(out, Entry{Time: latest.End(), Kind: EntryLastAttempt, Request: latest.LatestReq()})
 	}
 	from, to := w.SignalStart.Unix(), w.SignalEnd.Unix()
 	var before, after int64
@@ -151,15 +154,6 @@ func (a *Analysis) trafficMarks(w *Window) []Entry {
 		out = append(out, Entry{Time: time.Unix(after, 0).UTC(), Kind: EntryRecovered})
 	}
 	return out
-}
-
-// laterRecord returns the later of two records by time, then origin: b
-// when they tie or a is nil.
-func laterRecord(a, b *sources.Request) *sources.Request {
-	if a == nil || !earlier(b.Time, b.Origin, a.Time, a.Origin) {
-		return b
-	}
-	return a
 }
 
 // Subject names what a lifecycle record is about: the pod, else the IP,
