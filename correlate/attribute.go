@@ -43,7 +43,7 @@ func (s State) String() string {
 // Attempt is one failed try of the load balancer or proxy to reach a
 // backend, with who the backend was and what it was doing then. The
 // one-byte fields come last, together, so that no padding falls between
-// them (an Attempt takes 88 bytes): every failure has one or more.
+// them (an Attempt takes 88 bytes): every failure group has one or more.
 type Attempt struct {
 	Backend netip.AddrPort
 	Status  int
