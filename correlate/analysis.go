@@ -94,7 +94,9 @@ func build(d *Dataset, o Options) *Analysis {
 	}
 	for ip, fs := range a.failuresByIP {
 		for _, f := range fs {
-			if !a.covered(ip, f.Time) {
+			// A lease that ends within a group's second leaves its
+			// latest records uncovered.
+			if !a.covered(ip, f.Time) || !a.covered(ip, f.Last()) {
 				set.bare(ip)
 				break
 			}
