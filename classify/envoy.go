@@ -37,7 +37,7 @@ func envoyPlatformOf(a *correlate.Analysis, w *correlate.Window) sources.Platfor
 	counts := map[sources.Platform]int{}
 	for _, s := range w.Signals {
 		if s.Req.Platform != "" {
-			counts[s.Req.Platform]++
+			counts[s.Req.Platform] += s.Weight()
 		}
 	}
 	if len(counts) > 0 {

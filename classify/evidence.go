@@ -48,15 +48,22 @@ func factEvidence(format string, args ...any) Evidence {
 }
 
 // failureEvidence quotes a few failures of the window, spread from the
-// first to the last of those keep accepts (all when keep is nil).
+// first to the last of those keep accepts (all when keep is nil). A signal
+// stands for several records: a step that falls among them quotes its
+// earliest, or its latest when the step is its last record or the earliest
+// is quoted already; a record is not quoted twice.
 func failureEvidence(w *correlate.Window, keep func(*correlate.Signal) bool) []Evidence {
 	// Count the accepted failures, then quote every step-th and the last in
 	// a second pass: a window may hold a hundred thousand failures, which
 	// need not be listed again to quote four.
 	n := 0
+	var latest *correlate.Signal
 	for _, s := range w.Signals {
 		if keep == nil || keep(s) {
-			n++
+			n += s.Weight()
+			if latest == nil || !s.LatestBefore(latest) {
+				latest = s
+			}
 		}
 	}
 	if n == 0 {
@@ -64,20 +71,28 @@ func failureEvidence(w *correlate.Window, keep func(*correlate.Signal) bool) []E
 	}
 	var out []Evidence
 	step := max(n/(maxFailureEvidence-1), 1)
-	var last *correlate.Signal
-	k := 0
+	k, next := 0, 0 // failures passed; the next to quote
 	for _, s := range w.Signals {
+		if len(out) == maxFailureEvidence-1 {
+			break
+		}
 		if keep != nil && !keep(s) {
 			continue
 		}
-		if k%step == 0 && len(out) < maxFailureEvidence-1 {
-			out = append(out, requestEvidence(s.Req))
+		k += s.Weight()
+		for next < k && len(out) < maxFailureEvidence-1 {
+			r := s.Req
+			if next == k-1 || len(out) > 0 && out[len(out)-1].Request == r {
+				r = s.LatestReq()
+			}
+			if len(out) == 0 || out[len(out)-1].Request != r {
+				out = append(out, requestEvidence(r))
+			}
+			next += step
 		}
-		last = s
-		k++
 	}
-	if out[len(out)-1].Request != last.Req {
-		out = append(out, requestEvidence(last.Req))
+	if last := latest.LatestReq(); out[len(out)-1].Request != last {
+		out = append(out, requestEvidence(last))
 	}
 	return out
 }

@@ -79,12 +79,12 @@ func groupByEpisode(a *correlate.Analysis, sigs []*correlate.Signal, episodeOf f
 	}
 	var out []incidentGroup
 	for _, k := range keys {
-		if g := byKey[k]; len(g.Signals) >= a.Opts.MinSignals {
+		if g := byKey[k]; correlate.Weight(g.Signals) >= a.Opts.MinSignals {
 			out = append(out, *g)
 		}
 	}
 	for _, run := range correlate.Split(loose, a.Opts.MergeGap) {
-		if len(run) >= a.Opts.MinSignals {
+		if correlate.Weight(run) >= a.Opts.MinSignals {
 			out = append(out, incidentGroup{Signals: run})
 		}
 	}
@@ -107,9 +107,9 @@ func episodeKey(g incidentGroup) string {
 // be an incident, and words the note that mentions them instead.
 func belowThreshold(a *correlate.Analysis, w *correlate.Window) (string, bool) {
 	switch {
-	case len(w.Signals) < a.Opts.MinSignals:
+	case w.Count < a.Opts.MinSignals:
 		return fmt.Sprintf("%s of the load balancer's own at %s (%s) fit no pattern; too few to be an incident.",
-			plural(len(w.Signals), "failure"), correlate.Clock(w.SignalStart), orString(statusList(w.StatusCounts), w.Signals[0].Kind.String())), true
+			plural(w.Count, "failure"), correlate.Clock(w.SignalStart), orString(statusList(w.StatusCounts), w.Signals[0].Kind.String())), true
 	case w.Failed == 0 && w.Hidden < minHiddenOnly:
 		return fmt.Sprintf("%s between %s and %s failed on a first attempt and succeeded on a retry, in no known pattern; no client saw an error.",
 			plural(w.Hidden, "request"), correlate.Clock(w.SignalStart), correlate.Clock(w.SignalEnd)), true
@@ -150,7 +150,7 @@ func platformOf(w *correlate.Window) sources.Family {
 	counts := map[sources.Family]int{}
 	for _, s := range w.Signals {
 		if f := s.Req.ProxyFamily(); f != "" {
-			counts[f]++
+			counts[f] += s.Weight()
 		}
 	}
 	return mostCounted(counts)

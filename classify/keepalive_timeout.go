@@ -132,17 +132,25 @@ func (keepaliveTimeout) Explain(a *correlate.Analysis, claimed []*correlate.Sign
 // keep-alive race: at least least of them, over minutes, no minute holding
 // most.
 func isTrickle(sigs []*correlate.Signal, least int) bool {
-	if len(sigs) < least || sigs[len(sigs)-1].Time.Sub(sigs[0].Time) < minKeepaliveSpan {
+	n := correlate.Weight(sigs)
+	end := sigs[0].Time
+	for _, s := range sigs {
+		if e := s.End(); e.After(end) {
+			end = e
+		}
+	}
+	if n < least || end.Sub(sigs[0].Time) < minKeepaliveSpan {
 		return false
 	}
 	buckets := map[int64]int{}
 	worst := 0
 	for _, s := range sigs {
+		// A signal's records are of one second, within one bucket.
 		k := s.Time.UnixNano() / int64(keepaliveBucket)
-		buckets[k]++
+		buckets[k] += s.Weight()
 		worst = max(worst, buckets[k])
 	}
-	return float64(worst) <= maxKeepaliveBurst*float64(len(sigs))
+	return float64(worst) <= maxKeepaliveBurst*float64(n)
 }
 
 // Timeout is one timeout setting a finding rests on.

@@ -189,7 +189,7 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 		}
 	}
 	f.Backends = podRefs(a, newPods, oldPods, g.Rollout)
-	f.grade(share(w.Kinds[sources.FailureNoBackend], len(w.Signals)), corroborated, registrationClearFit)
+	f.grade(share(w.Kinds[sources.FailureNoBackend], w.Count), corroborated, registrationClearFit)
 	wl := findWorkload(a, g.Rollout, f.Backends)
 	hc := workloadHealthCheck(objectsOf(a), wl, platform) // the workload's own paths, not another's
 	f.Summary = registrationLagSummary(w, platform, envoyPlatformOf(a, w), f.Variant, hc, wl)

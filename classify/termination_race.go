@@ -121,12 +121,12 @@ func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 	for _, s := range w.Signals {
 		switch s.Last().State {
 		case correlate.StateTerminating:
-			terminating++
+			terminating += s.Weight()
 		case correlate.StateGone:
-			gone++
+			gone += s.Weight()
 		}
 	}
-	f.grade(share(terminating, len(w.Signals))+goneFit*share(gone, len(w.Signals)), corroborated, terminationClearFit)
+	f.grade(share(terminating, w.Count)+goneFit*share(gone, w.Count), corroborated, terminationClearFit)
 	family := platformOf(w)
 	platform := envoyPlatformOf(a, w)
 	f.Summary = fmt.Sprintf("%s stopped accepting connections as they began terminating, but %s kept sending them requests for up to %s (%s; %s failed with %s on %s).",

@@ -33,7 +33,7 @@ type Analysis struct {
 	Opts Options
 
 	byKey        map[string]*Backend
-	failuresByIP map[netip.Addr][]*sources.Request
+	failuresByIP map[netip.Addr][]*Failure
 	// firstRequest and lastRequest bound the request logs.
 	firstRequest, lastRequest time.Time
 }
@@ -67,7 +67,7 @@ func (a *Analysis) termSkew() time.Duration {
 
 // build assembles identities, backends and rollouts.
 func build(d *Dataset, o Options) *Analysis {
-	a := &Analysis{Dataset: d, Opts: o, failuresByIP: map[netip.Addr][]*sources.Request{}}
+	a := &Analysis{Dataset: d, Opts: o, failuresByIP: map[netip.Addr][]*Failure{}}
 	if first, last, ok := d.Span(); ok {
 		a.firstRequest, a.lastRequest = time.Unix(first, 0).UTC(), time.Unix(last, 0).UTC()
 	}
@@ -94,7 +94,9 @@ func build(d *Dataset, o Options) *Analysis {
 	}
 	for ip, fs := range a.failuresByIP {
 		for _, f := range fs {
-			if !a.covered(ip, f.Time) {
+			// A lease that ends within a group's second leaves its
+			// latest records uncovered.
+			if !a.covered(ip, f.Time) || !a.covered(ip, f.Last()) {
 				set.bare(ip)
 				break
 			}

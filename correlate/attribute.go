@@ -43,7 +43,7 @@ func (s State) String() string {
 // Attempt is one failed try of the load balancer or proxy to reach a
 // backend, with who the backend was and what it was doing then. The
 // one-byte fields come last, together, so that no padding falls between
-// them (an Attempt takes 88 bytes): every failure has one or more.
+// them (an Attempt takes 88 bytes): every failure group has one or more.
 type Attempt struct {
 	Backend netip.AddrPort
 	Status  int
@@ -62,10 +62,17 @@ type Attempt struct {
 
 // Signal is one failure the load balancer or proxy generated: a request it
 // answered with an error itself, a request that a retry rescued after a
-// failed attempt, or a proxy error-log line about one attempt.
+// failed attempt, or a proxy error-log line. A Signal of a Failure group
+// stands for all its records (see N).
 type Signal struct {
-	Req  *sources.Request
-	Time time.Time
+	// Req is the record the signal shows: the group's earliest.
+	Req *sources.Request
+	// Group is the failure group the signal stands for; nil for a signal
+	// of one record.
+	Group *Failure
+	Time  time.Time
+	// N is how many failure records the signal stands for; 0 counts as 1.
+	N int
 	// Kind is the failure kind of the client-visible outcome, or of the
 	// failed attempt for hidden and attempt-only signals. An access line's
 	// unspecific kind is sharpened by the error-log line of the same attempt.
@@ -74,7 +81,8 @@ type Signal struct {
 	// attempts a retry hid; AttemptOnly a proxy error-log line.
 	Visible, Hidden, AttemptOnly bool
 	// Attempts are the failed attempts, the decisive one last; empty when
-	// no backend was chosen.
+	// no backend was chosen. Their times and states are those of the
+	// earliest record.
 	Attempts []Attempt
 	// Rollout is the rollout that covers the signal: the one its backends
 	// took part in, else the one in progress.
@@ -89,7 +97,49 @@ func (s *Signal) Last() *Attempt {
 	return &s.Attempts[len(s.Attempts)-1]
 }
 
-// attribute turns every failure record into a Signal: which backends it
+// Weight is how many failure records the signal stands for.
+func (s *Signal) Weight() int { return max(s.N, 1) }
+
+// LatestReq returns the signal's latest record.
+func (s *Signal) LatestReq() *sources.Request {
+	if s.Group == nil {
+		return s.Req
+	}
+	return s.Group.LatestRecord()
+}
+
+// End is the time of the signal's latest record.
+func (s *Signal) End() time.Time {
+	if s.Group == nil {
+		return s.Time
+	}
+	return s.Group.Last()
+}
+
+// LatestBefore reports whether the signal's latest record comes before
+// o's, by time and then origin.
+func (s *Signal) LatestBefore(o *Signal) bool {
+	return earlier(s.End(), s.latestOrigin(), o.End(), o.latestOrigin())
+}
+
+// latestOrigin is where the signal's latest record was read.
+func (s *Signal) latestOrigin() sources.Origin {
+	if s.Group == nil {
+		return s.Req.Origin
+	}
+	return s.Group.lastOrigin()
+}
+
+// attemptEnd is when the i-th attempt of the signal's latest record was made.
+func (s *Signal) attemptEnd(i int) time.Time {
+	at := &s.Attempts[i]
+	if s.Group == nil {
+		return at.Time
+	}
+	return attemptTimeAt(s.Req, s.End(), i == len(s.Attempts)-1, at.Kind)
+}
+
+// attribute turns every failure group into a Signal: which backends it
 // failed at, who they were and what they were doing then.
 func (a *Analysis) attribute() []*Signal {
 	errLines := a.errorLines()
@@ -98,9 +148,10 @@ func (a *Analysis) attribute() []*Signal {
 	// allocation each instead of one or two per failure.
 	slab := make([]Signal, len(a.Failures))
 	attempts := make([]Attempt, 0, countAttempts(a.Failures))
-	for k, r := range a.Failures {
+	for k, f := range a.Failures {
+		r := f.Request
 		s := &slab[k]
-		*s = Signal{Req: r, Time: r.Time, Kind: r.Failure, AttemptOnly: r.AttemptOnly}
+		*s = Signal{Req: r, Group: f, Time: r.Time, N: f.N, Kind: r.Failure, AttemptOnly: r.AttemptOnly}
 		from := len(attempts)
 		switch {
 		case r.AttemptOnly:
@@ -162,24 +213,34 @@ func (a *Analysis) attribute() []*Signal {
 // state. Every other attempt is placed at the request's time, and so is
 // a last attempt that would come before it (no duration logged).
 func attemptTime(r *sources.Request, last bool, kind sources.FailureKind) time.Time {
-	retried := r.RetryLimit || r.AttemptCount > 1 || len(r.Attempts) > 1
-	if !last || !retried || kind == sources.FailureTimeout {
-		return r.Time
+	return attemptTimeAt(r, r.Time, last, kind)
+}
+
+// attemptTimeAt is attemptTime for the record of r's group stamped t:
+// the records of a group differ in nothing else attemptTime reads.
+func attemptTimeAt(r *sources.Request, t time.Time, last bool, kind sources.FailureKind) time.Time {
+	if !last || !retried(r) || kind == sources.FailureTimeout {
+		return t
 	}
-	at := r.Time.Add(r.Duration)
+	at := t.Add(r.Duration)
 	if kind == sources.FailureUnreachable {
 		at = at.Add(-unreachableConnect)
 	}
-	if at.Before(r.Time) {
-		return r.Time
+	if at.Before(t) {
+		return t
 	}
 	return at
 }
 
-// countAttempts returns how many failed attempts attribute lists for rs.
-func countAttempts(rs []*sources.Request) int {
+// retried reports whether the proxy says it tried r more than once.
+func retried(r *sources.Request) bool {
+	return r.RetryLimit || r.AttemptCount > 1 || len(r.Attempts) > 1
+}
+
+// countAttempts returns how many failed attempts attribute lists for fs.
+func countAttempts(fs []*Failure) int {
 	n := 0
-	for _, r := range rs {
+	for _, r := range fs {
 		if len(r.Attempts) == 0 {
 			if r.Backend.IsValid() {
 				n++
@@ -302,7 +363,7 @@ func (a *Analysis) backendAt(ip netip.Addr, t time.Time) *Backend {
 
 // errorLines indexes the proxy error-log lines by backend and time, so that
 // an access line's unspecific 502 takes the kind its error line names.
-type errorLines map[netip.AddrPort][]*sources.Request
+type errorLines map[netip.AddrPort][]*Failure
 
 func (a *Analysis) errorLines() errorLines {
 	m := errorLines{}
@@ -315,15 +376,28 @@ func (a *Analysis) errorLines() errorLines {
 }
 
 // kindOf returns the kind of the error line nearest t for backend, within
-// errorLineMatch; def when there is none.
+// errorLineMatch; def when there is none. A group of lines is as near as
+// the nearest of its times could be: none when t falls between them.
 func (m errorLines) kindOf(backend netip.AddrPort, t time.Time, def sources.FailureKind) sources.FailureKind {
 	ls := m[backend]
-	i := sort.Search(len(ls), func(i int) bool { return !ls[i].Time.Before(t.Add(-errorLineMatch)) })
+	from := t.Add(-errorLineMatch - groupSpan)
+	i := sort.Search(len(ls), func(i int) bool { return !ls[i].Time.Before(from) })
 	best, bestD := def, errorLineMatch+1
 	for ; i < len(ls) && !ls[i].Time.After(t.Add(errorLineMatch)); i++ {
-		if d := absDuration(ls[i].Time.Sub(t)); d < bestD {
+		d := absDuration(ls[i].Time.Sub(t))
+		switch last := ls[i].Last(); {
+		case !t.Before(ls[i].Time) && !t.After(last):
+			d = 0
+		case t.After(last):
+			d = t.Sub(last)
+		}
+		if d < bestD {
 			best, bestD = ls[i].Failure, d
 		}
 	}
 	return best
 }
+
+// groupSpan bounds the times of the records of one Failure group: they
+// are of one whole second.
+const groupSpan = time.Second

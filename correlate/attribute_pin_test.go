@@ -46,7 +46,7 @@ func TestCountAttempts(t *testing.T) {
 			{Backend: b, Failure: sources.FailureUnreachable},
 		}},
 	}
-	if got := countAttempts(rs); got != 3 {
+	if got := countAttempts(ones(rs...)); got != 3 {
 		t.Errorf("countAttempts = %d, want 3", got)
 	}
 }

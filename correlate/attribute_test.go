@@ -96,7 +96,7 @@ func TestStopPairSkipsFailuresWhileServing(t *testing.T) {
 		return &sources.Request{Time: at(s), Status: 502, Generator: sources.GeneratedByLB, Failure: k, Backend: ip}
 	}
 	fails := []*sources.Request{fail(40.2, sources.FailureClosed), fail(60.4, sources.FailureRefused), fail(61, sources.FailureRefused)}
-	d, ok := stopPair(b, &Lease{IP: ip.Addr(), Backend: b}, tr, fails)
+	d, ok := stopPair(b, &Lease{IP: ip.Addr(), Backend: b}, tr, ones(fails...))
 	if !ok || d != 200*time.Millisecond {
 		t.Errorf("pair %v %v, want the stop between 60 s and 60.4 s: 0.2 s after the termination", d, ok)
 	}
@@ -242,13 +242,13 @@ func TestErrorLineKinds(t *testing.T) {
 	line := func(s float64, kind sources.FailureKind, b netip.AddrPort) *sources.Request {
 		return &sources.Request{Time: at(s), Failure: kind, Backend: b, AttemptOnly: true}
 	}
-	a := &Analysis{Dataset: &Dataset{Failures: []*sources.Request{
+	a := &Analysis{Dataset: &Dataset{Failures: ones(
 		line(10, sources.FailureRefused, backend),
 		line(10.5, sources.FailureOther, backend), // says nothing more
 		line(11, sources.FailureUnreachable, other),
 		line(20, sources.FailureTimeout, backend),
 		line(21, sources.FailureClosed, backend),
-	}}}
+	)}}
 	m := a.errorLines()
 	const match = 1.5 // errorLineMatch
 	for _, tc := range []struct {

@@ -426,8 +426,8 @@ func (a *Analysis) lastSent() {
 	}
 	for _, s := range a.Signals {
 		for _, at := range s.Attempts {
-			if at.Of != nil && at.State != StateGone && s.Time.After(at.Of.LastSent) {
-				at.Of.LastSent = s.Time
+			if at.Of != nil && at.State != StateGone && s.End().After(at.Of.LastSent) {
+				at.Of.LastSent = s.End()
 			}
 		}
 	}

@@ -72,7 +72,7 @@ func (a *Analysis) clockPairs() []time.Duration {
 }
 
 // stopPair is the termination pair of one lease (see clockPairs).
-func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*sources.Request) (time.Duration, bool) {
+func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*Failure) (time.Duration, bool) {
 	term := b.Moments[Terminating]
 	if term == nil || !term.Event.ClusterClock() || b.Spec == nil {
 		return 0, false
@@ -85,9 +85,14 @@ func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*sources.Request) (
 		}
 		// When the attempt at this IP failed: a retried request's last
 		// attempt came after the others.
-		at := attemptTime(f, f.Backend.Addr() == lease.IP, f.Failure)
+		at := attemptTime(f.Request, f.Backend.Addr() == lease.IP, f.Failure)
 		if at.Before(stop.Add(-maxClockOffset)) {
-			continue
+			// The group's later records may come after: its latest
+			// does if any does.
+			at = attemptTimeAt(f.Request, f.Last(), f.Backend.Addr() == lease.IP, f.Failure)
+			if at.Before(stop.Add(-maxClockOffset)) {
+				continue
+			}
 		}
 		if f.Failure != sources.FailureRefused && f.Failure != sources.FailureClosed && !f.AttemptOnly {
 			continue
@@ -105,8 +110,8 @@ func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*sources.Request) (
 	return 0, false
 }
 
-// failuresAt returns the failure records that name ip, in time order.
-func (a *Analysis) failuresAt(ip netip.Addr) []*sources.Request {
+// failuresAt returns the failure groups that name ip, in time order.
+func (a *Analysis) failuresAt(ip netip.Addr) []*Failure {
 	return a.failuresByIP[ip]
 }
 

@@ -64,7 +64,7 @@ func TestStopPair(t *testing.T) {
 	pair := func(b *Backend, lastServed, failed time.Time, kind sources.FailureKind, attemptOnly bool) (time.Duration, bool) {
 		tr := &Traffic{Runs: Runs{{from: nanos(t0), to: nanos(lastServed)}}}
 		fail := &sources.Request{Time: failed, Failure: kind, AttemptOnly: attemptOnly}
-		return stopPair(b, &Lease{IP: ip}, tr, []*sources.Request{fail})
+		return stopPair(b, &Lease{IP: ip}, tr, ones(fail))
 	}
 	sec := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
 	for _, tc := range []struct {

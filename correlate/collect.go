@@ -7,6 +7,7 @@ package correlate
 import (
 	"cmp"
 	"encoding/binary"
+	"hash/maphash"
 	"net/netip"
 	"runtime"
 	"slices"
@@ -67,13 +68,19 @@ func (t *Traffic) failed(at time.Time) {
 }
 
 // Collector gathers the records of one input. It implements sources.Handler
-// and keeps only what analysis needs: every LB-generated failure (a small
-// share of traffic), per-second counts and per-backend totals for the rest,
-// and all lifecycle events and configuration facts (see Config).
+// and keeps only what analysis needs: the LB-generated failures grouped by
+// second and by all the analysis reads of them (see Failure), per-second
+// counts and per-backend totals for the rest, and all lifecycle events and
+// configuration facts (see Config).
 type Collector struct {
-	failures []*sources.Request
-	seconds  secondStore
-	traffic  map[netip.Addr]*Traffic
+	// failures holds the groups of failures kept, by hash (see groupHash),
+	// those of one hash chained.
+	failures groupTable
+	// kept counts the failure records kept, in the order they came: the
+	// sequence of the next one (see Failure.seq).
+	kept    int
+	seconds secondStore
+	traffic map[netip.Addr]*Traffic
 	// recent caches the entries of traffic last looked up (see backend).
 	recent *backendCache
 	// runs counts the runs held in traffic, and set is the set the
@@ -95,10 +102,11 @@ type Collector struct {
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector {
 	return &Collector{
-		seconds: newSecondStore(),
-		traffic: make(map[netip.Addr]*Traffic),
-		recent:  new(backendCache),
-		formats: make(map[sources.Format]int),
+		failures: make(groupTable),
+		seconds:  newSecondStore(),
+		traffic:  make(map[netip.Addr]*Traffic),
+		recent:   new(backendCache),
+		formats:  make(map[sources.Format]int),
 	}
 }
 
@@ -218,16 +226,244 @@ func (c *Collector) Config(x *sources.Config) {
 // failures and events it keeps; past it, each keeps its own.
 const maxInterned = 4096
 
-// keep keeps a copy of a failure. Its strings, which alias the input's
-// buffer, are copied once per distinct value: LB names, methods, paths and
-// LB error texts repeat from failure to failure.
-func (c *Collector) keep(r *sources.Request) {
-	cp := *r
-	if r.Attempts != nil {
-		cp.Attempts = append([]sources.Attempt(nil), r.Attempts...)
+// Failure is a group of LB-generated failure records that the analysis
+// cannot tell apart: of one whole second, and equal in everything it reads
+// of them (see sameGroup). They differ only in where they were read, their
+// time within the second, and the method and path they show as evidence.
+// A busy load balancer fails thousands of requests a second the same way
+// during a rollout: kept one by one, they made memory grow with the input.
+type Failure struct {
+	// Request is the group's earliest record, by time and then origin: the
+	// one the group shows (whichever worker read which file).
+	*sources.Request
+	// latest is what the group's latest record, by time and then origin,
+	// has of its own; nil while the earliest is the latest.
+	latest *latestRecord
+	// N is how many records the group stands for.
+	N int
+	// seq orders groups whose earliest records have equal times and
+	// origins: one element of an input made them, all read by one
+	// Collector, in this order.
+	seq int
+	// next is the next group of the same hash (see groupHash).
+	next *Failure
+}
+
+// latestRecord is what the latest record of a group has of its own: the
+// rest is the group's (see sameGroup), or not read (the duration of a
+// request that was not retried). Kept whole, it doubled the memory of a
+// group.
+type latestRecord struct {
+	time         time.Time
+	origin       sources.Origin
+	method, path string
+	// req is the record made whole, once asked for (see LatestRecord).
+	req *sources.Request
+}
+
+// sameGroup reports whether records a and b belong to one group: of one
+// second, with the same role (client-visible, hidden by a retry, error-log
+// line), status, generator, kind, retry limit, attempt count, backend,
+// attempts, load balancer, detail, family, platform and format, and the
+// same duration if the request was retried (only then is it read, see
+// attemptTime).
+func sameGroup(a, b *sources.Request) bool {
+	return a.Time.Unix() == b.Time.Unix() && a.AttemptOnly == b.AttemptOnly && a.RetryLimit == b.RetryLimit &&
+		a.Generator == b.Generator && a.Failure == b.Failure && a.Status == b.Status && a.AttemptCount == b.AttemptCount &&
+		groupDuration(a) == groupDuration(b) && a.Backend == b.Backend && slices.Equal(a.Attempts, b.Attempts) &&
+		a.LB == b.LB && a.Detail == b.Detail && a.Family == b.Family && a.Platform == b.Platform && a.Format == b.Format
+}
+
+// groupDuration is the duration of r as far as grouping reads it: zero
+// unless the request was retried.
+func groupDuration(r *sources.Request) time.Duration {
+	if retried(r) {
+		return r.Duration
 	}
-	cp.LB, cp.Method, cp.Path, cp.Detail = c.intern(r.LB), c.intern(r.Method), c.intern(r.Path), c.intern(r.Detail)
-	c.failures = append(c.failures, &cp)
+	return 0
+}
+
+// groupSeed seeds the hashes of groups: one seed for the process, so that
+// the hashes of every Collector agree when they are merged.
+var groupSeed = maphash.MakeSeed()
+
+// groupHash hashes what sameGroup compares: records of one group hash
+// alike.
+func groupHash(r *sources.Request) uint64 {
+	var h maphash.Hash
+	h.SetSeed(groupSeed)
+	var b [52]byte
+	flags := uint64(r.Status)<<32 | uint64(r.Generator)<<24 | uint64(r.Failure)<<16
+	if r.AttemptOnly {
+		flags |= 1
+	}
+	if r.RetryLimit {
+		flags |= 2
+	}
+	binary.LittleEndian.PutUint64(b[0:], uint64(r.Time.Unix()))
+	binary.LittleEndian.PutUint64(b[8:], flags)
+	binary.LittleEndian.PutUint64(b[16:], uint64(r.AttemptCount))
+	binary.LittleEndian.PutUint64(b[24:], uint64(groupDuration(r)))
+	putAddrPort(b[32:], r.Backend)
+	h.Write(b[:])
+	for _, a := range r.Attempts {
+		var ab [24]byte
+		putAddrPort(ab[:], a.Backend)
+		binary.LittleEndian.PutUint32(ab[20:], uint32(a.Status)<<8|uint32(a.Failure))
+		h.Write(ab[:])
+	}
+	for _, s := range [...]string{r.LB, r.Detail, string(r.Family), string(r.Platform), string(r.Format)} {
+		h.WriteString(s)
+		h.WriteByte(0)
+	}
+	return h.Sum64()
+}
+
+// putAddrPort writes ap into the first 20 bytes of b: the address as 16
+// bytes, whether it is IPv4, and the port.
+func putAddrPort(b []byte, ap netip.AddrPort) {
+	ip := ap.Addr().As16()
+	copy(b, ip[:])
+	if ap.Addr().Is4() {
+		b[16] = 1
+	}
+	binary.LittleEndian.PutUint16(b[18:], ap.Port())
+}
+
+// keep adds a failure to its group, or starts one. The group's records are
+// copied; their strings, which alias the input's buffer, are copied once
+// per distinct value: LB names, methods, paths and LB error texts repeat
+// from failure to failure.
+func (c *Collector) keep(r *sources.Request) {
+	c.kept++
+	h := groupHash(r)
+	for g := c.failures[h]; g != nil; g = g.next {
+		if sameGroup(g.Request, r) {
+			g.add(r, c.kept, c)
+			return
+		}
+	}
+	c.failures.add(h, &Failure{Request: c.copyOf(r, nil), N: 1, seq: c.kept})
+}
+
+// copyOf copies r into into, a record of the same group (a new Request
+// when into is nil), its strings owned and shared with earlier equal ones.
+// The attempts of a group's records are equal (see sameGroup): into keeps
+// its own.
+func (c *Collector) copyOf(r *sources.Request, into *sources.Request) *sources.Request {
+	if into != nil {
+		attempts := into.Attempts
+		*into = *r
+		into.Attempts = attempts
+	} else {
+		into = new(sources.Request)
+		*into = *r
+		if r.Attempts != nil {
+			into.Attempts = append([]sources.Attempt(nil), r.Attempts...)
+		}
+	}
+	into.LB, into.Method, into.Path, into.Detail = c.intern(r.LB), c.intern(r.Method), c.intern(r.Path), c.intern(r.Detail)
+	return into
+}
+
+// add counts r, the seq-th record kept, in the group: it becomes the
+// group's earliest or latest record if it comes before or after them.
+func (f *Failure) add(r *sources.Request, seq int, c *Collector) {
+	f.N++
+	switch {
+	case earlier(r.Time, r.Origin, f.Time, f.Origin):
+		if f.latest == nil {
+			l := f.ownOf(f.Request)
+			f.latest = &l
+		}
+		c.copyOf(r, f.Request)
+		f.seq = seq
+	case earlier(f.Last(), f.lastOrigin(), r.Time, r.Origin):
+		if f.latest == nil {
+			f.latest = new(latestRecord)
+		}
+		*f.latest = f.ownOf(r)
+		f.latest.method, f.latest.path = c.intern(r.Method), c.intern(r.Path)
+	}
+}
+
+// ownOf returns what record r of the group has of its own; its strings
+// are r's.
+func (f *Failure) ownOf(r *sources.Request) latestRecord {
+	return latestRecord{time: r.Time, origin: r.Origin, method: r.Method, path: r.Path}
+}
+
+// groupTable holds failure groups by hash, those of one hash chained.
+type groupTable map[uint64]*Failure
+
+// add merges group f, of hash h, into its equal in t, or adds it; it
+// returns 1 when f was added, 0 when merged.
+func (t groupTable) add(h uint64, f *Failure) int {
+	for g := t[h]; g != nil; g = g.next {
+		if sameGroup(g.Request, f.Request) {
+			g.merge(f)
+			return 0
+		}
+	}
+	f.next = t[h]
+	t[h] = f
+	return 1
+}
+
+// merge adds the records of group g, of the same key, to f.
+func (f *Failure) merge(g *Failure) {
+	f.N += g.N
+	latest := f.latestOwn()
+	if l := g.latestOwn(); earlier(latest.time, latest.origin, l.time, l.origin) {
+		latest = l
+	}
+	if earlier(g.Time, g.Origin, f.Time, f.Origin) {
+		f.Request, f.seq = g.Request, g.seq
+	}
+	f.latest = &latest
+}
+
+// latestOwn returns what the group's latest record has of its own.
+func (f *Failure) latestOwn() latestRecord {
+	if f.latest == nil {
+		return f.ownOf(f.Request)
+	}
+	l := *f.latest
+	l.req = nil
+	return l
+}
+
+// Last is the time of the group's latest record.
+func (f *Failure) Last() time.Time {
+	if f.latest == nil {
+		return f.Time
+	}
+	return f.latest.time
+}
+
+// lastOrigin is where the group's latest record was read.
+func (f *Failure) lastOrigin() sources.Origin {
+	if f.latest == nil {
+		return f.Origin
+	}
+	return f.latest.origin
+}
+
+// LatestRecord returns the group's latest record: the earliest itself
+// when the group holds one (or the two share time and origin), else a
+// copy of it with the latest record's own time, origin, method and path,
+// made once.
+func (f *Failure) LatestRecord() *sources.Request {
+	l := f.latest
+	if l == nil || l.time.Equal(f.Time) && l.origin == f.Origin {
+		return f.Request
+	}
+	if l.req == nil {
+		r := *f.Request
+		r.Time, r.Origin, r.Method, r.Path = l.time, l.origin, l.method, l.path
+		l.req = &r
+	}
+	return l.req
 }
 
 // intern returns an owned copy of s, shared with earlier equal ones.
@@ -430,8 +666,9 @@ func mergedEventBytes(d *Dataset) int {
 // Dataset is the merged material of every input, each list in time order.
 type Dataset struct {
 	// Failures are the LB-generated failures: client-visible ones, requests
-	// whose failed attempts a retry hid, and proxy error-log lines.
-	Failures []*sources.Request
+	// whose failed attempts a retry hid, and proxy error-log lines, in
+	// groups (see Failure) ordered by their earliest records.
+	Failures []*Failure
 	// seconds holds the outcome counts of every second (see At, Span, Each
 	// and Sum).
 	seconds seconds
@@ -473,15 +710,26 @@ func merge(cs []*Collector, traffic map[netip.Addr]*Traffic, release bool) *Data
 		}
 	}
 	// Sized once: growing by appends would leave up to as much again behind.
-	var nf, nl, nc int
+	var nl, nc int
 	for _, c := range cs {
-		nf, nl, nc = nf+len(c.failures), nl+c.lifecycle.n, nc+len(c.configs)
+		nl, nc = nl+c.lifecycle.n, nc+len(c.configs)
 	}
-	d.Failures = make([]*sources.Request, 0, nf)
 	d.Lifecycle = make([]sources.Lifecycle, 0, nl)
 	d.Configs = make([]*sources.Config, 0, nc)
+	groups := groupTable{}
+	var n int
 	for _, c := range cs {
-		d.Failures = append(d.Failures, c.failures...)
+		for h, f := range c.failures {
+			for f != nil {
+				next := f.next
+				if !release {
+					cp := *f // the collector's groups stay as they were
+					f = &cp
+				}
+				n += groups.add(h, f)
+				f = next
+			}
+		}
 		d.Lifecycle = c.lifecycle.appendTo(d.Lifecycle, release)
 		d.Configs = append(d.Configs, c.configs...)
 		if release {
@@ -498,11 +746,19 @@ func merge(cs []*Collector, traffic map[netip.Addr]*Traffic, release bool) *Data
 		}
 		foldTraffic(d.Traffic, c.traffic)
 	}
+	d.Failures = make([]*Failure, 0, n)
+	for _, f := range groups {
+		for ; f != nil; f = f.next {
+			d.Failures = append(d.Failures, f)
+		}
+	}
 	d.seconds = store.freeze()
 	// Inputs are parsed in parallel: order equal times by where they came from
 	// so that every run reports the same evidence. Records of one element come
-	// from one collector in emission order, which the stable sort keeps.
-	slices.SortStableFunc(d.Failures, func(x, y *sources.Request) int { return compareRecords(x.Time, x.Origin, y.Time, y.Origin) })
+	// from one collector, and their groups keep the order they were emitted in.
+	slices.SortFunc(d.Failures, func(x, y *Failure) int {
+		return cmp.Or(compareRecords(x.Time, x.Origin, y.Time, y.Origin), cmp.Compare(x.seq, y.seq))
+	})
 	sort.SliceStable(d.Lifecycle, func(i, j int) bool { return compareLifecycle(&d.Lifecycle[i], &d.Lifecycle[j]) < 0 })
 	slices.SortStableFunc(d.Configs, func(x, y *sources.Config) int { return compareOrigins(x.Origin, y.Origin) })
 	return d

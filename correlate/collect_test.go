@@ -83,15 +83,16 @@ func TestKeptFailuresOwnTheirStrings(t *testing.T) {
 	r := collectorRequests(100)[99] // a failure
 	r.LB, r.Method, r.Path, r.Detail = alias(0, 12), alias(12, 15), alias(15, 25), alias(25, len(buf))
 	c.Request(&r)
+	r.Origin.Line++ // the group's latest record
 	c.Request(&r)
 	for i := range buf {
 		buf[i] = 'x'
 	}
 	d := Merge(c)
-	if len(d.Failures) != 2 {
-		t.Fatalf("%d failures", len(d.Failures))
+	if len(d.Failures) != 1 || d.Failures[0].N != 2 || d.Failures[0].LatestRecord() == d.Failures[0].Request {
+		t.Fatalf("%d failure groups, want one of two records", len(d.Failures))
 	}
-	for _, f := range d.Failures {
+	for _, f := range []*sources.Request{d.Failures[0].Request, d.Failures[0].LatestRecord()} {
 		if f.LB != "app/web/1a2b" || f.Method != "GET" || f.Path != "/api/items" || f.Detail != "refused" {
 			t.Errorf("kept failure %+v", f)
 		}
@@ -299,7 +300,8 @@ func TestCollectorRunsBounded(t *testing.T) {
 
 // TestKeptRecordSizes pins the sizes the field order of a kept failure and
 // of its attempts was chosen for: a field added or moved that pads them
-// shows here (the benchmark keeps 100,000 failures from 4 GB of ALB logs).
+// shows here (the benchmark keeps 13,554 groups of failures, 100,638
+// failures, from 4 GB of ALB logs).
 func TestKeptRecordSizes(t *testing.T) {
 	if n := unsafe.Sizeof(sources.Request{}); n != 248 {
 		t.Errorf("sources.Request takes %d bytes, want 248", n)
@@ -369,4 +371,14 @@ func TestEventChunks(t *testing.T) {
 	if e.chunks != nil || e.n != 0 {
 		t.Error("release kept the chunks")
 	}
+}
+
+// ones makes a group of each record, as a Collector does of records with
+// nothing in common.
+func ones(rs ...*sources.Request) []*Failure {
+	out := make([]*Failure, len(rs))
+	for i, r := range rs {
+		out[i] = &Failure{Request: r, N: 1}
+	}
+	return out
 }

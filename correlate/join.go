@@ -735,10 +735,16 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 	}
 	// When each IP was last sent a request that failed: the last attempt
 	// of a retried request went out after the others had failed.
-	failed := map[netip.Addr][]time.Time{}
+	// A group's records were sent between the times of its earliest and
+	// its latest.
+	type sent struct {
+		first, last time.Time
+		n           int
+	}
+	failed := map[netip.Addr][]sent{}
 	for _, f := range d.Failures {
 		if ip := f.Backend.Addr(); d.Traffic[ip] != nil {
-			failed[ip] = append(failed[ip], attemptTime(f, true, f.Failure))
+			failed[ip] = append(failed[ip], sent{attemptTime(f.Request, true, f.Failure), attemptTimeAt(f.Request, f.Last(), true, f.Failure), f.N})
 		}
 	}
 	first, last, _ := d.Span()
@@ -767,12 +773,17 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 				next = t.Runs[k+1].From()
 			}
 			n := 0
-			for _, at := range failed[ip] {
-				if at.After(run.To()) && at.Before(next) {
-					n++
+			for _, f := range failed[ip] {
+				switch {
+				case f.first.After(run.To()) && f.first.Before(next):
+					n += f.n
+				case f.last.After(run.To()) && f.last.Before(next):
+					n++ // its latest at least
 				}
-				if at.After(m.at) && at.Before(next) { // the latest such
-					m.at, m.why, m.clue = at, "last sent a request at "+Clock(at), clueFailed
+				for _, at := range [2]time.Time{f.first, f.last} {
+					if at.After(m.at) && at.Before(next) { // the latest such
+						m.at, m.why, m.clue = at, "last sent a request at "+Clock(at), clueFailed
+					}
 				}
 			}
 			if n > 0 {

@@ -109,13 +109,18 @@ func (a *Analysis) trafficMarks(w *Window) []Entry {
 		return nil
 	}
 	var out []Entry
-	var first, last *Signal
+	var first, last, latest *Signal
 	for _, s := range w.Signals {
 		if s.Visible {
 			if first == nil {
 				first = s
 			}
-			last = s
+			if last == nil || !s.LatestBefore(last) {
+				last = s
+			}
+		}
+		if latest == nil || !s.LatestBefore(latest) {
+			latest = s
 		}
 	}
 	if s := w.Signals[0]; first == nil || s.Time.Before(first.Time) {
@@ -124,10 +129,10 @@ func (a *Analysis) trafficMarks(w *Window) []Entry {
 	if first != nil {
 		out = append(out,
 			Entry{Time: first.Time, Kind: EntryFirstFailure, Request: first.Req},
-			Entry{Time: last.Time, Kind: EntryLastFailure, Request: last.Req, Count: w.Failed})
+			Entry{Time: last.End(), Kind: EntryLastFailure, Request: last.LatestReq(), Count: w.Failed})
 	}
-	if s := w.Signals[len(w.Signals)-1]; last == nil || s.Time.After(last.Time) {
-		out = append(out, Entry{Time: s.Time, Kind: EntryLastAttempt, Request: s.Req})
+	if last == nil || latest.End().After(last.End()) {
+		out = append(out, Entry{Time: latest.End(), Kind: EntryLastAttempt, Request: latest.LatestReq()})
 	}
 	from, to := w.SignalStart.Unix(), w.SignalEnd.Unix()
 	var before, after int64

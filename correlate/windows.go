@@ -10,13 +10,17 @@ import (
 )
 
 // Window summarises a set of failure signals: one incident, or one
-// backend's part of it.
+// backend's part of it. Every count counts the failure records the
+// signals stand for (see Signal.N).
 type Window struct {
 	// Start and End are the times of the first and last client-visible
 	// failure; when retries hid every failure, of the first and last signal.
 	Start, End time.Time
 	// SignalStart and SignalEnd bound every signal, hidden ones included.
 	SignalStart, SignalEnd time.Time
+	// Count counts every failure record, hidden ones and error-log lines
+	// included.
+	Count int
 	// Failed counts client-visible failures; StatusCounts splits them by status.
 	Failed       int
 	StatusCounts map[int]int
@@ -73,46 +77,64 @@ func Summarize(sigs []*Signal) *Window {
 	if len(sigs) == 0 {
 		return w
 	}
-	w.SignalStart, w.SignalEnd = sigs[0].Time, sigs[len(sigs)-1].Time
+	w.SignalStart = sigs[0].Time
 	for _, s := range sigs {
-		w.Kinds[s.Kind]++
+		n, end := s.Weight(), s.End()
+		w.Count += n
+		w.Kinds[s.Kind] += n
+		w.SignalEnd = later(w.SignalEnd, end)
 		switch {
 		case s.Visible:
-			w.Failed++
-			w.StatusCounts[s.Req.Status]++
+			w.Failed += n
+			w.StatusCounts[s.Req.Status] += n
 			if w.Start.IsZero() {
 				w.Start = s.Time
 			}
-			w.End = s.Time
+			w.End = later(w.End, end)
 		case s.Hidden:
-			w.Hidden++
+			w.Hidden += n
 		}
 		for i := range s.Attempts {
 			at := &s.Attempts[i]
 			f := w.ip(at)
 			if !s.AttemptOnly {
-				f.Attempts++
+				f.Attempts += n
 			}
 			if s.Visible && i == len(s.Attempts)-1 {
-				f.Requests++
+				f.Requests += n
 			}
-			f.Kinds[at.Kind]++
-			f.States[at.State]++
+			f.Kinds[at.Kind] += n
+			f.States[at.State] += n
 			if p := int(at.Backend.Port()); p != 0 {
-				f.Ports[p]++
+				f.Ports[p] += n
 			}
 			if f.First.IsZero() || at.Time.Before(f.First) {
 				f.First = at.Time
 			}
-			if at.Time.After(f.Last) {
-				f.Last = at.Time
-			}
+			f.Last = later(f.Last, s.attemptEnd(i))
 		}
 	}
 	if w.Failed == 0 {
 		w.Start, w.End = w.SignalStart, w.SignalEnd
 	}
 	return w
+}
+
+// later returns the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// Weight returns how many failure records signals stand for.
+func Weight(sigs []*Signal) int {
+	n := 0
+	for _, s := range sigs {
+		n += s.Weight()
+	}
+	return n
 }
 
 // ip returns the failures of the attempt's IP, creating them.
@@ -137,18 +159,23 @@ func (w *Window) FailingIPs() []*IPFailures {
 }
 
 // Split cuts time-ordered signals into runs that no gap longer than gap
-// interrupts.
+// interrupts: a gap runs from the latest record of the signals before it
+// to the next signal.
 func Split(sigs []*Signal, gap time.Duration) [][]*Signal {
+	if len(sigs) == 0 {
+		return nil
+	}
 	var out [][]*Signal
 	start := 0
+	end := sigs[0].End()
 	for i := 1; i <= len(sigs); i++ {
-		if i == len(sigs) || sigs[i].Time.Sub(sigs[i-1].Time) > gap {
+		if i == len(sigs) || sigs[i].Time.Sub(end) > gap {
 			out = append(out, sigs[start:i])
 			start = i
 		}
-	}
-	if len(sigs) == 0 {
-		return nil
+		if i < len(sigs) {
+			end = later(end, sigs[i].End())
+		}
 	}
 	return out
 }
