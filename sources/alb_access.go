@@ -263,36 +263,75 @@ var albCommonLayout = [albAccessMinFields]albShape{
 // Splitting was two thirds of the time of parsing a line.
 func albSplitCommon(line []byte, dst *[albAccessMinFields][]byte) bool {
 	i := 0
-	for n, shape := range albCommonLayout {
-		if i >= len(line) {
+	for n := 0; n < albAccessMinFields; {
+		shape := albCommonLayout[n]
+		if shape&albQuoted == 0 {
+			// A run of unquoted fields is split a word at a time.
+			k := n + 1
+			for k < albAccessMinFields && albCommonLayout[k]&albQuoted == 0 {
+				k++
+			}
+			var ok bool
+			if i, ok = albSplitWords(line, i, dst[n:k]); !ok {
+				return false
+			}
+			n = k
+			continue
+		}
+		if i >= len(line) || line[i] != '"' {
 			return false
 		}
-		if shape&albQuoted != 0 {
-			if line[i] != '"' {
-				return false
-			}
-			q := albNextByte(line, i+1, '"', shape&albShort != 0)
-			// An unescaped quote is followed by a space or the end; a
-			// backslash before it may escape it: let albSplitFields count.
-			if q == len(line) || line[q-1] == '\\' {
-				return false
-			}
-			dst[n], i = line[i+1:q], q+1
-		} else {
-			if line[i] == '"' || line[i] == ' ' {
-				return false
-			}
-			end := albNextByte(line, i+1, ' ', shape&albShort != 0)
-			dst[n], i = line[i:end], end
+		q := albNextByte(line, i+1, '"', shape&albShort != 0)
+		// An unescaped quote is followed by a space or the end; a
+		// backslash before it may escape it: let albSplitFields count.
+		if q == len(line) || line[q-1] == '\\' {
+			return false
 		}
+		dst[n], i = line[i+1:q], q+1
 		if i < len(line) {
 			if line[i] != ' ' {
 				return false
 			}
 			i++
 		}
+		n++
 	}
 	return true
+}
+
+// albSplitWords splits len(dst) unquoted fields from line[i:], each
+// followed by one space, as albSplitFields would, and returns where the
+// next field starts. It reports false for an empty field (a run of
+// spaces), a field that starts with a quote, or a line that ends first.
+// Spaces are looked for eight bytes at a time across fields: a call of
+// albNextByte per field cost more than the scan of the fields' bytes.
+func albSplitWords(line []byte, i int, dst [][]byte) (int, bool) {
+	n, start := 0, i
+	for ; i+8 <= len(line); i += 8 {
+		for sp := swarZeros(binary.LittleEndian.Uint64(line[i:]) ^ swarSpaces); sp != 0; sp &= sp - 1 {
+			end := i + bits.TrailingZeros64(sp)>>3
+			if end == start || line[start] == '"' {
+				return 0, false
+			}
+			dst[n], start = line[start:end], end+1
+			if n++; n == len(dst) {
+				return start, true
+			}
+		}
+	}
+	for ; i < len(line); i++ {
+		if line[i] != ' ' {
+			continue
+		}
+		if i == start || line[start] == '"' {
+			return 0, false
+		}
+		dst[n], start = line[start:i], i+1
+		if n++; n == len(dst) {
+			return start, true
+		}
+	}
+	return 0, false
 }
 
 // albNextByte returns the index of the first c in line at or after from,

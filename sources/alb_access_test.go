@@ -539,6 +539,19 @@ func albOddLines(t testing.TB) []string {
 			`"`+strings.Repeat("a", w)+`" "`+strings.Repeat("r", w)+`" "`+strings.Repeat("e", w)+`"`))
 		lines = append(lines, albReplace(t, albDocModern200, " 200 200 512 1024 ", " 200 200 "+strings.Repeat("5", w+1)+" 1 "))
 	}
+	// The unquoted fields before the request are split eight bytes at a
+	// time: a run of spaces, an empty field, a quote starting a field and
+	// the end of the line at every offset in them.
+	head := albDocModern200[:strings.Index(albDocModern200, ` "GET`)+2]
+	for i := range len(head) {
+		lines = append(lines, albDocModern200[:i])
+		if head[i] == ' ' {
+			lines = append(lines, albDocModern200[:i]+" "+albDocModern200[i:], albDocModern200[:i+1]+`"`+albDocModern200[i+1:])
+			// A field left empty: two spaces where it was.
+			next := i + 1 + strings.IndexByte(albDocModern200[i+1:], ' ')
+			lines = append(lines, albDocModern200[:i+1]+albDocModern200[next:])
+		}
+	}
 	names, err := filepath.Glob(filepath.Join("testdata", "samples", "alb-access", "*.log*"))
 	if err != nil || len(names) == 0 {
 		t.Fatalf("no ALB samples: %v", err)
