@@ -96,7 +96,7 @@ func (albAccess) Parse(line []byte, ln *Line, out *Emitter) error {
 		return fmt.Errorf("ALB access line has %d fields, want at least %d", n, albAccessMinFields)
 	}
 	r := &out.request
-	if err := albFillRequest(r, &f, ln.Origin, &out.clock); err != nil {
+	if err := albFillRequest(r, &f, ln.Origin, &out.clock, out.outcomesOnly); err != nil {
 		return err
 	}
 	out.Request(r)
@@ -104,8 +104,10 @@ func (albAccess) Parse(line []byte, ln *Line, out *Emitter) error {
 }
 
 // albFillRequest sets every field of r from the split fields of one line,
-// reading its time through clock.
-func albFillRequest(r *Request, f *[albAccessMinFields][]byte, o Origin, clock *lex.Clock) error {
+// reading its time through clock. With outcomesOnly, a request that did
+// not fail gets no Method, Path or Detail (see OutcomeHandler): cutting
+// the request line was a fifth of the time of filling a Request.
+func albFillRequest(r *Request, f *[albAccessMinFields][]byte, o Origin, clock *lex.Clock, outcomesOnly bool) error {
 	t, ok := albParseTime(f[albFieldTime], clock)
 	if !ok {
 		return errALBBadTime
@@ -126,21 +128,23 @@ func albFillRequest(r *Request, f *[albAccessMinFields][]byte, o Origin, clock *
 			return errALBBadTarget
 		}
 	}
-	method, uri := albSplitRequestLine(f[albFieldRequest])
 	*r = Request{
 		Time:    t,
 		LB:      inputString(f[albFieldELB]),
 		Status:  status,
 		Backend: backend,
-		Method:  inputString(method),
-		Path:    inputString(albURIPath(uri)),
 		Format:  FormatALBAccess,
 		Origin:  o,
 	}
+	r.Generator, r.Failure = albClassify(status, targetStatus, backend.IsValid(), f)
+	if outcomesOnly && r.Failure == FailureNone {
+		return nil
+	}
+	method, uri := albSplitRequestLine(f[albFieldRequest])
+	r.Method, r.Path = inputString(method), inputString(albURIPath(uri))
 	if !albIsDash(f[albFieldErrorReason]) {
 		r.Detail = inputString(f[albFieldErrorReason])
 	}
-	r.Generator, r.Failure = albClassify(status, targetStatus, backend.IsValid(), f)
 	return nil
 }
 

@@ -627,6 +627,48 @@ func TestALBAccessFastPathSameRecords(t *testing.T) {
 	}
 }
 
+// TestALBAccessOutcomesOnly parses odd and usual lines for a Handler that
+// reads only the outcomes of successes and for one that reads everything:
+// the records must be the same but for the Method, Path and Detail of the
+// requests that did not fail, and the same lines must be skipped.
+func TestALBAccessOutcomesOnly(t *testing.T) {
+	var b strings.Builder
+	for _, l := range albOddLines(t) {
+		b.WriteString(l + "\n")
+	}
+	for _, l := range albBenchLines(500) {
+		b.Write(l)
+		b.WriteByte('\n')
+	}
+	text := b.String()
+	full, fullRep := runLines(t, albAccess{}, "odd.log", text)
+	outcomes := outcomeCollector{&collector{}}
+	rep := runLinesTo(t, outcomes, albAccess{}, "odd.log", text)
+	if len(outcomes.requests) != len(full.requests) || rep.Records != fullRep.Records || rep.Skipped != fullRep.Skipped {
+		t.Fatalf("outcomes only: %d records, %d skipped; everything: %d, %d", len(outcomes.requests), rep.Skipped, len(full.requests), fullRep.Skipped)
+	}
+	if a, b := strings.Join(rep.SkipSamples(), "\n"), strings.Join(fullRep.SkipSamples(), "\n"); a != b {
+		t.Errorf("skipped:\n%s\nreading everything:\n%s", a, b)
+	}
+	blanked, kept := 0, 0
+	for i, want := range full.requests {
+		if want.Failure == FailureNone && len(want.Attempts) == 0 {
+			cp := *want
+			cp.Method, cp.Path, cp.Detail = "", "", ""
+			want = &cp
+			blanked++
+		} else if want.Path != "" {
+			kept++
+		}
+		if !reflect.DeepEqual(outcomes.requests[i], want) {
+			t.Errorf("record %d:\noutcomes only %+v\nwant %+v", i, outcomes.requests[i], want)
+		}
+	}
+	if blanked < 400 || kept < 20 {
+		t.Errorf("%d successes and %d failures with a path: the lines should give many of each", blanked, kept)
+	}
+}
+
 // TestALBNextByte checks albNextByte against bytes.IndexByte with the byte
 // looked for, and bytes one bit away from it, at every offset; when there
 // is none it returns the line's length.
