@@ -83,7 +83,7 @@ func (albAccess) Parse(line []byte, ln *Line, out *Emitter) error {
 	}
 	var f [albAccessMinFields][]byte
 	n, err := albAccessMinFields, error(nil)
-	if albSlowSplit || !albSplitCommon(line, &f) {
+	if albSlowSplit || !albSplitCommon(line, &f, &out.albRuns) {
 		n, err = albSplitFields(line, f[:])
 	}
 	if err != nil {
@@ -265,42 +265,133 @@ var albCommonLayout = [albAccessMinFields]albShape{
 // of spaces, a closing quote after a backslash or not followed by a space,
 // fewer fields) makes it give up, and albSplitFields reads the line.
 // Splitting was two thirds of the time of parsing a line.
-func albSplitCommon(line []byte, dst *[albAccessMinFields][]byte) bool {
-	i := 0
-	for n := 0; n < albAccessMinFields; {
+//
+// runs, when not nil, holds the albRepeatedRuns of the last line split:
+// a run written alike on this line is taken as it was split there.
+func albSplitCommon(line []byte, dst *[albAccessMinFields][]byte, runs *albRuns) bool {
+	i, n, ok := 0, 0, false
+	for k, r := range albRepeatedRuns {
+		if i, ok = albSplitRange(line, i, dst, n, r.from); !ok {
+			return false
+		}
+		n = r.to
+		if runs != nil {
+			if j, same := runs[k].match(line, i, dst[r.from:r.to]); same {
+				i = j
+				continue
+			}
+		}
+		start := i
+		if i, ok = albSplitRange(line, i, dst, r.from, r.to); !ok {
+			return false
+		}
+		if runs != nil {
+			runs[k].remember(line, start, i, dst[r.from:r.to])
+		}
+	}
+	i, ok = albSplitRange(line, i, dst, n, albAccessMinFields)
+	return ok
+}
+
+// albSplitRange splits the fields from to to of albCommonLayout (see
+// albSplitCommon) from line[i:], and returns where the next field starts.
+func albSplitRange(line []byte, i int, dst *[albAccessMinFields][]byte, from, to int) (int, bool) {
+	for n := from; n < to; {
 		shape := albCommonLayout[n]
 		if shape&albQuoted == 0 {
 			// A run of unquoted fields is split a word at a time.
 			k := n + 1
-			for k < albAccessMinFields && albCommonLayout[k]&albQuoted == 0 {
+			for k < to && albCommonLayout[k]&albQuoted == 0 {
 				k++
 			}
 			var ok bool
 			if i, ok = albSplitWords(line, i, dst[n:k]); !ok {
-				return false
+				return 0, false
 			}
 			n = k
 			continue
 		}
 		if i >= len(line) || line[i] != '"' {
-			return false
+			return 0, false
 		}
 		q := albNextByte(line, i+1, '"', shape&albShort != 0)
 		// An unescaped quote is followed by a space or the end; a
 		// backslash before it may escape it: let albSplitFields count.
 		if q == len(line) || line[q-1] == '\\' {
-			return false
+			return 0, false
 		}
 		dst[n], i = line[i+1:q], q+1
 		if i < len(line) {
 			if line[i] != ' ' {
-				return false
+				return 0, false
 			}
 			i++
 		}
 		n++
 	}
-	return true
+	return i, true
+}
+
+// albRepeatedRuns are the runs of fields, from and up to to, that ALB
+// writes alike on most lines of a load balancer: ssl_cipher to
+// target_group_arn, domain_name to matched_rule_priority, and
+// actions_executed to error_reason. Comparing a run with the last line's
+// costs less than splitting its 100 to 150 bytes again.
+var albRepeatedRuns = [...]struct{ from, to int }{{14, 17}, {18, 21}, {22, 25}}
+
+// albRuns holds one albRun for each of albRepeatedRuns.
+type albRuns [len(albRepeatedRuns)]albRun
+
+// albRun is a run of fields as written on the last line split: its text
+// from the first field to the end of the last (a copy: lines are reused),
+// and where each field lies in it.
+type albRun struct {
+	text   []byte
+	fields [3]struct{ off, len int }
+}
+
+// albMaxRunText bounds the text an albRun keeps; a longer run is split
+// on every line. Runs of ALB's are 20 to 200 bytes long.
+const albMaxRunText = 512
+
+// match reports whether line[i:] starts with the run's text followed by a
+// space or the end of the line. The text holds whole fields that were
+// split before: the same bytes split into the same fields, which it sets
+// in dst. It returns where the next field starts.
+func (r *albRun) match(line []byte, i int, dst [][]byte) (int, bool) {
+	j := i + len(r.text)
+	if len(r.text) == 0 || j > len(line) || !bytes.Equal(line[i:j], r.text) {
+		return 0, false
+	}
+	if j < len(line) {
+		if line[j] != ' ' {
+			return 0, false
+		}
+		j++
+	}
+	for k := range dst {
+		f := r.fields[k]
+		dst[k] = line[i+f.off : i+f.off+f.len]
+	}
+	return j, true
+}
+
+// remember keeps the run of fields dst split from line[start:next], next
+// being where the field after them starts.
+func (r *albRun) remember(line []byte, start, next int, dst [][]byte) {
+	end := next
+	if line[end-1] == ' ' { // a field never ends with a space: the separator
+		end--
+	}
+	if end-start > albMaxRunText {
+		r.text = r.text[:0]
+		return
+	}
+	r.text = append(r.text[:0], line[start:end]...)
+	for k, f := range dst {
+		// f is a slice of line: its offset is what its capacity lacks.
+		r.fields[k].off, r.fields[k].len = cap(line)-cap(f)-start, len(f)
+	}
 }
 
 // albSplitWords splits len(dst) unquoted fields from line[i:], each

@@ -521,6 +521,20 @@ func albOddLines(t testing.TB) []string {
 		albReplace(t, albDocModern200, `"forward" "-" "-"`, `"forward","redirect" "https://x/" "-"x`),
 		albReplace(t, albDocModern200, "TLSv1.3", "TLSv1.3-with-a-long-name"),
 		albReplace(t, albDocModern200, "TLSv1.3", `"TLSv1.3"`),
+		// A repeated run, then the same bytes split otherwise.
+		albDocModern200, strings.Replace(albDocModern200, "SHA256 TLSv1.3", "SHA256_TLSv1.3", 1),
+		albDocModern200, strings.Replace(albDocModern200, `"app.example.com" "arn`, `"app.example.com"_"arn`, 1),
+		albDocModern200, strings.Replace(albDocModern200, `"forward" "-"`, `"forward"_"-"`, 1),
+		// A repeated run, then more bytes in its last field.
+		albReplace(t, albDocModern200, "0123456789abcdef ", `0123456789abcdef"x" `),
+		albReplace(t, albDocModern200, "0123456789abcdef ", `0123456789abcdefx `),
+		albReplace(t, albDocModern200, "0123456789abcdef ", `0123456789abcdef  `),
+		albReplace(t, albDocModern200, `555555555555" 1 `, `555555555555" 12 `),
+		albReplace(t, albDocModern200, `555555555555" 1 `, `555555555555" 1"x" `),
+		albReplace(t, albDocModern200, `"forward" "-" "-" `, `"forward" "-" "-"x `),
+		albReplace(t, albDocModern200, `"forward" "-" "-" `, `"forward" "-" "-"`),
+		albDocModern200[:strings.Index(albDocModern200, `555555555555" 1 `)+len(`555555555555" 1`)],
+		albDocModern200[:strings.Index(albDocModern200, `"forward" "-" "-"`)+len(`"forward" "-" "-"`)],
 		albReplace(t, albDocModern200, "https ", `"https" `),
 		albReplace(t, albDocModern200, " 1 2026", "  1 2026"),
 		albDocModern200[:strings.Index(albDocModern200, ` "forward"`)],
@@ -562,12 +576,16 @@ func albOddLines(t testing.TB) []string {
 	return lines
 }
 
-// albCheckSplitCommon fails when albSplitCommon splits line otherwise than
-// albSplitFields, and reports whether it split it.
-func albCheckSplitCommon(t *testing.T, line []byte) bool {
+// albCheckSplitCommon fails when albSplitCommon, with the runs of the
+// lines split before (runs, or none), splits line otherwise than
+// albSplitFields, and reports whether it split it. Like the pipeline, it
+// splits every line in the same buffer, albCheckBuffer: the runs must not
+// keep the bytes of a line.
+func albCheckSplitCommon(t *testing.T, line []byte, runs *albRuns) bool {
 	t.Helper()
 	var fast, full [albAccessMinFields][]byte
-	if !albSplitCommon(line, &fast) {
+	albCheckBuffer = append(albCheckBuffer[:0], line...)
+	if !albSplitCommon(albCheckBuffer, &fast, runs) {
 		return false
 	}
 	n, err := albSplitFields(line, full[:])
@@ -582,22 +600,29 @@ func albCheckSplitCommon(t *testing.T, line []byte) bool {
 	return true
 }
 
+// albCheckBuffer is the buffer albCheckSplitCommon splits lines in.
+var albCheckBuffer []byte
+
 // TestALBSplitCommonLikeSplitFields checks that the fast path splits odd
 // lines as albSplitFields does or leaves them to it, and that it does take
-// the lines ALB writes.
+// the lines ALB writes: each line alone, after the line before it, and
+// after itself, when every repeated run is taken from the last line.
 func TestALBSplitCommonLikeSplitFields(t *testing.T) {
+	var runs albRuns
 	for _, line := range albOddLines(t) {
-		albCheckSplitCommon(t, []byte(line))
+		albCheckSplitCommon(t, []byte(line), nil)
+		albCheckSplitCommon(t, []byte(line), &runs)
+		albCheckSplitCommon(t, []byte(line), &runs)
 	}
 	for _, line := range append([]string{albDocHTTPS200, albDocModern200, albDoc502Refused, albDoc504}, albReadSample(t, "crowdsecurity--hub--aws-alb-logs.log")) {
 		for _, l := range strings.Split(strings.TrimSpace(line), "\n") {
-			if !albCheckSplitCommon(t, []byte(l)) {
+			if !albCheckSplitCommon(t, []byte(l), nil) || !albCheckSplitCommon(t, []byte(l), &runs) || !albCheckSplitCommon(t, []byte(l), &runs) {
 				t.Errorf("%.60q: not taken by the fast path", l)
 			}
 		}
 	}
 	for _, line := range albBenchLines(2000) {
-		if !albCheckSplitCommon(t, line) {
+		if !albCheckSplitCommon(t, line, nil) || !albCheckSplitCommon(t, line, &runs) {
 			t.Fatalf("%q: not taken by the fast path", line)
 		}
 	}
@@ -699,12 +724,18 @@ func TestALBNextByte(t *testing.T) {
 }
 
 // FuzzALBSplitCommon compares the common layout's fast path with
-// albSplitFields.
+// albSplitFields, alone and after a usual line, whose repeated runs it may
+// take.
 func FuzzALBSplitCommon(f *testing.F) {
 	for _, line := range albOddLines(f) {
 		f.Add(line)
 	}
-	f.Fuzz(func(t *testing.T, line string) { albCheckSplitCommon(t, []byte(line)) })
+	f.Fuzz(func(t *testing.T, line string) {
+		albCheckSplitCommon(t, []byte(line), nil)
+		var runs albRuns
+		albCheckSplitCommon(t, []byte(albDocModern200), &runs)
+		albCheckSplitCommon(t, []byte(line), &runs)
+	})
 }
 
 // TestALBSplitRequestLine checks the request field's method and URI against

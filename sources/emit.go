@@ -39,6 +39,9 @@ type Emitter struct {
 	// worker serves every line without an allocation, and without the
 	// sync.Pool round trip that cost about 1% of reading ALB logs.
 	request Request
+	// albRuns are the repeated runs of fields of the worker's last ALB
+	// access line (see albSplitCommon).
+	albRuns albRuns
 	// outcomesOnly is set when the Handler is an OutcomeHandler: a
 	// Request that did not fail needs no Method, Path or Detail.
 	outcomesOnly bool
