@@ -159,6 +159,11 @@ func (c *Collector) Request(r *sources.Request) {
 	}
 }
 
+// OnlyOutcomesOfSuccesses implements sources.OutcomeHandler: of a request
+// that did not fail and made no attempts, Request counts the outcome and
+// the backend that served it, and keeps nothing else.
+func (c *Collector) OnlyOutcomesOfSuccesses() {}
+
 // Lifecycle implements sources.Handler.
 func (c *Collector) Lifecycle(l *sources.Lifecycle) {
 	c.count(l.Format)

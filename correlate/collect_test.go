@@ -3,6 +3,7 @@ package correlate
 import (
 	"fmt"
 	"net/netip"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -29,6 +30,44 @@ func collectorRequests(n int) []sources.Request {
 		out[i] = r
 	}
 	return out
+}
+
+// TestCollectorReadsOnlyOutcomesOfSuccesses checks what the Collector
+// promises as a sources.OutcomeHandler: requests that did not fail and made
+// no attempts give the same Dataset with or without their Method, Path and
+// Detail. Failures, application errors and retried requests keep theirs.
+func TestCollectorReadsOnlyOutcomesOfSuccesses(t *testing.T) {
+	var _ sources.OutcomeHandler = NewCollector()
+	reqs := collectorRequests(3000)
+	for i := range reqs {
+		r := &reqs[i]
+		r.Detail = fmt.Sprintf("detail %d", i%7)
+		switch i % 10 {
+		case 3:
+			r.Status, r.Failure = 500, sources.FailureAppError
+		case 5: // a retry that hid a refused connection
+			r.Attempts = []sources.Attempt{{Backend: netip.MustParseAddrPort("10.0.9.9:8080"), Status: 502, Failure: sources.FailureRefused}, {Backend: r.Backend, Status: 200}}
+		case 7: // an ALB redirect
+			r.Status, r.Generator, r.Backend = 301, sources.GeneratedByLB, netip.AddrPort{}
+		}
+	}
+	all, outcomes := NewCollector(), NewCollector()
+	blanked := 0
+	for i := range reqs {
+		all.Request(&reqs[i])
+		r := reqs[i]
+		if r.Failure == sources.FailureNone && len(r.Attempts) == 0 {
+			r.Method, r.Path, r.Detail = "", "", ""
+			blanked++
+		}
+		outcomes.Request(&r)
+	}
+	if blanked < 2000 {
+		t.Fatalf("%d requests blanked", blanked)
+	}
+	if a, b := Merge(all), Merge(outcomes); !reflect.DeepEqual(a, b) {
+		t.Errorf("the Dataset depends on the Method, Path or Detail of successes:\n%+v\n%+v", a, b)
+	}
 }
 
 // TestCollectorRequestDoesNotAllocate checks that once a backend and an

@@ -105,3 +105,9 @@ type discard struct{}
 func (discard) Request(*sources.Request)     {}
 func (discard) Lifecycle(*sources.Lifecycle) {}
 func (discard) Config(*sources.Config)       {}
+
+// OnlyOutcomesOfSuccesses implements sources.OutcomeHandler: discard
+// reads nothing of a request.
+func (discard) OnlyOutcomesOfSuccesses() {}
+
+var _ sources.OutcomeHandler = discard{}

@@ -163,6 +163,12 @@ func (k *configKeeper) Config(c *sources.Config) {
 	k.configs = append(k.configs, &cp)
 }
 
+// OnlyOutcomesOfSuccesses implements sources.OutcomeHandler: a
+// configKeeper reads nothing of a request.
+func (*configKeeper) OnlyOutcomesOfSuccesses() {}
+
+var _ sources.OutcomeHandler = (*configKeeper)(nil)
+
 // newCheckReport builds the report of a check from what was read and found.
 func newCheckReport(res *sources.Result, configs []*sources.Config, risks []*classify.Risk, opts CheckOptions) *CheckReport {
 	rep := &CheckReport{Schema: CheckSchemaVersion, Source: opts.Source, Inputs: []Input{}, Warnings: []string{}, Workloads: []ObjectRef{}, Findings: []CheckFinding{}}

@@ -521,6 +521,20 @@ func albOddLines(t testing.TB) []string {
 		albReplace(t, albDocModern200, `"forward" "-" "-"`, `"forward","redirect" "https://x/" "-"x`),
 		albReplace(t, albDocModern200, "TLSv1.3", "TLSv1.3-with-a-long-name"),
 		albReplace(t, albDocModern200, "TLSv1.3", `"TLSv1.3"`),
+		// A repeated run, then the same bytes split otherwise.
+		albDocModern200, strings.Replace(albDocModern200, "SHA256 TLSv1.3", "SHA256_TLSv1.3", 1),
+		albDocModern200, strings.Replace(albDocModern200, `"app.example.com" "arn`, `"app.example.com"_"arn`, 1),
+		albDocModern200, strings.Replace(albDocModern200, `"forward" "-"`, `"forward"_"-"`, 1),
+		// A repeated run, then more bytes in its last field.
+		albReplace(t, albDocModern200, "0123456789abcdef ", `0123456789abcdef"x" `),
+		albReplace(t, albDocModern200, "0123456789abcdef ", `0123456789abcdefx `),
+		albReplace(t, albDocModern200, "0123456789abcdef ", `0123456789abcdef  `),
+		albReplace(t, albDocModern200, `555555555555" 1 `, `555555555555" 12 `),
+		albReplace(t, albDocModern200, `555555555555" 1 `, `555555555555" 1"x" `),
+		albReplace(t, albDocModern200, `"forward" "-" "-" `, `"forward" "-" "-"x `),
+		albReplace(t, albDocModern200, `"forward" "-" "-" `, `"forward" "-" "-"`),
+		albDocModern200[:strings.Index(albDocModern200, `555555555555" 1 `)+len(`555555555555" 1`)],
+		albDocModern200[:strings.Index(albDocModern200, `"forward" "-" "-"`)+len(`"forward" "-" "-"`)],
 		albReplace(t, albDocModern200, "https ", `"https" `),
 		albReplace(t, albDocModern200, " 1 2026", "  1 2026"),
 		albDocModern200[:strings.Index(albDocModern200, ` "forward"`)],
@@ -539,6 +553,19 @@ func albOddLines(t testing.TB) []string {
 			`"`+strings.Repeat("a", w)+`" "`+strings.Repeat("r", w)+`" "`+strings.Repeat("e", w)+`"`))
 		lines = append(lines, albReplace(t, albDocModern200, " 200 200 512 1024 ", " 200 200 "+strings.Repeat("5", w+1)+" 1 "))
 	}
+	// The unquoted fields before the request are split eight bytes at a
+	// time: a run of spaces, an empty field, a quote starting a field and
+	// the end of the line at every offset in them.
+	head := albDocModern200[:strings.Index(albDocModern200, ` "GET`)+2]
+	for i := range len(head) {
+		lines = append(lines, albDocModern200[:i])
+		if head[i] == ' ' {
+			lines = append(lines, albDocModern200[:i]+" "+albDocModern200[i:], albDocModern200[:i+1]+`"`+albDocModern200[i+1:])
+			// A field left empty: two spaces where it was.
+			next := i + 1 + strings.IndexByte(albDocModern200[i+1:], ' ')
+			lines = append(lines, albDocModern200[:i+1]+albDocModern200[next:])
+		}
+	}
 	names, err := filepath.Glob(filepath.Join("testdata", "samples", "alb-access", "*.log*"))
 	if err != nil || len(names) == 0 {
 		t.Fatalf("no ALB samples: %v", err)
@@ -549,12 +576,16 @@ func albOddLines(t testing.TB) []string {
 	return lines
 }
 
-// albCheckSplitCommon fails when albSplitCommon splits line otherwise than
-// albSplitFields, and reports whether it split it.
-func albCheckSplitCommon(t *testing.T, line []byte) bool {
+// albCheckSplitCommon fails when albSplitCommon, with the runs of the
+// lines split before (runs, or none), splits line otherwise than
+// albSplitFields, and reports whether it split it. Like the pipeline, it
+// splits every line in the same buffer, albCheckBuffer: the runs must not
+// keep the bytes of a line.
+func albCheckSplitCommon(t *testing.T, line []byte, runs *albRuns) bool {
 	t.Helper()
 	var fast, full [albAccessMinFields][]byte
-	if !albSplitCommon(line, &fast) {
+	albCheckBuffer = append(albCheckBuffer[:0], line...)
+	if !albSplitCommon(albCheckBuffer, &fast, runs) {
 		return false
 	}
 	n, err := albSplitFields(line, full[:])
@@ -569,22 +600,29 @@ func albCheckSplitCommon(t *testing.T, line []byte) bool {
 	return true
 }
 
+// albCheckBuffer is the buffer albCheckSplitCommon splits lines in.
+var albCheckBuffer []byte
+
 // TestALBSplitCommonLikeSplitFields checks that the fast path splits odd
 // lines as albSplitFields does or leaves them to it, and that it does take
-// the lines ALB writes.
+// the lines ALB writes: each line alone, after the line before it, and
+// after itself, when every repeated run is taken from the last line.
 func TestALBSplitCommonLikeSplitFields(t *testing.T) {
+	var runs albRuns
 	for _, line := range albOddLines(t) {
-		albCheckSplitCommon(t, []byte(line))
+		albCheckSplitCommon(t, []byte(line), nil)
+		albCheckSplitCommon(t, []byte(line), &runs)
+		albCheckSplitCommon(t, []byte(line), &runs)
 	}
 	for _, line := range append([]string{albDocHTTPS200, albDocModern200, albDoc502Refused, albDoc504}, albReadSample(t, "crowdsecurity--hub--aws-alb-logs.log")) {
 		for _, l := range strings.Split(strings.TrimSpace(line), "\n") {
-			if !albCheckSplitCommon(t, []byte(l)) {
+			if !albCheckSplitCommon(t, []byte(l), nil) || !albCheckSplitCommon(t, []byte(l), &runs) || !albCheckSplitCommon(t, []byte(l), &runs) {
 				t.Errorf("%.60q: not taken by the fast path", l)
 			}
 		}
 	}
 	for _, line := range albBenchLines(2000) {
-		if !albCheckSplitCommon(t, line) {
+		if !albCheckSplitCommon(t, line, nil) || !albCheckSplitCommon(t, line, &runs) {
 			t.Fatalf("%q: not taken by the fast path", line)
 		}
 	}
@@ -611,6 +649,48 @@ func TestALBAccessFastPathSameRecords(t *testing.T) {
 	}
 	if a, b := strings.Join(fastRep.SkipSamples(), "\n"), strings.Join(slowRep.SkipSamples(), "\n"); a != b {
 		t.Errorf("skipped:\n%s\nalbSplitFields alone:\n%s", a, b)
+	}
+}
+
+// TestALBAccessOutcomesOnly parses odd and usual lines for a Handler that
+// reads only the outcomes of successes and for one that reads everything:
+// the records must be the same but for the Method, Path and Detail of the
+// requests that did not fail, and the same lines must be skipped.
+func TestALBAccessOutcomesOnly(t *testing.T) {
+	var b strings.Builder
+	for _, l := range albOddLines(t) {
+		b.WriteString(l + "\n")
+	}
+	for _, l := range albBenchLines(500) {
+		b.Write(l)
+		b.WriteByte('\n')
+	}
+	text := b.String()
+	full, fullRep := runLines(t, albAccess{}, "odd.log", text)
+	outcomes := outcomeCollector{&collector{}}
+	rep := runLinesTo(t, outcomes, albAccess{}, "odd.log", text)
+	if len(outcomes.requests) != len(full.requests) || rep.Records != fullRep.Records || rep.Skipped != fullRep.Skipped {
+		t.Fatalf("outcomes only: %d records, %d skipped; everything: %d, %d", len(outcomes.requests), rep.Skipped, len(full.requests), fullRep.Skipped)
+	}
+	if a, b := strings.Join(rep.SkipSamples(), "\n"), strings.Join(fullRep.SkipSamples(), "\n"); a != b {
+		t.Errorf("skipped:\n%s\nreading everything:\n%s", a, b)
+	}
+	blanked, kept := 0, 0
+	for i, want := range full.requests {
+		if want.Failure == FailureNone && len(want.Attempts) == 0 {
+			cp := *want
+			cp.Method, cp.Path, cp.Detail = "", "", ""
+			want = &cp
+			blanked++
+		} else if want.Path != "" {
+			kept++
+		}
+		if !reflect.DeepEqual(outcomes.requests[i], want) {
+			t.Errorf("record %d:\noutcomes only %+v\nwant %+v", i, outcomes.requests[i], want)
+		}
+	}
+	if blanked < 400 || kept < 20 {
+		t.Errorf("%d successes and %d failures with a path: the lines should give many of each", blanked, kept)
 	}
 }
 
@@ -644,12 +724,18 @@ func TestALBNextByte(t *testing.T) {
 }
 
 // FuzzALBSplitCommon compares the common layout's fast path with
-// albSplitFields.
+// albSplitFields, alone and after a usual line, whose repeated runs it may
+// take.
 func FuzzALBSplitCommon(f *testing.F) {
 	for _, line := range albOddLines(f) {
 		f.Add(line)
 	}
-	f.Fuzz(func(t *testing.T, line string) { albCheckSplitCommon(t, []byte(line)) })
+	f.Fuzz(func(t *testing.T, line string) {
+		albCheckSplitCommon(t, []byte(line), nil)
+		var runs albRuns
+		albCheckSplitCommon(t, []byte(albDocModern200), &runs)
+		albCheckSplitCommon(t, []byte(line), &runs)
+	})
 }
 
 // TestALBSplitRequestLine checks the request field's method and URI against

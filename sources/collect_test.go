@@ -22,8 +22,20 @@ func (c *collector) Config(x *Config)       { cp := *x; c.configs = append(c.con
 func runLines(t testing.TB, a lineAdapter, name, text string) (*collector, *InputReport) {
 	t.Helper()
 	c := &collector{}
+	return c, runLinesTo(t, c, a, name, text)
+}
+
+// outcomeCollector is a collector that says it reads only the outcomes of
+// successes (see OutcomeHandler).
+type outcomeCollector struct{ *collector }
+
+func (outcomeCollector) OnlyOutcomesOfSuccesses() {}
+
+// runLinesTo is runLines with the Handler h.
+func runLinesTo(t testing.TB, h Handler, a lineAdapter, name, text string) *InputReport {
+	t.Helper()
 	rep := &InputReport{Name: name, Format: a.Format()}
-	em := newEmitter(c, &Options{}, rep, newDedupSet())
+	em := newEmitter(h, &Options{}, rep, newDedupSet())
 	sc := bufio.NewScanner(bytes.NewReader([]byte(text)))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	n := 0
@@ -38,7 +50,7 @@ func runLines(t testing.TB, a lineAdapter, name, text string) (*collector, *Inpu
 			em.Skip(ln.Origin, err.Error())
 		}
 	}
-	return c, rep
+	return rep
 }
 
 // runJSON feeds one JSON element to a JSON adapter and returns what it emitted.

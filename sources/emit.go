@@ -39,13 +39,24 @@ type Emitter struct {
 	// worker serves every line without an allocation, and without the
 	// sync.Pool round trip that cost about 1% of reading ALB logs.
 	request Request
+	// albRuns are the repeated runs of fields of the worker's last ALB
+	// access line (see albSplitCommon).
+	albRuns albRuns
+	// outcomesOnly is set when the Handler is an OutcomeHandler: a
+	// Request that did not fail needs no Method, Path or Detail.
+	outcomesOnly bool
 }
 
 func newEmitter(h Handler, opts *Options, report *InputReport, dedup *dedupSet) *Emitter {
 	if opts == nil {
 		opts = &Options{}
 	}
-	return &Emitter{h: h, opts: opts, report: report, dedup: dedup}
+	e := &Emitter{h: h, opts: opts, report: report, dedup: dedup}
+	if c, ok := h.(*formatCounter); ok {
+		h = c.Handler
+	}
+	_, e.outcomesOnly = h.(OutcomeHandler)
+	return e
 }
 
 // Location is the time zone for log times written without one: the zone

@@ -329,12 +329,22 @@ func TestSerialAndParallelInputsAgree(t *testing.T) {
 	dir := t.TempDir()
 	const files = 8
 	lines := albBenchLines(3000) // each input is more than one block
+	// A line longer than the blocks a serial input is read in, which
+	// gives a record, and one longer than any block, which is skipped.
+	long := bytes.Replace(lines[0], []byte("Mozilla/5.0"), bytes.Repeat([]byte("M"), 3*serialBlockBytes), 1)
+	tooLong := strings.Repeat("x", readBufferSize+readBufferSize/2) + "\n"
 	var paths []string
 	for i := range files {
 		var b bytes.Buffer
 		for j, l := range lines {
-			if j%1000 == 999 {
+			switch {
+			case j%1000 == 999:
 				b.WriteString("garbage line\n")
+			case j == 1500:
+				b.Write(long)
+				b.WriteByte('\n')
+			case j == 2500:
+				b.WriteString(tooLong)
 			}
 			b.Write(l)
 			b.WriteByte('\n')
@@ -359,7 +369,7 @@ func TestSerialAndParallelInputsAgree(t *testing.T) {
 		if len(alone.Inputs) != 1 || alone.Inputs[0].Records != all.Inputs[i].Records || alone.Inputs[0].Skipped != all.Inputs[i].Skipped {
 			t.Fatalf("%s: alone %+v, among others %+v", p, alone.Inputs[0], all.Inputs[i])
 		}
-		if a, b := strings.Join(alone.Inputs[0].SkipSamples(), "\n"), strings.Join(all.Inputs[i].SkipSamples(), "\n"); a != b || !strings.Contains(a, ":1000: ") {
+		if a, b := strings.Join(alone.Inputs[0].SkipSamples(), "\n"), strings.Join(all.Inputs[i].SkipSamples(), "\n"); a != b || !strings.Contains(a, ":1000: ") || !strings.Contains(a, ":2504: line longer than 1 MiB") {
 			t.Errorf("%s: skipped alone:\n%s\namong others:\n%s", p, a, b)
 		}
 		for o, n := range h.origins {
@@ -368,8 +378,8 @@ func TestSerialAndParallelInputsAgree(t *testing.T) {
 			}
 		}
 	}
-	if len(together.origins) != files*len(lines) {
-		t.Errorf("%d records, want %d", len(together.origins), files*len(lines))
+	if len(together.origins) != files*(len(lines)+1) {
+		t.Errorf("%d records, want %d", len(together.origins), files*(len(lines)+1))
 	}
 	if together.flushes < files {
 		t.Errorf("%d flushes for %d inputs", together.flushes, files)

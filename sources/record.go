@@ -409,6 +409,18 @@ type Handler interface {
 	Config(*Config)
 }
 
+// OutcomeHandler is implemented by a Handler that reads only the outcome
+// of a request that did not fail: of a Request whose Failure is
+// FailureNone and that has no Attempts, it uses Time, LB, Status,
+// Generator, Failure, Backend, Format and Origin, never Method, Path or
+// Detail. An adapter may leave those three empty on such a Request when
+// filling them costs time; the ALB access-log adapter does.
+type OutcomeHandler interface {
+	Handler
+	// OnlyOutcomesOfSuccesses marks the Handler; it does nothing.
+	OnlyOutcomesOfSuccesses()
+}
+
 // Flusher is implemented by a Handler that folds what it gathered into
 // something shared from time to time: Read calls Flush when an input the
 // Handler served is done, before the Handler serves another.

@@ -216,16 +216,24 @@ func ParseRFC3339(b []byte) (time.Time, bool) {
 
 // Fraction reads the digits at the start of b as a fraction of a second. It
 // returns nanoseconds (digits past the ninth are dropped) and how many
-// digits it read (0 when b does not start with a digit).
+// digits it read (0 when b does not start with a digit). The digits are
+// read as a whole number, scaled once at the end: dividing a scale by ten
+// at each digit took about 1.5 times as long on fractions like ALB's.
 func Fraction(b []byte) (nsec, digits int) {
-	scale := 100_000_000
-	for digits < len(b) && b[digits] >= '0' && b[digits] <= '9' {
-		nsec += int(b[digits]-'0') * scale
-		scale /= 10
+	for digits < len(b) && b[digits]-'0' <= 9 {
+		if digits < len(fractionScale)-1 {
+			nsec = nsec*10 + int(b[digits]-'0')
+		}
 		digits++
+	}
+	if digits < len(fractionScale)-1 {
+		nsec *= fractionScale[digits]
 	}
 	return nsec, digits
 }
+
+// fractionScale[n] turns a fraction of n digits into nanoseconds.
+var fractionScale = [...]int{1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1}
 
 // zone reads an RFC 3339 zone, Z or ±hh:mm, at the start of b.
 func zone(b []byte) (offset time.Duration, n int, ok bool) {

@@ -1,6 +1,7 @@
 package lex
 
 import (
+	"math/rand/v2"
 	"net/netip"
 	"strings"
 	"testing"
@@ -235,5 +236,37 @@ func TestStamp(t *testing.T) {
 	s.Put([]byte(strings.Repeat("9", maxStamp+1)), at, 0)
 	if _, _, ok := s.Get([]byte(strings.Repeat("9", maxStamp+1))); ok {
 		t.Error("a stamp longer than maxStamp was remembered")
+	}
+}
+
+// TestFraction checks Fraction against the rule written out digit by
+// digit, on every digit string up to twelve long and after it a letter, a
+// dot or nothing.
+func TestFraction(t *testing.T) {
+	want := func(b string) (nsec, digits int) {
+		scale := 100_000_000
+		for digits < len(b) && b[digits] >= '0' && b[digits] <= '9' {
+			nsec += int(b[digits]-'0') * scale
+			scale /= 10
+			digits++
+		}
+		return nsec, digits
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n <= 12; n++ {
+		for range 200 {
+			var b []byte
+			for range n {
+				b = append(b, byte('0'+rng.IntN(10)))
+			}
+			for _, tail := range []string{"", "Z", ".", "/", ":", " 1"} {
+				s := string(b) + tail
+				gn, gd := Fraction([]byte(s))
+				wn, wd := want(s)
+				if gn != wn || gd != wd {
+					t.Fatalf("Fraction(%q) = %d, %d; want %d, %d", s, gn, gd, wn, wd)
+				}
+			}
+		}
 	}
 }
