@@ -57,7 +57,7 @@ func servedUntilTermination() (*Backend, *Traffic, netip.AddrPort) {
 	b.Moments[Terminating] = &Moment{Time: at(60), Event: &sources.Lifecycle{Format: sources.FormatK8sEvents, FromAPI: true}}
 	tr := &Traffic{}
 	for s := 0.0; s <= 60; s += 0.5 {
-		tr.Runs.Add(at(s))
+		tr.serve(at(s))
 	}
 	return b, tr, netip.AddrPortFrom(netip.MustParseAddr("10.0.18.123"), 8080)
 }

@@ -54,6 +54,10 @@ type Traffic struct {
 	Served, Failed int
 	// FirstFailed and LastFailed bound those failures.
 	FirstFailed, LastFailed time.Time
+	// level is the level Runs are built at, and cells how many of its
+	// cells they cover (see maxServedCells).
+	level uint8
+	cells int
 }
 
 // failed counts an LB-generated failure at t on a request sent to the backend.
@@ -152,9 +156,8 @@ func (c *Collector) Request(r *sources.Request) {
 	}
 	if r.Generator == sources.GeneratedByBackend && r.Backend.IsValid() {
 		t := c.backend(r.Backend.Addr())
-		t.Served++
 		n := len(t.Runs)
-		t.Runs.Add(r.Time)
+		t.serve(r.Time)
 		c.runs += len(t.Runs) - n
 	}
 }
@@ -564,8 +567,9 @@ const backendSlotBits = 12
 
 // foldRuns is how many runs a Collector of a set holds before Flush folds
 // its traffic into the set's: about 1 MB of runs (16 bytes each). A
-// Collector keeps at most maxRunsPerBackend runs a backend, so this is
-// reached only behind more than a thousand backends; below it folding, which
+// Collector keeps at most maxServedCells runs a backend, and one or a few
+// for a backend that serves steadily, so this is reached only behind
+// hundreds of backends that serve now and then; below it folding, which
 // takes the set's lock and merges every backend's runs, costs more than it
 // saves (folding at a quarter of it took 12% of the CPU on a week of logs
 // and left more garbage than it spared).
@@ -596,7 +600,7 @@ func foldTraffic(into, from map[netip.Addr]*Traffic) {
 			continue
 		}
 		m.Served += t.Served
-		m.Runs.Merge(t.Runs)
+		m.mergeRuns(t)
 		if t.Failed > 0 {
 			m.failed(t.FirstFailed)
 			m.failed(t.LastFailed)

@@ -316,7 +316,7 @@ func TestCollectorsFoldAtFoldRuns(t *testing.T) {
 
 // TestCollectorRunsBounded checks that a backend serving once every few
 // minutes for days, which lets a Collector's runs grow past the bound, ends
-// in the Dataset with at most maxRunsPerBackend runs spanning all it served,
+// in the Dataset with runs over at most maxServedCells cells spanning all it served,
 // whether merged alone or through a set.
 func TestCollectorRunsBounded(t *testing.T) {
 	ip := netip.AddrFrom4([4]byte{10, 0, 0, 1})
@@ -331,7 +331,7 @@ func TestCollectorRunsBounded(t *testing.T) {
 			}
 		})
 		runs := d.Traffic[ip].Runs
-		if len(runs) > maxRunsPerBackend || !runs.First().Equal(runsT0) || !runs.Last().Equal(runsT0.Add((n-1)*180*time.Second)) {
+		if len(runs) > maxServedCells || runs.cells(runGap(d.Traffic[ip].level)) > maxServedCells || !runs.First().Equal(runsT0) || !runs.Last().Equal(runsT0.Add((n-1)*180*time.Second)) {
 			t.Errorf("%d runs from %v to %v", len(runs), runs.First(), runs.Last())
 		}
 	}

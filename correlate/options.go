@@ -32,11 +32,6 @@ const (
 	// more often than twice a minute.
 	servedRunGap = 30 * time.Second
 
-	// maxRunsPerBackend bounds the runs kept per backend IP; beyond it the
-	// two closest runs are merged, so memory stays bounded for a backend
-	// that serves rarely over days.
-	maxRunsPerBackend = 64
-
 	// rolloutLookback is how long before a rollout's first step its failures
 	// and events may start (the Deployment controller records its first
 	// scale-down and scale-up in one reconcile, and events are stamped to

@@ -1,7 +1,6 @@
 package correlate
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -23,7 +22,8 @@ func (r Run) From() time.Time { return fromNanos(r.from) }
 func (r Run) To() time.Time { return fromNanos(r.to) }
 
 // Runs are a backend's runs in time order, disjoint and more than
-// servedRunGap apart. Records arrive in any order; Add keeps the order.
+// servedRunGap apart (more at a coarser level, see maxServedCells).
+// Records arrive in any order; the runs are kept in order.
 type Runs []Run
 
 // nanos returns t as Unix nanoseconds, clamped to what an int64 holds.
@@ -50,38 +50,154 @@ func fromNanos(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 // gapNanos is servedRunGap in the unit runs are held in.
 const gapNanos = int64(servedRunGap)
 
-// Add records a response served at t.
-func (r *Runs) Add(t time.Time) { r.addNanos(nanos(t)) }
+// A backend's runs are built at a level: at level k a pause of up to
+// servedRunGap<<k joins two runs, and time is cut into cells that wide,
+// aligned on the Unix epoch. Level 0 gives the runs exactly. A backend
+// whose runs cover more than maxServedCells cells goes to the next level
+// until they cover no more: a backend that served now and then for days
+// keeps a few hundred runs at most.
+//
+// The level is the lowest at which the runs of all the backend's records
+// cover at most maxServedCells cells. Runs made from part of the records
+// cover no more cells than runs made from all of them, at any level, so
+// each part is built at that level or a lower one, and joining the parts
+// at the higher level and going up from there reaches it too: the runs do
+// not depend on how records were split between parse workers or in which
+// order they came. (Merging the two closest runs past a fixed count did:
+// which runs were closest depended on what each worker had seen, and a
+// week of logs gave a different report from one run to the next.) The
+// price is that a long input keeps only its backends' longer pauses: one
+// near the width of the level reached may join in a day of logs and split
+// in an hour of them.
+const (
+	// maxServedCells bounds the cells a backend's runs cover: 256 cells of
+	// 30 s hold two hours of a backend serving without a pause at level 0,
+	// so an hour or two of logs — an incident — keeps exact runs; a day of
+	// it goes to level 4, where pauses under 8 minutes join. At most 256
+	// runs of 16 bytes a backend.
+	maxServedCells = 256
+	// maxRunLevel is the coarsest level: cells of servedRunGap<<28, 255
+	// years, so that all the times runs hold (1678 to 2262) fall in at most
+	// four cells, fewer than maxServedCells.
+	maxRunLevel = 28
+)
 
-// addNanos records a response served at Unix nanosecond t.
-func (r *Runs) addNanos(t int64) {
+// runGap is the pause joined at level, and the width of its cells.
+func runGap(level uint8) int64 { return gapNanos << level }
+
+// cellOf returns the cell of width g holding Unix nanosecond t.
+func cellOf(t, g int64) int64 {
+	c := t / g
+	if t%g < 0 {
+		c--
+	}
+	return c
+}
+
+// cells returns how many cells of width g the run covers.
+func (r Run) cells(g int64) int { return int(cellOf(r.to, g)-cellOf(r.from, g)) + 1 }
+
+// cells returns how many cells of width g the runs cover. Runs joined
+// across pauses of up to g are more than g apart, so no two share a cell.
+func (r Runs) cells(g int64) int {
+	n := 0
+	for _, run := range r {
+		n += run.cells(g)
+	}
+	return n
+}
+
+// serve records a response the backend served at t.
+func (t *Traffic) serve(at time.Time) {
+	t.Served++
+	t.cells += t.Runs.add(nanos(at), runGap(t.level))
+	t.bound()
+}
+
+// bound goes up a level while the runs cover more than maxServedCells cells.
+func (t *Traffic) bound() {
+	for t.cells > maxServedCells && t.level < maxRunLevel {
+		t.coarsen(t.level + 1)
+	}
+}
+
+// coarsen joins the runs across the pauses of level, a level above theirs.
+func (t *Traffic) coarsen(level uint8) {
+	// Fewer runs are left: let go of the room the finer level took.
+	t.Runs = slices.Clone(t.Runs.rejoin(runGap(level)))
+	t.level = level
+	t.cells = t.Runs.cells(runGap(level))
+}
+
+// mergeRuns adds the runs of o, at the higher of the two levels, and goes
+// up from there as bound does.
+func (t *Traffic) mergeRuns(o *Traffic) {
+	level := max(t.level, o.level)
+	if t.level < level {
+		t.coarsen(level)
+	}
+	runs := o.Runs
+	if o.level < level {
+		runs = slices.Clone(runs).rejoin(runGap(level))
+	}
+	t.Runs.merge(runs, runGap(level))
+	t.cells = t.Runs.cells(runGap(level))
+	t.bound()
+}
+
+// rejoin joins, in place, the runs that come within g of each other.
+func (r Runs) rejoin(g int64) Runs {
+	if len(r) == 0 {
+		return r
+	}
+	out := r[:1]
+	for _, x := range r[1:] {
+		if last := &out[len(out)-1]; x.from <= satAdd(last.to, g) {
+			last.to = max(last.to, x.to)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// add records a response served at Unix nanosecond t in runs joined
+// across pauses of up to g, and returns how many more cells of width g
+// they cover.
+func (r *Runs) add(t, g int64) int {
 	// Logs mostly arrive in time order, or in reverse (gcloud lists the
 	// newest entries first): extend the last run when that does.
 	if n := len(*r); n > 0 {
 		last := &(*r)[n-1]
 		switch {
-		case t >= last.from && t <= satAdd(last.to, gapNanos):
-			last.to = max(last.to, t)
-			return
-		case t < last.from && t >= satAdd(last.from, -gapNanos) && (n == 1 || t > satAdd((*r)[n-2].to, gapNanos)):
+		case t >= last.from && t <= satAdd(last.to, g):
+			if t <= last.to {
+				return 0
+			}
+			before := last.cells(g)
+			last.to = t
+			return last.cells(g) - before
+		case t < last.from && t >= satAdd(last.from, -g) && (n == 1 || t > satAdd((*r)[n-2].to, g)):
+			before := last.cells(g)
 			last.from = t
-			return
+			return last.cells(g) - before
 		}
 	}
-	r.addRun(Run{t, t})
+	return r.addRun(Run{t, t}, g)
 }
 
 // addRun adds a run, joining it with every run it overlaps or comes within
-// servedRunGap of.
-func (r *Runs) addRun(x Run) {
+// g of, and returns how many more cells of width g the runs cover.
+func (r *Runs) addRun(x Run, g int64) int {
 	runs := *r
-	i := sort.Search(len(runs), func(i int) bool { return satAdd(runs[i].to, gapNanos) >= x.from })
-	j := i
-	for ; j < len(runs) && satAdd(runs[j].from, -gapNanos) <= x.to; j++ {
+	i := sort.Search(len(runs), func(i int) bool { return satAdd(runs[i].to, g) >= x.from })
+	j, d := i, 0
+	for ; j < len(runs) && satAdd(runs[j].from, -g) <= x.to; j++ {
+		d -= runs[j].cells(g)
 		x.from, x.to = min(x.from, runs[j].from), max(x.to, runs[j].to)
 	}
 	*r = slices.Replace(runs, i, j, x)
-	r.bound()
+	return d + x.cells(g)
 }
 
 // satAdd returns a+d, held within the int64 range.
@@ -96,35 +212,10 @@ func satAdd(a, d int64) int64 {
 	return s
 }
 
-// bound merges the two closest runs while there are more than
-// maxRunsPerBackend. A list that reached the bound gets a capacity of one
-// run more, what adding a run before bounding needs, not the double that
-// growing by appends leaves.
-func (r *Runs) bound() {
-	if len(*r) == maxRunsPerBackend+1 && cap(*r) > maxRunsPerBackend+1 {
-		*r = append(make(Runs, 0, maxRunsPerBackend+1), *r...)
-	}
-	for len(*r) > maxRunsPerBackend {
-		runs := *r
-		best := 0
-		for i := 1; i+1 < len(runs); i++ {
-			if gapAfter(runs, i) < gapAfter(runs, best) {
-				best = i
-			}
-		}
-		runs[best].to = runs[best+1].to
-		*r = slices.Delete(runs, best+1, best+2)
-	}
-}
-
-// gapAfter returns the pause between runs[i] and the next run, as an
-// unsigned number so that no pause overflows.
-func gapAfter(runs Runs, i int) uint64 { return uint64(runs[i+1].from) - uint64(runs[i].to) }
-
-// Merge adds the runs of o: both lists are merged in place from their
-// ends, then walked once in time order joining what overlaps or comes
-// within servedRunGap, and the result is bounded as Add bounds it.
-func (r *Runs) Merge(o Runs) {
+// merge adds the runs of o, both joined across pauses of up to g: both
+// lists are merged in place from their ends, then walked once in time
+// order joining what overlaps or comes within g.
+func (r *Runs) merge(o Runs, g int64) {
 	if len(o) == 0 {
 		return
 	}
@@ -137,67 +228,8 @@ func (r *Runs) Merge(o Runs) {
 			a[k], j = o[j], j-1
 		}
 	}
-	w := 0
-	for _, x := range a {
-		if w > 0 && x.from <= satAdd(a[w-1].to, gapNanos) {
-			a[w-1].to = max(a[w-1].to, x.to)
-			continue
-		}
-		a[w] = x
-		w++
-	}
-	*r = a[:w]
-	r.boundAll()
+	*r = a.rejoin(g)
 }
-
-// boundAll merges runs until at most maxRunsPerBackend are left, as bound
-// does one at a time. A few runs too many are merged that way; more are
-// merged with one sort: merging two runs leaves every other pause as it
-// was, so repeatedly merging across the shortest pause (the first of equal
-// ones) merges across the shortest len-maxRunsPerBackend pauses.
-func (r *Runs) boundAll() {
-	runs := *r
-	excess := len(runs) - maxRunsPerBackend
-	switch {
-	case excess <= 0:
-		return
-	case excess <= boundOneByOne:
-		r.bound()
-		return
-	}
-	type pause struct {
-		gap uint64
-		at  int // the pause after runs[at]
-	}
-	pauses := make([]pause, len(runs)-1)
-	for k := range pauses {
-		pauses[k] = pause{gapAfter(runs, k), k}
-	}
-	slices.SortFunc(pauses, func(x, y pause) int {
-		if x.gap != y.gap {
-			return cmp.Compare(x.gap, y.gap)
-		}
-		return cmp.Compare(x.at, y.at)
-	})
-	across := make([]bool, len(runs)-1)
-	for _, p := range pauses[:excess] {
-		across[p.at] = true
-	}
-	out := runs[:1]
-	for k := 1; k < len(runs); k++ {
-		if across[k-1] {
-			out[len(out)-1].to = runs[k].to
-			continue
-		}
-		out = append(out, runs[k])
-	}
-	*r = out
-}
-
-// boundOneByOne is how many runs too many boundAll merges one merge at a
-// time, each a scan of the pauses, before sorting them is cheaper: folding
-// a Collector adds a few runs to each backend's.
-const boundOneByOne = 8
 
 // First returns the first time served; zero when never.
 func (r Runs) First() time.Time {

@@ -28,15 +28,18 @@ func TestNanosClampBounds(t *testing.T) {
 	}
 }
 
-// TestRunsCapacityAtTheBound checks that a backend's runs, once at the
-// bound of 64, take room for 65 (one more, what adding before bounding
-// needs) rather than the double that appends leave.
-func TestRunsCapacityAtTheBound(t *testing.T) {
-	var r Runs
-	for i := range 200 {
-		r.Add(after(time.Duration(i) * time.Minute))
+// TestRunsLetGoOfRoomWhenCoarsened checks that runs that go up a level
+// give back the room the finer level took: a backend that served once a
+// minute has a run of its own for each response at level 0 (pauses over
+// 30 s), 257 of them at the bound; at level 1 (pauses of 60 s join) they
+// are one run over as many cells, and at level 2 one over half as many,
+// which must not keep room for hundreds.
+func TestRunsLetGoOfRoomWhenCoarsened(t *testing.T) {
+	var tr Traffic
+	for i := range 260 {
+		tr.serve(after(time.Duration(i) * time.Minute))
 	}
-	if len(r) != 64 || cap(r) != 65 {
-		t.Errorf("200 runs bounded to %d with capacity %d, want 64 and 65", len(r), cap(r))
+	if len(tr.Runs) != 1 || tr.level != 2 || tr.cells != 130 || cap(tr.Runs) > 8 {
+		t.Errorf("260 responses a minute apart: %d runs at level %d over %d cells with room for %d", len(tr.Runs), tr.level, tr.cells, cap(tr.Runs))
 	}
 }

@@ -14,13 +14,14 @@ func after(d time.Duration) time.Time { return runsT0.Add(d) }
 // TestRunsSplitAtTheGap pins servedRunGap from both sides: a pause just
 // under it keeps one run, a pause just over it starts another.
 func TestRunsSplitAtTheGap(t *testing.T) {
-	var r Runs
-	r.Add(after(0))
-	r.Add(after(servedRunGap - time.Millisecond))
-	if len(r) != 1 {
-		t.Fatalf("a pause under the gap split the run: %v", r)
+	var tr Traffic
+	tr.serve(after(0))
+	tr.serve(after(servedRunGap - time.Millisecond))
+	if len(tr.Runs) != 1 {
+		t.Fatalf("a pause under the gap split the run: %v", tr.Runs)
 	}
-	r.Add(after(2*servedRunGap + time.Millisecond))
+	tr.serve(after(2*servedRunGap + time.Millisecond))
+	r := tr.Runs
 	if len(r) != 2 {
 		t.Fatalf("a pause over the gap did not split the run: %v", r)
 	}
@@ -46,44 +47,52 @@ func TestRunsOrderFree(t *testing.T) {
 		}
 		times = append(times, after(d))
 	}
-	var want Runs
-	for _, x := range times {
-		want.Add(x)
-	}
+	want := serveAll(times...).Runs
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := 0; round < 20; round++ {
 		rng.Shuffle(len(times), func(i, j int) { times[i], times[j] = times[j], times[i] })
-		var got Runs
-		for _, x := range times {
-			got.Add(x)
-		}
+		got := serveAll(times...).Runs
 		if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 			t.Fatalf("shuffled: %v, in order: %v", got, want)
 		}
-		var a, b Runs
+		var a, b Traffic
 		for i, x := range times {
 			if i%2 == 0 {
-				a.Add(x)
+				a.serve(x)
 			} else {
-				b.Add(x)
+				b.serve(x)
 			}
 		}
-		a.Merge(b)
-		if len(a) != 2 || a[0] != want[0] || a[1] != want[1] {
-			t.Fatalf("merged halves: %v, want %v", a, want)
+		a.mergeRuns(&b)
+		if len(a.Runs) != 2 || a.Runs[0] != want[0] || a.Runs[1] != want[1] {
+			t.Fatalf("merged halves: %v, want %v", a.Runs, want)
 		}
 	}
 }
 
-// TestRunsBounded checks that a backend serving once every few minutes for
-// days keeps at most maxRunsPerBackend runs, spanning everything.
-func TestRunsBounded(t *testing.T) {
-	var r Runs
-	for i := 0; i < 5000; i++ {
-		r.Add(after(time.Duration(i) * 3 * time.Minute))
+// serveAll returns the traffic of a backend that served at times, in that
+// order.
+func serveAll(times ...time.Time) *Traffic {
+	tr := &Traffic{}
+	for _, x := range times {
+		tr.serve(x)
 	}
-	if len(r) > maxRunsPerBackend {
-		t.Fatalf("%d runs", len(r))
+	return tr
+}
+
+// TestRunsBounded checks that a backend serving once every 3 minutes for
+// ten days keeps runs that cover at most maxServedCells cells, spanning
+// everything: at levels 0 to 2 (pauses of 30 s to 2 min) every response is
+// a run of its own, at level 3 (4 min) one run covers 3,750 cells, and the
+// first level whose cells it fits is 7 (64 min, 235 cells).
+func TestRunsBounded(t *testing.T) {
+	var tr Traffic
+	for i := 0; i < 5000; i++ {
+		tr.serve(after(time.Duration(i) * 3 * time.Minute))
+	}
+	r := tr.Runs
+	if tr.level != 7 || len(r) != 1 || tr.cells > maxServedCells || tr.cells != r.cells(runGap(tr.level)) {
+		t.Fatalf("level %d, %d runs over %d cells", tr.level, len(r), tr.cells)
 	}
 	if !r.First().Equal(after(0)) || !r.Last().Equal(after(4999*3*time.Minute)) {
 		t.Errorf("span %v–%v", r.First(), r.Last())
@@ -95,13 +104,9 @@ func TestRunsBounded(t *testing.T) {
 // runs of their own, in order, beside the real traffic.
 func TestRunsHoldFarTimesApart(t *testing.T) {
 	far := []time.Time{time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)}
-	var r Runs
-	r.Add(after(0))
-	r.Add(after(time.Second))
-	for _, x := range far {
-		r.Add(x)
-	}
-	if len(r) != 3 {
+	tr := serveAll(append([]time.Time{after(0), after(time.Second)}, far...)...)
+	r := tr.Runs
+	if len(r) != 3 || tr.level != 0 || tr.cells != 3 {
 		t.Fatalf("%d runs, want 3: %v", len(r), r)
 	}
 	if !r[1].From().Equal(after(0)) || !r[1].To().Equal(after(time.Second)) {
@@ -119,76 +124,101 @@ func TestRunsHoldFarTimesApart(t *testing.T) {
 // gcloud lists entries: the same runs as in time order, and a response
 // that comes within the gap of the run before joins the two.
 func TestRunsNewestFirst(t *testing.T) {
-	var fwd, back Runs
+	var fwd, back Traffic
 	for i := 0; i < 300; i++ {
 		if i < 100 || i >= 200 {
-			fwd.Add(after(time.Duration(i) * time.Second))
-			back.Add(after(time.Duration(299-i) * time.Second))
+			fwd.serve(after(time.Duration(i) * time.Second))
+			back.serve(after(time.Duration(299-i) * time.Second))
 		}
 	}
-	if len(back) != 2 || back[0] != fwd[0] || back[1] != fwd[1] {
-		t.Fatalf("newest first: %v, in order: %v", back, fwd)
+	if len(back.Runs) != 2 || back.Runs[0] != fwd.Runs[0] || back.Runs[1] != fwd.Runs[1] || back.cells != fwd.cells {
+		t.Fatalf("newest first: %v, in order: %v", back.Runs, fwd.Runs)
 	}
 	// 170 s and 140 s extend the second run back; 129 s is within the gap
 	// of both runs and joins them.
-	back.Add(after(170 * time.Second))
-	back.Add(after(140 * time.Second))
-	if len(back) != 2 || !back[1].From().Equal(after(140*time.Second)) {
-		t.Fatalf("extended back: %v", back)
+	back.serve(after(170 * time.Second))
+	back.serve(after(140 * time.Second))
+	if len(back.Runs) != 2 || !back.Runs[1].From().Equal(after(140*time.Second)) {
+		t.Fatalf("extended back: %v", back.Runs)
 	}
-	back.Add(after(129 * time.Second))
-	if len(back) != 1 || !back[0].From().Equal(after(0)) || !back[0].To().Equal(after(299*time.Second)) {
-		t.Errorf("bridged: %v", back)
+	back.serve(after(129 * time.Second))
+	if r := back.Runs; len(r) != 1 || !r[0].From().Equal(after(0)) || !r[0].To().Equal(after(299*time.Second)) {
+		t.Errorf("bridged: %v", r)
+	}
+	if back.cells != back.Runs.cells(gapNanos) || back.cells != 10 {
+		t.Errorf("%d cells counted, the runs cover %d", back.cells, back.Runs.cells(gapNanos))
 	}
 }
 
-// TestRunsBoundAllMatchesBound checks that bounding a long list of runs in
-// one sort merges the same pauses as merging the two closest runs one
-// merge at a time, ties included, on each side of boundOneByOne.
-func TestRunsBoundAllMatchesBound(t *testing.T) {
+// TestRunsSameWhateverTheSplit checks that a backend's runs, their level
+// and their cells do not depend on how its records were split between
+// collectors, in which order each saw its part, or in which order the
+// parts were folded together — also when the parts go up levels on their
+// own: records a few minutes apart over hours to days, with bursts.
+func TestRunsSameWhateverTheSplit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	sizes := []int{maxRunsPerBackend, maxRunsPerBackend + boundOneByOne, maxRunsPerBackend + boundOneByOne + 1}
-	for range 200 {
-		sizes = append(sizes, maxRunsPerBackend+rng.IntN(3*maxRunsPerBackend))
+	levels := map[uint8]bool{}
+	for round := range 300 {
+		var times []time.Time
+		at := time.Duration(0)
+		for range 50 + rng.IntN(1500) {
+			switch rng.IntN(4) {
+			case 0:
+				at += time.Duration(rng.IntN(20)) * time.Second // a burst
+			default:
+				at += time.Duration(30+rng.IntN(1200*(1+round%4))) * time.Second
+			}
+			times = append(times, after(at))
+		}
+		want := serveAll(times...)
+		levels[want.level] = true
+		parts := make([]*Traffic, 1+rng.IntN(4))
+		for i := range parts {
+			parts[i] = &Traffic{}
+		}
+		rng.Shuffle(len(times), func(i, j int) { times[i], times[j] = times[j], times[i] })
+		for _, x := range times {
+			parts[rng.IntN(len(parts))].serve(x)
+		}
+		rng.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+		got := parts[0]
+		for _, p := range parts[1:] {
+			got.Served += p.Served
+			got.mergeRuns(p)
+		}
+		if got.level != want.level || got.cells != want.cells || got.Served != want.Served || !slices.Equal(got.Runs, want.Runs) {
+			t.Fatalf("round %d, %d parts: level %d, %d cells, %d runs; in order: level %d, %d cells, %d runs",
+				round, len(parts), got.level, got.cells, len(got.Runs), want.level, want.cells, len(want.Runs))
+		}
+		if want.cells > maxServedCells || want.cells != want.Runs.cells(runGap(want.level)) {
+			t.Fatalf("round %d: %d cells counted, %d covered, at level %d", round, want.cells, want.Runs.cells(runGap(want.level)), want.level)
+		}
 	}
-	for _, n := range sizes {
-		var runs Runs
-		at := int64(0)
-		for len(runs) < n {
-			at += gapNanos + 1 + int64(rng.IntN(5))*int64(time.Second) // few distinct pauses: many ties
-			from := at
-			at += int64(rng.IntN(3)) * int64(time.Second)
-			runs = append(runs, Run{from, at})
-		}
-		one, all := append(Runs(nil), runs...), append(Runs(nil), runs...)
-		one.bound()
-		all.boundAll()
-		if len(all) != maxRunsPerBackend || !slices.Equal(one, all) {
-			t.Fatalf("%d runs: one at a time %v\nall at once %v", len(runs), one, all)
-		}
+	if len(levels) < 3 {
+		t.Errorf("the rounds reached only levels %v", levels)
 	}
 }
 
 // TestRunsMergeMatchesAdd checks that merging two lists of runs gives what
-// adding the second's runs one by one gives, below the bound.
+// adding the second's runs one by one gives.
 func TestRunsMergeMatchesAdd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for round := 0; round < 200; round++ {
 		var a, b Runs
 		for range 20 + rng.IntN(20) {
-			x := after(time.Duration(rng.IntN(3600)) * time.Second)
+			x := nanos(after(time.Duration(rng.IntN(3600)) * time.Second))
 			if rng.IntN(2) == 0 {
-				a.Add(x)
+				a.add(x, gapNanos)
 			} else {
-				b.Add(x)
+				b.add(x, gapNanos)
 			}
 		}
 		want := append(Runs(nil), a...)
 		for _, run := range b {
-			want.addRun(run)
+			want.addRun(run, gapNanos)
 		}
 		got := append(Runs(nil), a...)
-		got.Merge(b)
+		got.merge(b, gapNanos)
 		if !slices.Equal(got, want) {
 			t.Fatalf("Merge %v\nadding %v", got, want)
 		}

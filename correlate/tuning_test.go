@@ -13,29 +13,37 @@ import (
 // comments state, so that a change to one fails a test on each side.
 
 // TestServedRunGapIsHalfAMinute: a pause of 30 s keeps a backend's run
-// (servedRunGap), a longer one ends it; and at most 64 runs are kept per
-// backend (maxRunsPerBackend).
+// (servedRunGap), a longer one ends it.
 func TestServedRunGapIsHalfAMinute(t *testing.T) {
-	var r Runs
-	r.Add(after(0))
-	r.Add(after(30 * time.Second))
-	if len(r) != 1 {
-		t.Errorf("a 30 s pause split the run: %v", r)
+	var tr Traffic
+	tr.serve(after(0))
+	tr.serve(after(30 * time.Second))
+	if len(tr.Runs) != 1 {
+		t.Errorf("a 30 s pause split the run: %v", tr.Runs)
 	}
-	r.Add(after(60*time.Second + time.Millisecond))
-	if len(r) != 2 {
-		t.Errorf("a pause over 30 s kept the run: %v", r)
+	tr.serve(after(60*time.Second + time.Millisecond))
+	if len(tr.Runs) != 2 {
+		t.Errorf("a pause over 30 s kept the run: %v", tr.Runs)
 	}
-	var many Runs
-	for i := 0; i < 100; i++ {
-		many.Add(after(time.Duration(i) * time.Hour))
+}
+
+// TestServedCellsAre256: runs that cover 256 cells of 30 s keep level 0,
+// where a 45 s pause splits them (maxServedCells); one response more, in
+// the 257th cell, takes them to level 1, where the pause joins them.
+func TestServedCellsAre256(t *testing.T) {
+	var tr Traffic
+	for s := 0; s <= 600; s += 30 {
+		tr.serve(after(time.Duration(s) * time.Second))
 	}
-	if len(many) != 64 {
-		t.Errorf("%d runs kept, want 64", len(many))
+	for s := 645; s <= 7665; s += 30 { // 7665 s is in cell 255
+		tr.serve(after(time.Duration(s) * time.Second))
 	}
-	// All pauses are equal: each merge takes the first two runs.
-	if first := many[0]; !first.From().Equal(after(0)) || !first.To().Equal(after(36*time.Hour)) {
-		t.Errorf("the first run is %v–%v, want the first 37 hours merged", first.From().Sub(runsT0), first.To().Sub(runsT0))
+	if tr.level != 0 || tr.cells != 256 || len(tr.Runs) != 2 {
+		t.Fatalf("256 cells: level %d, %d cells, %d runs", tr.level, tr.cells, len(tr.Runs))
+	}
+	tr.serve(after(7695 * time.Second))
+	if tr.level != 1 || tr.cells != 129 || len(tr.Runs) != 1 {
+		t.Errorf("257 cells: level %d, %d cells, %d runs", tr.level, tr.cells, len(tr.Runs))
 	}
 }
 
