@@ -331,7 +331,7 @@ func TestCollectorRunsBounded(t *testing.T) {
 			}
 		})
 		runs := d.Traffic[ip].Runs
-		if len(runs) > maxServedCells || runs.cells(runGap(d.Traffic[ip].level)) > maxServedCells || !runs.First().Equal(runsT0) || !runs.Last().Equal(runsT0.Add((n-1)*180*time.Second)) {
+		if len(runs) > maxServedCells || runs.cells(d.Traffic[ip].level) > maxServedCells || !runs.First().Equal(runsT0) || !runs.Last().Equal(runsT0.Add((n-1)*180*time.Second)) {
 			t.Errorf("%d runs from %v to %v", len(runs), runs.First(), runs.Last())
 		}
 	}

@@ -85,24 +85,28 @@ const (
 // runGap is the pause joined at level, and the width of its cells.
 func runGap(level uint8) int64 { return gapNanos << level }
 
-// cellOf returns the cell of width g holding Unix nanosecond t.
-func cellOf(t, g int64) int64 {
-	c := t / g
-	if t%g < 0 {
+// cellOf returns the cell of level holding Unix nanosecond t. A cell of
+// level k is 2^k cells of level 0: dividing by the constant gapNanos and
+// shifting costs a multiplication, where dividing by the width of the
+// level showed in profiles of reading an ingress-nginx log (about 2% of
+// the CPU, on every response served).
+func cellOf(t int64, level uint8) int64 {
+	c := t / gapNanos
+	if t%gapNanos < 0 {
 		c--
 	}
-	return c
+	return c >> level
 }
 
-// cells returns how many cells of width g the run covers.
-func (r Run) cells(g int64) int { return int(cellOf(r.to, g)-cellOf(r.from, g)) + 1 }
+// cells returns how many cells of level the run covers.
+func (r Run) cells(level uint8) int { return int(cellOf(r.to, level)-cellOf(r.from, level)) + 1 }
 
-// cells returns how many cells of width g the runs cover. Runs joined
-// across pauses of up to g are more than g apart, so no two share a cell.
-func (r Runs) cells(g int64) int {
+// cells returns how many cells of level the runs cover. Runs joined across
+// the pauses of a level are more than a cell apart, so no two share one.
+func (r Runs) cells(level uint8) int {
 	n := 0
 	for _, run := range r {
-		n += run.cells(g)
+		n += run.cells(level)
 	}
 	return n
 }
@@ -110,7 +114,7 @@ func (r Runs) cells(g int64) int {
 // serve records a response the backend served at t.
 func (t *Traffic) serve(at time.Time) {
 	t.Served++
-	t.cells += t.Runs.add(nanos(at), runGap(t.level))
+	t.cells += t.Runs.add(nanos(at), t.level)
 	t.bound()
 }
 
@@ -126,7 +130,7 @@ func (t *Traffic) coarsen(level uint8) {
 	// Fewer runs are left: let go of the room the finer level took.
 	t.Runs = slices.Clone(t.Runs.rejoin(runGap(level)))
 	t.level = level
-	t.cells = t.Runs.cells(runGap(level))
+	t.cells = t.Runs.cells(level)
 }
 
 // mergeRuns adds the runs of o, at the higher of the two levels, and goes
@@ -140,8 +144,8 @@ func (t *Traffic) mergeRuns(o *Traffic) {
 	if o.level < level {
 		runs = slices.Clone(runs).rejoin(runGap(level))
 	}
-	t.Runs.merge(runs, runGap(level))
-	t.cells = t.Runs.cells(runGap(level))
+	t.Runs.merge(runs, level)
+	t.cells = t.Runs.cells(level)
 	t.bound()
 }
 
@@ -161,10 +165,10 @@ func (r Runs) rejoin(g int64) Runs {
 	return out
 }
 
-// add records a response served at Unix nanosecond t in runs joined
-// across pauses of up to g, and returns how many more cells of width g
-// they cover.
-func (r *Runs) add(t, g int64) int {
+// add records a response served at Unix nanosecond t in runs of level,
+// and returns how many more of its cells they cover.
+func (r *Runs) add(t int64, level uint8) int {
+	g := runGap(level)
 	// Logs mostly arrive in time order, or in reverse (gcloud lists the
 	// newest entries first): extend the last run when that does.
 	if n := len(*r); n > 0 {
@@ -174,30 +178,32 @@ func (r *Runs) add(t, g int64) int {
 			if t <= last.to {
 				return 0
 			}
-			before := last.cells(g)
+			d := cellOf(t, level) - cellOf(last.to, level)
 			last.to = t
-			return last.cells(g) - before
+			return int(d)
 		case t < last.from && t >= satAdd(last.from, -g) && (n == 1 || t > satAdd((*r)[n-2].to, g)):
-			before := last.cells(g)
+			d := cellOf(last.from, level) - cellOf(t, level)
 			last.from = t
-			return last.cells(g) - before
+			return int(d)
 		}
 	}
-	return r.addRun(Run{t, t}, g)
+	return r.addRun(Run{t, t}, level)
 }
 
 // addRun adds a run, joining it with every run it overlaps or comes within
-// g of, and returns how many more cells of width g the runs cover.
-func (r *Runs) addRun(x Run, g int64) int {
+// a pause of level of, and returns how many more of its cells the runs
+// cover.
+func (r *Runs) addRun(x Run, level uint8) int {
+	g := runGap(level)
 	runs := *r
 	i := sort.Search(len(runs), func(i int) bool { return satAdd(runs[i].to, g) >= x.from })
 	j, d := i, 0
 	for ; j < len(runs) && satAdd(runs[j].from, -g) <= x.to; j++ {
-		d -= runs[j].cells(g)
+		d -= runs[j].cells(level)
 		x.from, x.to = min(x.from, runs[j].from), max(x.to, runs[j].to)
 	}
 	*r = slices.Replace(runs, i, j, x)
-	return d + x.cells(g)
+	return d + x.cells(level)
 }
 
 // satAdd returns a+d, held within the int64 range.
@@ -212,10 +218,10 @@ func satAdd(a, d int64) int64 {
 	return s
 }
 
-// merge adds the runs of o, both joined across pauses of up to g: both
-// lists are merged in place from their ends, then walked once in time
-// order joining what overlaps or comes within g.
-func (r *Runs) merge(o Runs, g int64) {
+// merge adds the runs of o, both of level: both lists are merged in place
+// from their ends, then walked once in time order joining what overlaps or
+// comes within a pause of level.
+func (r *Runs) merge(o Runs, level uint8) {
 	if len(o) == 0 {
 		return
 	}
@@ -228,7 +234,7 @@ func (r *Runs) merge(o Runs, g int64) {
 			a[k], j = o[j], j-1
 		}
 	}
-	*r = a.rejoin(g)
+	*r = a.rejoin(runGap(level))
 }
 
 // First returns the first time served; zero when never.

@@ -91,7 +91,7 @@ func TestRunsBounded(t *testing.T) {
 		tr.serve(after(time.Duration(i) * 3 * time.Minute))
 	}
 	r := tr.Runs
-	if tr.level != 7 || len(r) != 1 || tr.cells > maxServedCells || tr.cells != r.cells(runGap(tr.level)) {
+	if tr.level != 7 || len(r) != 1 || tr.cells > maxServedCells || tr.cells != r.cells(tr.level) {
 		t.Fatalf("level %d, %d runs over %d cells", tr.level, len(r), tr.cells)
 	}
 	if !r.First().Equal(after(0)) || !r.Last().Equal(after(4999*3*time.Minute)) {
@@ -145,8 +145,8 @@ func TestRunsNewestFirst(t *testing.T) {
 	if r := back.Runs; len(r) != 1 || !r[0].From().Equal(after(0)) || !r[0].To().Equal(after(299*time.Second)) {
 		t.Errorf("bridged: %v", r)
 	}
-	if back.cells != back.Runs.cells(gapNanos) || back.cells != 10 {
-		t.Errorf("%d cells counted, the runs cover %d", back.cells, back.Runs.cells(gapNanos))
+	if back.cells != back.Runs.cells(0) || back.cells != 10 {
+		t.Errorf("%d cells counted, the runs cover %d", back.cells, back.Runs.cells(0))
 	}
 }
 
@@ -190,8 +190,8 @@ func TestRunsSameWhateverTheSplit(t *testing.T) {
 			t.Fatalf("round %d, %d parts: level %d, %d cells, %d runs; in order: level %d, %d cells, %d runs",
 				round, len(parts), got.level, got.cells, len(got.Runs), want.level, want.cells, len(want.Runs))
 		}
-		if want.cells > maxServedCells || want.cells != want.Runs.cells(runGap(want.level)) {
-			t.Fatalf("round %d: %d cells counted, %d covered, at level %d", round, want.cells, want.Runs.cells(runGap(want.level)), want.level)
+		if want.cells > maxServedCells || want.cells != want.Runs.cells(want.level) {
+			t.Fatalf("round %d: %d cells counted, %d covered, at level %d", round, want.cells, want.Runs.cells(want.level), want.level)
 		}
 	}
 	if len(levels) < 3 {
@@ -208,17 +208,17 @@ func TestRunsMergeMatchesAdd(t *testing.T) {
 		for range 20 + rng.IntN(20) {
 			x := nanos(after(time.Duration(rng.IntN(3600)) * time.Second))
 			if rng.IntN(2) == 0 {
-				a.add(x, gapNanos)
+				a.add(x, 0)
 			} else {
-				b.add(x, gapNanos)
+				b.add(x, 0)
 			}
 		}
 		want := append(Runs(nil), a...)
 		for _, run := range b {
-			want.addRun(run, gapNanos)
+			want.addRun(run, 0)
 		}
 		got := append(Runs(nil), a...)
-		got.merge(b, gapNanos)
+		got.merge(b, 0)
 		if !slices.Equal(got, want) {
 			t.Fatalf("Merge %v\nadding %v", got, want)
 		}
