@@ -81,6 +81,9 @@ type Collector struct {
 	// lastKey is the key of the failure kept last: failures of one key
 	// come in bursts, and comparing to it is cheaper than hashing.
 	lastKey *sources.Request
+	// owns holds the strings of the kept failures' own (see ownStrings)
+	// shared among them.
+	owns map[ownStrings]*ownStrings
 	// kept counts the failure records kept, in the order they came: the
 	// sequence of the next one (see Failure.seq).
 	kept    int
@@ -286,25 +289,42 @@ type groupID struct {
 
 // pendingGroup is a group of failures as a Collector builds it, made a
 // Failure at Merge. The records of one key (all sameGroup compares but
-// the second) repeat from second to second, and the key is kept once for
-// all of them: a group holds only what its earliest and latest records
-// have of their own. A whole Request per group made the groups of a busy
-// ALB (13 500 in an hour of 4.4 GB of logs) 430 bytes each, a third of
-// the heap while reading; this is 120 bytes (a 128-byte allocation), and
-// 80 more with a latest record.
+// the second, and the time zone) repeat from second to second, and the
+// key is kept once for all of them: a group holds only what its earliest
+// and latest records have of their own, their second being the group's
+// (see groupID). A whole Request per group, and a latestRecord, made the
+// groups of a busy ALB (13,500 in an hour of 4.4 GB of logs) 430 bytes
+// each, a third of the heap while reading; this is 80 bytes.
 type pendingGroup struct {
 	// key holds the group's fields but Time, Origin, Method and Path; its
-	// Duration is the one grouping reads (see groupDuration).
+	// Duration is the one grouping reads (see groupDuration), its Time the
+	// zero time in the zone of the group's records.
 	key *sources.Request
-	// first is what the earliest record has of its own, and duration its
-	// duration.
-	first    ownRecord
+	// first and last are what the earliest and latest records have of
+	// their own; last is unset while the earliest is the latest (see
+	// hasLast).
+	first, last pendingRecord
+	// duration is the earliest record's duration.
 	duration time.Duration
-	// latest is what the latest record has of its own; nil while the
-	// earliest is the latest.
-	latest *ownRecord
 	// N and seq are the Failure's.
 	N, seq int
+	// firstNsec and lastNsec are the records' nanoseconds within the
+	// group's second.
+	firstNsec, lastNsec int32
+	hasLast             bool
+}
+
+// pendingRecord is what a record of a pending group has of its own, but
+// its time: its strings and its line.
+type pendingRecord struct {
+	strs *ownStrings
+	line int
+}
+
+// ownStrings are the strings a record of a group has of its own: the
+// file it was read from, its method and its path.
+type ownStrings struct {
+	file, method, path string
 }
 
 // sameGroup reports whether records a and b belong to one group: of one
@@ -393,15 +413,21 @@ func putAddrPort(b []byte, ap netip.AddrPort) {
 // methods, paths and LB error texts repeat from failure to failure.
 func (c *Collector) keep(r *sources.Request) {
 	c.kept++
-	if c.lastKey == nil || !sameKey(c.lastKey, r) {
+	if c.lastKey == nil || !keyFits(c.lastKey, r) {
 		c.lastKey = c.keyOf(r)
 	}
 	id := groupID{c.lastKey, r.Time.Unix()}
 	if g := c.failures[id]; g != nil {
-		g.add(r, c.kept, c)
+		g.add(id.sec, r, c.kept, c)
 		return
 	}
-	c.failures[id] = &pendingGroup{key: c.lastKey, first: c.ownOf(r), duration: r.Duration, N: 1, seq: c.kept}
+	c.failures[id] = &pendingGroup{key: c.lastKey, first: c.recordOf(r), firstNsec: int32(r.Time.Nanosecond()),
+		duration: r.Duration, N: 1, seq: c.kept}
+}
+
+// keyFits reports whether r is of key k: of its key, and of its time zone.
+func keyFits(k, r *sources.Request) bool {
+	return sameKey(k, r) && k.Time.Location() == r.Time.Location()
 }
 
 // keyOf returns the key of r's group (see pendingGroup), adding it on
@@ -409,7 +435,7 @@ func (c *Collector) keep(r *sources.Request) {
 func (c *Collector) keyOf(r *sources.Request) *sources.Request {
 	h := keyHash(r)
 	for _, k := range c.keys[h] {
-		if sameKey(k, r) {
+		if keyFits(k, r) {
 			return k
 		}
 	}
@@ -418,45 +444,66 @@ func (c *Collector) keyOf(r *sources.Request) *sources.Request {
 	if r.Attempts != nil {
 		k.Attempts = append([]sources.Attempt(nil), r.Attempts...)
 	}
-	k.Time, k.Origin, k.Method, k.Path, k.Duration = time.Time{}, sources.Origin{}, "", "", groupDuration(r)
+	k.Time, k.Origin, k.Method, k.Path, k.Duration = time.Time{}.In(r.Time.Location()), sources.Origin{}, "", "", groupDuration(r)
 	k.LB, k.Detail = c.intern(r.LB), c.intern(r.Detail)
 	c.keys[h] = append(c.keys[h], k)
 	return k
 }
 
-// ownOf returns what r has of its own, its strings owned and shared with
-// earlier equal ones.
-func (c *Collector) ownOf(r *sources.Request) ownRecord {
-	return ownRecord{time: r.Time, origin: r.Origin, method: c.intern(r.Method), path: c.intern(r.Path)}
+// recordOf returns what r has of its own but its time, its strings owned
+// and shared with earlier equal ones.
+func (c *Collector) recordOf(r *sources.Request) pendingRecord {
+	s := ownStrings{file: r.Origin.File, method: c.intern(r.Method), path: c.intern(r.Path)}
+	if p := c.owns[s]; p != nil {
+		return pendingRecord{strs: p, line: r.Origin.Line}
+	}
+	p := &s
+	if len(c.owns) < maxInterned {
+		if c.owns == nil {
+			c.owns = make(map[ownStrings]*ownStrings)
+		}
+		c.owns[s] = p
+	}
+	return pendingRecord{strs: p, line: r.Origin.Line}
 }
 
-// add counts r, the seq-th record kept, in the group: it becomes the
-// group's earliest or latest record if it comes before or after them.
-func (g *pendingGroup) add(r *sources.Request, seq int, c *Collector) {
+// timeAt is the time of a record of the group, of second sec, with nsec
+// nanoseconds.
+func (g *pendingGroup) timeAt(sec int64, nsec int32) time.Time {
+	return time.Unix(sec, int64(nsec)).In(g.key.Time.Location())
+}
+
+// origin is where record p was read.
+func (p pendingRecord) origin() sources.Origin {
+	return sources.Origin{File: p.strs.file, Line: p.line}
+}
+
+// add counts r, the seq-th record kept, in the group of second sec: it
+// becomes the group's earliest or latest record if it comes before or
+// after them.
+func (g *pendingGroup) add(sec int64, r *sources.Request, seq int, c *Collector) {
 	g.N++
 	switch {
-	case earlier(r.Time, r.Origin, g.first.time, g.first.origin):
-		if g.latest == nil {
-			l := g.first
-			g.latest = &l
+	case earlier(r.Time, r.Origin, g.timeAt(sec, g.firstNsec), g.first.origin()):
+		if !g.hasLast {
+			g.last, g.lastNsec, g.hasLast = g.first, g.firstNsec, true
 		}
-		g.first, g.duration, g.seq = c.ownOf(r), r.Duration, seq
-	case g.latest == nil && earlier(g.first.time, g.first.origin, r.Time, r.Origin):
-		l := c.ownOf(r)
-		g.latest = &l
-	case g.latest != nil && earlier(g.latest.time, g.latest.origin, r.Time, r.Origin):
-		*g.latest = c.ownOf(r)
+		g.first, g.firstNsec, g.duration, g.seq = c.recordOf(r), int32(r.Time.Nanosecond()), r.Duration, seq
+	case !g.hasLast && earlier(g.timeAt(sec, g.firstNsec), g.first.origin(), r.Time, r.Origin),
+		g.hasLast && earlier(g.timeAt(sec, g.lastNsec), g.last.origin(), r.Time, r.Origin):
+		g.last, g.lastNsec, g.hasLast = c.recordOf(r), int32(r.Time.Nanosecond()), true
 	}
 }
 
-// failure makes the group a Failure: its earliest record made whole.
-func (g *pendingGroup) failure() *Failure {
+// failure makes the group of second sec a Failure: its earliest record
+// made whole.
+func (g *pendingGroup) failure(sec int64) *Failure {
 	r := new(sources.Request)
 	*r = *g.key
-	r.Time, r.Origin, r.Method, r.Path, r.Duration = g.first.time, g.first.origin, g.first.method, g.first.path, g.duration
+	r.Time, r.Origin, r.Method, r.Path, r.Duration = g.timeAt(sec, g.firstNsec), g.first.origin(), g.first.strs.method, g.first.strs.path, g.duration
 	f := &Failure{Request: r, N: g.N, seq: g.seq}
-	if g.latest != nil {
-		f.latest = &latestRecord{ownRecord: *g.latest}
+	if g.hasLast {
+		f.latest = &latestRecord{ownRecord: ownRecord{time: g.timeAt(sec, g.lastNsec), origin: g.last.origin(), method: g.last.strs.method, path: g.last.strs.path}}
 	}
 	return f
 }
@@ -823,14 +870,14 @@ func merge(cs []*Collector, traffic map[netip.Addr]*Traffic, release bool) *Data
 	groups := groupTable{}
 	var n int
 	for _, c := range cs {
-		for _, g := range c.failures {
-			f := g.failure()
+		for id, g := range c.failures {
+			f := g.failure(id.sec)
 			n += groups.add(groupHash(f.Request), f)
 		}
 		d.Lifecycle = c.lifecycle.appendTo(d.Lifecycle, release)
 		d.Configs = append(d.Configs, c.configs...)
 		if release {
-			c.failures, c.keys, c.lastKey, c.configs = nil, nil, nil, nil
+			c.failures, c.keys, c.lastKey, c.owns, c.configs = nil, nil, nil, nil, nil
 		}
 		c.flushFormat()
 		for f, n := range c.formats {

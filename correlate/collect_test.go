@@ -348,8 +348,8 @@ func TestKeptRecordSizes(t *testing.T) {
 	if n := unsafe.Sizeof(Attempt{}); n != 88 {
 		t.Errorf("Attempt takes %d bytes, want 88", n)
 	}
-	if n := unsafe.Sizeof(pendingGroup{}); n != 120 {
-		t.Errorf("pendingGroup takes %d bytes, want 120", n)
+	if n := unsafe.Sizeof(pendingGroup{}); n != 80 {
+		t.Errorf("pendingGroup takes %d bytes, want 80", n)
 	}
 }
 

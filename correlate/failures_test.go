@@ -232,8 +232,8 @@ func TestKeptFailuresBoundedByKeys(t *testing.T) {
 
 // TestGroupShowsItsRecordsWhole checks that groups sharing a key across
 // seconds each show their earliest record whole, as it was read (its own
-// duration included, though grouping does not read it), and their latest
-// record with the key's fields.
+// duration and time zone included, though grouping reads neither), and
+// their latest record with the key's fields.
 func TestGroupShowsItsRecordsWhole(t *testing.T) {
 	var rs []sources.Request
 	for i := range 6 {
@@ -243,6 +243,9 @@ func TestGroupShowsItsRecordsWhole(t *testing.T) {
 		r.Path = fmt.Sprintf("/api/items/%d", i)
 		r.Origin.Line = i + 1
 		r.Attempts = []sources.Attempt{{Backend: r.Backend, Status: 502, Failure: sources.FailureRefused}}
+		if i%3 == 1 { // a zone of its own, as an nginx time with an offset has
+			r.Time = r.Time.In(time.FixedZone("", 3600))
+		}
 		rs = append(rs, r)
 	}
 	d := collect(rs[3], rs[1], rs[0], rs[2], rs[5], rs[4])
