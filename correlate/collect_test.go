@@ -348,6 +348,9 @@ func TestKeptRecordSizes(t *testing.T) {
 	if n := unsafe.Sizeof(Attempt{}); n != 88 {
 		t.Errorf("Attempt takes %d bytes, want 88", n)
 	}
+	if n := unsafe.Sizeof(pendingGroup{}); n != 80 {
+		t.Errorf("pendingGroup takes %d bytes, want 80", n)
+	}
 }
 
 // TestMergeCountsAndOrders checks what Merge makes of several collectors:

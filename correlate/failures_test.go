@@ -3,6 +3,7 @@ package correlate
 import (
 	"fmt"
 	"net/netip"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -214,14 +215,11 @@ func TestKeptFailuresBoundedByKeys(t *testing.T) {
 		r.Origin.Line = i + 1
 		c.Request(&r)
 	}
-	groups := 0
-	for _, f := range c.failures {
-		for ; f != nil; f = f.next {
-			groups++
-		}
-	}
-	if groups != seconds {
+	if groups := len(c.failures); groups != seconds {
 		t.Fatalf("%d groups, want %d", groups, seconds)
+	}
+	if len(c.keys) != 1 {
+		t.Fatalf("%d keys, want 1", len(c.keys))
 	}
 	total := 0
 	for _, f := range Merge(c).Failures {
@@ -229,5 +227,41 @@ func TestKeptFailuresBoundedByKeys(t *testing.T) {
 	}
 	if total != n {
 		t.Errorf("the groups hold %d records, want %d", total, n)
+	}
+}
+
+// TestGroupShowsItsRecordsWhole checks that groups sharing a key across
+// seconds each show their earliest record whole, as it was read (its own
+// duration and time zone included, though grouping reads neither), and
+// their latest record with the key's fields.
+func TestGroupShowsItsRecordsWhole(t *testing.T) {
+	var rs []sources.Request
+	for i := range 6 {
+		r := groupBase()
+		r.Time = r.Time.Add(time.Duration(i) * 400 * time.Millisecond)
+		r.Duration = time.Duration(i+1) * time.Millisecond
+		r.Path = fmt.Sprintf("/api/items/%d", i)
+		r.Origin.Line = i + 1
+		r.Attempts = []sources.Attempt{{Backend: r.Backend, Status: 502, Failure: sources.FailureRefused}}
+		if i%3 == 1 { // a zone of its own, as an nginx time with an offset has
+			r.Time = r.Time.In(time.FixedZone("", 3600))
+		}
+		rs = append(rs, r)
+	}
+	d := collect(rs[3], rs[1], rs[0], rs[2], rs[5], rs[4])
+	want := [][2]int{{0, 2}, {3, 4}, {5, 5}} // earliest and latest record of each second
+	if len(d.Failures) != len(want) {
+		t.Fatalf("%d groups, want %d", len(d.Failures), len(want))
+	}
+	for i, f := range d.Failures {
+		first, last := rs[want[i][0]], rs[want[i][1]]
+		if !reflect.DeepEqual(*f.Request, first) {
+			t.Errorf("group %d shows %+v, want %+v", i, *f.Request, first)
+		}
+		l := *f.LatestRecord()
+		l.Duration = last.Duration // the latest record's own duration is not kept
+		if !reflect.DeepEqual(l, last) {
+			t.Errorf("group %d: latest %+v, want %+v", i, l, last)
+		}
 	}
 }
