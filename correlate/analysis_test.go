@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"testing"
 	"time"
+
+	"github.com/readygap/readygap/sources"
 )
 
 // TestShareAlike pins what a bare IP takes from the pods it may be: their
@@ -65,5 +67,41 @@ func TestShareAlike(t *testing.T) {
 	a.shareAlike()
 	if named.ReplicaSet != "" || !named.At(Terminating).IsZero() {
 		t.Errorf("a pod took its alike IPs' facts: %q %v", named.ReplicaSet, named.At(Terminating))
+	}
+}
+
+// TestGroupOutlivingItsLeaseIsBare checks that an IP whose failures of one
+// second outlive its pod's lease within that second is a bare backend, as
+// each failure checked alone made it: the group's earliest record falls in
+// the lease, its latest after it. Failures wholly within the lease leave
+// the IP to the pod.
+func TestGroupOutlivingItsLeaseIsBare(t *testing.T) {
+	ip := netip.MustParseAddr("10.0.0.1")
+	for _, tc := range []struct {
+		name string
+		secs []float64
+		bare bool
+	}{
+		{"the latest failure after the pod's end", []float64{10.2, 10.8}, true},
+		{"every failure before it", []float64{10.2, 10.4}, false},
+	} {
+		// The pod began terminating at 0.5 s with a grace period of 7 s:
+		// it held the IP until 7.5 s, which covers the records up to 10.5 s
+		// with the clock skew tolerated (DefaultSkew, 3 s).
+		c := NewCollector()
+		c.Config(&sources.Config{Kind: "Pod", Name: "web-a", Namespace: "shop", Format: sources.FormatK8sObjects,
+			Pod: &sources.PodStatus{}, PodSpec: &sources.PodSpec{TerminationGracePeriodSec: 7}})
+		c.Lifecycle(&sources.Lifecycle{Time: at(0.5), Kind: sources.Killing, Namespace: "shop", Pod: "web-a", IP: ip, Format: sources.FormatK8sEvents, From: -1})
+		for _, s := range tc.secs {
+			c.Request(&sources.Request{Time: at(s), Status: 502, Generator: sources.GeneratedByLB, Failure: sources.FailureRefused,
+				Backend: netip.AddrPortFrom(ip, 8080), Format: sources.FormatALBAccess})
+		}
+		d := Merge(c)
+		if len(d.Failures) != 1 || d.Failures[0].N != len(tc.secs) {
+			t.Fatalf("%s: %d groups, want one of %d", tc.name, len(d.Failures), len(tc.secs))
+		}
+		if a := Analyze(d, Options{}); (a.Backend(ip.String()) != nil) != tc.bare {
+			t.Errorf("%s: bare backend %v, want %v", tc.name, a.Backend(ip.String()) != nil, tc.bare)
+		}
 	}
 }
