@@ -511,9 +511,9 @@ func (g *pendingGroup) failure(sec int64) *Failure {
 	return f
 }
 
-// ownOf returns what record r of the group has of its own; its strings
-// are r's.
-func (f *Failure) ownOf(r *sources.Request) latestRecord {
+// ownOf returns what record r of a group has of its own; its strings are
+// r's.
+func ownOf(r *sources.Request) latestRecord {
 	return latestRecord{ownRecord: ownRecord{time: r.Time, origin: r.Origin, method: r.Method, path: r.Path}}
 }
 
@@ -550,7 +550,7 @@ func (f *Failure) merge(g *Failure) {
 // latestOwn returns what the group's latest record has of its own.
 func (f *Failure) latestOwn() latestRecord {
 	if f.latest == nil {
-		return f.ownOf(f.Request)
+		return ownOf(f.Request)
 	}
 	l := *f.latest
 	l.req = nil

@@ -82,7 +82,7 @@ func Summarize(sigs []*Signal) *Window {
 		n, end := s.Weight(), s.End()
 		w.Count += n
 		w.Kinds[s.Kind] += n
-		w.SignalEnd = later(w.SignalEnd, end)
+		w.SignalEnd = latest(w.SignalEnd, end)
 		switch {
 		case s.Visible:
 			w.Failed += n
@@ -90,7 +90,7 @@ func Summarize(sigs []*Signal) *Window {
 			if w.Start.IsZero() {
 				w.Start = s.Time
 			}
-			w.End = later(w.End, end)
+			w.End = latest(w.End, end)
 		case s.Hidden:
 			w.Hidden += n
 		}
@@ -111,21 +111,13 @@ func Summarize(sigs []*Signal) *Window {
 			if f.First.IsZero() || at.Time.Before(f.First) {
 				f.First = at.Time
 			}
-			f.Last = later(f.Last, s.attemptEnd(i))
+			f.Last = latest(f.Last, s.attemptEnd(i))
 		}
 	}
 	if w.Failed == 0 {
 		w.Start, w.End = w.SignalStart, w.SignalEnd
 	}
 	return w
-}
-
-// later returns the later of two times.
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // Weight returns how many failure records signals stand for.
@@ -174,7 +166,7 @@ func Split(sigs []*Signal, gap time.Duration) [][]*Signal {
 			start = i
 		}
 		if i < len(sigs) {
-			end = later(end, sigs[i].End())
+			end = latest(end, sigs[i].End())
 		}
 	}
 	return out
