@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -310,6 +311,63 @@ func TestCollectorsFoldAtFoldRuns(t *testing.T) {
 			if tr.Served != 2 || len(tr.Runs) != 1 || !tr.Runs.Last().Equal(runsT0.Add(time.Second)) {
 				t.Fatalf("%v: %+v", ip, tr)
 			}
+		}
+	}
+}
+
+// TestFlushStartsBackendsAtTheSetsLevel checks that after folding, a
+// Collector builds the runs of a backend at the level the set's runs
+// reached, so that a backend serving every few minutes adds one run an
+// input instead of one a response, and that the Dataset is the one a
+// single Collector makes of the same records. Backends at level 0 are let
+// go.
+func TestFlushStartsBackendsAtTheSetsLevel(t *testing.T) {
+	const backends, every = 400, 360 // 400 backends serving every 6 minutes
+	ip := func(k int) netip.Addr { return netip.AddrFrom4([4]byte{10, 5, byte(k >> 8), byte(k)}) }
+	set, whole := NewCollectors(), NewCollector()
+	c := set.New()
+	feed := func(from, to int) {
+		for i := from; i < to; i++ {
+			for k := range backends {
+				c.Request(servedAt(ip(k), i*every))
+				whole.Request(servedAt(ip(k), i*every))
+			}
+		}
+		c.Flush()
+	}
+	// 200 isolated runs a backend: 80,000 runs, folded at level 0, so
+	// the Collector lets its backends go.
+	feed(0, 200)
+	if len(c.traffic) != 0 || set.traffic[ip(0)].level != 0 {
+		t.Fatalf("after the first fold: %d backends kept, the set at level %d", len(c.traffic), set.traffic[ip(0)].level)
+	}
+	// 200 more: the set's pauses of 6 minutes join at level 4 (8
+	// minutes), where 40 hours cover 300 cells, so it goes on to level 5;
+	// the Collector keeps each backend there, with no runs.
+	feed(200, 400)
+	tr := c.traffic[ip(7)]
+	if tr == nil {
+		t.Fatalf("after the second fold: %d backends kept, not the one that served", len(c.traffic))
+	}
+	if len(c.traffic) != backends || tr.level != 5 || len(tr.Runs) != 0 || tr.Served != 0 {
+		t.Fatalf("after the second fold: %d backends kept, level %d, %d runs, %d served; want %d at level 5 with nothing served",
+			len(c.traffic), tr.level, len(tr.Runs), tr.Served, backends)
+	}
+	// The next 100 responses of a backend make one run, not 100.
+	for i := 400; i < 500; i++ {
+		for k := range backends {
+			c.Request(servedAt(ip(k), i*every))
+			whole.Request(servedAt(ip(k), i*every))
+		}
+	}
+	if tr.level != 5 || len(tr.Runs) != 1 || tr.Served != 100 {
+		t.Errorf("after inheriting level 5: level %d, %d runs, %d served; want 5, 1, 100", tr.level, len(tr.Runs), tr.Served)
+	}
+	got, want := set.Merge(), Merge(whole)
+	for k := range backends {
+		g, w := got.Traffic[ip(k)], want.Traffic[ip(k)]
+		if g.Served != w.Served || g.level != w.level || !slices.Equal(g.Runs, w.Runs) {
+			t.Fatalf("backend %d: %d served, level %d, runs %v; one Collector: %d, %d, %v", k, g.Served, g.level, g.Runs, w.Served, w.level, w.Runs)
 		}
 	}
 }

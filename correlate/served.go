@@ -226,7 +226,15 @@ func (r *Runs) merge(o Runs, level uint8) {
 		return
 	}
 	n := len(*r)
-	a := slices.Grow(*r, len(o))[:n+len(o)]
+	a := *r
+	if cap(a) < n+len(o) {
+		// Exactly the room needed: a set's runs grow by a Collector's at
+		// each fold, and growing as append does left up to half of them
+		// spare (1.7 MB of 4.9 on a week of ALB logs).
+		a = make(Runs, n, n+len(o))
+		copy(a, *r)
+	}
+	a = a[:n+len(o)]
 	for i, j, k := n-1, len(o)-1, len(a)-1; j >= 0; k-- {
 		if i >= 0 && a[i].from > o[j].from {
 			a[k], i = a[i], i-1

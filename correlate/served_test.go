@@ -154,7 +154,8 @@ func TestRunsNewestFirst(t *testing.T) {
 // and their cells do not depend on how its records were split between
 // collectors, in which order each saw its part, or in which order the
 // parts were folded together — also when the parts go up levels on their
-// own: records a few minutes apart over hours to days, with bursts.
+// own, or start at a level up to the final one: records a few minutes
+// apart over hours to days, with bursts.
 func TestRunsSameWhateverTheSplit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	levels := map[uint8]bool{}
@@ -174,7 +175,9 @@ func TestRunsSameWhateverTheSplit(t *testing.T) {
 		levels[want.level] = true
 		parts := make([]*Traffic, 1+rng.IntN(4))
 		for i := range parts {
-			parts[i] = &Traffic{}
+			// A Collector starts a backend at the level its set's runs
+			// reached (see Flush): any level up to the final one.
+			parts[i] = &Traffic{level: uint8(rng.IntN(int(want.level) + 1))}
 		}
 		rng.Shuffle(len(times), func(i, j int) { times[i], times[j] = times[j], times[i] })
 		for _, x := range times {
