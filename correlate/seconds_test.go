@@ -3,6 +3,7 @@ package correlate
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/netip"
 	"slices"
 	"testing"
@@ -337,15 +338,90 @@ func TestBusiestSpanBounds(t *testing.T) {
 
 // TestAddChunkCarriesAtTheUnit pins where adding two chunks carries: sums
 // of exactly 65,536 requests and successes in one second are counted
-// whole, as are sums one under and one over.
+// whole, as are sums one under and one over, whether the chunk added to
+// is dense or packed.
 func TestAddChunkCarriesAtTheUnit(t *testing.T) {
-	for _, sum := range []int{65535, 65536, 65537} {
-		var a, b chunk
-		a.total[7], a.ok[7] = 32768, 32768
-		b.total[7], b.ok[7] = uint16(sum-32768), uint16(sum-32768)
-		a.addChunk(&b)
-		if a.totalAt(7) != sum || a.okAt(7) != sum {
-			t.Errorf("%d + %d: %d requests, %d successes; want %d each", 32768, sum-32768, a.totalAt(7), a.okAt(7), sum)
+	for _, packed := range []bool{false, true} {
+		for _, sum := range []int{65535, 65536, 65537} {
+			a, b := newChunk(), newChunk()
+			a.counts.total[7], a.counts.ok[7] = 32768, 32768
+			b.counts.total[7], b.counts.ok[7] = uint16(sum-32768), uint16(sum-32768)
+			if packed {
+				a.pack()
+			}
+			a.addChunk(b)
+			if a.totalAt(7) != sum || a.okAt(7) != sum || (a.counts == nil) != packed {
+				t.Errorf("packed %v, %d + %d: %d requests, %d successes, dense %v; want %d each", packed, 32768, sum-32768, a.totalAt(7), a.okAt(7), a.counts != nil, sum)
+			}
+		}
+	}
+}
+
+// TestChunkPacksExactly checks that packing an hour keeps every count:
+// quiet and busy seconds, seconds with fewer successes than requests, and
+// counts past 65,535; and that a packed hour adds to a dense one, and a
+// dense one to a packed one, as two dense ones add.
+func TestChunkPacksExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	fill := func(busy int) *chunk {
+		c := newChunk()
+		for range 5000 {
+			i := rng.IntN(chunkSeconds)
+			for range 1 + rng.IntN(busy) {
+				c.addTotal(i)
+				if rng.IntN(50) != 0 {
+					c.addOK(i)
+				}
+			}
+		}
+		return c
+	}
+	same := func(name string, got, want *chunk) {
+		t.Helper()
+		for i := range chunkSeconds {
+			if got.totalAt(i) != want.totalAt(i) || got.okAt(i) != want.okAt(i) || got.has(i) != want.has(i) {
+				t.Fatalf("%s, second %d: %d requests, %d successes; want %d, %d", name, i, got.totalAt(i), got.okAt(i), want.totalAt(i), want.okAt(i))
+			}
+		}
+	}
+	for _, busy := range []int{3, 300} {
+		a, b := fill(busy), fill(busy)
+		a.carry(99, 0, 2) // 131,072 more requests and 65,536 more successes
+		a.carry(99, 1, 1)
+		pa := a.packed()
+		if pa.counts != nil || pa.wide != (busy > 255) {
+			t.Fatalf("busy %d: dense %v, wide %v", busy, pa.counts != nil, pa.wide)
+		}
+		same(fmt.Sprintf("busy %d, packed", busy), pa, a)
+		pa.unpack()
+		same(fmt.Sprintf("busy %d, unpacked", busy), pa, a)
+
+		want := a.packed()
+		want.unpack()
+		want.addChunk(b)
+		toPacked := a.packed()
+		toPacked.addChunk(b)
+		same(fmt.Sprintf("busy %d, dense added to packed", busy), toPacked, want)
+		toDense := a.packed()
+		toDense.unpack()
+		toDense.addChunk(b.packed())
+		same(fmt.Sprintf("busy %d, packed added to dense", busy), toDense, want)
+	}
+}
+
+// TestChunkPacksNarrowUpTo255 pins the packed width from both sides: an
+// hour whose busiest second had 255 requests takes a byte a second, one
+// with 256 two; both read back exactly.
+func TestChunkPacksNarrowUpTo255(t *testing.T) {
+	for _, n := range []uint16{255, 256} {
+		c := newChunk()
+		c.counts.total[3599], c.counts.ok[3599] = n, n-1
+		c.pack()
+		if want := n > 255; c.wide != want || len(c.totals) != map[bool]int{false: chunkSeconds, true: 2 * chunkSeconds}[want] {
+			t.Errorf("%d requests in a second: wide %v, %d bytes", n, c.wide, len(c.totals))
+		}
+		if c.totalAt(3599) != int(n) || c.okAt(3599) != int(n)-1 || c.has(3598) {
+			t.Errorf("%d requests in a second: read back %d, %d successes", n, c.totalAt(3599), c.okAt(3599))
 		}
 	}
 }
