@@ -32,16 +32,16 @@ func TestBackendCacheSlots(t *testing.T) {
 	}
 }
 
-// TestFlushFoldsAtFoldRuns pins foldRuns (65,536) from both sides: a
-// Collector of a set holding 65,535 runs keeps its traffic on Flush, one
-// holding 65,536 folds it into the set's.
+// TestFlushFoldsAtFoldRuns pins foldRuns (16,384) from both sides: a
+// Collector of a set holding 16,383 runs keeps its traffic on Flush, one
+// holding 16,384 folds it into the set's.
 func TestFlushFoldsAtFoldRuns(t *testing.T) {
 	start := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	folded := func(runs int) int {
 		s := NewCollectors()
 		c := s.New()
 		for k := range runs {
-			b, n := k/64, k%64 // 64 runs a backend: the most one keeps
+			b, n := k/64, k%64 // 64 runs a backend, a minute apart
 			c.Request(&sources.Request{Time: start.Add(time.Duration(n) * time.Minute), Status: 200,
 				Generator: sources.GeneratedByBackend, Format: sources.FormatIngressNginx,
 				Backend: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 4, byte(b >> 8), byte(b)}), 8080)})
@@ -49,11 +49,11 @@ func TestFlushFoldsAtFoldRuns(t *testing.T) {
 		c.Flush()
 		return len(s.traffic)
 	}
-	if n := folded(65535); n != 0 {
-		t.Errorf("65,535 runs: Flush folded %d backends, want none", n)
+	if n := folded(16383); n != 0 {
+		t.Errorf("16,383 runs: Flush folded %d backends, want none", n)
 	}
-	if n := folded(65536); n != 1024 {
-		t.Errorf("65,536 runs: Flush folded %d backends, want 1,024", n)
+	if n := folded(16384); n != 256 {
+		t.Errorf("16,384 runs: Flush folded %d backends, want 256", n)
 	}
 }
 
