@@ -36,8 +36,8 @@ const (
 func envoyPlatformOf(a *correlate.Analysis, w *correlate.Window) sources.Platform {
 	counts := map[sources.Platform]int{}
 	for _, s := range w.Signals {
-		if s.Req.Platform != "" {
-			counts[s.Req.Platform] += s.Weight()
+		if s.Group.Platform != "" {
+			counts[s.Group.Platform] += s.Weight()
 		}
 	}
 	if len(counts) > 0 {

@@ -81,7 +81,7 @@ func failureEvidence(w *correlate.Window, keep func(*correlate.Signal) bool) []E
 		}
 		k += s.Weight()
 		for next < k && len(out) < maxFailureEvidence-1 {
-			r := s.Req
+			r := s.Record()
 			if next == k-1 || len(out) > 0 && out[len(out)-1].Request == r {
 				r = s.LatestReq()
 			}

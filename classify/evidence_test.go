@@ -33,8 +33,9 @@ func TestFailureEvidence(t *testing.T) {
 	window := func(n int) *correlate.Window {
 		var sigs []*correlate.Signal
 		for i := 0; i < n; i++ {
-			r := &sources.Request{Time: t0.Add(time.Duration(i) * time.Second), Origin: sources.Origin{File: "alb.log", Line: i + 1}}
-			sigs = append(sigs, &correlate.Signal{Req: r, Time: r.Time})
+			r := failed(t0.Add(time.Duration(i) * time.Second))
+			r.Origin = sources.Origin{File: "alb.log", Line: i + 1}
+			sigs = append(sigs, signalOf(t, r))
 		}
 		return &correlate.Window{Signals: sigs}
 	}

@@ -149,7 +149,7 @@ const eventsLostLookback = time.Hour
 func platformOf(w *correlate.Window) sources.Family {
 	counts := map[sources.Family]int{}
 	for _, s := range w.Signals {
-		if f := s.Req.ProxyFamily(); f != "" {
+		if f := s.Group.ProxyFamily(); f != "" {
 			counts[f] += s.Weight()
 		}
 	}

@@ -16,7 +16,7 @@ func TestIsTrickle(t *testing.T) {
 	at := func(secs ...float64) []*correlate.Signal {
 		var out []*correlate.Signal
 		for _, s := range secs {
-			out = append(out, &correlate.Signal{Time: base.Add(time.Duration(s * float64(time.Second)))})
+			out = append(out, signalOf(t, failed(base.Add(time.Duration(s*float64(time.Second))))))
 		}
 		return out
 	}

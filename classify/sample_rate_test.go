@@ -117,9 +117,11 @@ func TestFindingCountUsesItsWorkloadsRate(t *testing.T) {
 	objs := objectsOfYAML(t, sampledWorkloads(sampling("0.5"), sampling("0.1"))...)
 	a := analysisOf(objs.configs...)
 	at := time.Date(2026, 3, 25, 1, 0, 0, 0, time.UTC)
+	gcpFailed := failed(at)
+	gcpFailed.Format = sources.FormatGCPLogging
 	window := func() *correlate.Window {
 		return &correlate.Window{Start: at, End: at.Add(time.Minute), Failed: 100,
-			Signals: []*correlate.Signal{{Req: &sources.Request{Format: sources.FormatGCPLogging}, Time: at, Visible: true}}}
+			Signals: []*correlate.Signal{signalOf(t, gcpFailed)}}
 	}
 	f := &Finding{Cause: "registration_lag", Window: window(), Rollout: &correlate.Rollout{Namespace: "shop", Workload: "web"}}
 	finish(a, f)

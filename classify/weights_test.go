@@ -22,7 +22,25 @@ func groupedSignal(at time.Time, first, n int) *correlate.Signal {
 			Format: sources.FormatALBAccess, Origin: sources.Origin{File: "alb.log", Line: first + i}})
 	}
 	f := correlate.Merge(c).Failures[0]
-	return &correlate.Signal{Req: f.Request, Group: f, Time: f.Time, N: f.N, Visible: true, Kind: sources.FailureNoBackend}
+	return &correlate.Signal{Group: f, Time: f.Time, N: f.N, Visible: true, Kind: sources.FailureNoBackend}
+}
+
+// signalOf is the signal of the one failure record r, made as the
+// analysis makes it: kept by a Collector, merged, and shown by its group.
+func signalOf(t *testing.T, r *sources.Request) *correlate.Signal {
+	t.Helper()
+	c := correlate.NewCollector()
+	c.Request(r)
+	fs := correlate.Merge(c).Failures
+	if len(fs) != 1 {
+		t.Fatalf("%d failure groups of one record %+v", len(fs), r)
+	}
+	return &correlate.Signal{Group: fs[0], Time: fs[0].Time, N: fs[0].N, Visible: true, Kind: r.Failure}
+}
+
+// failed is a client-visible 503 of no backend at t.
+func failed(t time.Time) *sources.Request {
+	return &sources.Request{Time: t, Status: 503, Generator: sources.GeneratedByLB, Failure: sources.FailureNoBackend}
 }
 
 // TestGroupedFailuresReachTheThresholds checks that a signal counts the

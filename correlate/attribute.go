@@ -65,10 +65,7 @@ type Attempt struct {
 // failed attempt, or a proxy error-log line. A Signal of a Failure group
 // stands for all its records (see N).
 type Signal struct {
-	// Req is the record the signal shows: the group's earliest.
-	Req *sources.Request
-	// Group is the failure group the signal stands for; nil for a signal
-	// of one record.
+	// Group is the failure group the signal stands for.
 	Group *Failure
 	Time  time.Time
 	// N is how many failure records the signal stands for; 0 counts as 1.
@@ -100,43 +97,24 @@ func (s *Signal) Last() *Attempt {
 // Weight is how many failure records the signal stands for.
 func (s *Signal) Weight() int { return max(s.N, 1) }
 
+// Record returns the record the signal shows: the group's earliest.
+func (s *Signal) Record() *sources.Request { return s.Group.Record() }
+
 // LatestReq returns the signal's latest record.
-func (s *Signal) LatestReq() *sources.Request {
-	if s.Group == nil {
-		return s.Req
-	}
-	return s.Group.LatestRecord()
-}
+func (s *Signal) LatestReq() *sources.Request { return s.Group.LatestRecord() }
 
 // End is the time of the signal's latest record.
-func (s *Signal) End() time.Time {
-	if s.Group == nil {
-		return s.Time
-	}
-	return s.Group.Last()
-}
+func (s *Signal) End() time.Time { return s.Group.Last() }
 
 // LatestBefore reports whether the signal's latest record comes before
 // o's, by time and then origin.
 func (s *Signal) LatestBefore(o *Signal) bool {
-	return earlier(s.End(), s.latestOrigin(), o.End(), o.latestOrigin())
-}
-
-// latestOrigin is where the signal's latest record was read.
-func (s *Signal) latestOrigin() sources.Origin {
-	if s.Group == nil {
-		return s.Req.Origin
-	}
-	return s.Group.lastOrigin()
+	return earlier(s.End(), s.Group.lastOrigin(), o.End(), o.Group.lastOrigin())
 }
 
 // attemptEnd is when the i-th attempt of the signal's latest record was made.
 func (s *Signal) attemptEnd(i int) time.Time {
-	at := &s.Attempts[i]
-	if s.Group == nil {
-		return at.Time
-	}
-	return attemptTimeAt(s.Req, s.End(), i == len(s.Attempts)-1, at.Kind)
+	return attemptTimeAt(s.Group, s.End(), i == len(s.Attempts)-1, s.Attempts[i].Kind)
 }
 
 // attribute turns every failure group into a Signal: which backends it
@@ -149,23 +127,22 @@ func (a *Analysis) attribute() []*Signal {
 	slab := make([]Signal, len(a.Failures))
 	attempts := make([]Attempt, 0, countAttempts(a.Failures))
 	for k, f := range a.Failures {
-		r := f.Request
 		s := &slab[k]
-		*s = Signal{Req: r, Group: f, Time: r.Time, N: f.N, Kind: r.Failure, AttemptOnly: r.AttemptOnly}
+		*s = Signal{Group: f, Time: f.Time, N: f.N, Kind: f.Failure, AttemptOnly: f.AttemptOnly}
 		from := len(attempts)
 		switch {
-		case r.AttemptOnly:
-		case r.Failure.LBGenerated():
+		case f.AttemptOnly:
+		case f.Failure.LBGenerated():
 			s.Visible = true
 		default:
 			s.Hidden = true
 		}
-		if len(r.Attempts) == 0 {
-			if r.Backend.IsValid() {
-				attempts = append(attempts, Attempt{Backend: r.Backend, Kind: r.Failure, Status: r.Status})
+		if len(f.Attempts) == 0 {
+			if f.Backend.IsValid() {
+				attempts = append(attempts, Attempt{Backend: f.Backend, Kind: f.Failure, Status: f.Status})
 			}
 		} else {
-			for _, at := range r.Attempts {
+			for _, at := range f.Attempts {
 				if at.Failure.LBGenerated() {
 					attempts = append(attempts, Attempt{Backend: at.Backend, Kind: at.Failure, Status: at.Status})
 				}
@@ -176,10 +153,10 @@ func (a *Analysis) attribute() []*Signal {
 		}
 		for i := range s.Attempts {
 			at := &s.Attempts[i]
-			if at.Kind == sources.FailureOther && !r.AttemptOnly {
-				at.Kind = errLines.kindOf(at.Backend, r.Time, at.Kind)
+			if at.Kind == sources.FailureOther && !f.AttemptOnly {
+				at.Kind = errLines.kindOf(at.Backend, f.Time, at.Kind)
 			}
-			at.Time = attemptTime(r, i == len(s.Attempts)-1, at.Kind)
+			at.Time = attemptTime(f, i == len(s.Attempts)-1, at.Kind)
 			at.Of, at.State = a.StateAt(at.Backend.Addr(), at.Time)
 			if at.Of != nil && at.Of.Rollout != nil {
 				at.Rollout = a.rolloutOf(at.Of, at.Time)
@@ -195,14 +172,15 @@ func (a *Analysis) attribute() []*Signal {
 			s.Rollout = last.Rollout
 		}
 		if s.Rollout == nil {
-			s.Rollout = a.RolloutAt(r.Time)
+			s.Rollout = a.RolloutAt(f.Time)
 		}
 		out = append(out, s)
 	}
 	return out
 }
 
-// attemptTime is when an attempt of r was made. A record stamps the
+// attemptTime is when an attempt of the earliest record of group f was
+// made. A record stamps the
 // request's arrival (its Time) and, in Envoy's log, how long it took: a
 // request the proxy retried made its last attempt only after the others
 // had failed, which can be seconds later (each connect to a vanished pod
@@ -212,17 +190,17 @@ func (a *Analysis) attribute() []*Signal {
 // connections fail at once); a timeout took a time the record does not
 // state. Every other attempt is placed at the request's time, and so is
 // a last attempt that would come before it (no duration logged).
-func attemptTime(r *sources.Request, last bool, kind sources.FailureKind) time.Time {
-	return attemptTimeAt(r, r.Time, last, kind)
+func attemptTime(f *Failure, last bool, kind sources.FailureKind) time.Time {
+	return attemptTimeAt(f, f.Time, last, kind)
 }
 
-// attemptTimeAt is attemptTime for the record of r's group stamped t:
-// the records of a group differ in nothing else attemptTime reads.
-func attemptTimeAt(r *sources.Request, t time.Time, last bool, kind sources.FailureKind) time.Time {
-	if !last || !retried(r) || kind == sources.FailureTimeout {
+// attemptTimeAt is attemptTime for the record of group f stamped t: the
+// records of a group differ in nothing else attemptTime reads.
+func attemptTimeAt(f *Failure, t time.Time, last bool, kind sources.FailureKind) time.Time {
+	if !last || !retried(f.groupKey) || kind == sources.FailureTimeout {
 		return t
 	}
-	at := t.Add(r.Duration)
+	at := t.Add(f.Duration)
 	if kind == sources.FailureUnreachable {
 		at = at.Add(-unreachableConnect)
 	}

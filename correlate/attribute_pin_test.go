@@ -26,7 +26,7 @@ func TestAttemptTimeRetriedFromTwo(t *testing.T) {
 	} {
 		r := c.req
 		r.Time = at(10)
-		if got := attemptTime(&r, true, sources.FailureRefused); !got.Equal(at(c.wantSecs)) {
+		if got := attemptTime(groupOf(&r), true, sources.FailureRefused); !got.Equal(at(c.wantSecs)) {
 			t.Errorf("%s: %v s, want %g s", c.name, got.Sub(t0).Seconds(), c.wantSecs)
 		}
 	}

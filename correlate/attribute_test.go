@@ -31,7 +31,7 @@ func TestAttemptTime(t *testing.T) {
 	} {
 		r := c.req
 		r.Time = start
-		if got := attemptTime(&r, c.last, c.kind); !got.Equal(at(c.wantSecs)) {
+		if got := attemptTime(groupOf(&r), c.last, c.kind); !got.Equal(at(c.wantSecs)) {
 			t.Errorf("%s: %v, want %g s", c.name, got.Sub(t0).Seconds(), c.wantSecs)
 		}
 	}

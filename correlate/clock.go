@@ -85,11 +85,11 @@ func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*Failure) (time.Dur
 		}
 		// When the attempt at this IP failed: a retried request's last
 		// attempt came after the others.
-		at := attemptTime(f.Request, f.Backend.Addr() == lease.IP, f.Failure)
+		at := attemptTime(f, f.Backend.Addr() == lease.IP, f.Failure)
 		if at.Before(stop.Add(-maxClockOffset)) {
 			// The group's later records may come after: its latest
 			// does if any does.
-			at = attemptTimeAt(f.Request, f.Last(), f.Backend.Addr() == lease.IP, f.Failure)
+			at = attemptTimeAt(f, f.Last(), f.Backend.Addr() == lease.IP, f.Failure)
 			if at.Before(stop.Add(-maxClockOffset)) {
 				continue
 			}

@@ -129,10 +129,10 @@ func TestKeptFailuresOwnTheirStrings(t *testing.T) {
 		buf[i] = 'x'
 	}
 	d := Merge(c)
-	if len(d.Failures) != 1 || d.Failures[0].N != 2 || d.Failures[0].LatestRecord() == d.Failures[0].Request {
+	if len(d.Failures) != 1 || d.Failures[0].N != 2 || d.Failures[0].LatestRecord() == d.Failures[0].Record() {
 		t.Fatalf("%d failure groups, want one of two records", len(d.Failures))
 	}
-	for _, f := range []*sources.Request{d.Failures[0].Request, d.Failures[0].LatestRecord()} {
+	for _, f := range []*sources.Request{d.Failures[0].Record(), d.Failures[0].LatestRecord()} {
 		if f.LB != "app/web/1a2b" || f.Method != "GET" || f.Path != "/api/items" || f.Detail != "refused" {
 			t.Errorf("kept failure %+v", f)
 		}
@@ -478,7 +478,18 @@ func TestEventChunks(t *testing.T) {
 func ones(rs ...*sources.Request) []*Failure {
 	out := make([]*Failure, len(rs))
 	for i, r := range rs {
-		out[i] = &Failure{Request: r, N: 1}
+		out[i] = groupOf(r)
 	}
 	return out
+}
+
+// groupOf makes a group of the one record r, as Merge makes it of a record
+// a Collector kept alone.
+func groupOf(r *sources.Request) *Failure {
+	c := NewCollector()
+	c.keep(r)
+	for id, g := range c.failures {
+		return g.failure(id.sec)
+	}
+	return nil
 }

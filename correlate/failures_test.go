@@ -196,7 +196,8 @@ func TestSplitMeasuresGapsFromTheLatestRecord(t *testing.T) {
 	base := a.Time.Truncate(time.Second)
 	a.Time, b.Time, b.Origin.Line = base.Add(100*time.Millisecond), base.Add(900*time.Millisecond), 2
 	f := collect(a, b).Failures[0]
-	sigs := []*Signal{{Req: f.Request, Group: f, Time: f.Time, N: f.N}, {Time: base.Add(5600 * time.Millisecond)}}
+	next := groupOf(&sources.Request{Time: base.Add(5600 * time.Millisecond), Status: 503, Generator: sources.GeneratedByLB, Failure: sources.FailureNoBackend})
+	sigs := []*Signal{{Group: f, Time: f.Time, N: f.N}, {Group: next, Time: next.Time, N: next.N}}
 	if runs := Split(sigs, 5*time.Second); len(runs) != 1 {
 		t.Errorf("%d runs, want 1", len(runs))
 	}
@@ -255,8 +256,8 @@ func TestGroupShowsItsRecordsWhole(t *testing.T) {
 	}
 	for i, f := range d.Failures {
 		first, last := rs[want[i][0]], rs[want[i][1]]
-		if !reflect.DeepEqual(*f.Request, first) {
-			t.Errorf("group %d shows %+v, want %+v", i, *f.Request, first)
+		if !reflect.DeepEqual(*f.Record(), first) {
+			t.Errorf("group %d shows %+v, want %+v", i, *f.Record(), first)
 		}
 		l := *f.LatestRecord()
 		l.Duration = last.Duration // the latest record's own duration is not kept

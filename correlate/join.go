@@ -744,7 +744,7 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 	failed := map[netip.Addr][]sent{}
 	for _, f := range d.Failures {
 		if ip := f.Backend.Addr(); d.Traffic[ip] != nil {
-			failed[ip] = append(failed[ip], sent{attemptTime(f.Request, true, f.Failure), attemptTimeAt(f.Request, f.Last(), true, f.Failure), f.N})
+			failed[ip] = append(failed[ip], sent{attemptTime(f, true, f.Failure), attemptTimeAt(f, f.Last(), true, f.Failure), f.N})
 		}
 	}
 	first, last, _ := d.Span()

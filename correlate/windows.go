@@ -86,7 +86,7 @@ func Summarize(sigs []*Signal) *Window {
 		switch {
 		case s.Visible:
 			w.Failed += n
-			w.StatusCounts[s.Req.Status] += n
+			w.StatusCounts[s.Group.Status] += n
 			if w.Start.IsZero() {
 				w.Start = s.Time
 			}
