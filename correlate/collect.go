@@ -840,11 +840,11 @@ func pendingGroups(cs []*Collector) int {
 }
 
 // materializedBytes is what Merge allocates to make a failure group a
-// Failure: its earliest record, the Failure and its latest record.
-const materializedBytes = int(unsafe.Sizeof(sources.Request{}) + unsafe.Sizeof(Failure{}) + unsafe.Sizeof(latestRecord{}))
+// Failure: the Failure and its latest record.
+const materializedBytes = int(unsafe.Sizeof(Failure{}) + unsafe.Sizeof(latestRecord{}))
 
 // mergeCollectGroupBytes is the size of the failure groups to make from
-// which Merge first runs a collection (see Merge): 1 MB, about 2,800
+// which Merge first runs a collection (see Merge): 1 MB, about 4,700
 // groups. A collection of the heap that reading leaves (10 to 15 MB on
 // the benchmark's ALB logs) takes a few milliseconds of CPU; below it the
 // groups add too little for that to pay, and tests and fuzzing, which

@@ -107,3 +107,33 @@ func TestMergeKeepsOneLinesEqualRecordsInOrder(t *testing.T) {
 		t.Errorf("merged %+v, want counts 3 then 1 as emitted", d.Lifecycle)
 	}
 }
+
+// TestMergeCollectsAt1MiBOfGroups pins mergeCollectGroupBytes (1 MiB) from
+// both sides: Merge forces a collection before making the failure groups
+// when they take 1 MiB or more, and not just below.
+func TestMergeCollectsAt1MiBOfGroups(t *testing.T) {
+	start := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	forced := func(groups int) bool {
+		s := NewCollectors()
+		c := s.New()
+		for k := range groups { // one group a second
+			c.Request(&sources.Request{Time: start.Add(time.Duration(k) * time.Second), Status: 503,
+				Generator: sources.GeneratedByLB, Failure: sources.FailureNoBackend, Format: sources.FormatALBAccess})
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		d := s.Merge()
+		runtime.ReadMemStats(&after)
+		if len(d.Failures) != groups {
+			t.Fatalf("merged %d groups of %d", len(d.Failures), groups)
+		}
+		return after.NumForcedGC > before.NumForcedGC
+	}
+	below := (1<<20 - 1) / materializedBytes // the most groups under 1 MiB
+	if forced(below) {
+		t.Errorf("%d groups (%d bytes, under 1 MiB): Merge forced a collection", below, below*materializedBytes)
+	}
+	if above := below + 1; !forced(above) {
+		t.Errorf("%d groups (%d bytes, 1 MiB or more): Merge forced no collection", above, above*materializedBytes)
+	}
+}
