@@ -159,6 +159,35 @@ func TestGroupsWhateverTheReadingOrder(t *testing.T) {
 	}
 }
 
+// TestJoinGroupsWhenHashesCollide checks that groups of one second whose
+// hashes collide are joined only with their equals: with every hash the
+// same, the groups of three Collectors join as they do by their hashes.
+func TestJoinGroupsWhenHashesCollide(t *testing.T) {
+	rs := groupRecords(2000)
+	join := func(hash func(*Failure) uint64) []string {
+		cs := []*Collector{NewCollector(), NewCollector(), NewCollector()}
+		for i := range rs {
+			cs[i%3].Request(&rs[i])
+		}
+		var fs []*Failure
+		for _, c := range cs {
+			for id, g := range c.failures {
+				fs = append(fs, g.failure(id.sec))
+			}
+		}
+		got := describeGroups(joinGroups(fs, hash))
+		slices.Sort(got)
+		return got
+	}
+	want := join(groupHash)
+	if got := join(func(*Failure) uint64 { return 7 }); !slices.Equal(got, want) {
+		t.Errorf("groups joined with colliding hashes:\n%v\nwant\n%v", got, want)
+	}
+	if len(want) != 4*40 {
+		t.Errorf("%d groups, want one per second and backend (160)", len(want))
+	}
+}
+
 // TestWindowCountsEveryRecord checks that the weight of a group reaches
 // every count of a window over it: the failed requests, their statuses
 // and kinds, each backend's attempts and requests, and the window's ends.
