@@ -320,7 +320,7 @@ func TestCollectorsFoldAtFoldRuns(t *testing.T) {
 // reached, so that a backend serving every few minutes adds one run an
 // input instead of one a response, and that the Dataset is the one a
 // single Collector makes of the same records. Backends at level 0 are let
-// go.
+// go, and the set holds its runs packed between folds.
 func TestFlushStartsBackendsAtTheSetsLevel(t *testing.T) {
 	const backends, every = 400, 360 // 400 backends serving every 6 minutes
 	ip := func(k int) netip.Addr { return netip.AddrFrom4([4]byte{10, 5, byte(k >> 8), byte(k)}) }
@@ -340,6 +340,10 @@ func TestFlushStartsBackendsAtTheSetsLevel(t *testing.T) {
 	feed(0, 200)
 	if len(c.traffic) != 0 || set.traffic[ip(0)].level != 0 {
 		t.Fatalf("after the first fold: %d backends kept, the set at level %d", len(c.traffic), set.traffic[ip(0)].level)
+	}
+	// The set holds its 200 runs a backend packed, 7 bytes each.
+	if st := set.traffic[ip(0)]; st.Runs != nil || len(st.packed) > 200*7+8 || len(unpackRuns(nil, st.packed)) != 200 {
+		t.Errorf("the set's runs: %d whole, %d bytes packed", len(st.Runs), len(st.packed))
 	}
 	// 200 more: the set's pauses of 6 minutes join at level 4 (8
 	// minutes), where 40 hours cover 300 cells, so it goes on to level 5;

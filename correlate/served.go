@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 	"sort"
@@ -243,6 +244,43 @@ func (r *Runs) merge(o Runs, level uint8) {
 		}
 	}
 	*r = a.rejoin(runGap(level))
+}
+
+// packRuns appends runs r to dst packed: each run as the pause before it
+// (the first, its start) and its length, in nanoseconds, as varints. Runs
+// minutes apart take 7 bytes, not 16.
+func packRuns(dst []byte, r Runs) []byte {
+	prev := int64(0)
+	for i, run := range r {
+		if i == 0 {
+			dst = binary.AppendVarint(dst, run.from)
+		} else {
+			dst = binary.AppendUvarint(dst, uint64(run.from)-uint64(prev))
+		}
+		dst = binary.AppendUvarint(dst, uint64(run.to)-uint64(run.from))
+		prev = run.to
+	}
+	return dst
+}
+
+// unpackRuns appends the runs packRuns packed in b to dst.
+func unpackRuns(dst Runs, b []byte) Runs {
+	prev := int64(0)
+	for first := true; len(b) > 0; first = false {
+		var run Run
+		if first {
+			from, n := binary.Varint(b)
+			run.from, b = from, b[n:]
+		} else {
+			pause, n := binary.Uvarint(b)
+			run.from, b = int64(uint64(prev)+pause), b[n:]
+		}
+		length, n := binary.Uvarint(b)
+		run.to, b = int64(uint64(run.from)+length), b[n:]
+		dst = append(dst, run)
+		prev = run.to
+	}
+	return dst
 }
 
 // First returns the first time served; zero when never.

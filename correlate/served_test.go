@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -225,5 +226,47 @@ func TestRunsMergeMatchesAdd(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("Merge %v\nadding %v", got, want)
 		}
+	}
+}
+
+// TestRunsPackExactly checks that runs come back from packing as they
+// were: in the past and the future, as far as the bounds runs hold, of no
+// length and of centuries, and appended after others; and that runs six
+// minutes apart take 7 bytes each.
+func TestRunsPackExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for round := range 200 {
+		var r Runs
+		at := int64(math.MinInt64)
+		if round%2 == 1 {
+			at = -rng.Int64N(1 << 62)
+		}
+		for range rng.IntN(50) {
+			from := satAdd(at, 1+rng.Int64N(1<<(1+rng.IntN(62))))
+			to := satAdd(from, rng.Int64N(1<<(1+rng.IntN(62))))
+			if from <= at || to < from {
+				break
+			}
+			r = append(r, Run{from, to})
+			at = to
+		}
+		if round == 0 {
+			r = Runs{{math.MinInt64, math.MinInt64}, {0, 0}, {1, math.MaxInt64}}
+		}
+		if got := unpackRuns(nil, packRuns(nil, r)); !slices.Equal(got, r) {
+			t.Fatalf("round %d: %v came back as %v", round, r, got)
+		}
+		before := Runs{{1, 2}}
+		if got := unpackRuns(before, packRuns(nil, r)); !slices.Equal(got[1:], r) || got[0] != before[0] {
+			t.Fatalf("round %d, appended: %v came back as %v", round, r, got)
+		}
+	}
+	var sparse Runs
+	for i := range 256 {
+		x := nanos(after(time.Duration(i) * 6 * time.Minute))
+		sparse = append(sparse, Run{x, x})
+	}
+	if n := len(packRuns(nil, sparse)); n > 256*7+8 {
+		t.Errorf("256 runs 6 minutes apart packed in %d bytes, want 7 a run", n)
 	}
 }
