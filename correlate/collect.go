@@ -821,11 +821,13 @@ func (s *Collectors) fold(from map[netip.Addr]*Traffic) {
 	}
 }
 
-// pack returns runs packed, in dst when it has room, else in a new slice
-// of exactly their size.
+// pack returns runs packed, in dst when it has room and not more than
+// twice what they take, else in a new slice of exactly their size: runs
+// that went up a level take a few bytes where hundreds were, and keeping
+// their room held 1.8 MB of a week of ALB logs to the end.
 func (s *Collectors) pack(runs Runs, dst []byte) []byte {
 	s.buf = packRuns(s.buf[:0], runs)
-	if cap(dst) < len(s.buf) {
+	if cap(dst) < len(s.buf) || cap(dst) > 2*len(s.buf) {
 		dst = make([]byte, len(s.buf))
 	}
 	dst = dst[:len(s.buf)]

@@ -357,6 +357,10 @@ func TestFlushStartsBackendsAtTheSetsLevel(t *testing.T) {
 		t.Fatalf("after the second fold: %d backends kept, level %d, %d runs, %d served; want %d at level 5 with nothing served",
 			len(c.traffic), tr.level, len(tr.Runs), tr.Served, backends)
 	}
+	// The set's runs joined into one: it lets go of the room 200 took.
+	if st := set.traffic[ip(7)]; len(unpackRuns(nil, st.packed)) != 1 || cap(st.packed) > 2*len(st.packed) {
+		t.Errorf("the set's runs at level 5: %d in %d bytes with room for %d", len(unpackRuns(nil, st.packed)), len(st.packed), cap(st.packed))
+	}
 	// The next 100 responses of a backend make one run, not 100.
 	for i := 400; i < 500; i++ {
 		for k := range backends {
