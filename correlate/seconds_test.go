@@ -384,13 +384,22 @@ func TestChunkPacksExactly(t *testing.T) {
 			}
 		}
 	}
-	for _, busy := range []int{3, 300} {
+	widths := map[uint8]bool{}
+	for _, busy := range []int{1, 3, 300} {
 		a, b := fill(busy), fill(busy)
 		a.carry(99, 0, 2) // 131,072 more requests and 65,536 more successes
 		a.carry(99, 1, 1)
+		bits := uint8(4)
+		switch busiest := slices.Max(a.counts.total[:]); {
+		case busiest > 255:
+			bits = 16
+		case busiest > 15:
+			bits = 8
+		}
+		widths[bits] = true
 		pa := a.packed()
-		if pa.counts != nil || pa.wide != (busy > 255) {
-			t.Fatalf("busy %d: dense %v, wide %v", busy, pa.counts != nil, pa.wide)
+		if pa.counts != nil || pa.bits != bits {
+			t.Fatalf("busy %d: dense %v, %d bits a second, want %d", busy, pa.counts != nil, pa.bits, bits)
 		}
 		same(fmt.Sprintf("busy %d, packed", busy), pa, a)
 		pa.unpack()
@@ -407,21 +416,40 @@ func TestChunkPacksExactly(t *testing.T) {
 		toDense.addChunk(b.packed())
 		same(fmt.Sprintf("busy %d, packed added to dense", busy), toDense, want)
 	}
+	if len(widths) != 3 {
+		t.Errorf("the hours packed in %v bits a second, want 4, 8 and 16", widths)
+	}
 }
 
-// TestChunkPacksNarrowUpTo255 pins the packed width from both sides: an
-// hour whose busiest second had 255 requests takes a byte a second, one
-// with 256 two; both read back exactly.
-func TestChunkPacksNarrowUpTo255(t *testing.T) {
-	for _, n := range []uint16{255, 256} {
-		c := newChunk()
-		c.counts.total[3599], c.counts.ok[3599] = n, n-1
-		c.pack()
-		if want := n > 255; c.wide != want || len(c.totals) != map[bool]int{false: chunkSeconds, true: 2 * chunkSeconds}[want] {
-			t.Errorf("%d requests in a second: wide %v, %d bytes", n, c.wide, len(c.totals))
-		}
-		if c.totalAt(3599) != int(n) || c.okAt(3599) != int(n)-1 || c.has(3598) {
-			t.Errorf("%d requests in a second: read back %d, %d successes", n, c.totalAt(3599), c.okAt(3599))
+// TestChunkPacksInAsFewBitsAsItNeeds pins the packed width from both
+// sides of each step: an hour whose busiest second had 15 requests takes
+// 4 bits a second, 16 and 255 a byte, 256 two bytes; all read back
+// exactly, and so do the seconds beside them.
+func TestChunkPacksInAsFewBitsAsItNeeds(t *testing.T) {
+	for _, tc := range []struct {
+		n    uint16
+		bits uint8
+	}{{15, 4}, {16, 8}, {255, 8}, {256, 16}} {
+		for _, at := range []int{0, 1, 3598, 3599} {
+			c := newChunk()
+			c.counts.total[at], c.counts.ok[at] = tc.n, tc.n-1
+			c.counts.total[1799], c.counts.ok[1799] = 1, 1
+			c.pack()
+			if c.bits != tc.bits || len(c.totals) != chunkSeconds*int(tc.bits)/8 {
+				t.Errorf("%d requests in a second: %d bits, %d bytes; want %d bits", tc.n, c.bits, len(c.totals), tc.bits)
+			}
+			for i := range chunkSeconds {
+				total, ok := 0, 0
+				switch i {
+				case at:
+					total, ok = int(tc.n), int(tc.n)-1
+				case 1799:
+					total, ok = 1, 1
+				}
+				if c.totalAt(i) != total || c.okAt(i) != ok {
+					t.Fatalf("%d requests at second %d: second %d read back %d, %d successes; want %d, %d", tc.n, at, i, c.totalAt(i), c.okAt(i), total, ok)
+				}
+			}
 		}
 	}
 }
