@@ -180,16 +180,16 @@ func (a *Analysis) attribute() []*Signal {
 }
 
 // attemptTime is when an attempt of the earliest record of group f was
-// made. A record stamps the
-// request's arrival (its Time) and, in Envoy's log, how long it took: a
-// request the proxy retried made its last attempt only after the others
-// had failed, which can be seconds later (each connect to a vanished pod
-// waits out unreachableConnect), and that attempt failed at the request's
-// end. The last attempt of a retried request is therefore placed at the
-// end less the time its kind of failure takes (refused and closed
-// connections fail at once); a timeout took a time the record does not
-// state. Every other attempt is placed at the request's time, and so is
-// a last attempt that would come before it (no duration logged).
+// made. A record stamps the request's arrival (its Time) and, in Envoy's
+// log, how long it took: a request the proxy retried made its last attempt
+// only after the others had failed, which can be seconds later (each
+// connect to a vanished pod waits out unreachableConnect), and that attempt
+// failed at the request's end. The last attempt of a retried request is
+// therefore placed at the end less the time its kind of failure takes
+// (refused and closed connections fail at once); a timeout took a time the
+// record does not state. Every other attempt is placed at the request's
+// time, and so is a last attempt that would come before it (no duration
+// logged).
 func attemptTime(f *Failure, last bool, kind sources.FailureKind) time.Time {
 	return attemptTimeAt(f, f.Time, last, kind)
 }

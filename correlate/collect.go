@@ -760,8 +760,8 @@ func (c *Collector) Flush() {
 	// at most the final one, and runs built from there join the same (see
 	// maxServedCells). A backend serving once every few minutes for days
 	// then adds one run an input, not one a response: on a week of ALB
-	// logs each Collector held 65,536 runs (2 MB with their spare room)
-	// between folds.
+	// logs each Collector otherwise filled up to foldRuns runs again, with
+	// room for twice as many, between every two folds.
 	for ip, t := range c.traffic {
 		if level := c.set.traffic[ip].level; level > 0 {
 			*t = Traffic{level: level}
@@ -842,7 +842,8 @@ func (s *Collectors) pack(runs Runs, dst []byte) []byte {
 func (s *Collectors) unpack() {
 	for _, t := range s.traffic {
 		if t.packed != nil {
-			t.Runs, t.packed = slices.Clip(unpackRuns(nil, t.packed)), nil
+			s.runs = unpackRuns(s.runs[:0], t.packed)
+			t.Runs, t.packed = slices.Clone(s.runs), nil
 		}
 	}
 	s.runs, s.buf = nil, nil
