@@ -212,12 +212,17 @@ func mergedEvents(n int) (*Dataset, uint32) {
 				Namespace: "shop", Pod: "web", Format: sources.FormatK8sObjects, Origin: sources.Origin{File: "pods.json", Line: w}})
 		}
 	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	forced := ms.NumForcedGC
+	return mergeCountingCollections(set)
+}
+
+// mergeCountingCollections merges set and returns how many collections
+// the runtime was asked for meanwhile.
+func mergeCountingCollections(set *Collectors) (*Dataset, uint32) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	d := set.Merge()
-	runtime.ReadMemStats(&ms)
-	return d, ms.NumForcedGC - forced
+	runtime.ReadMemStats(&after)
+	return d, after.NumForcedGC - before.NumForcedGC
 }
 
 // TestMergeSetsTheHeapGoalFromWhatItKeeps merges a set of collectors
