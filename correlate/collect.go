@@ -139,8 +139,8 @@ func (c *Collector) Request(r *sources.Request) {
 	ch, i := c.seconds.chunkAt(sec)
 	ch.addTotal(i)
 	hidden := false
-	for i, a := range r.Attempts {
-		last := i == len(r.Attempts)-1
+	for k, a := range r.Attempts {
+		last := k == len(r.Attempts)-1
 		if a.Failure.LBGenerated() && a.Backend.IsValid() {
 			c.backend(a.Backend.Addr()).failed(r.Time)
 		}
@@ -150,7 +150,7 @@ func (c *Collector) Request(r *sources.Request) {
 	}
 	switch {
 	case r.Failure.LBGenerated():
-		c.seconds.sparse(sec).lbFailed[r.Failure]++
+		ch.sparse(i).lbFailed[r.Failure]++
 		if len(r.Attempts) == 0 && r.Backend.IsValid() {
 			c.backend(r.Backend.Addr()).failed(r.Time)
 		}
@@ -161,7 +161,7 @@ func (c *Collector) Request(r *sources.Request) {
 		ch.addOK(i)
 	}
 	if hidden {
-		c.seconds.sparse(sec).hidden++
+		ch.sparse(i).hidden++
 		if !r.Failure.LBGenerated() {
 			c.keep(r)
 		}

@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -241,7 +242,7 @@ func TestSecondStoreTake(t *testing.T) {
 			ch, k := s.chunkAt(sec)
 			ch.addTotal(k)
 			if i%3 == 0 {
-				s.sparse(sec).hidden++
+				ch.sparse(k).hidden++
 			}
 		}
 	}
@@ -252,11 +253,11 @@ func TestSecondStoreTake(t *testing.T) {
 	fill(&src, 3600)
 	added.add(&src)
 	taken.take(&src)
-	if len(src.chunks) != 0 || len(src.rare) != 0 {
-		t.Errorf("take left %d chunks and %d rare seconds in the store taken from", len(src.chunks), len(src.rare))
+	if len(src.chunks) != 0 {
+		t.Errorf("take left %d chunks in the store taken from", len(src.chunks))
 	}
 	fill(&src, 0) // a store taken from still counts
-	if c, k := src.chunkAt(base); c.totalAt(k) != 1 || src.rare[base] == nil {
+	if c, k := src.chunkAt(base); c.totalAt(k) != 1 || c.rareAt(k) == nil {
 		t.Error("a store taken from does not count again")
 	}
 	a, b := &Dataset{seconds: added.freeze()}, &Dataset{seconds: taken.freeze()}
@@ -452,4 +453,73 @@ func TestChunkPacksInAsFewBitsAsItNeeds(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestChunkRareOutcomesInAnyOrder checks that a chunk's rare outcomes,
+// added for seconds in any order, read back by second as added, keep
+// their order, and add up when chunks are added, dense or packed; and
+// that a packed chunk keeps no room to spare for them.
+func TestChunkRareOutcomesInAnyOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	fill := func() (*chunk, map[int]sparseCounts) {
+		c, want := newChunk(), map[int]sparseCounts{}
+		for range 3000 {
+			i := rng.IntN(chunkSeconds)
+			if rng.IntN(4) == 0 { // mostly in time order, now and then back
+				i = max(int(c.lastRare())-rng.IntN(5), 0)
+			}
+			c.addTotal(i)
+			w := want[i]
+			if rng.IntN(3) == 0 {
+				c.sparse(i).hidden++
+				w.hidden++
+			} else {
+				k := sources.FailureNoBackend + sources.FailureKind(rng.IntN(6))
+				c.sparse(i).lbFailed[k]++
+				w.lbFailed[k]++
+			}
+			want[i] = w
+		}
+		return c, want
+	}
+	check := func(name string, c *chunk, want map[int]sparseCounts) {
+		t.Helper()
+		if !slices.IsSortedFunc(c.rare, func(a, b rareCounts) int { return cmp.Compare(a.i, b.i) }) || len(c.rare) != len(want) {
+			t.Fatalf("%s: %d rare seconds, want %d in order", name, len(c.rare), len(want))
+		}
+		for i := range chunkSeconds {
+			got := c.rareAt(i)
+			if w, ok := want[i]; ok != (got != nil) || ok && *got != w {
+				t.Fatalf("%s, second %d: %+v, want %+v", name, i, got, w)
+			}
+		}
+	}
+	a, wantA := fill()
+	b, wantB := fill()
+	check("dense", a, wantA)
+	sum := map[int]sparseCounts{}
+	for _, w := range []map[int]sparseCounts{wantA, wantB} {
+		for i, x := range w {
+			s := sum[i]
+			s.add(&x)
+			sum[i] = s
+		}
+	}
+	pa := a.packed()
+	check("packed", pa, wantA)
+	pa.addChunk(b)
+	check("dense added to packed", pa, sum)
+	if cap(pa.rare) != len(pa.rare) {
+		t.Errorf("a packed chunk keeps room for %d rare seconds, holding %d", cap(pa.rare), len(pa.rare))
+	}
+	a.addChunk(b.packed())
+	check("packed added to dense", a, sum)
+}
+
+// lastRare is the second of the chunk's last rare outcome; 0 without one.
+func (c *chunk) lastRare() uint16 {
+	if len(c.rare) == 0 {
+		return 0
+	}
+	return c.rare[len(c.rare)-1].i
 }
