@@ -255,23 +255,20 @@ const maxInterned = 4096
 //
 // A group shares its key with every group of the same key a Collector
 // made (see pendingGroup): its fields are the key's, but for those the
-// earliest record has of its own (Time, Origin, Method, Path, Duration),
-// which are the group's. Record makes that record whole when it is
-// quoted. A whole record per group took 340 bytes of the 400 a group cost
+// earliest record has of its own (Time, Origin, Method, Path), which are
+// the group's. Record makes that record whole when it is quoted. A whole record per group took 340 bytes of the 400 a group cost
 // after Merge; on a week of ALB logs (15,000 groups) that was the largest
 // part of the heap at the end of the run.
 type Failure struct {
 	// groupKey holds what the group's records share; its Time, Origin,
-	// Method, Path and Duration are not theirs, and the fields below
-	// shadow them.
+	// Method and Path are not theirs, and the fields below shadow them.
 	*groupKey
-	// Time, Origin, Method, Path and Duration are the group's earliest
-	// record's, by time and then origin: the one the group shows
-	// (whichever worker read which file).
+	// Time, Origin, Method and Path are the group's earliest record's, by
+	// time and then origin: the one the group shows (whichever worker read
+	// which file).
 	Time         time.Time
 	Origin       sources.Origin
 	Method, Path string
-	Duration     time.Duration
 	// rec is the earliest record made whole, once asked for (see Record).
 	rec *sources.Request
 	// latest is what the group's latest record, by time and then origin,
@@ -290,15 +287,17 @@ type Failure struct {
 
 // groupKey is a record as the key of a failure group: its own fields
 // (Time, Origin, Method, Path) are zero but for the time zone, and its
-// Duration is what grouping reads (see groupDuration). Embedded under this
-// name, a Failure's key cannot be taken for one of its records.
+// Duration is what grouping reads (see groupDuration): the records' own
+// when the request was retried, else zero, as nothing reads it then.
+// Embedded under this name, a Failure's key cannot be taken for one of its
+// records.
 type groupKey = sources.Request
 
 // Record returns the group's earliest record, made whole once.
 func (f *Failure) Record() *sources.Request {
 	if f.rec == nil {
 		r := *f.groupKey
-		r.Time, r.Origin, r.Method, r.Path, r.Duration = f.Time, f.Origin, f.Method, f.Path, f.Duration
+		r.Time, r.Origin, r.Method, r.Path = f.Time, f.Origin, f.Method, f.Path
 		f.rec = &r
 	}
 	return f.rec
@@ -335,7 +334,7 @@ type groupID struct {
 // and latest records have of their own, their second being the group's
 // (see groupID). A whole Request per group, and a latestRecord, made the
 // groups of a busy ALB (13,500 in an hour of 4.4 GB of logs) 430 bytes
-// each, a third of the heap while reading; this is 80 bytes.
+// each, a third of the heap while reading; this is 64 bytes.
 type pendingGroup struct {
 	// key holds the group's fields but Time, Origin, Method and Path; its
 	// Duration is the one grouping reads (see groupDuration), its Time the
@@ -345,15 +344,15 @@ type pendingGroup struct {
 	// their own; last is unset while the earliest is the latest (see
 	// hasLast).
 	first, last pendingRecord
-	// duration is the earliest record's duration.
-	duration time.Duration
 	// N and seq are the Failure's.
 	N, seq int
 	// firstNsec and lastNsec are the records' nanoseconds within the
 	// group's second.
 	firstNsec, lastNsec int32
-	hasLast             bool
 }
+
+// hasLast reports whether the group's latest record is not its earliest.
+func (g *pendingGroup) hasLast() bool { return g.last.strs != nil }
 
 // pendingRecord is what a record of a pending group has of its own, but
 // its time: its strings and its line.
@@ -462,8 +461,7 @@ func (c *Collector) keep(r *sources.Request) {
 		g.add(id.sec, r, c.kept, c)
 		return
 	}
-	c.failures[id] = &pendingGroup{key: c.lastKey, first: c.recordOf(r), firstNsec: int32(r.Time.Nanosecond()),
-		duration: r.Duration, N: 1, seq: c.kept}
+	c.failures[id] = &pendingGroup{key: c.lastKey, first: c.recordOf(r), firstNsec: int32(r.Time.Nanosecond()), N: 1, seq: c.kept}
 }
 
 // keyFits reports whether r is of key k: of its key, and of its time zone.
@@ -526,21 +524,21 @@ func (g *pendingGroup) add(sec int64, r *sources.Request, seq int, c *Collector)
 	g.N++
 	switch {
 	case earlier(r.Time, r.Origin, g.timeAt(sec, g.firstNsec), g.first.origin()):
-		if !g.hasLast {
-			g.last, g.lastNsec, g.hasLast = g.first, g.firstNsec, true
+		if !g.hasLast() {
+			g.last, g.lastNsec = g.first, g.firstNsec
 		}
-		g.first, g.firstNsec, g.duration, g.seq = c.recordOf(r), int32(r.Time.Nanosecond()), r.Duration, seq
-	case !g.hasLast && earlier(g.timeAt(sec, g.firstNsec), g.first.origin(), r.Time, r.Origin),
-		g.hasLast && earlier(g.timeAt(sec, g.lastNsec), g.last.origin(), r.Time, r.Origin):
-		g.last, g.lastNsec, g.hasLast = c.recordOf(r), int32(r.Time.Nanosecond()), true
+		g.first, g.firstNsec, g.seq = c.recordOf(r), int32(r.Time.Nanosecond()), seq
+	case !g.hasLast() && earlier(g.timeAt(sec, g.firstNsec), g.first.origin(), r.Time, r.Origin),
+		g.hasLast() && earlier(g.timeAt(sec, g.lastNsec), g.last.origin(), r.Time, r.Origin):
+		g.last, g.lastNsec = c.recordOf(r), int32(r.Time.Nanosecond())
 	}
 }
 
 // failure makes the group of second sec a Failure.
 func (g *pendingGroup) failure(sec int64) *Failure {
 	f := &Failure{groupKey: g.key, Time: g.timeAt(sec, g.firstNsec), Origin: g.first.origin(),
-		Method: g.first.strs.method, Path: g.first.strs.path, Duration: g.duration, N: g.N, seq: g.seq}
-	if g.hasLast {
+		Method: g.first.strs.method, Path: g.first.strs.path, N: g.N, seq: g.seq}
+	if g.hasLast() {
 		f.latest = &latestRecord{ownRecord: ownRecord{time: g.timeAt(sec, g.lastNsec), origin: g.last.origin(), method: g.last.strs.method, path: g.last.strs.path}}
 	}
 	return f
@@ -596,7 +594,7 @@ func (f *Failure) merge(g *Failure) {
 		latest = l
 	}
 	if earlier(g.Time, g.Origin, f.Time, f.Origin) {
-		f.Time, f.Origin, f.Method, f.Path, f.Duration, f.seq, f.rec = g.Time, g.Origin, g.Method, g.Path, g.Duration, g.seq, nil
+		f.Time, f.Origin, f.Method, f.Path, f.seq, f.rec = g.Time, g.Origin, g.Method, g.Path, g.seq, nil
 	}
 	f.latest = &latest
 }
@@ -638,7 +636,7 @@ func (f *Failure) LatestRecord() *sources.Request {
 	}
 	if l.req == nil {
 		r := *f.groupKey
-		r.Time, r.Origin, r.Method, r.Path, r.Duration = l.time, l.origin, l.method, l.path, f.Duration
+		r.Time, r.Origin, r.Method, r.Path = l.time, l.origin, l.method, l.path
 		l.req = &r
 	}
 	return l.req
@@ -927,7 +925,7 @@ func pendingGroups(cs []*Collector) int {
 const materializedBytes = int(unsafe.Sizeof(Failure{}) + unsafe.Sizeof(latestRecord{}))
 
 // mergeCollectGroupBytes is the size of the failure groups to make from
-// which Merge first runs a collection (see Merge): 1 MB, about 4,700
+// which Merge first runs a collection (see Merge): 1 MB, about 4,800
 // groups. A collection of the heap that reading leaves (10 to 15 MB on
 // the benchmark's ALB logs) takes a few milliseconds of CPU; below it the
 // groups add too little for that to pay, and tests and fuzzing, which

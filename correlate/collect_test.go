@@ -419,8 +419,11 @@ func TestKeptRecordSizes(t *testing.T) {
 	if n := unsafe.Sizeof(Attempt{}); n != 88 {
 		t.Errorf("Attempt takes %d bytes, want 88", n)
 	}
-	if n := unsafe.Sizeof(pendingGroup{}); n != 80 {
-		t.Errorf("pendingGroup takes %d bytes, want 80", n)
+	if n := unsafe.Sizeof(pendingGroup{}); n != 64 {
+		t.Errorf("pendingGroup takes %d bytes, want 64", n)
+	}
+	if n := unsafe.Sizeof(Failure{}); n != 128 {
+		t.Errorf("Failure takes %d bytes, want 128", n)
 	}
 }
 
