@@ -31,7 +31,7 @@ size_mb=${SIZE_MB:-1024}
 envoy_mb=${ENVOY_MB:-300} # the Envoy Gateway JSON access log
 rounds=${ROUNDS:-5}
 scale_mb=${SCALE_MB:-"512 1024 2048 4096"}
-scale_rounds=${SCALE_ROUNDS:-3}
+scale_rounds=${SCALE_ROUNDS:-5}
 span_mb=${SPAN_MB:-1024}
 spans=${SPANS:-"1h 24h 168h"}
 sections=${SECTIONS:-"throughput scaling span"}
@@ -178,29 +178,36 @@ if [ -n "$(secs alb-inflate)" ]; then
 fi
 fi
 
-# 2. Scaling: the same ALB traffic mix at several sizes.
+# 2. Scaling: the same ALB traffic mix at several sizes. Each round runs
+# every size in turn, so that a drift of the machine's speed or memory
+# over the minutes the section takes falls on all of them alike.
 if section scaling; then
 echo
 echo "scaling (ALB, 1 hour, $scale_rounds rounds, medians)"
 printf '%10s %8s %8s %8s %12s %8s\n' "text MB" objects seconds "MB/s" "peak RSS MB" "CPU s"
+for mb in $scale_mb; do gen "scale-$mb" "$mb" 1h alb; done
+for r in $(seq "$scale_rounds"); do
+  for mb in $scale_mb; do run "scale-$mb" "$r" "'$dir/readygap' analyze -o json '$dir/scale-$mb/alb'"; done
+done
 for mb in $scale_mb; do
-  gen "scale-$mb" "$mb" 1h alb
   d="$dir/scale-$mb/alb"
   bytes=$(zcat "$d"/*.gz | wc -c)
-  for r in $(seq "$scale_rounds"); do run "scale-$mb" "$r" "'$dir/readygap' analyze -o json '$d'"; done
   s=$(secs "scale-$mb")
   printf '%10s %8s %8s %8s %12s %8s\n' "$((bytes/1048576))" "$(ls "$d" | grep -c '\.gz$')" "$s" "$(mbs "$bytes" "$s")" "$(rss_mb "scale-$mb")" "$(cpu "scale-$mb")"
 done
 fi
 
-# 3. Span: the same lines over 1 hour, 1 day, 7 days.
+# 3. Span: the same lines over 1 hour, 1 day, 7 days, each round running
+# every span in turn.
 if section span; then
 echo
 echo "span (ALB, ~$span_mb MB of text, $scale_rounds rounds, medians)"
 printf '%10s %8s %12s %8s\n' span seconds "peak RSS MB" "CPU s"
+for sp in $spans; do gen "span-$sp" "$span_mb" "$sp" alb; done
+for r in $(seq "$scale_rounds"); do
+  for sp in $spans; do run "span-$sp" "$r" "'$dir/readygap' analyze -o json '$dir/span-$sp/alb'"; done
+done
 for sp in $spans; do
-  gen "span-$sp" "$span_mb" "$sp" alb
-  for r in $(seq "$scale_rounds"); do run "span-$sp" "$r" "'$dir/readygap' analyze -o json '$dir/span-$sp/alb'"; done
   printf '%10s %8s %12s %8s\n' "$sp" "$(secs "span-$sp")" "$(rss_mb "span-$sp")" "$(cpu "span-$sp")"
 done
 fi
