@@ -253,12 +253,13 @@ const maxInterned = 4096
 // A busy load balancer fails thousands of requests a second the same way
 // during a rollout: kept one by one, they made memory grow with the input.
 //
-// A group shares its key with every group of the same key a Collector
-// made (see pendingGroup): its fields are the key's, but for those the
-// earliest record has of its own (Time, Origin, Method, Path), which are
-// the group's. Record makes that record whole when it is quoted. A whole record per group took 340 bytes of the 400 a group cost
-// after Merge; on a week of ALB logs (15,000 groups) that was the largest
-// part of the heap at the end of the run.
+// A group shares its key with every group of the same key a Collector made
+// (see pendingGroup): its fields are the key's, but for those the earliest
+// record has of its own (Time, Origin, Method, Path), which are the
+// group's. Record makes that record whole when it is quoted. A whole record
+// per group took 340 bytes of the 400 a group cost after Merge; on a week
+// of ALB logs (15,000 groups) that was the largest part of the heap at the
+// end of the run.
 type Failure struct {
 	// groupKey holds what the group's records share; its Time, Origin,
 	// Method and Path are not theirs, and the fields below shadow them.
