@@ -185,7 +185,7 @@ func Classify(a *correlate.Analysis) *Result {
 			}
 		}
 	}
-	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Time.Before(rest[j].Time) })
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Time().Before(rest[j].Time()) })
 	for _, sigs := range correlate.Split(rest, a.Opts.MergeGap) {
 		w := correlate.Summarize(sigs)
 		if note, ok := belowThreshold(a, w); ok {

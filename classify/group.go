@@ -88,7 +88,7 @@ func groupByEpisode(a *correlate.Analysis, sigs []*correlate.Signal, episodeOf f
 			out = append(out, incidentGroup{Signals: run})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Signals[0].Time.Before(out[j].Signals[0].Time) })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Signals[0].Time().Before(out[j].Signals[0].Time()) })
 	return out
 }
 

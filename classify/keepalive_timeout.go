@@ -133,20 +133,20 @@ func (keepaliveTimeout) Explain(a *correlate.Analysis, claimed []*correlate.Sign
 // most.
 func isTrickle(sigs []*correlate.Signal, least int) bool {
 	n := correlate.Weight(sigs)
-	end := sigs[0].Time
+	end := sigs[0].Time()
 	for _, s := range sigs {
 		if e := s.End(); e.After(end) {
 			end = e
 		}
 	}
-	if n < least || end.Sub(sigs[0].Time) < minKeepaliveSpan {
+	if n < least || end.Sub(sigs[0].Time()) < minKeepaliveSpan {
 		return false
 	}
 	buckets := map[int64]int{}
 	worst := 0
 	for _, s := range sigs {
 		// A signal's records are of one second, within one bucket.
-		k := s.Time.UnixNano() / int64(keepaliveBucket)
+		k := s.Time().UnixNano() / int64(keepaliveBucket)
 		buckets[k] += s.Weight()
 		worst = max(worst, buckets[k])
 	}

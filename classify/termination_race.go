@@ -79,7 +79,7 @@ func (terminationRace) Explain(a *correlate.Analysis, claimed []*correlate.Signa
 		at := s.Last()
 		t := a.TriggerOf(at.Of, terminationStart(at.Of))
 		if at.Of == nil || at.Of.Pod == "" {
-			t = a.TriggerNear(s.Time)
+			t = a.TriggerNear(s.Time())
 		}
 		if t.Kind == correlate.TriggerUnknown && s.Rollout != nil {
 			// Nothing says what deleted the pod but a rollout was under way:

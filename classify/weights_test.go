@@ -22,7 +22,7 @@ func groupedSignal(at time.Time, first, n int) *correlate.Signal {
 			Format: sources.FormatALBAccess, Origin: sources.Origin{File: "alb.log", Line: first + i}})
 	}
 	f := correlate.Merge(c).Failures[0]
-	return &correlate.Signal{Group: f, Time: f.Time, N: f.N, Visible: true, Kind: sources.FailureNoBackend}
+	return &correlate.Signal{Group: f, Visible: true, Kind: sources.FailureNoBackend}
 }
 
 // signalOf is the signal of the one failure record r, made as the
@@ -35,7 +35,7 @@ func signalOf(t *testing.T, r *sources.Request) *correlate.Signal {
 	if len(fs) != 1 {
 		t.Fatalf("%d failure groups of one record %+v", len(fs), r)
 	}
-	return &correlate.Signal{Group: fs[0], Time: fs[0].Time, N: fs[0].N, Visible: true, Kind: r.Failure}
+	return &correlate.Signal{Group: fs[0], Visible: true, Kind: r.Failure}
 }
 
 // failed is a client-visible 503 of no backend at t.

@@ -63,13 +63,11 @@ type Attempt struct {
 // Signal is one failure the load balancer or proxy generated: a request it
 // answered with an error itself, a request that a retry rescued after a
 // failed attempt, or a proxy error-log line. A Signal of a Failure group
-// stands for all its records (see N).
+// stands for all its records (see Weight).
 type Signal struct {
-	// Group is the failure group the signal stands for.
+	// Group is the failure group the signal stands for: its time, its
+	// records and how many they are are the signal's (see Time, Weight).
 	Group *Failure
-	Time  time.Time
-	// N is how many failure records the signal stands for; 0 counts as 1.
-	N int
 	// Kind is the failure kind of the client-visible outcome, or of the
 	// failed attempt for hidden and attempt-only signals. An access line's
 	// unspecific kind is sharpened by the error-log line of the same attempt.
@@ -95,7 +93,10 @@ func (s *Signal) Last() *Attempt {
 }
 
 // Weight is how many failure records the signal stands for.
-func (s *Signal) Weight() int { return max(s.N, 1) }
+func (s *Signal) Weight() int { return s.Group.N }
+
+// Time is when the signal's earliest record was logged.
+func (s *Signal) Time() time.Time { return s.Group.Time }
 
 // Record returns the record the signal shows: the group's earliest.
 func (s *Signal) Record() *sources.Request { return s.Group.Record() }
@@ -128,7 +129,7 @@ func (a *Analysis) attribute() []*Signal {
 	attempts := make([]Attempt, 0, countAttempts(a.Failures))
 	for k, f := range a.Failures {
 		s := &slab[k]
-		*s = Signal{Group: f, Time: f.Time, N: f.N, Kind: f.Failure, AttemptOnly: f.AttemptOnly}
+		*s = Signal{Group: f, Kind: f.Failure, AttemptOnly: f.AttemptOnly}
 		from := len(attempts)
 		switch {
 		case f.AttemptOnly:

@@ -226,7 +226,7 @@ func TestSplitMeasuresGapsFromTheLatestRecord(t *testing.T) {
 	a.Time, b.Time, b.Origin.Line = base.Add(100*time.Millisecond), base.Add(900*time.Millisecond), 2
 	f := collect(a, b).Failures[0]
 	next := groupOf(&sources.Request{Time: base.Add(5600 * time.Millisecond), Status: 503, Generator: sources.GeneratedByLB, Failure: sources.FailureNoBackend})
-	sigs := []*Signal{{Group: f, Time: f.Time, N: f.N}, {Group: next, Time: next.Time, N: next.N}}
+	sigs := []*Signal{{Group: f}, {Group: next}}
 	if runs := Split(sigs, 5*time.Second); len(runs) != 1 {
 		t.Errorf("%d runs, want 1", len(runs))
 	}

@@ -123,12 +123,12 @@ func (a *Analysis) trafficMarks(w *Window) []Entry {
 			latest = s
 		}
 	}
-	if s := w.Signals[0]; first == nil || s.Time.Before(first.Time) {
-		out = append(out, Entry{Time: s.Time, Kind: EntryFirstAttempt, Request: s.Record()})
+	if s := w.Signals[0]; first == nil || s.Time().Before(first.Time()) {
+		out = append(out, Entry{Time: s.Time(), Kind: EntryFirstAttempt, Request: s.Record()})
 	}
 	if first != nil {
 		out = append(out,
-			Entry{Time: first.Time, Kind: EntryFirstFailure, Request: first.Record()},
+			Entry{Time: first.Time(), Kind: EntryFirstFailure, Request: first.Record()},
 			Entry{Time: last.End(), Kind: EntryLastFailure, Request: last.LatestReq(), Count: w.Failed})
 	}
 	if last == nil || latest.End().After(last.End()) {

@@ -140,7 +140,7 @@ func TestRolloutFromScalingEvents(t *testing.T) {
 func TestSplitAtTheMergeGap(t *testing.T) {
 	sig := func(s float64) *Signal {
 		f := groupOf(&sources.Request{Time: at(s), Status: 503, Generator: sources.GeneratedByLB, Failure: sources.FailureNoBackend})
-		return &Signal{Group: f, Time: f.Time, N: f.N}
+		return &Signal{Group: f}
 	}
 	gap := 5 * time.Second
 	if runs := Split([]*Signal{sig(0), sig(5), sig(10.001)}, gap); len(runs) != 2 || len(runs[0]) != 2 {

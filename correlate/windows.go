@@ -11,7 +11,7 @@ import (
 
 // Window summarises a set of failure signals: one incident, or one
 // backend's part of it. Every count counts the failure records the
-// signals stand for (see Signal.N).
+// signals stand for (see Signal.Weight).
 type Window struct {
 	// Start and End are the times of the first and last client-visible
 	// failure; when retries hid every failure, of the first and last signal.
@@ -77,7 +77,7 @@ func Summarize(sigs []*Signal) *Window {
 	if len(sigs) == 0 {
 		return w
 	}
-	w.SignalStart = sigs[0].Time
+	w.SignalStart = sigs[0].Time()
 	for _, s := range sigs {
 		n, end := s.Weight(), s.End()
 		w.Count += n
@@ -88,7 +88,7 @@ func Summarize(sigs []*Signal) *Window {
 			w.Failed += n
 			w.StatusCounts[s.Group.Status] += n
 			if w.Start.IsZero() {
-				w.Start = s.Time
+				w.Start = s.Time()
 			}
 			w.End = latest(w.End, end)
 		case s.Hidden:
@@ -161,7 +161,7 @@ func Split(sigs []*Signal, gap time.Duration) [][]*Signal {
 	start := 0
 	end := sigs[0].End()
 	for i := 1; i <= len(sigs); i++ {
-		if i == len(sigs) || sigs[i].Time.Sub(end) > gap {
+		if i == len(sigs) || sigs[i].Time().Sub(end) > gap {
 			out = append(out, sigs[start:i])
 			start = i
 		}
