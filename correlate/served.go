@@ -146,7 +146,7 @@ func (t *Traffic) coarsen(level uint8) {
 // 15 MB of copies on a week of ALB logs.
 func (r Runs) shrunk() Runs {
 	if cap(r) > 2*len(r) {
-		return slices.Clone(r)
+		return clipped(r)
 	}
 	return r
 }
