@@ -113,7 +113,7 @@ type Attempt struct {
 
 // Request is one request outcome as a load balancer or proxy logged it.
 // The small fields sit together, so that no padding falls between them (a
-// Request takes 248 bytes): every group of failures keeps one.
+// Request takes 248 bytes): the failure groups of one key share one.
 //
 // Adapters reuse the value they pass to a Handler, and its strings may alias
 // the input's read buffer (see inputString): a Handler that keeps a Request,
