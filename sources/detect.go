@@ -33,6 +33,9 @@ type plan struct {
 	layout layout
 	// line is the adapter for layoutLines and layoutCloudWatch.
 	line lineAdapter
+	// env is the envelope around each line for layoutLines, nil for bare
+	// lines (see envelopes.go).
+	env lineEnvelope
 	// format is the detected format, reported until records say otherwise.
 	format Format
 }
@@ -58,7 +61,7 @@ func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 	switch {
 	case body[0] == '{' || body[0] == '[':
 		if looksLikeCloudWatchExport(body) {
-			if a := voteLines(cloudWatchSample(body), lines); a != nil {
+			if a, _ := voteLines(cloudWatchSample(body), lines, nil); a != nil {
 				return plan{layout: layoutCloudWatch, line: a, format: a.Format()}, nil
 			}
 			return plan{}, errUnknownFormat{}
@@ -77,8 +80,8 @@ func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 			return plan{layout: layoutYAML, format: f}, nil
 		}
 	}
-	if a := voteLines(textSample(head, complete), lines); a != nil {
-		return plan{layout: layoutLines, line: a, format: a.Format()}, nil
+	if env, a := voteEnvelopes(textSample(head, complete), lines); a != nil {
+		return plan{layout: layoutLines, line: a, env: env, format: a.Format()}, nil
 	}
 	return plan{}, errUnknownFormat{}
 }
@@ -154,12 +157,34 @@ func cloudWatchSample(body []byte) [][]byte {
 	return lines
 }
 
-// voteLines unwraps each sample line and returns the one of adapters that
-// matches the most of them, or nil when none matches any.
-func voteLines(lines [][]byte, adapters []lineAdapter) lineAdapter {
+// voteEnvelopes returns the envelope (nil for none) and the adapter that
+// read the most sample lines: an envelope is chosen only when more lines
+// are read through it than bare, and the first of the table on a tie.
+func voteEnvelopes(lines [][]byte, adapters []lineAdapter) (lineEnvelope, lineAdapter) {
+	a, best := voteLines(lines, adapters, nil)
+	var env lineEnvelope
+	for _, e := range lineEnvelopes {
+		if ea, n := voteLines(lines, adapters, e); n > best {
+			env, a, best = e, ea, n
+		}
+	}
+	return env, a
+}
+
+// voteLines unwraps each sample line, taking env off first when it is in
+// one, and returns the one of adapters that matches the most of them with
+// that number, or nil when none matches any.
+func voteLines(lines [][]byte, adapters []lineAdapter, env lineEnvelope) (lineAdapter, int) {
 	votes := make([]int, len(adapters))
-	var scratch []byte
+	var scratch, envScratch []byte
 	for _, l := range lines {
+		if env != nil {
+			var inner []byte
+			var ok bool
+			if inner, _, envScratch, ok = env.Unwrap(l, envScratch); ok {
+				l = inner
+			}
+		}
 		var inner []byte
 		inner, _, scratch = unwrapLine(l, scratch)
 		inner = bytes.TrimSpace(inner)
@@ -179,9 +204,9 @@ func voteLines(lines [][]byte, adapters []lineAdapter) lineAdapter {
 		}
 	}
 	if best < 0 {
-		return nil
+		return nil, 0
 	}
-	return adapters[best]
+	return adapters[best], votes[best]
 }
 
 // looksLikeYAML reports whether body starts like a Kubernetes YAML manifest.

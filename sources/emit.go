@@ -45,6 +45,15 @@ type Emitter struct {
 	// outcomesOnly is set when the Handler is an OutcomeHandler: a
 	// Request that did not fail needs no Method, Path or Detail.
 	outcomesOnly bool
+	// accounted counts what the adapter reported (records kept or
+	// filtered, skips, duplicates), so that the pipeline can tell a line
+	// that gave nothing and count it as passed over (see accountFor).
+	accounted int
+	// lines is Options.lineAdapterSet, for adapters that read the lines an
+	// envelope holds (Cloud Logging payloads); nil until first needed.
+	lines []lineAdapter
+	// payload is the line adapter that read the last payload, tried first.
+	payload lineAdapter
 }
 
 func newEmitter(h Handler, opts *Options, report *InputReport, dedup *dedupSet) *Emitter {
@@ -86,12 +95,14 @@ func (e *Emitter) Lifecycle(l *Lifecycle) {
 
 // Config reports a configuration fact. Facts have no time and are never filtered.
 func (e *Emitter) Config(c *Config) {
+	e.accounted++
 	e.report.Records++
 	e.h.Config(c)
 }
 
 // keep applies the time window and updates the statistics.
 func (e *Emitter) keep(t time.Time) bool {
+	e.accounted++
 	if !e.opts.Since.IsZero() && t.Before(e.opts.Since) {
 		e.report.Filtered++
 		return false
@@ -115,6 +126,7 @@ func (e *Emitter) keep(t time.Time) bool {
 // Skip counts a malformed line or element at o and keeps the first few reasons
 // as warnings.
 func (e *Emitter) Skip(o Origin, reason string) {
+	e.accounted++
 	e.report.Skipped++
 	if len(e.report.skipSamples) < e.maxWarnings() {
 		e.report.skipSamples = append(e.report.skipSamples, skipSample{origin: o, reason: reason})
@@ -148,10 +160,30 @@ func (e *Emitter) Duplicate(logName, insertID string) bool {
 		return false
 	}
 	if e.dedup.seen(logName, insertID) {
+		e.accounted++
 		e.report.Duplicates++
 		return true
 	}
 	return false
+}
+
+// accountFor counts a line or element that the adapter read without
+// error as passed over when it reported nothing since the count was
+// before: no line vanishes from the input's report.
+func (e *Emitter) accountFor(before int) {
+	if e.accounted == before {
+		e.accounted++
+		e.report.Passed++
+	}
+}
+
+// lineAdapterSet returns the line adapters detection tries (see
+// Options.lineAdapterSet), made once per worker.
+func (e *Emitter) lineAdapterSet() []lineAdapter {
+	if e.lines == nil {
+		e.lines = e.opts.lineAdapterSet()
+	}
+	return e.lines
 }
 
 func (e *Emitter) maxWarnings() int {

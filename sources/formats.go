@@ -164,5 +164,5 @@ func FamilyOf(f Format) Family { return formatInfo(f).Family }
 // formatsHelp lists the formats readygap reads, for messages about unknown inputs.
 func formatsHelp() string {
 	return "readygap reads " + strings.Join(FormatIDs(), ", ") +
-		" (gzip'd or not; CloudWatch Logs exports, Fluent Bit JSON and kubectl/CRI timestamp prefixes are unwrapped)"
+		" (gzip'd or not), also in these envelopes: " + envelopesHelp()
 }

@@ -18,7 +18,8 @@ import (
 // --format=json, entries:list API responses, sink exports) and picks out the
 // three kinds of entries readygap uses: Application Load Balancer request
 // logs, GKE Kubernetes events written by the event exporter, and health-check
-// transition logs. Every other LogEntry is valid input without a record.
+// transition logs; any other LogEntry whose payload is a line in a format
+// readygap reads is read as that line (gcp_payload.go), and the rest are skipped.
 type gcpLogging struct{}
 
 // Format returns FormatGCPLogging.
@@ -122,6 +123,9 @@ type gcpState struct {
 	scan    gcpScan
 	strings gcpInterner
 	req     Request
+	// payload, scratch and line serve readPayload (gcp_payload.go).
+	payload, scratch []byte
+	line             Line
 }
 
 var gcpStates = sync.Pool{New: func() any { return &gcpState{} }}
@@ -150,8 +154,6 @@ func (st *gcpState) parseScanned(elem []byte, o Origin, out *Emitter) (done bool
 	switch gcpClassifyEntry(sc.logName, sc.resourceType, sc.hasHTTPRequest) {
 	case gcpRequestEntry:
 		return true, st.request(sc.requestFields(), st.strings.get(sc.logName), o, out)
-	case gcpOtherEntry:
-		return true, nil
 	}
 	return false, nil
 }
@@ -190,7 +192,7 @@ func (st *gcpState) parseTree(elem []byte, o Origin, out *Emitter) error {
 	case gcpMeshEntry:
 		return parseGCPMeshRequest(entry, httpRequest, st.strings.get(logName), o, out)
 	}
-	return nil
+	return st.readPayload(entry, logName, resourceType, o, out)
 }
 
 // gcpDuplicate reports whether an entry with the same logName and insertId

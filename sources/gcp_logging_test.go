@@ -807,8 +807,8 @@ func TestGCPLoggingSamples(t *testing.T) {
 		check                         func(t *testing.T, c *collector)
 	}{
 		{file: "GoogleCloudPlatform--gcpdiag--logging-entries-1.json", elems: 6, lifecycle: 6, check: checkGCPDiagSample},
-		{file: "mozilla-services--foxsec-pipeline--httpreq_hardlimit1.txt", elems: 36, requests: 1, duplicates: 34, check: checkFoxsecRequest},
-		{file: "mozilla-services--foxsec-pipeline--parsermetrics_mixedinput.txt", elems: 11, requests: 1, skipped: 3, check: checkFoxsecRequest},
+		{file: "mozilla-services--foxsec-pipeline--httpreq_hardlimit1.txt", elems: 36, requests: 1, duplicates: 34, warnings: 1, check: checkFoxsecRequest},
+		{file: "mozilla-services--foxsec-pipeline--parsermetrics_mixedinput.txt", elems: 11, requests: 1, skipped: 3, warnings: 1, check: checkFoxsecRequest},
 		{file: "open-telemetry--opentelemetry-collector-contrib--global_external_application_load_balancer.json", elems: 1, requests: 1, check: func(t *testing.T, c *collector) {
 			checkGCPRequest(t, c.requests[0], gcpWantRequest{
 				time: time.Date(2025, 11, 20, 13, 35, 27, 558637000, time.UTC),
@@ -818,7 +818,7 @@ func TestGCPLoggingSamples(t *testing.T) {
 				method:  "GET", path: "/", detail: "response_sent_by_backend",
 			})
 		}},
-		{file: "open-telemetry--opentelemetry-collector-contrib--real_log.json", elems: 1},
+		{file: "open-telemetry--opentelemetry-collector-contrib--real_log.json", elems: 1, warnings: 1},
 		{file: "open-telemetry--opentelemetry-collector-contrib--regional_external_application_load_balancer.json", elems: 1, requests: 1, check: func(t *testing.T, c *collector) {
 			checkGCPRequest(t, c.requests[0], gcpWantRequest{
 				time: time.Date(2025, 11, 20, 14, 18, 48, 230937000, time.UTC),

@@ -344,10 +344,10 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		p.layout = layoutJSON
 	}
 	rep := &InputReport{Name: display, Format: p.format}
-	in := &inputReader{ctx: ctx, name: display, br: br, inflated: inflated, opts: opts, dedup: dedup, specs: specs, rep: rep, handlers: handlers, serial: serial}
+	in := &inputReader{ctx: ctx, name: display, br: br, inflated: inflated, opts: opts, dedup: dedup, specs: specs, rep: rep, handlers: handlers, serial: serial, env: p.env}
 	if z, ok := p.line.(zoneLearner); ok && p.layout == layoutLines {
 		var warning string
-		if in.zone, in.dated, warning = learnZone(z, textSample(head, complete), opts.location()); warning != "" {
+		if in.zone, in.dated, warning = learnZone(z, unwrapSample(textSample(head, complete), p.env), opts.location()); warning != "" {
 			rep.Warnings = append(rep.Warnings, warning)
 		}
 	}
@@ -530,6 +530,10 @@ type part struct {
 	scratch []byte
 	// line is the Line handed to the adapter, reused from line to line.
 	line Line
+	// env is the envelope around each line of the input (see envelopes.go),
+	// nil when the lines come bare; envScratch is its scratch.
+	env        lineEnvelope
+	envScratch []byte
 	// yamlJSON is the buffer YAML chunks are converted into.
 	yamlJSON []byte
 }
@@ -549,6 +553,8 @@ type inputReader struct {
 	rep      *InputReport
 	handlers *handlerPool
 	parts    []*part
+	// env is the envelope detection found around the input's lines.
+	env lineEnvelope
 	// zone is the zone learned from the input's zoned times, if any, and
 	// dated the time it was learned from (see Emitter).
 	zone  *time.Location
@@ -559,7 +565,7 @@ type inputReader struct {
 }
 
 func (in *inputReader) newPart() *part {
-	p := &part{rep: InputReport{Name: in.name, Format: in.rep.Format}}
+	p := &part{rep: InputReport{Name: in.name, Format: in.rep.Format}, env: in.env}
 	p.counter = &formatCounter{Handler: in.handlers.get(in.rep)}
 	p.em = newEmitter(p.counter, in.opts, &p.rep, in.dedup)
 	p.em.zone, p.em.dated = in.zone, in.dated
@@ -613,6 +619,7 @@ func (in *inputReader) merge() {
 		in.rep.Skipped += r.Skipped
 		in.rep.Filtered += r.Filtered
 		in.rep.Duplicates += r.Duplicates
+		in.rep.Passed += r.Passed
 		if !r.First.IsZero() && (in.rep.First.IsZero() || r.First.Before(in.rep.First)) {
 			in.rep.First = r.First
 		}
@@ -749,10 +756,25 @@ func (p *part) parseLine(a lineAdapter, raw []byte, o Origin, stamp time.Time) {
 	if blank(raw) {
 		return
 	}
+	if p.env != nil {
+		// A line without the envelope (kubectl's `error: ...` on stdout)
+		// is read as it is: the adapter reads or skips it.
+		var envStamp time.Time
+		var ok bool
+		var inner []byte
+		if inner, envStamp, p.envScratch, ok = p.env.Unwrap(raw, p.envScratch); ok {
+			raw = inner
+			if !envStamp.IsZero() {
+				stamp = envStamp
+			}
+		}
+	}
 	var inner []byte
 	var innerStamp time.Time
 	inner, innerStamp, p.scratch = unwrapLine(raw, p.scratch)
 	if blank(inner) {
+		// An envelope or a wrapper around nothing: read, and nothing in it.
+		p.em.report.Passed++
 		return
 	}
 	if !innerStamp.IsZero() {
@@ -761,9 +783,12 @@ func (p *part) parseLine(a lineAdapter, raw []byte, o Origin, stamp time.Time) {
 	// The Line goes through an interface call and would escape: the part's
 	// own is reused, so that a line costs no allocation.
 	p.line = Line{Origin: o, Stamp: stamp}
+	before := p.em.accounted
 	if err := a.Parse(inner, &p.line, p.em); err != nil {
 		p.em.Skip(o, err.Error())
+		return
 	}
+	p.em.accountFor(before)
 }
 
 // blank reports whether line holds only white space. A line that starts
@@ -857,6 +882,7 @@ func (in *inputReader) consumeJSON(p *part, b *batch) {
 // the previous element, *last, is tried first, and another is looked for
 // only when it rejects this one.
 func (p *part) parseElement(elem []byte, o Origin, last *jsonAdapter) {
+	before := p.em.accounted
 	err := errNoAdapter
 	if *last != nil {
 		err = (*last).ParseJSON(elem, o, p.em)
@@ -869,7 +895,9 @@ func (p *part) parseElement(elem []byte, o Origin, last *jsonAdapter) {
 	}
 	if err != nil {
 		p.em.Skip(o, err.Error())
+		return
 	}
+	p.em.accountFor(before)
 }
 
 // maxKeptYAMLBuffer is the largest JSON buffer a worker keeps between YAML

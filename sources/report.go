@@ -18,6 +18,11 @@ type InputReport struct {
 	Filtered int
 	// Duplicates counts entries already seen in this or another input.
 	Duplicates int
+	// Passed counts lines or elements read as valid that carry nothing
+	// readygap uses (a proxy's own log lines, a LogEntry of an application's
+	// that is not an access line). With Records, Skipped, Filtered and
+	// Duplicates it accounts for every non-blank line or element read.
+	Passed int
 	// First and Last are the earliest and latest record times kept.
 	First, Last time.Time
 	// Warnings about the input as a whole (truncated gzip, lost events...).

@@ -43,9 +43,8 @@ ingress-nginx controller output, kubectl events and objects (JSON or YAML) —
 in any mix. Directories are walked recursively, gzip is read transparently and
 "-" reads standard input. Each file's format is detected from its content.
 
-Formats: ` + strings.Join(sources.FormatIDs(), ", ") + `. CloudWatch Logs
-exports, Fluent Bit / Container Insights JSON and kubectl/CRI timestamp
-prefixes are unwrapped and reported as the format they wrap.`,
+Formats: ` + strings.Join(sources.FormatIDs(), ", ") + `. Envelopes taken off,
+the input reported as the format they wrap: ` + strings.Join(sources.EnvelopeIDs(), ", ") + `.`,
 		Example: `  # everything exported after an incident, in one folder
   readygap analyze ./incident-2024-05-01/
 
