@@ -103,7 +103,7 @@ var envelopeTable = []EnvelopeInfo{
 	},
 	{
 		ID:          EnvelopeCloudWatchConsole,
-		Description: "a copy of the CloudWatch console's log events: the time, a tab, the message",
+		Description: "a copy of the CloudWatch console's log events: the time, a tab, the message (the layout of a copied viewer line; AWS does not document the console's)",
 		HowToGet:    "select the events in the console's log stream view and copy them",
 	},
 	{
