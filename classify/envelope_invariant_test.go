@@ -105,6 +105,32 @@ var envelopeWrappers = []envelopeWrapper{
 			return pod + " " + ctr + " " + l.stamp.In(envelopeZone).Format("01-02 15:04:05") + " " + l.text
 		})
 	}},
+	{name: "stern-json-timestamps", stamped: true, wrap: func(lines []proxyLine, pod, ctr string) []byte {
+		return mapLines(lines, func(l proxyLine) string {
+			// Go's json.Marshal of stern's Log struct: its field order.
+			b, _ := json.Marshal(struct {
+				Message       string            `json:"message"`
+				Timestamp     string            `json:"timestamp"`
+				NodeName      string            `json:"nodeName"`
+				Namespace     string            `json:"namespace"`
+				PodName       string            `json:"podName"`
+				ContainerName string            `json:"containerName"`
+				Labels        map[string]string `json:"labels"`
+				Annotations   map[string]string `json:"annotations"`
+			}{l.text, l.stamp.In(envelopeZone).Format(rfc3339NanoFixed), "gke-prod-pool-1-7xkq", "shop", pod, ctr, map[string]string{"app": "gateway"}, nil})
+			return string(b)
+		})
+	}},
+	{name: "stern-extjson", wrap: func(lines []proxyLine, pod, ctr string) []byte {
+		return mapLines(lines, func(l proxyLine) string {
+			msg := l.text
+			if !json.Valid([]byte(msg)) {
+				b, _ := json.Marshal(msg)
+				msg = string(b)
+			}
+			return fmt.Sprintf(`{"pod": "%s", "container": "%s", "message": %s}`, pod, ctr, msg)
+		})
+	}},
 	{name: "loki-jsonl", stamped: true, wrap: func(lines []proxyLine, pod, ctr string) []byte {
 		return mapLines(reversed(lines), func(l proxyLine) string {
 			b, _ := json.Marshal(map[string]any{

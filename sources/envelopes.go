@@ -17,6 +17,7 @@ const (
 	EnvelopeKubectlPrefix     Envelope = "kubectl-prefix"
 	EnvelopeStern             Envelope = "stern"
 	EnvelopeSternNamespaces   Envelope = "stern-all-namespaces"
+	EnvelopeSternJSON         Envelope = "stern-json"
 	EnvelopeLokiJSONL         Envelope = "loki-jsonl"
 	EnvelopeLokiDefault       Envelope = "loki-default"
 	EnvelopeGCPPayload        Envelope = "gcp-payload"
@@ -80,6 +81,11 @@ var envelopeTable = []EnvelopeInfo{
 		ID: EnvelopeSternNamespaces, line: sternEnvelope{names: 3},
 		Description: "stern's default output over several namespaces: `NAMESPACE POD CONTAINER ` in front of each line",
 		HowToGet:    "`stern --all-namespaces NAME`, `stern -n NS1 -n NS2 NAME`",
+	},
+	{
+		ID: EnvelopeSternJSON, line: sternJSON{},
+		Description: "stern's JSON outputs: `{\"message\":\"...\",\"timestamp\":\"...\",...,\"podName\":\"...\",\"containerName\":\"...\",...}` (`-o json`) and `{\"pod\": \"...\", \"container\": \"...\", \"message\": ...}` (`-o extjson`, a JSON line embedded as it is)",
+		HowToGet:    "`stern -o json --timestamps -n NAMESPACE NAME`, `stern -o extjson -n NAMESPACE NAME`",
 	},
 	{
 		ID: EnvelopeLokiJSONL, line: lokiJSONL{},

@@ -165,6 +165,8 @@ func TestEnvelopeSamples(t *testing.T) {
 		{file: "stern.log", format: FormatIngressNginx, requests: 8},
 		{file: "stern-all-namespaces-color-timestamps.log", format: FormatIngressNginx, requests: 8, firstLineStamp: time.Date(2020, 2, 7, 11, 48, 51, 104817392, time.UTC)},
 		{file: "stern-timestamps-short.log", format: FormatIngressNginx, requests: 8},
+		{file: "stern-json-timestamps.jsonl", format: FormatIngressNginx, requests: 8, firstLineStamp: time.Date(2020, 2, 7, 11, 48, 51, 104817392, time.UTC)},
+		{file: "stern-extjson.jsonl", format: FormatIngressNginx, requests: 9},
 		{file: "logcli-jsonl.jsonl", format: FormatIngressNginx, requests: 8, firstLineStamp: time.Date(2020, 2, 7, 11, 48, 51, 104817392, time.UTC)},
 		{file: "logcli-default.log", format: FormatIngressNginx, requests: 8},
 		{file: "aws-logs-tail.log", format: FormatIngressNginx, requests: 8, firstLineStamp: time.Date(2020, 2, 7, 11, 48, 51, 104817392, time.UTC)},
@@ -347,6 +349,33 @@ func TestLoki(t *testing.T) {
 	}
 }
 
+// TestSternJSON covers stern's -o json and -o extjson.
+func TestSternJSON(t *testing.T) {
+	at := time.Date(2026, 3, 4, 10, 15, 2, 118204377, time.UTC)
+	tests := []struct {
+		line, inner string
+		stamp       time.Time
+		ok          bool
+	}{
+		{`{"message":"10.8.1.17 - - [04/Mar/2026:10:15:02 +0000] \"GET /?a=1\u0026b=2 HTTP/1.1\" 200","timestamp":"2026-03-04T11:15:02.118204377+01:00","nodeName":"n","namespace":"shop","podName":"web-1","containerName":"nginx","labels":{"app":"web"},"annotations":null}`,
+			`10.8.1.17 - - [04/Mar/2026:10:15:02 +0000] "GET /?a=1&b=2 HTTP/1.1" 200`, at, true},
+		{`{"message":"2026-03-04T10:15:02.118204377Z x","nodeName":"n","namespace":"shop","podName":"web-1","containerName":"nginx","labels":null,"annotations":null}`,
+			`2026-03-04T10:15:02.118204377Z x`, time.Time{}, true},
+		{`{"pod": "web-1", "container": "nginx", "message": {"status":502,"upstream_addr":"10.8.2.31:8080"}}`, `{"status":502,"upstream_addr":"10.8.2.31:8080"}`, time.Time{}, true},
+		{`{"namespace": "shop", "pod": "web-1", "container": "nginx", "message": "a \u001b[31;1mb\u001b[0;22m c"}`, `a b c`, time.Time{}, true},
+		{`{"message":"x","podName":"web-1"}`, "", time.Time{}, false},
+		{`{"message":[7, 8],"pod":"web-1","container":"nginx"}`, "[7,8]", time.Time{}, true},
+		{`{"message":"x","timestamp":"now","podName":"web-1","containerName":"nginx"}`, "", time.Time{}, false},
+		{`{"log":"x","pod":"web-1","container":"nginx"}`, "", time.Time{}, false},
+	}
+	for _, tt := range tests {
+		inner, stamp, _, ok := sternJSON{}.Unwrap([]byte(tt.line), nil)
+		if ok != tt.ok || ok && (string(inner) != tt.inner || !stamp.Equal(tt.stamp)) {
+			t.Errorf("%q: %q %v %v, want %q %v %v", tt.line, inner, stamp, ok, tt.inner, tt.stamp, tt.ok)
+		}
+	}
+}
+
 // TestAWSLogsTail covers aws logs tail's detailed output.
 func TestAWSLogsTail(t *testing.T) {
 	tests := []struct {
@@ -429,14 +458,15 @@ func TestEnvelopeTable(t *testing.T) {
 		}
 		seen[e.ID] = true
 	}
-	if len(lineEnvelopes) != 6 {
-		t.Errorf("%d line envelopes, want 6", len(lineEnvelopes))
+	if len(lineEnvelopes) != 7 {
+		t.Errorf("%d line envelopes, want 7", len(lineEnvelopes))
 	}
 }
 
 // fuzzEnvelope checks that an envelope never panics, never changes its
-// line, and gives an inner line no longer than the line it came from.
-func fuzzEnvelope(f *testing.F, env lineEnvelope, seeds ...string) {
+// line, and, unless it re-encodes JSON (grows), gives an inner line no
+// longer than the line it came from.
+func fuzzEnvelope(f *testing.F, env lineEnvelope, grows bool, seeds ...string) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
@@ -446,7 +476,7 @@ func fuzzEnvelope(f *testing.F, env lineEnvelope, seeds ...string) {
 		if !bytes.Equal(line, orig) {
 			t.Fatal("line modified")
 		}
-		if ok && len(inner) > len(line) {
+		if ok && !grows && len(inner) > len(line) {
 			t.Fatalf("inner %q longer than %q", inner, line)
 		}
 		if !ok && inner != nil {
@@ -456,27 +486,32 @@ func fuzzEnvelope(f *testing.F, env lineEnvelope, seeds ...string) {
 }
 
 func FuzzKubectlPrefix(f *testing.F) {
-	fuzzEnvelope(f, kubectlPrefix{}, "[pod/web-1/nginx] x", "[pod/web-1/nginx] 2026-03-04T10:15:02.118204377Z x", "[pod/a/b]", "error: x")
+	fuzzEnvelope(f, kubectlPrefix{}, false, "[pod/web-1/nginx] x", "[pod/web-1/nginx] 2026-03-04T10:15:02.118204377Z x", "[pod/a/b]", "error: x")
 }
 
 func FuzzStern(f *testing.F) {
-	fuzzEnvelope(f, sternEnvelope{names: 2}, "web-1 nginx x", "\x1b[96mweb-1\x1b[0m \x1b[36mnginx\x1b[0m x", "web-1 nginx 03-04 10:15:02 x")
+	fuzzEnvelope(f, sternEnvelope{names: 2}, false, "web-1 nginx x", "\x1b[96mweb-1\x1b[0m \x1b[36mnginx\x1b[0m x", "web-1 nginx 03-04 10:15:02 x")
 }
 
 func FuzzSternNamespaces(f *testing.F) {
-	fuzzEnvelope(f, sternEnvelope{names: 3}, "shop web-1 nginx x", "\x1b[95mshop\x1b[0m \x1b[95mweb-1\x1b[0m \x1b[35mnginx\x1b[0m x")
+	fuzzEnvelope(f, sternEnvelope{names: 3}, false, "shop web-1 nginx x", "\x1b[95mshop\x1b[0m \x1b[95mweb-1\x1b[0m \x1b[35mnginx\x1b[0m x")
+}
+
+func FuzzSternJSON(f *testing.F) {
+	fuzzEnvelope(f, sternJSON{}, true, `{"message":"a \u0026 b","timestamp":"2026-03-04T11:15:02.118204377+01:00","nodeName":"n","namespace":"shop","podName":"web-1","containerName":"nginx","labels":null,"annotations":null}`,
+		`{"pod": "\u001b[96mweb-1\u001b[0m", "container": "nginx", "message": {"status":502,"upstream_addr":"10.8.2.31:8080"}}`)
 }
 
 func FuzzLokiJSONL(f *testing.F) {
-	fuzzEnvelope(f, lokiJSONL{}, `{"labels":{"pod":"x"},"line":"a \"b\" \u0026 c","timestamp":"2026-03-04T11:15:03.004811902+01:00"}`, `{"line":"\ud83d\ude00"}`)
+	fuzzEnvelope(f, lokiJSONL{}, false, `{"labels":{"pod":"x"},"line":"a \"b\" \u0026 c","timestamp":"2026-03-04T11:15:03.004811902+01:00"}`, `{"line":"\ud83d\ude00"}`)
 }
 
 func FuzzLokiDefault(f *testing.F) {
-	fuzzEnvelope(f, lokiDefault{}, `2026-03-04T11:15:03+01:00 {container="c", pod="p"}   a b`, `2026-03-04T10:15:03Z {} a`, `2026-03-04T10:15:03Z {pod="a\"}"} a`)
+	fuzzEnvelope(f, lokiDefault{}, false, `2026-03-04T11:15:03+01:00 {container="c", pod="p"}   a b`, `2026-03-04T10:15:03Z {} a`, `2026-03-04T10:15:03Z {pod="a\"}"} a`)
 }
 
 func FuzzAWSLogsTail(f *testing.F) {
-	fuzzEnvelope(f, awsLogsTail{}, "2026-03-04T10:15:03.004000+00:00 stream x", "2026-03-04T10:15:03+00:00 s {\"log\":\"x\"}")
+	fuzzEnvelope(f, awsLogsTail{}, false, "2026-03-04T10:15:03.004000+00:00 stream x", "2026-03-04T10:15:03+00:00 s {\"log\":\"x\"}")
 }
 
 // FuzzGCPPayload feeds Cloud Logging container entries to the adapter:

@@ -784,11 +784,32 @@ func (p *part) parseLine(a lineAdapter, raw []byte, o Origin, stamp time.Time) {
 	// own is reused, so that a line costs no allocation.
 	p.line = Line{Origin: o, Stamp: stamp}
 	before := p.em.accounted
-	if err := a.Parse(inner, &p.line, p.em); err != nil {
+	err := a.Parse(inner, &p.line, p.em)
+	if err != nil && p.env != nil {
+		// An envelope may merge the output of several containers (stern
+		// over a namespace, Loki over a label): a line the input's
+		// adapter rejects is given to another that takes it.
+		if other := otherLineAdapter(p.em.lineAdapterSet(), a, inner); other != nil {
+			err = other.Parse(inner, &p.line, p.em)
+		}
+	}
+	if err != nil {
 		p.em.Skip(o, err.Error())
 		return
 	}
 	p.em.accountFor(before)
+}
+
+// otherLineAdapter returns the first of adapters, other than a, that
+// matches line; nil when none does.
+func otherLineAdapter(adapters []lineAdapter, a lineAdapter, line []byte) lineAdapter {
+	for _, b := range adapters {
+		// Adapters are compared by format: some hold slices.
+		if b.Format() != a.Format() && b.Match(line) {
+			return b
+		}
+	}
+	return nil
 }
 
 // blank reports whether line holds only white space. A line that starts
