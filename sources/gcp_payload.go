@@ -86,7 +86,7 @@ func gcpWarnUnread(logName, resourceType []byte, why string, o Origin, out *Emit
 	if len(resourceType) == 0 {
 		resourceType = []byte("none")
 	}
-	out.WarnOnce(gcpUnreadWarning, "%s: none of LB request log, mesh access log, Kubernetes event or health check, nor a payload readygap reads; the first at %s, of log %s (resource type %s): %s",
+	out.WarnOnce(gcpUnreadWarning, "%s (not an LB request log, mesh access log, Kubernetes event or health check, and no access line in the payload); the first at %s, log %s, resource type %s: %s",
 		gcpUnreadWarning, o, gcpLogID(logName), resourceType, why)
 }
 
