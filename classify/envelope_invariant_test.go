@@ -158,6 +158,9 @@ var envelopeWrappers = []envelopeWrapper{
 			return l.stamp.Format("2006-01-02T15:04:05.000000-07:00") + " " + stream + " " + l.text
 		})
 	}},
+	{name: "aws-logs-tail-short", stamped: true, precision: time.Second, wrap: func(lines []proxyLine, _, _ string) []byte {
+		return mapLines(lines, func(l proxyLine) string { return l.stamp.UTC().Format("2006-01-02T15:04:05") + " " + l.text })
+	}},
 	{name: "cloudwatch-container-insights", stamped: true, wrap: cloudWatchInsightsExport},
 }
 

@@ -24,6 +24,7 @@ const (
 	EnvelopeCloudWatchExport  Envelope = "cloudwatch-export"
 	EnvelopeCloudWatchConsole Envelope = "cloudwatch-console"
 	EnvelopeAWSLogsTail       Envelope = "aws-logs-tail"
+	EnvelopeAWSLogsTailShort  Envelope = "aws-logs-tail-short"
 	EnvelopeFluentBit         Envelope = "fluent-bit"
 )
 
@@ -116,6 +117,11 @@ var envelopeTable = []EnvelopeInfo{
 		ID: EnvelopeAWSLogsTail, line: awsLogsTail{},
 		Description: "`aws logs tail` output: `TIME STREAM MESSAGE`",
 		HowToGet:    "`aws logs tail GROUP --since 1h`",
+	},
+	{
+		ID: EnvelopeAWSLogsTailShort, line: awsLogsTailShort{},
+		Description: "`aws logs tail --format short` output: `TIME MESSAGE`, the time in UTC to the second, without a zone",
+		HowToGet:    "`aws logs tail GROUP --since 1h --format short`",
 	},
 	{
 		ID:          EnvelopeFluentBit,

@@ -170,6 +170,7 @@ func TestEnvelopeSamples(t *testing.T) {
 		{file: "logcli-jsonl.jsonl", format: FormatIngressNginx, requests: 8, firstLineStamp: time.Date(2020, 2, 7, 11, 48, 51, 104817392, time.UTC)},
 		{file: "logcli-default.log", format: FormatIngressNginx, requests: 8},
 		{file: "aws-logs-tail.log", format: FormatIngressNginx, requests: 8, firstLineStamp: time.Date(2020, 2, 7, 11, 48, 51, 104817392, time.UTC)},
+		{file: "aws-logs-tail-short.log", format: FormatIngressNginx, requests: 8},
 		{file: "cloudwatch-console.tsv", format: FormatIngressNginx, requests: 8, firstLineStamp: time.Date(2020, 2, 7, 11, 48, 51, 104000000, time.UTC)},
 		// 8 ingress-nginx lines in textPayload, one Envoy Gateway line in
 		// jsonPayload, an application's stderr line passed over.
@@ -243,6 +244,7 @@ func TestEnvelopeDetection(t *testing.T) {
 		{"logcli default, no labels left", `2020-02-07T12:48:51+01:00 {} ` + nginx, lokiDefault{}, FormatIngressNginx},
 		{"logcli --no-labels", `2020-02-07T12:48:51+01:00 ` + nginx, nil, FormatIngressNginx},
 		{"aws logs tail", "2020-02-07T11:48:51.104817+00:00 stream-1 " + nginx, awsLogsTail{}, FormatIngressNginx},
+		{"aws logs tail --format short", "2020-02-07T11:48:51 " + nginx, awsLogsTailShort{}, FormatIngressNginx},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -398,6 +400,29 @@ func TestAWSLogsTail(t *testing.T) {
 	}
 }
 
+// TestAWSLogsTailShort covers aws logs tail's short output.
+func TestAWSLogsTailShort(t *testing.T) {
+	tests := []struct {
+		line, inner string
+		ok          bool
+	}{
+		{"2026-03-04T10:15:03 x y", "x y", true},
+		{"2026-03-04T10:15:03 ", "", true},
+		{"2026-03-04T10:15:03Z x", "", false},
+		{"2026-03-04T10:15:03.004 x", "", false},
+		{"2026-02-30T10:15:03 x", "", false},
+		{"2026-03-04T24:15:03 x", "", false},
+		{"2026-03-04 10:15:03 x", "", false},
+		{"2026-03-04T10:15:0x x", "", false},
+	}
+	for _, tt := range tests {
+		inner, stamp, _, ok := awsLogsTailShort{}.Unwrap([]byte(tt.line), nil)
+		if ok != tt.ok || ok && (string(inner) != tt.inner || !stamp.Equal(time.Date(2026, 3, 4, 10, 15, 3, 0, time.UTC))) {
+			t.Errorf("%q: %q %v %v, want %q %v", tt.line, inner, stamp, ok, tt.inner, tt.ok)
+		}
+	}
+}
+
 // TestStripSGR covers colour sequences and stray escapes.
 func TestStripSGR(t *testing.T) {
 	for in, want := range map[string]string{
@@ -458,8 +483,8 @@ func TestEnvelopeTable(t *testing.T) {
 		}
 		seen[e.ID] = true
 	}
-	if len(lineEnvelopes) != 7 {
-		t.Errorf("%d line envelopes, want 7", len(lineEnvelopes))
+	if len(lineEnvelopes) != 8 {
+		t.Errorf("%d line envelopes, want 8", len(lineEnvelopes))
 	}
 }
 
@@ -512,6 +537,10 @@ func FuzzLokiDefault(f *testing.F) {
 
 func FuzzAWSLogsTail(f *testing.F) {
 	fuzzEnvelope(f, awsLogsTail{}, false, "2026-03-04T10:15:03.004000+00:00 stream x", "2026-03-04T10:15:03+00:00 s {\"log\":\"x\"}")
+}
+
+func FuzzAWSLogsTailShort(f *testing.F) {
+	fuzzEnvelope(f, awsLogsTailShort{}, false, "2026-03-04T10:15:03 x", "2026-03-04T10:15:03Z x")
 }
 
 // FuzzGCPPayload feeds Cloud Logging container entries to the adapter:
