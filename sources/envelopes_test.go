@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,8 +121,19 @@ func unitsOf(t *testing.T, path string) (units int, ok bool) {
 // duplicate or passed over: none vanishes.
 func TestEveryLineAccounted(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("testdata", "samples", "*", "*"))
-	more, _ := filepath.Glob(filepath.Join("..", "fixtures", "formats", "*"))
-	paths = append(paths, more...)
+	// The bundled examples: every format, ALB access and health-check
+	// objects among them.
+	filepath.WalkDir(filepath.Join("..", "fixtures", "formats"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	// The proxy and controller logs of the recreated incidents.
+	for _, pattern := range []string{"*/gateway-logs/*.log", "*/ingress-nginx-controller.log", "*/aws-load-balancer-controller.log"} {
+		more, _ := filepath.Glob(filepath.Join("..", "fixtures", pattern))
+		paths = append(paths, more...)
+	}
 	tested := 0
 	for _, p := range paths {
 		if filepath.Base(p) == "NOTICE" {
