@@ -1,0 +1,244 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/sources"
+	"github.com/readygap/readygap/sources/bundle"
+)
+
+// probeFixed is a fixture whose rollout goes well: its request log covers
+// the rollout, and it gives no incident.
+func probeFixed(name string) string { return filepath.Join(fixture("nginx-probe-fixed"), name) }
+
+// assertVerdictEverywhere checks that every format of rep heads with want
+// ("No incident:", "Cannot judge:") and, for cannot judge, names why.
+func assertVerdictEverywhere(t *testing.T, rep *Report, want, why string) {
+	t.Helper()
+	for _, f := range formats {
+		out := render(t, f, rep)
+		if f == JSON {
+			var doc struct {
+				Summary struct {
+					Verdict     string `json:"verdict"`
+					CannotJudge string `json:"cannot_judge"`
+					Coverage    []Coverage
+				}
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatalf("json: %v\n%s", err, out)
+			}
+			if doc.Summary.Verdict != rep.Summary.Verdict || !strings.Contains(doc.Summary.CannotJudge, why) || len(doc.Summary.Coverage) < len(alwaysListed) {
+				t.Errorf("json summary %+v, want verdict %s naming %q", doc.Summary, rep.Summary.Verdict, why)
+			}
+			continue
+		}
+		// Text wraps at spaces, Markdown and HTML mark words up.
+		out = strings.Join(strings.Fields(strings.ReplaceAll(strings.ReplaceAll(out, "<wbr>", ""), "**", "")), " ")
+		if !strings.Contains(out, want) || (why != "" && !strings.Contains(out, why)) {
+			t.Errorf("%s does not say %q %q:\n%s", f, want, why, out[:min(len(out), 1500)])
+		}
+		if want != "No incident:" && strings.Contains(out, "No incident") {
+			t.Errorf("%s says No incident:\n%s", f, out[:min(len(out), 1500)])
+		}
+	}
+}
+
+func TestCoverageOnlyEventsAndObjectsCannotJudge(t *testing.T) {
+	rep := analyze(t, probeFixed("events.json"), probeFixed("objects.yaml"))
+	if rep.Summary.Verdict != VerdictCannotJudge || len(rep.Incidents) != 0 {
+		t.Fatalf("verdict %q with %d incidents, want cannot_judge", rep.Summary.Verdict, len(rep.Incidents))
+	}
+	assertVerdictEverywhere(t, rep, "Cannot judge:", "no request log was read: the inputs read hold only events and objects")
+	// The control: the same inputs with the request log judge.
+	full := analyze(t, fixture("nginx-probe-fixed"))
+	if full.Summary.Verdict != VerdictNoIncident || full.Summary.CannotJudge != "" {
+		t.Fatalf("with the request log: verdict %q (%s), want no_incident", full.Summary.Verdict, full.Summary.CannotJudge)
+	}
+	assertVerdictEverywhere(t, full, "No incident:", "")
+}
+
+func TestCoverageUnknownFormatCannotJudge(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "table.txt"), []byte("NAME  READY  STATUS\nweb-1  1/1  Running\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "empty.json"), nil, 0o644))
+	rep, err := Analyze(t.Context(), []string{dir}, Options{})
+	if err != nil {
+		t.Fatalf("an input in no known format is a report, not an error: %v", err)
+	}
+	if rep.Summary.Verdict != VerdictCannotJudge || len(rep.Unread) != 2 {
+		t.Fatalf("verdict %q, unread %+v", rep.Summary.Verdict, rep.Unread)
+	}
+	for _, u := range rep.Unread {
+		if u.Reason == "" || !strings.HasPrefix(u.Name, dir) {
+			t.Errorf("unread %+v: no reason", u)
+		}
+	}
+	// The per-file reason the reading gives is what the headline shows.
+	why := "no request log was read: 2 files not read (" + rep.Unread[0].Name + ": " + rep.Unread[0].Reason
+	assertVerdictEverywhere(t, rep, "Cannot judge:", why)
+	if text := render(t, Text, rep); !strings.Contains(text, "not read") || !strings.Contains(text, "request logs     none read") {
+		t.Errorf("text lacks the coverage lines:\n%s", text)
+	}
+}
+
+func TestCoverageLinesCountEachKind(t *testing.T) {
+	rep := analyze(t, fixture("nginx-probe-fixed"))
+	got := map[string]Coverage{}
+	for _, c := range rep.Summary.Coverage {
+		got[c.Kind] = c
+	}
+	if len(rep.Summary.Coverage) != 4 {
+		t.Fatalf("coverage %+v, want the four kinds every report lists", rep.Summary.Coverage)
+	}
+	want := map[string]int{"request_logs": 1837, "events": 40, "objects": 22, "controller_logs": 0}
+	for kind, n := range want {
+		if c := got[kind]; c.Records != n || (n > 0) != (c.Files == 1) {
+			t.Errorf("%s: %+v, want %d records", kind, c, n)
+		}
+	}
+	req := got["request_logs"]
+	if req.First != time.Date(2026, 2, 11, 6, 19, 45, 2217458, time.UTC) || req.Last.Format(time.TimeOnly) != "06:22:44" {
+		t.Errorf("request logs cover %s – %s", req.First, req.Last)
+	}
+	// Every record of every input is counted under one kind.
+	records, kinds := 0, 0
+	for _, in := range rep.Inputs {
+		records += in.Records
+	}
+	for _, c := range rep.Summary.Coverage {
+		kinds += c.Records
+	}
+	if records != kinds {
+		t.Errorf("the inputs hold %d records, the kinds %d", records, kinds)
+	}
+}
+
+// cutLog writes the lines of the fixture's request log whose time is before
+// until, and returns its path.
+func cutLog(t *testing.T, until string) string {
+	t.Helper()
+	f, err := os.Open(probeFixed("ingress-nginx-controller.log"))
+	must(t, err)
+	defer f.Close()
+	var b strings.Builder
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if sc.Text() < until {
+			b.WriteString(sc.Text() + "\n")
+		}
+	}
+	path := filepath.Join(t.TempDir(), "ingress-nginx.log")
+	must(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	return path
+}
+
+func TestCoverageRequestLogMissesTheRollout(t *testing.T) {
+	for _, c := range []struct {
+		until, verdict, why string
+	}{
+		{"2026-02-11T06:20:00", VerdictCannotJudge, "lies outside the request logs: the request logs cover 2026-02-11 06:19:45 – 06:19:59 UTC"},
+		{"2026-02-11T06:21:30", VerdictCannotJudge, "is only partly inside the request logs"},
+		{"2026-02-11T06:23", VerdictNoIncident, ""},
+	} {
+		t.Run(c.until, func(t *testing.T) {
+			rep := analyze(t, cutLog(t, c.until), probeFixed("events.json"), probeFixed("objects.yaml"))
+			if rep.Summary.Verdict != c.verdict || !strings.Contains(rep.Summary.CannotJudge, c.why) {
+				t.Fatalf("verdict %q (%s), want %q naming %q", rep.Summary.Verdict, rep.Summary.CannotJudge, c.verdict, c.why)
+			}
+			if c.why != "" && !strings.Contains(rep.Summary.CannotJudge, "the rollout of Deployment/web") {
+				t.Errorf("the reason does not name the rollout: %s", rep.Summary.CannotJudge)
+			}
+		})
+	}
+}
+
+func TestRolloutGapStampResolution(t *testing.T) {
+	t0 := time.Date(2026, 2, 11, 6, 20, 0, 0, time.UTC)
+	req := Coverage{First: t0, Last: t0.Add(time.Minute), Records: 10, Files: 1}
+	for _, c := range []struct {
+		start, end time.Duration
+		want       string
+	}{
+		{0, time.Minute, ""},
+		{-stampResolution, time.Minute + stampResolution, ""},
+		{-stampResolution - time.Millisecond, time.Minute, "only partly inside"},
+		{0, time.Minute + stampResolution + time.Millisecond, "only partly inside"},
+		{-time.Minute, -stampResolution - time.Millisecond, "lies outside"},
+		{-time.Minute, -stampResolution, "only partly inside"},
+		{time.Minute + stampResolution + time.Millisecond, 2 * time.Minute, "lies outside"},
+	} {
+		r := &correlate.Rollout{Workload: "web", Start: t0.Add(c.start), End: t0.Add(c.end), How: correlate.FoundByScaling}
+		got := rolloutGap(r, req)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("rollout %v – %v: %q, want %q", c.start, c.end, got, c.want)
+		}
+		r.How = correlate.FoundByTraffic
+		if got := rolloutGap(r, req); got != "" {
+			t.Errorf("a rollout found in the traffic is covered by it: %q", got)
+		}
+	}
+}
+
+// writeBundle copies the fixture into a bundle directory with a manifest in
+// state (none when state is "-").
+func writeBundle(t *testing.T, state string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"events.json", "objects.yaml", "ingress-nginx-controller.log"} {
+		b, err := os.ReadFile(probeFixed(name))
+		must(t, err)
+		must(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+	}
+	if state != "-" {
+		must(t, bundle.WriteManifest(dir, &bundle.Manifest{State: state, Created: time.Date(2026, 2, 11, 6, 25, 0, 0, time.UTC)}))
+	}
+	return dir
+}
+
+func TestIncompleteBundleCannotJudge(t *testing.T) {
+	for _, c := range []struct {
+		state, verdict string
+	}{
+		{bundle.StateInProgress, VerdictCannotJudge},
+		{bundle.StateComplete, VerdictNoIncident},
+		{"", VerdictNoIncident},  // a bundle written before the state existed
+		{"-", VerdictNoIncident}, // a directory of exports
+	} {
+		t.Run(c.state, func(t *testing.T) {
+			dir := writeBundle(t, c.state)
+			rep := analyze(t, dir)
+			if rep.Summary.Verdict != c.verdict {
+				t.Fatalf("verdict %q (%s), want %q", rep.Summary.Verdict, rep.Summary.CannotJudge, c.verdict)
+			}
+			if c.verdict == VerdictCannotJudge {
+				assertVerdictEverywhere(t, rep, "Cannot judge:", "the bundle "+dir+" is incomplete: the fetch that began writing it at 2026-02-11T06:25:00Z never finished")
+			}
+		})
+	}
+	// A manifest cut short leaves the bundle's state unknown.
+	dir := writeBundle(t, "-")
+	must(t, os.WriteFile(filepath.Join(dir, bundle.ManifestName), []byte(`{"schema":"readygap-bundle/v1","sta`), 0o644))
+	if rep := analyze(t, dir); rep.Summary.Verdict != VerdictCannotJudge || !strings.Contains(rep.Summary.CannotJudge, "unreadable manifest") {
+		t.Fatalf("verdict %q (%s)", rep.Summary.Verdict, rep.Summary.CannotJudge)
+	}
+}
+
+// The kinds are what sources says they are: a lifecycle record of an
+// object is an object's, one from the API an event, a health check a
+// health check, any other a controller's log.
+func TestCoverageKindNames(t *testing.T) {
+	for k := range sources.NumRecordKinds {
+		if kindName(k.String()) != kindNames[k] || strings.Contains(k.String(), " ") {
+			t.Errorf("kind %d: %q, %q", k, k.String(), kindName(k.String()))
+		}
+	}
+}
