@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,20 +63,11 @@ func newCoverage(res *sources.Result) []Coverage {
 		out = append(out, spans[k])
 	}
 	for k := range spans {
-		if spans[k].Files > 0 && !isAlwaysListed(sources.RecordKind(k)) {
+		if spans[k].Files > 0 && !slices.Contains(alwaysListed, sources.RecordKind(k)) {
 			out = append(out, spans[k])
 		}
 	}
 	return out
-}
-
-func isAlwaysListed(k sources.RecordKind) bool {
-	for _, x := range alwaysListed {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }
 
 // coverageOf returns the coverage of kind k in rep; the zero Coverage
@@ -248,18 +240,20 @@ func spanOf(from, to time.Time) string {
 	return from.UTC().Format(time.DateTime) + " – " + end + " UTC"
 }
 
-// coverageLine words one kind's coverage for the summary: "request logs:
-// 2 files · 508 records · 00:56:30 – 00:58:04"; "none" for a kind not read.
+// coverageLine words one kind's coverage for the summary: "request logs",
+// "2 files · 508 records · 00:56:30 – 00:58:04" (dates too when the times
+// span days); "none read" for a kind no input held.
 func coverageLine(c Coverage) (kind, what string) {
 	if c.Files == 0 {
 		return kindName(c.Kind), "none read"
 	}
 	what = plural(c.Files, "file") + " · " + plural(c.Records, "record")
-	if !c.First.IsZero() {
+	switch {
+	case c.First.IsZero():
+	case sameDay(c.First, c.Last):
 		what += " · " + clockOf(c.First) + " – " + clockOf(c.Last)
-		if !sameDay(c.First, c.Last) {
-			what = plural(c.Files, "file") + " · " + plural(c.Records, "record") + " · " + shortTime(c.First) + " – " + shortTime(c.Last)
-		}
+	default:
+		what += " · " + shortTime(c.First) + " – " + shortTime(c.Last)
 	}
 	return kindName(c.Kind), what
 }

@@ -232,9 +232,8 @@ func TestIncompleteBundleCannotJudge(t *testing.T) {
 	}
 }
 
-// The kinds are what sources says they are: a lifecycle record of an
-// object is an object's, one from the API an event, a health check a
-// health check, any other a controller's log.
+// Every kind of source sources counts has a name for people and a
+// snake_case name for the contract.
 func TestCoverageKindNames(t *testing.T) {
 	for k := range sources.NumRecordKinds {
 		if kindName(k.String()) != kindNames[k] || strings.Contains(k.String(), " ") {
