@@ -95,6 +95,12 @@ func judge(rep *Report, res *sources.Result, rollouts []*correlate.Rollout) {
 		rep.cannotJudge("no request log was read: " + noRequestLogWhy(rep, res))
 		return
 	}
+	if len(res.Unread) > 0 {
+		// One of them may be the request log that shows the incident (a
+		// second gateway's log in a format not read): the verdict says
+		// what it rests on at the top, not only among the warnings.
+		rep.Summary.Caveats = append(rep.Summary.Caveats, unreadText(res.Unread)+": the verdict rests on the other inputs")
+	}
 	var gaps []string
 	for _, r := range rollouts {
 		if gap := rolloutGap(r, req); gap != "" {
@@ -175,15 +181,8 @@ func noRequestLogWhy(rep *Report, res *sources.Result) string {
 	if len(res.Inputs) == 0 && len(res.Unread) == 0 {
 		return "no input file was found"
 	}
-	if n := len(res.Unread); n > 0 {
-		var named []string
-		for _, u := range res.Unread[:min(n, maxUnreadNamed)] {
-			named = append(named, u.Name+": "+u.Reason)
-		}
-		if n > maxUnreadNamed {
-			named = append(named, fmt.Sprintf("and %d more", n-maxUnreadNamed))
-		}
-		parts = append(parts, fmt.Sprintf("%s not read (%s)", plural(n, "file"), strings.Join(named, "; ")))
+	if len(res.Unread) > 0 {
+		parts = append(parts, unreadText(res.Unread))
 	}
 	var empty []string
 	for _, in := range res.Inputs {
@@ -207,6 +206,20 @@ func noRequestLogWhy(rep *Report, res *sources.Result) string {
 		parts = append(parts, "the inputs read hold only "+joinAnd(held))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// unreadText words the inputs not read, the first maxUnreadNamed with their
+// reasons: "2 files not read (a.log: not in a format readygap reads; …)".
+func unreadText(unread []sources.Unread) string {
+	n := len(unread)
+	var named []string
+	for _, u := range unread[:min(n, maxUnreadNamed)] {
+		named = append(named, u.Name+": "+u.Reason)
+	}
+	if n > maxUnreadNamed {
+		named = append(named, fmt.Sprintf("and %d more", n-maxUnreadNamed))
+	}
+	return fmt.Sprintf("%s not read (%s)", plural(n, "file"), strings.Join(named, "; "))
 }
 
 // kindName names a kind of source (Coverage.Kind) for people.

@@ -241,3 +241,26 @@ func TestCoverageKindNames(t *testing.T) {
 		}
 	}
 }
+
+// An input not read beside a request log that was: the verdict stands, and
+// its first lines say what it does not rest on.
+func TestCoverageUnreadBesideARequestLog(t *testing.T) {
+	notes := filepath.Join(t.TempDir(), "gateway.log")
+	must(t, os.WriteFile(notes, []byte("“GET / HTTP/1.1” 502\n"), 0o644))
+	rep := analyze(t, fixture("nginx-probe-fixed"), notes)
+	want := "1 file not read (" + notes + ": not in a format readygap reads): the verdict rests on the other inputs"
+	if rep.Summary.Verdict != VerdictNoIncident || len(rep.Summary.Caveats) != 1 || rep.Summary.Caveats[0] != want {
+		t.Fatalf("verdict %q, caveats %q, want %q", rep.Summary.Verdict, rep.Summary.Caveats, want)
+	}
+	for _, f := range []Format{Text, Markdown} {
+		out := render(t, f, rep)
+		head := strings.Join(strings.Fields(out[:min(len(out), 1200)]), " ")
+		if !strings.Contains(head, want) {
+			t.Errorf("%s: the summary lacks the caveat:\n%s", f, head)
+		}
+	}
+	// The control: without it, no caveat.
+	if rep := analyze(t, fixture("nginx-probe-fixed")); len(rep.Summary.Caveats) != 0 {
+		t.Errorf("caveats %q", rep.Summary.Caveats)
+	}
+}

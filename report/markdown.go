@@ -46,7 +46,12 @@ func renderMarkdown(w io.Writer, rep *Report) error {
 	if g := mermaidGantt(rep); g != "" {
 		b.WriteString("### Rollout\n\n" + g + "\n")
 	}
-	b.WriteString("### Inputs\n\n| Input | Format | Records | Skipped | First (UTC) | Last (UTC) |\n|---|---|---:|---:|---|---|\n")
+	b.WriteString("### Inputs\n\n")
+	if len(rep.Inputs) == 0 {
+		b.WriteString("None was read.\n")
+	} else {
+		b.WriteString("| Input | Format | Records | Skipped | First (UTC) | Last (UTC) |\n|---|---|---:|---:|---|---|\n")
+	}
 	for _, in := range rep.Inputs {
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s |\n", mdCodeCell(names.short(in.Name)), mdCell(in.Format), in.Records, in.Skipped, shortTime(in.First), shortTime(in.Last))
 	}
