@@ -25,7 +25,7 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 		})
 	}
 	for _, u := range res.Unread {
-		rep.Unread = append(rep.Unread, Unread{Name: u.Name, Reason: u.Reason})
+		rep.Unread = append(rep.Unread, Unread{Name: u.Name, Reason: u.Reason, Empty: u.Empty})
 	}
 	rep.Warnings = append(rep.Warnings, res.Warnings...)
 	if off := a.Clock; off.Offset != 0 {

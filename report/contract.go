@@ -55,6 +55,9 @@ type Input struct {
 type Unread struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
+	// Empty marks an input that holds no data at all (white space, a JSON
+	// array or List with no element).
+	Empty bool `json:"empty,omitempty"`
 }
 
 // Coverage is what one kind of source gave the verdict: the inputs that

@@ -95,17 +95,34 @@ func judge(rep *Report, res *sources.Result, rollouts []*correlate.Rollout) {
 		rep.cannotJudge("no request log was read: " + noRequestLogWhy(rep, res))
 		return
 	}
-	if len(res.Unread) > 0 {
-		// One of them may be the request log that shows the incident (a
-		// second gateway's log in a format not read): the verdict says
-		// what it rests on at the top, not only among the warnings.
-		rep.Summary.Caveats = append(rep.Summary.Caveats, unreadText(res.Unread)+": the verdict rests on the other inputs")
+	// One of the inputs not read may be the request log that shows the
+	// incident (a second gateway's log in a format not read): the verdict
+	// says what it rests on at the top, not only among the warnings. An
+	// empty one cannot.
+	if held := slices.DeleteFunc(slices.Clone(res.Unread), func(u sources.Unread) bool { return u.Empty }); len(held) > 0 {
+		rep.Summary.Caveats = append(rep.Summary.Caveats, unreadText(held)+": the verdict rests on the other inputs")
 	}
-	var gaps []string
+	// Once the request logs show the pods of some rollouts, a rollout none
+	// of whose pods they show is of a workload behind no load balancer
+	// read (a worker, in an export of every namespace's events): said, but
+	// not what the verdict rests on.
+	served := slices.ContainsFunc(rollouts, rolloutServed)
+	var gaps, elsewhere []string
 	for _, r := range rollouts {
-		if gap := rolloutGap(r, req); gap != "" {
+		switch gap := rolloutGap(r, req); {
+		case gap == "":
+		case served && !rolloutServed(r):
+			elsewhere = append(elsewhere, rolloutName(r))
+		default:
 			gaps = append(gaps, gap)
 		}
+	}
+	if len(elsewhere) > 0 {
+		verb := " lies outside the request logs, and none of its pods shows in them: not judged"
+		if len(elsewhere) > 1 {
+			verb = " lie outside the request logs, and none of their pods shows in them: not judged"
+		}
+		rep.Summary.Caveats = append(rep.Summary.Caveats, joinAnd(elsewhere)+verb)
 	}
 	if len(gaps) == 0 {
 		return
@@ -150,14 +167,7 @@ func rolloutGap(r *correlate.Rollout, req Coverage) string {
 	if end.IsZero() {
 		end = start
 	}
-	name := "the rollout"
-	if r.Workload != "" {
-		name += " of Deployment/" + r.Workload
-		if r.Namespace != "" {
-			name += " in " + r.Namespace
-		}
-	}
-	name += " (" + spanOf(start, end) + ")"
+	name := rolloutName(r)
 	first, last := req.First.Add(-stampResolution), req.Last.Add(stampResolution)
 	switch {
 	case end.Before(first) || start.After(last):
@@ -166,6 +176,38 @@ func rolloutGap(r *correlate.Rollout, req Coverage) string {
 		return name + " is only partly inside the request logs"
 	}
 	return ""
+}
+
+// rolloutName names a rollout and its time for a reason: "the rollout of
+// Deployment/web in shop (2026-02-11 06:20:15 – 06:22:24 UTC)".
+func rolloutName(r *correlate.Rollout) string {
+	start, end := utc(r.Start), utc(r.End)
+	if end.IsZero() {
+		end = start
+	}
+	name := "the rollout"
+	if r.Workload != "" {
+		name += " of Deployment/" + r.Workload
+		if r.Namespace != "" {
+			name += " in " + r.Namespace
+		}
+	}
+	return name + " (" + spanOf(start, end) + ")"
+}
+
+// rolloutServed reports whether the request logs show any pod of rollout r,
+// old or new: a request sent to it.
+func rolloutServed(r *correlate.Rollout) bool {
+	sent := func(b *correlate.Backend) bool { return !b.FirstServed.IsZero() || !b.LastSent.IsZero() }
+	if r.New != nil && slices.ContainsFunc(r.New.Pods, sent) {
+		return true
+	}
+	for _, rs := range r.Old {
+		if slices.ContainsFunc(rs.Pods, sent) {
+			return true
+		}
+	}
+	return false
 }
 
 // stampResolution is how far a rollout's steps may lie outside the request

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -259,8 +260,38 @@ func TestCoverageUnreadBesideARequestLog(t *testing.T) {
 			t.Errorf("%s: the summary lacks the caveat:\n%s", f, head)
 		}
 	}
-	// The control: without it, no caveat.
+	// The controls: without it, or with an input that holds no data (an
+	// export of a window without events), no caveat; the empty input is
+	// still listed as not read.
 	if rep := analyze(t, fixture("nginx-probe-fixed")); len(rep.Summary.Caveats) != 0 {
 		t.Errorf("caveats %q", rep.Summary.Caveats)
+	}
+	empty := filepath.Join(t.TempDir(), "events.json")
+	must(t, os.WriteFile(empty, []byte(`{"apiVersion":"v1","items":[],"kind":"List"}`), 0o644))
+	if rep := analyze(t, fixture("nginx-probe-fixed"), empty); len(rep.Summary.Caveats) != 0 || len(rep.Unread) != 1 {
+		t.Errorf("an empty input: caveats %q, unread %+v", rep.Summary.Caveats, rep.Unread)
+	}
+}
+
+// workerEvents is a rollout of a workload behind no load balancer, at
+// 07:00, long after the request log of nginx-probe-fixed ends.
+const workerEvents = `{"apiVersion":"v1","kind":"List","items":[
+{"apiVersion":"v1","kind":"Event","metadata":{"name":"worker.1","namespace":"jobs"},"involvedObject":{"apiVersion":"apps/v1","kind":"Deployment","name":"worker","namespace":"jobs"},"reason":"ScalingReplicaSet","message":"Scaled up replica set worker-7c9d to 1","source":{"component":"deployment-controller"},"firstTimestamp":"2026-02-11T07:00:00Z","lastTimestamp":"2026-02-11T07:00:00Z","count":1,"type":"Normal"},
+{"apiVersion":"v1","kind":"Event","metadata":{"name":"worker.2","namespace":"jobs"},"involvedObject":{"apiVersion":"apps/v1","kind":"Deployment","name":"worker","namespace":"jobs"},"reason":"ScalingReplicaSet","message":"Scaled down replica set worker-5b8f to 0 from 1","source":{"component":"deployment-controller"},"firstTimestamp":"2026-02-11T07:00:20Z","lastTimestamp":"2026-02-11T07:00:20Z","count":1,"type":"Normal"}]}`
+
+// A rollout none of whose pods the request logs show, beside one they
+// cover, is of a workload behind no load balancer read: a caveat, not a
+// reason to withhold the verdict. Alone, it is the verdict's reason.
+func TestCoverageRolloutBehindNoLoadBalancerRead(t *testing.T) {
+	worker := filepath.Join(t.TempDir(), "worker-events.json")
+	must(t, os.WriteFile(worker, []byte(workerEvents), 0o644))
+	rep := analyze(t, fixture("nginx-probe-fixed"), worker)
+	want := "the rollout of Deployment/worker in jobs (2026-02-11 07:00:00 – 07:00:20 UTC) lies outside the request logs, and none of its pods shows in them: not judged"
+	if rep.Summary.Verdict != VerdictNoIncident || !slices.Contains(rep.Summary.Caveats, want) {
+		t.Fatalf("verdict %q (%s), caveats %q, want no_incident and %q", rep.Summary.Verdict, rep.Summary.CannotJudge, rep.Summary.Caveats, want)
+	}
+	rep = analyze(t, probeFixed("ingress-nginx-controller.log"), worker)
+	if rep.Summary.Verdict != VerdictCannotJudge || !strings.Contains(rep.Summary.CannotJudge, "the rollout of Deployment/worker in jobs (2026-02-11 07:00:00 – 07:00:20 UTC) lies outside the request logs") {
+		t.Fatalf("without the web rollout: verdict %q (%s)", rep.Summary.Verdict, rep.Summary.CannotJudge)
 	}
 }

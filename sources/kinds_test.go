@@ -76,6 +76,26 @@ func TestReadListsUnreadInputs(t *testing.T) {
 	if res.Unread[0].Name != a || res.Unread[0].Reason != "not in a format readygap reads" || res.Unread[1].Name != b || res.Unread[1].Reason == "" {
 		t.Errorf("unread %+v", res.Unread)
 	}
+	if res.Unread[0].Empty || res.Unread[1].Empty {
+		t.Errorf("inputs with data marked empty: %+v", res.Unread)
+	}
+	// Inputs that hold no data say so: they cannot hide anything.
+	for _, c := range []struct{ name, text, reason string }{
+		{"blank.log", " \n\n", "empty input"},
+		{"entries.json", "[]\n", "empty input: a JSON document with no element"},
+		{"events.json", `{"apiVersion":"v1","items":[],"kind":"List","metadata":{"resourceVersion":""}}`, "empty input: a JSON document with no element"},
+	} {
+		p := writeFile(t, t.TempDir(), c.name, []byte(c.text))
+		res, err := Read(context.Background(), []string{p}, Options{}, func(*InputReport) Handler { return &countingHandler{} })
+		if !errors.As(err, &nothing) || len(res.Unread) != 1 || !res.Unread[0].Empty || res.Unread[0].Reason != c.reason {
+			t.Errorf("%s: err %v, unread %+v", c.name, err, res.Unread)
+		}
+	}
+	// A JSON document whose elements are in no known format is not empty.
+	p := writeFile(t, t.TempDir(), "other.json", []byte(`{"items":[{"a":1}]}`))
+	if res, _ := Read(context.Background(), []string{p}, Options{}, func(*InputReport) Handler { return &countingHandler{} }); len(res.Unread) != 1 || res.Unread[0].Empty {
+		t.Errorf("other.json: %+v", res.Unread)
+	}
 	known := filepath.Join("..", "fixtures", "formats", "ingress-nginx-controller.log")
 	res, err = Read(context.Background(), []string{a, known}, Options{}, func(*InputReport) Handler { return &countingHandler{} })
 	if err != nil || len(res.Unread) != 1 || res.Unread[0].Name != a || len(res.Inputs) != 1 {

@@ -121,7 +121,7 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 				unknown++
 			}
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v", displayName(files[i]), errs[i]))
-			res.Unread = append(res.Unread, Unread{Name: displayName(files[i]), Reason: errs[i].Error()})
+			res.Unread = append(res.Unread, Unread{Name: displayName(files[i]), Reason: errs[i].Error(), Empty: errors.Is(errs[i], errEmpty)})
 			continue
 		}
 		known++

@@ -129,4 +129,8 @@ func lifecycleKind(l *Lifecycle) RecordKind {
 type Unread struct {
 	Name   string
 	Reason string
+	// Empty marks an input that holds no data at all (nothing but white
+	// space, a JSON array or List with no element): it cannot hide what
+	// the analysis missed.
+	Empty bool
 }
