@@ -132,7 +132,11 @@ func judge(rep *Report, res *sources.Result, rollouts []*correlate.Rollout) {
 		rep.cannotJudge(why)
 		return
 	}
-	rep.Summary.Caveats = append(rep.Summary.Caveats, why+"; failures while it ran may be missing")
+	while := "; failures while it ran may be missing"
+	if len(gaps) > 1 {
+		while = "; failures while they ran may be missing"
+	}
+	rep.Summary.Caveats = append(rep.Summary.Caveats, why+while)
 }
 
 // cannotJudge makes the verdict cannot_judge, for why (added after the
@@ -229,7 +233,11 @@ func noRequestLogWhy(rep *Report, res *sources.Result) string {
 	var empty []string
 	for _, in := range res.Inputs {
 		if in.Records == 0 {
-			empty = append(empty, fmt.Sprintf("%s (%s): 0 records, %d skipped", in.Name, in.Format, in.Skipped))
+			what := fmt.Sprintf("%s (%s): 0 records, %d skipped", in.Name, in.Format, in.Skipped)
+			if in.Filtered > 0 {
+				what += fmt.Sprintf(", %d outside the time window", in.Filtered)
+			}
+			empty = append(empty, what)
 		}
 	}
 	if n := len(empty); n > 0 {

@@ -295,3 +295,13 @@ func TestCoverageRolloutBehindNoLoadBalancerRead(t *testing.T) {
 		t.Fatalf("without the web rollout: verdict %q (%s)", rep.Summary.Verdict, rep.Summary.CannotJudge)
 	}
 }
+
+// A time window that keeps no request says so in the reason.
+func TestCoverageWindowKeepsNoRequest(t *testing.T) {
+	rep, err := Analyze(t.Context(), []string{fixture("nginx-probe-fixed")}, Options{Read: sources.Options{Since: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}})
+	must(t, err)
+	want := probeFixed("ingress-nginx-controller.log") + " (ingress-nginx): 0 records, 0 skipped, 1837 outside the time window"
+	if rep.Summary.Verdict != VerdictCannotJudge || !strings.Contains(rep.Summary.CannotJudge, want) {
+		t.Fatalf("verdict %q (%s), want the reason %q", rep.Summary.Verdict, rep.Summary.CannotJudge, want)
+	}
+}
