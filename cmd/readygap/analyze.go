@@ -45,7 +45,13 @@ in any mix. Directories are walked recursively, gzip is read transparently and
 
 Formats: ` + strings.Join(sources.FormatIDs(), ", ") + `. CloudWatch Logs
 exports, Fluent Bit / Container Insights JSON and kubectl/CRI timestamp
-prefixes are unwrapped and reported as the format they wrap.`,
+prefixes are unwrapped and reported as the format they wrap.
+
+The report says what it rests on: per kind of source (request logs,
+events, objects, controller logs) the files, records and time read, and
+the inputs not read with the reason. "No incident" needs a request log that
+covers the rollouts; without one the report cannot judge, says why, and
+exits 6.`,
 		Example: `  # everything exported after an incident, in one folder
   readygap analyze ./incident-2024-05-01/
 

@@ -104,7 +104,9 @@ What was fetched is written as a bundle in the formats analyze reads;
 --save DIR keeps it (Kubernetes events expire after an hour) and
 "readygap analyze DIR" gives the same report later. Its manifest,
 .bundle.json, lists every object and query asked for, what came back and,
-for each one missing, why. Ctrl-C keeps what was saved.
+for each one missing, why. Ctrl-C keeps what was saved. The manifest says
+the bundle is in progress before anything is written and complete only at
+the end: analyze of a bundle whose triage was killed cannot judge (exit 6).
 
 Every call has deadlines: a connect timeout, a first-byte timeout
 (--response-timeout) and an idle-read timeout; each source has a total
