@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -23,8 +24,10 @@ type Options struct {
 // Analyze reads every input named in paths (files, directories, "-" for
 // standard input) and returns the report on them: the one way from inputs
 // to a verdict, sources → correlate → classify → report, that every command
-// and test uses. It fails only when no input can be read at all (see
-// sources.Read); everything else is a warning in the report. When the time
+// and test uses. It fails only when a path does not exist or the reading is
+// cancelled; inputs that cannot be read are listed in the report, whose
+// verdict then says it cannot judge (as it does for a triage bundle whose
+// fetch never finished). When the time
 // window leaves no record with a time, the inputs are read a second time,
 // without it, to tell the reader what time range the data has.
 func Analyze(ctx context.Context, paths []string, opts Options) (*Report, error) {
@@ -32,7 +35,7 @@ func Analyze(ctx context.Context, paths []string, opts Options) (*Report, error)
 	res, err := sources.Read(ctx, paths, opts.Read, func(*sources.InputReport) sources.Handler {
 		return collectors.New()
 	})
-	if err != nil {
+	if err != nil && !errors.As(err, new(*sources.NothingReadError)) {
 		return nil, err
 	}
 	win := readWindow(opts.Read, res)
@@ -42,7 +45,21 @@ func Analyze(ctx context.Context, paths []string, opts Options) (*Report, error)
 	a := correlate.Analyze(collectors.Merge(), correlate.Options{})
 	rep := newReport(res, a, classify.Classify(a), win)
 	rep.Warnings = append(bundleWarnings(paths), rep.Warnings...)
+	for _, p := range paths {
+		if why := incompleteBundle(p); why != "" {
+			rep.cannotJudgeFirst(why)
+		}
+	}
 	return rep, nil
+}
+
+// incompleteBundle says why p is a triage bundle whose fetch never
+// finished; "" when p is no directory, no bundle or a complete one.
+func incompleteBundle(p string) string {
+	if st, err := os.Stat(p); err != nil || !st.IsDir() {
+		return ""
+	}
+	return bundle.Incomplete(p)
 }
 
 // bundleWarnings says what the triage bundles among paths lack, from their

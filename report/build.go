@@ -15,7 +15,7 @@ import (
 // newReport builds the report of a read and its classification; win is the
 // time window the inputs were read with (nil without one).
 func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, win *Window) *Report {
-	rep := &Report{Schema: SchemaVersion, Summary: Summary{Changes: []Change{}, Caveats: []string{}}, Inputs: []Input{}, Warnings: []string{}, Window: win,
+	rep := &Report{Schema: SchemaVersion, Summary: Summary{Changes: []Change{}, Caveats: []string{}}, Inputs: []Input{}, Unread: []Unread{}, Warnings: []string{}, Window: win,
 		Rollouts: []Rollout{}, Incidents: []Incident{}, Lanes: []Lane{}, Notes: cl.Notes, PrunedObjects: res.Pruned}
 	for _, in := range res.Inputs {
 		rep.Inputs = append(rep.Inputs, Input{
@@ -23,6 +23,9 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 			Filtered: in.Filtered, Duplicates: in.Duplicates,
 			First: utc(in.First), Last: utc(in.Last),
 		})
+	}
+	for _, u := range res.Unread {
+		rep.Unread = append(rep.Unread, Unread{Name: u.Name, Reason: u.Reason, Empty: u.Empty})
 	}
 	rep.Warnings = append(rep.Warnings, res.Warnings...)
 	if off := a.Clock; off.Offset != 0 {
@@ -53,6 +56,8 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 	rep.Summary = summarize(a, rep.Incidents, cl.Findings)
 	rep.Summary.First, rep.Summary.Last = x.First, x.Last
 	rep.Summary.Caveats = caveats(rep, x)
+	rep.Summary.Coverage = newCoverage(res)
+	judge(rep, res, a.Rollouts)
 	lanes, omitted := newLanes(a, rep.Incidents)
 	for _, l := range lanes {
 		l.States = []LaneState{}

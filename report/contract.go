@@ -11,8 +11,11 @@ type Report struct {
 	Schema string `json:"schema"`
 	// Summary is what a reader needs first: how many incidents, how many
 	// failed requests, and the changes to make, once each.
-	Summary  Summary  `json:"summary"`
-	Inputs   []Input  `json:"inputs"`
+	Summary Summary `json:"summary"`
+	Inputs  []Input `json:"inputs"`
+	// Unread lists the inputs found that gave nothing (unreadable, or in
+	// no known format), each with the reason.
+	Unread   []Unread `json:"unread"`
 	Warnings []string `json:"warnings"`
 	// Window is the --since/--until window the inputs were read with; nil
 	// when none was given.
@@ -48,6 +51,27 @@ type Input struct {
 	Last       time.Time `json:"last,omitzero"`
 }
 
+// Unread is an input that gave nothing, and why.
+type Unread struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+	// Empty marks an input that holds no data at all (white space, a JSON
+	// array or List with no element).
+	Empty bool `json:"empty,omitempty"`
+}
+
+// Coverage is what one kind of source gave the verdict: the inputs that
+// held records of that kind, the records, and the time they cover.
+type Coverage struct {
+	// Kind is request_logs, events, objects, controller_logs or
+	// health_checks.
+	Kind    string    `json:"kind"`
+	Files   int       `json:"files"`
+	Records int       `json:"records"`
+	First   time.Time `json:"first,omitzero"`
+	Last    time.Time `json:"last,omitzero"`
+}
+
 // Window is the time window the inputs were read with.
 type Window struct {
 	// Since and Until bound the records kept: [Since, Until); either may be
@@ -65,7 +89,16 @@ type Window struct {
 
 // Summary is the report at a glance.
 type Summary struct {
-	Incidents int `json:"incidents"`
+	// Verdict is incident, no_incident (a request log was read and covers
+	// every rollout the other sources show) or cannot_judge (CannotJudge
+	// says why; incidents found are still listed).
+	Verdict     string `json:"verdict"`
+	CannotJudge string `json:"cannot_judge,omitempty"`
+	// Coverage is what the verdict rests on, one entry per kind of source:
+	// request_logs, events, objects and controller_logs always, then the
+	// other kinds read.
+	Coverage  []Coverage `json:"coverage"`
+	Incidents int        `json:"incidents"`
 	// FailedRequests, LoggedFailedRequests and HiddenFailures add up the incidents'.
 	FailedRequests       int `json:"failed_requests"`
 	LoggedFailedRequests int `json:"logged_failed_requests"`

@@ -22,6 +22,7 @@ small,.id{font-size:12px;color:#555;font-weight:400}
 .sub{color:#555;margin:0 0 14px}
 .summary{border-left:6px solid #D55E00;background:#fdf3ec;padding:12px 16px;margin:12px 0}
 .summary.none{border-color:#009E73;background:#eef8f4}
+.summary.unjudged{border-color:#E69F00;background:#fdf8ea}
 .summary h2{margin:0 0 4px}.summary p{margin:4px 0}
 .caveats{margin:8px 0;padding-left:20px;color:#6b3500}
 .rollout{margin:10px 0 0;font-weight:600}
@@ -29,6 +30,7 @@ table{border-collapse:collapse;width:100%;margin:6px 0 12px;font-size:14px}
 th,td{border-bottom:1px solid #e3e3e3;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f5f5f5;font-weight:600}
 .summary th{background:#f8e6da}
+.summary table.coverage{width:auto;margin:4px 0 8px}.summary .coverage th{background:none;font-weight:400;color:#555;white-space:nowrap}.summary .coverage tr.unread th{color:#6b3500;font-weight:600}
 .num{text-align:right;white-space:nowrap}.nw{white-space:nowrap}
 figure{margin:0}
 .t{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;white-space:nowrap}
@@ -67,7 +69,7 @@ body{max-width:none;margin:0;padding:0;font-size:10.5pt}
 .chart-box{overflow:visible;border:0}svg.chart{min-width:0}
 .cursor,.cursor-label{display:none}
 h2,h3{break-after:avoid}tr,pre,figure,.legend{break-inside:avoid}
-.summary,.summary.none{background:none}
+.summary,.summary.none,.summary.unjudged{background:none}
 a{color:inherit;text-decoration:none}
 }
 `
@@ -128,9 +130,10 @@ var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <body>
 <h1>readygap report</h1>
 <p class="sub">{{.Sub}}</p>
-<section class="summary{{if not .Incidents}} none{{end}}" id="summary">
+<section class="summary{{if .CannotJudge}} unjudged{{else if not .Incidents}} none{{end}}" id="summary">
 <h2>{{.Headline}}</h2>
 <p>{{.Data}}</p>
+{{if .Coverage}}<table class="coverage"><tbody>{{range .Coverage}}<tr{{if .Unread}} class="unread"{{end}}><th>{{.Kind}}</th><td>{{.What}}</td></tr>{{end}}</tbody></table>{{end}}
 {{range .Notes}}<p class="note">{{.}}</p>{{end}}
 {{if .Caveats}}<ul class="caveats">{{range .Caveats}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{range .Groups}}{{if .Title}}<p class="rollout">{{.Title}}</p>{{end}}
@@ -212,12 +215,15 @@ var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 // htmlPage is what the report template draws: the report's text, cleaned of
 // control characters, and the charts laid out in Go.
 type htmlPage struct {
-	Policy      string
-	Style       template.CSS
-	Script      template.JS
-	Sub         string
-	Headline    string
+	Policy   string
+	Style    template.CSS
+	Script   template.JS
+	Sub      string
+	Headline string
+	// CannotJudge marks a report whose verdict is cannot_judge.
+	CannotJudge bool
 	Data        string
+	Coverage    []htmlCoverage
 	Notes       []template.HTML
 	Caveats     []template.HTML
 	Count       int
@@ -228,6 +234,13 @@ type htmlPage struct {
 	SourceRules []template.HTML
 	Inputs      []htmlInput
 	Warnings    []template.HTML
+}
+
+// htmlCoverage is one line of what the verdict rests on.
+type htmlCoverage struct {
+	Kind, What string
+	// Unread marks the line of the inputs not read.
+	Unread bool
 }
 
 // htmlGroup is the incidents of one rollout in the summary.
@@ -302,10 +315,15 @@ func newHTMLPage(rep *Report) *htmlPage {
 	p := &htmlPage{Policy: htmlPolicy, Style: template.CSS(htmlStyle), Script: template.JS(htmlScript),
 		Count: len(rep.Incidents), Charts: newCharts(rep), Data: dataText(rep)}
 	p.Sub = "From " + plural(len(rep.Inputs), "input") + "; times are UTC."
-	if len(rep.Incidents) == 0 {
-		p.Headline = "No incident: the load balancer and proxy generated no run of errors"
-	} else {
-		p.Headline = plural(len(rep.Incidents), "incident") + ": " + failedText(s.FailedRequests, s.LoggedFailedRequests, s.HiddenFailures, "")
+	verdict, rest := headline(rep)
+	p.Headline = verdict + " " + Sanitize(strings.TrimSuffix(rest, "."))
+	p.CannotJudge = s.Verdict == VerdictCannotJudge
+	for _, c := range s.Coverage {
+		kind, what := coverageLine(c)
+		p.Coverage = append(p.Coverage, htmlCoverage{Kind: kind, What: what})
+	}
+	if u := unreadLine(rep); u != "" {
+		p.Coverage = append(p.Coverage, htmlCoverage{Kind: "not read", What: Sanitize(u), Unread: true})
 	}
 	for _, n := range rep.Notes {
 		p.Notes = append(p.Notes, breakable(Sanitize(n)))

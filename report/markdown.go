@@ -46,7 +46,12 @@ func renderMarkdown(w io.Writer, rep *Report) error {
 	if g := mermaidGantt(rep); g != "" {
 		b.WriteString("### Rollout\n\n" + g + "\n")
 	}
-	b.WriteString("### Inputs\n\n| Input | Format | Records | Skipped | First (UTC) | Last (UTC) |\n|---|---|---:|---:|---|---|\n")
+	b.WriteString("### Inputs\n\n")
+	if len(rep.Inputs) == 0 {
+		b.WriteString("None was read.\n")
+	} else {
+		b.WriteString("| Input | Format | Records | Skipped | First (UTC) | Last (UTC) |\n|---|---|---:|---:|---|---|\n")
+	}
 	for _, in := range rep.Inputs {
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s |\n", mdCodeCell(names.short(in.Name)), mdCell(in.Format), in.Records, in.Skipped, shortTime(in.First), shortTime(in.Last))
 	}
@@ -77,12 +82,20 @@ func renderMarkdown(w io.Writer, rep *Report) error {
 // the incidents by rollout with their causes, and the changes to make.
 func writeSummaryMarkdown(b *strings.Builder, rep *Report, names *sourceNames) {
 	s := rep.Summary
-	if len(rep.Incidents) == 0 {
-		b.WriteString("**No incident:** the load balancer and proxy generated no run of errors.\n\n")
-	} else {
-		fmt.Fprintf(b, "**%s:** %s.\n\n", plural(len(rep.Incidents), "incident"), mdText(failedText(s.FailedRequests, s.LoggedFailedRequests, s.HiddenFailures, "")))
-	}
+	verdict, rest := headline(rep)
+	fmt.Fprintf(b, "**%s** %s\n\n", verdict, mdText(strings.TrimSuffix(rest, ".")+"."))
 	fmt.Fprintf(b, "Data: %s.\n\n", mdText(dataText(rep)))
+	if len(s.Coverage) > 0 {
+		b.WriteString("| Read | Coverage |\n|---|---|\n")
+		for _, c := range s.Coverage {
+			kind, what := coverageLine(c)
+			fmt.Fprintf(b, "| %s | %s |\n", kind, mdCell(what))
+		}
+		if u := unreadLine(rep); u != "" {
+			fmt.Fprintf(b, "| **not read** | %s |\n", mdCell(u))
+		}
+		b.WriteString("\n")
+	}
 	if names.dir != "" || len(names.aliases) > 0 {
 		var rules []string
 		if names.dir != "" {

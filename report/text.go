@@ -140,13 +140,18 @@ func (t *textOut) para(head, text, indent string) {
 // summary writes the report at a glance.
 func (t *textOut) summary(rep *Report) {
 	s := rep.Summary
-	if len(rep.Incidents) == 0 {
-		t.para("", okStyle.Render("No incident:")+" the load balancer and proxy generated no run of errors.", "")
-	} else {
-		head := plural(len(rep.Incidents), "incident") + ": " + failedText(s.FailedRequests, s.LoggedFailedRequests, s.HiddenFailures, "")
-		t.para("", causeStyle.Render(head), "  ")
+	switch verdict, rest := headline(rep); {
+	case s.Verdict == VerdictCannotJudge:
+		t.para("", warnStyle.Bold(true).Render(verdict)+" "+Sanitize(rest), "  ")
+	case len(rep.Incidents) == 0:
+		t.para("", okStyle.Render(verdict)+" "+rest, "")
+	default:
+		t.para("", causeStyle.Render(verdict+" "+rest), "  ")
 	}
 	t.para("", dataText(rep), "  ")
+	if len(rep.Incidents) == 0 {
+		t.coverage(rep)
+	}
 	for _, note := range rep.Notes {
 		t.para(warnStyle.Render("note: "), Sanitize(note), "      ")
 	}
@@ -186,6 +191,34 @@ func (t *textOut) summary(rep *Report) {
 	}
 	t.blank()
 	t.sourceLegend()
+	// With incidents, what the verdict rests on follows the summary, which
+	// must fit one screen; without, it is the verdict's own second line.
+	if len(s.Coverage) > 0 {
+		t.heading("Read")
+		t.coverage(rep)
+		t.blank()
+	}
+}
+
+// coverage writes what the verdict rests on, one line per kind of source,
+// and the inputs not read.
+func (t *textOut) coverage(rep *Report) {
+	if len(rep.Summary.Coverage) == 0 {
+		return
+	}
+	width := len("controller logs")
+	for _, c := range rep.Summary.Coverage {
+		width = max(width, len(kindName(c.Kind)))
+	}
+	for _, c := range rep.Summary.Coverage {
+		kind, what := coverageLine(c)
+		head := "  " + padRight(kind, width) + "  "
+		t.para(dimStyle.Render(head), what, strings.Repeat(" ", len(head)+2))
+	}
+	if u := unreadLine(rep); u != "" {
+		head := "  " + padRight("not read", width) + "  "
+		t.para(warnStyle.Render(head), Sanitize(u), strings.Repeat(" ", len(head)+2))
+	}
 }
 
 // sourceLegend states the prefixes that stand for the start of long file
@@ -567,6 +600,9 @@ func (t *textOut) inputs(rep *Report) {
 	if day != "" && day != "several days" {
 		heading += dimStyle.Render(" (times UTC, " + day + ")")
 		day = "one"
+	}
+	if len(rep.Inputs) == 0 {
+		heading = "Inputs: none read"
 	}
 	t.heading(heading)
 	rows := make([][]string, 0, len(rep.Inputs))

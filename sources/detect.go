@@ -66,6 +66,9 @@ func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 			}
 			return plan{}, errUnknownFormat{}
 		}
+		if complete && noJSONElement(body) {
+			return plan{}, errNoElement
+		}
 		if a := matchJSONSample(body); a != nil {
 			switch {
 			case looksLikePrettyArray(raw):
@@ -88,6 +91,18 @@ func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 
 // errEmpty is returned for an input with nothing but white space.
 var errEmpty = fmt.Errorf("empty input")
+
+// errNoElement is returned for a whole JSON input that holds no element: an
+// empty array, or an envelope of one (a List with no items, `gcloud logging
+// read` of a window without entries).
+var errNoElement = fmt.Errorf("%w: a JSON document with no element", errEmpty)
+
+// noJSONElement reports whether the JSON document body, whole, holds no
+// element for an adapter.
+func noJSONElement(body []byte) bool {
+	_, _, err := newJSONSplitter(bytes.NewReader(body), 64<<10).Next()
+	return err == io.EOF
+}
 
 // matchJSONSample returns the JSON adapter of the first element of body, which
 // may be cut short.

@@ -79,7 +79,7 @@ func (e *Emitter) Location() *time.Location {
 
 // Request reports a request outcome.
 func (e *Emitter) Request(r *Request) {
-	if !e.keep(r.Time) {
+	if !e.keep(r.Time, KindRequestLog) {
 		return
 	}
 	e.h.Request(r)
@@ -87,7 +87,7 @@ func (e *Emitter) Request(r *Request) {
 
 // Lifecycle reports a lifecycle event.
 func (e *Emitter) Lifecycle(l *Lifecycle) {
-	if !e.keep(l.Time) {
+	if !e.keep(l.Time, lifecycleKind(l)) {
 		return
 	}
 	e.h.Lifecycle(l)
@@ -97,11 +97,13 @@ func (e *Emitter) Lifecycle(l *Lifecycle) {
 func (e *Emitter) Config(c *Config) {
 	e.accounted++
 	e.report.Records++
+	e.report.Kinds[KindObject].Records++
 	e.h.Config(c)
 }
 
-// keep applies the time window and updates the statistics.
-func (e *Emitter) keep(t time.Time) bool {
+// keep applies the time window and updates the statistics, the input's
+// and those of its records of kind k.
+func (e *Emitter) keep(t time.Time, k RecordKind) bool {
 	e.accounted++
 	if !e.opts.Since.IsZero() && t.Before(e.opts.Since) {
 		e.report.Filtered++
@@ -112,6 +114,7 @@ func (e *Emitter) keep(t time.Time) bool {
 		return false
 	}
 	e.report.Records++
+	e.report.Kinds[k].add(t)
 	if !t.IsZero() {
 		if e.report.First.IsZero() || t.Before(e.report.First) {
 			e.report.First = t

@@ -41,7 +41,22 @@ type Result struct {
 	// Pruned counts ALB log objects skipped because the end time in their
 	// name lies outside the time window.
 	Pruned int
+	// Unread lists the inputs found that gave nothing, each with the reason
+	// (also among Warnings), in the order given.
+	Unread []Unread
 }
+
+// NothingReadError is the error of Read when no input could be read: none
+// was found, or each one found is unreadable or in no known format. The
+// Result returned with it lists them in Unread, so that a caller can still
+// say what it could not judge.
+type NothingReadError struct{ Err error }
+
+// Error implements error.
+func (e *NothingReadError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error that says why.
+func (e *NothingReadError) Unwrap() error { return e.Err }
 
 // Read reads every input named in paths (files, directories walked
 // recursively, "-" for standard input) and reports its records to Handlers.
@@ -106,21 +121,23 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 				unknown++
 			}
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v", displayName(files[i]), errs[i]))
+			res.Unread = append(res.Unread, Unread{Name: displayName(files[i]), Reason: errs[i].Error(), Empty: errors.Is(errs[i], errEmpty)})
 			continue
 		}
 		known++
 		res.Inputs = append(res.Inputs, rep)
 		res.Warnings = append(res.Warnings, rep.allWarnings()...)
 	}
+	if unknown > 0 {
+		res.Warnings = append(res.Warnings, formatsHelp())
+	}
 	switch {
 	case len(files) == 0:
-		return res, errors.New("no input files found")
+		return res, &NothingReadError{errors.New("no input files found")}
 	case known == 0 && len(files) == 1:
-		return res, fmt.Errorf("%s: %w; %s", displayName(files[0]), errs[0], formatsHelp())
+		return res, &NothingReadError{fmt.Errorf("%s: %w; %s", displayName(files[0]), errs[0], formatsHelp())}
 	case known == 0:
-		return res, fmt.Errorf("none of the %d inputs is in a format readygap reads; %s", len(files), formatsHelp())
-	case unknown > 0:
-		res.Warnings = append(res.Warnings, formatsHelp())
+		return res, &NothingReadError{fmt.Errorf("none of the %d inputs is in a format readygap reads; %s", len(files), formatsHelp())}
 	}
 	return res, nil
 }
@@ -620,6 +637,9 @@ func (in *inputReader) merge() {
 		in.rep.Filtered += r.Filtered
 		in.rep.Duplicates += r.Duplicates
 		in.rep.Passed += r.Passed
+		for k := range r.Kinds {
+			in.rep.Kinds[k].merge(r.Kinds[k])
+		}
 		if !r.First.IsZero() && (in.rep.First.IsZero() || r.First.Before(in.rep.First)) {
 			in.rep.First = r.First
 		}

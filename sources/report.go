@@ -25,6 +25,10 @@ type InputReport struct {
 	Passed int
 	// First and Last are the earliest and latest record times kept.
 	First, Last time.Time
+	// Kinds counts the records kept by the kind of source they come from
+	// (request log, event, object, controller log, health check), with the
+	// time each kind covers: what a verdict rests on.
+	Kinds [NumRecordKinds]KindSpan
 	// Warnings about the input as a whole (truncated gzip, lost events...).
 	Warnings []string
 
@@ -44,4 +48,94 @@ func (r *InputReport) SkipSamples() []string {
 		out[i] = fmt.Sprintf("%s: %s", s.origin, s.reason)
 	}
 	return out
+}
+
+// RecordKind is the kind of source a record comes from, as a verdict states
+// its coverage: only request logs can show that users got no error.
+type RecordKind uint8
+
+// The kinds of source, in the order reports list them.
+const (
+	// KindRequestLog: a load balancer's or proxy's request log.
+	KindRequestLog RecordKind = iota
+	// KindEvent: a Kubernetes event (from the API or Cloud Logging).
+	KindEvent
+	// KindObject: a Kubernetes object, its status or its settings.
+	KindObject
+	// KindControllerLog: a controller's own log line (the AWS Load
+	// Balancer Controller, ingress-nginx's controller and nginx errors).
+	KindControllerLog
+	// KindHealthCheck: a load balancer's health-check log.
+	KindHealthCheck
+	// NumRecordKinds is the number of kinds.
+	NumRecordKinds
+)
+
+var recordKindNames = [NumRecordKinds]string{"request_logs", "events", "objects", "controller_logs", "health_checks"}
+
+// String names the kind as the JSON contract does: request_logs, events,
+// objects, controller_logs, health_checks.
+func (k RecordKind) String() string {
+	if k < NumRecordKinds {
+		return recordKindNames[k]
+	}
+	return "unknown"
+}
+
+// KindSpan is how many records of one kind an input gave and the time they
+// cover (zero when none had a time).
+type KindSpan struct {
+	Records     int
+	First, Last time.Time
+}
+
+// add counts one record at t (zero for a record without a time).
+func (s *KindSpan) add(t time.Time) {
+	s.Records++
+	if t.IsZero() {
+		return
+	}
+	if s.First.IsZero() || t.Before(s.First) {
+		s.First = t
+	}
+	if t.After(s.Last) {
+		s.Last = t
+	}
+}
+
+// merge adds o's records and widens s's times to o's.
+func (s *KindSpan) merge(o KindSpan) {
+	s.Records += o.Records
+	if !o.First.IsZero() && (s.First.IsZero() || o.First.Before(s.First)) {
+		s.First = o.First
+	}
+	if o.Last.After(s.Last) {
+		s.Last = o.Last
+	}
+}
+
+// lifecycleKind is the kind of source of a lifecycle record: an object's
+// status, an event from the API, a health check, or else a controller's log.
+func lifecycleKind(l *Lifecycle) RecordKind {
+	switch {
+	case l.Format == FormatK8sObjects:
+		return KindObject
+	case l.FromAPI:
+		return KindEvent
+	case l.Kind == HealthCheck:
+		return KindHealthCheck
+	}
+	return KindControllerLog
+}
+
+// Unread is an input that gave no record at all: it could not be opened or
+// decompressed, or it is in no format readygap reads. Reason says why, as
+// the reading or the format detection words it.
+type Unread struct {
+	Name   string
+	Reason string
+	// Empty marks an input that holds no data at all (nothing but white
+	// space, a JSON array or List with no element): it cannot hide what
+	// the analysis missed.
+	Empty bool
 }

@@ -44,7 +44,13 @@ in any mix. Directories are walked recursively, gzip is read transparently and
 "-" reads standard input. Each file's format is detected from its content.
 
 Formats: ` + strings.Join(sources.FormatIDs(), ", ") + `. Envelopes taken off,
-the input reported as the format they wrap: ` + strings.Join(sources.EnvelopeIDs(), ", ") + `.`,
+the input reported as the format they wrap: ` + strings.Join(sources.EnvelopeIDs(), ", ") + `.
+
+The report says what it rests on: per kind of source (request logs,
+events, objects, controller logs) the files, records and time read, and
+the inputs not read with the reason. "No incident" needs a request log that
+covers the rollouts; without one the report cannot judge, says why, and
+exits 6.`,
 		Example: `  # everything exported after an incident, in one folder
   readygap analyze ./incident-2024-05-01/
 
@@ -117,7 +123,8 @@ func analyzeRun(cmd *cobra.Command, opts *analyzeOptions) error {
 
 // writeReport writes rep and turns what a script must tell apart into exit
 // codes: a time window that left no record (code 4, with the time range the
-// data has), and, with --exit-code, a found incident (code 3).
+// data has), a report that cannot judge (code 6, with the reason), and,
+// with --exit-code, a found incident (code 3).
 func writeReport(w io.Writer, f report.Format, rep *report.Report, exitOnIncident bool) error {
 	if err := report.Write(w, f, rep); err != nil {
 		return err
@@ -128,6 +135,9 @@ func writeReport(w io.Writer, f report.Format, rep *report.Report, exitOnInciden
 			msg += fmt.Sprintf("; the data runs from %s to %s", win.DataFirst.Format(time.RFC3339Nano), win.DataLast.Format(time.RFC3339Nano))
 		}
 		return &codedError{code: exitNoRecord, err: errors.New(msg)}
+	}
+	if s := rep.Summary; s.Verdict == report.VerdictCannotJudge {
+		return &codedError{code: exitNotJudged, err: errors.New("cannot judge: " + s.CannotJudge)}
 	}
 	if n := len(rep.Incidents); exitOnIncident && n > 0 {
 		return &codedError{code: exitIncident, err: fmt.Errorf("%s found", plural(n, "incident"))}

@@ -96,15 +96,60 @@ func TestReadOptionsRejectsBadWindows(t *testing.T) {
 	}
 }
 
-func TestAnalyzeNothingKnownFails(t *testing.T) {
+// An input in no known format gives a report that cannot judge, in every
+// output format, with exit code 6: never an empty stdout, never "No
+// incident".
+func TestAnalyzeNothingKnownCannotJudge(t *testing.T) {
 	dir := t.TempDir()
-	must(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello\nworld\n"), 0o644))
-	_, errOut, code := runCLI(t, "", "analyze", filepath.Join(dir, "notes.txt"))
-	if code != exitError {
-		t.Fatalf("exit %d, want %d", code, exitError)
+	notes := filepath.Join(dir, "notes.txt")
+	must(t, os.WriteFile(notes, []byte("hello\nworld\n"), 0o644))
+	for _, format := range []string{"text", "json", "markdown", "html"} {
+		out, errOut, code := runCLI(t, "", "analyze", "-o", format, notes)
+		if code != exitNotJudged {
+			t.Fatalf("-o %s: exit %d, want %d\n%s", format, code, exitNotJudged, errOut)
+		}
+		if !strings.Contains(errOut, "cannot judge: no request log was read: 1 file not read ("+notes+": not in a format readygap reads)") {
+			t.Errorf("-o %s: stderr does not say why: %s", format, errOut)
+		}
+		flat := strings.Join(strings.Fields(strings.ReplaceAll(out, "<wbr>", "")), " ")
+		if strings.Contains(flat, "No incident") || !strings.Contains(flat, "Cannot judge") && format != "json" {
+			t.Errorf("-o %s: the headline does not say it cannot judge:\n%s", format, out)
+		}
+		if format != "json" {
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(out))
+		var rep report.Report
+		must(t, dec.Decode(&rep))
+		if dec.More() {
+			t.Errorf("more than one JSON document:\n%s", out)
+		}
+		if rep.Schema != report.SchemaVersion || rep.Summary.Verdict != report.VerdictCannotJudge || len(rep.Unread) != 1 || rep.Unread[0].Name != notes ||
+			rep.Unread[0].Reason != "not in a format readygap reads" || len(rep.Summary.Coverage) != 4 || rep.Summary.Coverage[0].Kind != "request_logs" {
+			t.Errorf("json: %+v", rep)
+		}
+		if !strings.Contains(rep.Summary.CannotJudge, "not in a format readygap reads") {
+			t.Errorf("json: cannot_judge %q", rep.Summary.CannotJudge)
+		}
 	}
-	if !strings.Contains(errOut, "not in a format readygap reads") || !strings.Contains(errOut, "k8s-objects") {
-		t.Fatalf("error does not list the formats: %s", errOut)
+	// The other way the inputs can fail: a path that does not exist is a
+	// mistake to correct, exit 1.
+	if _, errOut, code := runCLI(t, "", "analyze", "-o", "json", filepath.Join(dir, "missing")); code != exitError || !strings.Contains(errOut, "no such file") {
+		t.Errorf("a missing path: exit %d, %s", code, errOut)
+	}
+}
+
+// Only events and objects: cannot judge, exit 6, also with --exit-code;
+// with the request log the verdict is "No incident" and exit 0.
+func TestAnalyzeWithoutRequestLogCannotJudge(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "nginx-probe-fixed")
+	out, errOut, code := runCLI(t, "", "analyze", "--exit-code", filepath.Join(dir, "events.json"), filepath.Join(dir, "objects.yaml"))
+	if code != exitNotJudged || !strings.HasPrefix(out, "Cannot judge: no request log was read: the inputs read hold only events and objects") {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "", "analyze", "--exit-code", dir)
+	if code != exitOK || !strings.HasPrefix(out, "No incident:") {
+		t.Fatalf("with the request log: exit %d:\n%s\n%s", code, out, errOut)
 	}
 }
 
@@ -144,5 +189,13 @@ func TestAnalyzeExitCode(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "", "analyze", "-o", "json", filepath.Join(dir, "gke-neg-zone-move")); code != exitOK {
 		t.Errorf("an incident without --exit-code: exit %d, want 0", code)
+	}
+	// The empty window (4) comes before cannot judge (6), which comes
+	// before an incident (3).
+	if _, _, code := runCLI(t, "", "analyze", "--exit-code", "--since", "2030-01-01T00:00:00Z", filepath.Join(dir, "gke-neg-zone-move")); code != exitNoRecord {
+		t.Errorf("an empty window: exit %d, want %d", code, exitNoRecord)
+	}
+	if _, _, code := runCLI(t, "", "analyze", "--exit-code", filepath.Join(dir, "gke-neg-zone-move", "k8s-events.json")); code != exitNotJudged {
+		t.Errorf("events alone with --exit-code: exit %d, want %d", code, exitNotJudged)
 	}
 }

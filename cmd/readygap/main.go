@@ -19,12 +19,13 @@ import (
 // Exit codes. exitCodes documents them; `readygap help exit-codes` and the
 // README's table are made from it.
 const (
-	exitOK       = 0
-	exitError    = 1
-	exitUsage    = 2
-	exitIncident = 3
-	exitNoRecord = 4
-	exitRisk     = 5
+	exitOK        = 0
+	exitError     = 1
+	exitUsage     = 2
+	exitIncident  = 3
+	exitNoRecord  = 4
+	exitRisk      = 5
+	exitNotJudged = 6
 )
 
 // exitCodes is the one table of exit codes, in order. Meanings are Markdown
@@ -37,11 +38,12 @@ var exitCodes = []struct {
 	Meaning string
 }{
 	{exitOK, "the command worked (no incident found, or `--exit-code` not given)"},
-	{exitError, "an error: unreadable input, no input in a known format, a failed API call, an internal failure"},
+	{exitError, "an error: a path that does not exist, a failed API call, an internal failure"},
 	{exitUsage, "a mistake in the command line: unknown command, flag or value (bad time, time zone or output format, missing `PATH`); a suggestion follows"},
 	{exitIncident, "with `--exit-code`: the analysis found an incident"},
 	{exitNoRecord, "`--since`/`--until` left no record with a time; the warning gives the time range the data has"},
 	{exitRisk, "`check`: a finding at or above `--fail-on` (default `error`; `--fail-on none` never exits 5)"},
+	{exitNotJudged, "`analyze`, `triage`: the report was written but cannot judge, and its headline says why: no request log was read (inputs unreadable or in no known format, or only events and objects), the request logs miss a rollout the other inputs show, or a triage bundle whose fetch never finished; it comes before 3"},
 }
 
 func main() { os.Exit(runMain()) }

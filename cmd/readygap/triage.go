@@ -104,7 +104,9 @@ What was fetched is written as a bundle in the formats analyze reads;
 --save DIR keeps it (Kubernetes events expire after an hour) and
 "readygap analyze DIR" gives the same report later. Its manifest,
 .bundle.json, lists every object and query asked for, what came back and,
-for each one missing, why. Ctrl-C keeps what was saved.
+for each one missing, why. Ctrl-C keeps what was saved. The manifest says
+the bundle is in progress before anything is written and complete only at
+the end: analyze of a bundle whose triage was killed cannot judge (exit 6).
 
 Every call has deadlines: a connect timeout, a first-byte timeout
 (--response-timeout) and an idle-read timeout; each source has a total
@@ -343,7 +345,14 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 		return err
 	}
 	defer cleanup()
-	man := &bundle.Manifest{Created: o.Now().UTC(), Since: w.Since, Until: w.Until, Skipped: skipped}
+	// The bundle says it is being written before anything else is, and
+	// that it is complete only once everything is: a fetch killed between
+	// the two (kill -9, the OOM killer) leaves a bundle that analyze
+	// refuses to judge.
+	man := &bundle.Manifest{State: bundle.StateInProgress, Created: o.Now().UTC(), Since: w.Since, Until: w.Until, Skipped: skipped}
+	if err := bundle.WriteManifest(dir, man); err != nil {
+		return err
+	}
 	prog := newProgressLine(o.ErrOut, o.Terminal, o.Quiet)
 	reps := make([]bundle.FetchReport, len(names))
 	fetchErrs := make([]error, len(names))
@@ -366,6 +375,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 		man.Errors = append(man.Errors, e.Error())
 	}
 	man.Interrupted = ctx.Err() != nil
+	man.State = bundle.StateComplete
 	if err := bundle.WriteManifest(dir, man); err != nil {
 		return err
 	}
@@ -386,7 +396,10 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := writeReport(o.Out, o.Output, rep, o.ExitCode); err != nil {
+	// A failed source is the first thing to fix: it exits 1 even when the
+	// report cannot judge (which the report's headline says) or found an
+	// incident.
+	if err := writeReport(o.Out, o.Output, rep, o.ExitCode); err != nil && failed == nil {
 		return err
 	}
 	return failed

@@ -247,8 +247,10 @@ func TestTriageNeverShowsSecrets(t *testing.T) {
 func TestTriageSkipsUnconfiguredSources(t *testing.T) {
 	f := startTriageFakes(t)
 	out, errOut, code := runCLI(t, "", "triage", "--log-group", "/aws/eks/prod/lbc", "--around", "2024-05-01T23:55:00Z", "-q", "-o", "json")
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s", code, errOut)
+	// The controller's logs alone hold no request: the report says it
+	// cannot judge.
+	if code != exitNotJudged || !strings.Contains(out, `"verdict": "cannot_judge"`) || !strings.Contains(out, "the inputs read hold only controller logs") {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
 	}
 	for _, want := range []string{"gcp-logging: skipped (no --project)", "s3-alb: skipped (no --alb-logs)", "kubernetes: skipped (no kubeconfig)"} {
 		if !strings.Contains(errOut, want) {
@@ -580,7 +582,7 @@ func TestTriageInterruptKeepsWhatWasSaved(t *testing.T) {
 				t.Fatalf("stderr:\n%s", errOut)
 			}
 			man, err := bundle.ReadManifest(dir)
-			if err != nil || !man.Interrupted || len(man.Sources) != 1 {
+			if err != nil || !man.Interrupted || len(man.Sources) != 1 || man.State != bundle.StateComplete {
 				t.Fatalf("manifest %v %+v", err, man)
 			}
 			var got []string
@@ -600,6 +602,69 @@ func TestTriageInterruptKeepsWhatWasSaved(t *testing.T) {
 				t.Fatalf("warnings %q", ws)
 			}
 		})
+	}
+}
+
+// TestTriageKilledLeavesAnIncompleteBundle kills a triage (SIGKILL, as the
+// OOM killer does) while it fetches: the bundle it leaves says it is in
+// progress, and analyze of it cannot judge and exits 6, where the same
+// files in a complete bundle are judged.
+func TestTriageKilledLeavesAnIncompleteBundle(t *testing.T) {
+	s3 := livetest.NewS3(t, "alb-logs")
+	isolateAWS(t, s3.URL, "http://127.0.0.1:1")
+	var keys []string
+	for i := range 4 {
+		end := time.Date(2024, 5, 1, 23, 45+i, 0, 0, time.UTC)
+		k := livetest.ALBKey("", "", "111122223333", "us-east-1", end, end, fmt.Sprintf("10.0.1.%d", i))
+		s3.Put(t, "alb-logs", k, livetest.Gzip(livetest.ALBLine(end.Add(-time.Minute), "10.0.12.34:8080")))
+		keys = append(keys, k)
+	}
+	stalled := make(chan string, 1)
+	s3.Faults[keys[3]] = &livetest.Fault{Stall: true, Stalled: stalled}
+	dir := filepath.Join(t.TempDir(), "bundle")
+	cmd := exec.Command(os.Args[0], "triage", "--alb-logs", "s3://alb-logs", "--account", "111122223333", "--region", "us-east-1", "--parallel", "1",
+		"--since", triageSince.Format(time.RFC3339), "--until", triageUntil.Format(time.RFC3339), "--save", dir)
+	cmd.Env = append(os.Environ(), "READYGAP_RUN_MAIN=1")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-stalled: // the fourth object is being fetched
+	case err := <-exited:
+		t.Fatalf("triage ended before the fourth object: %v\n%s", err, errOut.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	man, err := bundle.ReadManifest(dir)
+	if err != nil || man.State != bundle.StateInProgress || len(man.Sources) != 0 {
+		t.Fatalf("manifest %v %+v", err, man)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "alb", "*")); len(files) == 0 {
+		t.Fatalf("no ALB object saved before the kill")
+	}
+	out, aerr, code := runCLI(t, "", "analyze", dir)
+	want := "Cannot judge: the bundle " + dir + " is incomplete: the fetch that began writing it at "
+	if code != exitNotJudged || !strings.HasPrefix(strings.Join(strings.Fields(out), " "), want) {
+		t.Fatalf("analyze: exit %d, want %d and a headline %q:\n%s\n%s", code, exitNotJudged, want, out, aerr)
+	}
+	jout, _, code := runCLI(t, "", "analyze", "-o", "json", "--exit-code", dir)
+	var rep struct {
+		Summary struct{ Verdict, CannotJudge string }
+	}
+	if err := json.Unmarshal([]byte(jout), &rep); err != nil || code != exitNotJudged || rep.Summary.Verdict != "cannot_judge" {
+		t.Fatalf("analyze -o json: exit %d %v %+v", code, err, rep)
+	}
+	// The control: the same files, the fetch marked complete.
+	man.State = bundle.StateComplete
+	must(t, bundle.WriteManifest(dir, man))
+	if out, aerr, code := runCLI(t, "", "analyze", dir); code != exitOK || strings.Contains(out, "Cannot judge") {
+		t.Fatalf("complete bundle: exit %d\n%s\n%s", code, out, aerr)
 	}
 }
 

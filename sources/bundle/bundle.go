@@ -108,10 +108,26 @@ type SkippedSource struct {
 	Reason string `json:"reason"`
 }
 
+// The states of a bundle (Manifest.State).
+const (
+	// StateInProgress: the fetch is writing the bundle. A manifest left in
+	// this state means the fetch never finished (it was killed, or the
+	// machine stopped): any file may be cut short or missing.
+	StateInProgress = "in-progress"
+	// StateComplete: the fetch finished writing the bundle, and the
+	// manifest says what came back (an interrupted fetch also ends so, with
+	// Interrupted set).
+	StateComplete = "complete"
+)
+
 // Manifest is the content of a bundle's ManifestName file: what was fetched
 // and for which window.
 type Manifest struct {
-	Schema  string    `json:"schema"`
+	Schema string `json:"schema"`
+	// State is StateInProgress from before the fetch writes anything until
+	// it has written everything, then StateComplete. Bundles written before
+	// the field existed have none; their manifest was written at the end.
+	State   string    `json:"state,omitempty"`
 	Created time.Time `json:"created"`
 	Since   time.Time `json:"since"`
 	Until   time.Time `json:"until"`
@@ -125,7 +141,10 @@ type Manifest struct {
 	Errors []string `json:"errors,omitempty"`
 }
 
-// WriteManifest writes m into the bundle directory dir.
+// WriteManifest writes m into the bundle directory dir, atomically: into a
+// hidden temporary file of dir, synced, then renamed over the manifest, so
+// that a reader (or a fetch killed at any moment) finds either the previous
+// manifest or this one whole.
 func WriteManifest(dir string, m *Manifest) error {
 	m.Schema = BundleSchema
 	sort.Slice(m.Sources, func(i, j int) bool { return m.Sources[i].Source < m.Sources[j].Source })
@@ -133,7 +152,44 @@ func WriteManifest(dir string, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
+	f, err := os.CreateTemp(dir, ManifestName+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, ManifestName))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// Incomplete says, for the directory dir, why it is a bundle whose fetch
+// never finished writing it; "" for a complete bundle and for a directory
+// that is no bundle (it has no manifest). A manifest that cannot be read
+// leaves the bundle's state unknown, which counts as incomplete.
+func Incomplete(dir string) string {
+	m, err := ReadManifest(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return ""
+	case err != nil:
+		return fmt.Sprintf("the bundle %s has an unreadable manifest (%v), so whether its fetch finished is not known", dir, err)
+	case m.State == StateInProgress:
+		return fmt.Sprintf("the bundle %s is incomplete: the fetch that began writing it at %s never finished (it was killed or the machine stopped), so any of its files may be cut short or missing; fetch the window again", dir, m.Created.UTC().Format(time.RFC3339))
+	}
+	return ""
 }
 
 // ReadManifest reads the manifest of the bundle directory dir. It returns
