@@ -17,16 +17,37 @@ import (
 // (and its pre-0.26 variants), nginx error-log lines and the controller's own
 // klog lines, all interleaved in one stream. Parse tells the three apart by
 // the shape of the line; the access lines are in this file, the others in
-// nginx_error.go and klog.go.
-type ingressNginx struct{}
+// nginx_error.go and klog.go. With Options.NginxFormat, access lines in
+// that log-format-upstream are read too, before the default ones.
+type ingressNginx struct {
+	// custom is the log_format of Options.NginxFormat; nil without one.
+	custom *nginxFormat
+}
 
 // Format returns FormatIngressNginx.
 func (ingressNginx) Format() Format { return FormatIngressNginx }
 
 // Match reports whether line is an ingress-nginx access line, an nginx
 // error-log line or a klog line.
-func (ingressNginx) Match(line []byte) bool {
+func (a ingressNginx) Match(line []byte) bool {
 	line = nginxUnwrap(line)
+	if nginxOtherLineMatch(line) {
+		return true
+	}
+	if a.custom != nil {
+		var vals nginxValues
+		var stamp lex.Stamp
+		if a.custom.scan(line, &vals, &stamp) == nil {
+			return true
+		}
+	}
+	var f nginxAccessFields
+	return nginxScanAccess(line, &f) == nil
+}
+
+// nginxOtherLineMatch reports whether line is a valid nginx error-log line
+// or klog line, which controllers print among their access lines.
+func nginxOtherLineMatch(line []byte) bool {
 	switch {
 	case klogShaped(line):
 		_, _, err := klogSplitHeader(line)
@@ -35,14 +56,13 @@ func (ingressNginx) Match(line []byte) bool {
 		_, _, err := nginxErrorSplit(line)
 		return err == nil
 	}
-	var f nginxAccessFields
-	return nginxScanAccess(line, &f) == nil
+	return false
 }
 
 // Parse reports the record of one line: a Request for an access line or an
 // upstream error, a Lifecycle for the klog lines that matter. Other valid
 // lines carry no record.
-func (ingressNginx) Parse(line []byte, ln *Line, out *Emitter) error {
+func (a ingressNginx) Parse(line []byte, ln *Line, out *Emitter) error {
 	line = nginxUnwrap(line)
 	switch {
 	case klogShaped(line):
@@ -50,16 +70,33 @@ func (ingressNginx) Parse(line []byte, ln *Line, out *Emitter) error {
 	case nginxErrorShaped(line):
 		return nginxErrorParse(line, ln, out)
 	}
-	return nginxAccessParse(line, ln, out)
+	if a.custom == nil {
+		return nginxAccessParse(line, ln, out)
+	}
+	var vals nginxValues
+	err := a.custom.scan(line, &vals, &out.stamp)
+	if err == nil {
+		return vals.emit(FormatIngressNginx, ln, out)
+	}
+	if nginxAccessParse(line, ln, out) == nil {
+		return nil
+	}
+	return err
 }
 
 // ZoneOffset returns the zone of an access line's $time_local: error-log
 // and klog lines of the same controller are written at the same offset but
 // without it (see zoneLearner).
-func (ingressNginx) ZoneOffset(line []byte) (time.Duration, time.Time, bool) {
+func (a ingressNginx) ZoneOffset(line []byte) (time.Duration, time.Time, bool) {
 	line = nginxUnwrap(line)
 	if klogShaped(line) || nginxErrorShaped(line) {
 		return 0, time.Time{}, false
+	}
+	if a.custom != nil {
+		var vals nginxValues
+		if a.custom.scan(line, &vals, nil) == nil && vals.zoned {
+			return vals.offset, vals.time, true
+		}
 	}
 	var f nginxAccessFields
 	if nginxScanAccess(line, &f) != nil {
@@ -762,3 +799,4 @@ func nginxIsDecimal(b []byte) bool { return nginxIsDash(b) || lex.IsDecimal(b) }
 
 // nginxIsDash reports whether b is nginx's `-` for a missing value.
 func nginxIsDash(b []byte) bool { return len(b) == 1 && b[0] == '-' }
+
