@@ -96,6 +96,9 @@ type nginxVarRef struct {
 	v nginxVar
 	// name is the variable as written, for messages.
 	name string
+	// list marks the $upstream_* variables: one entry per attempt,
+	// separated by `, ` and ` : `, so their values hold spaces.
+	list bool
 }
 
 // nginxFormat is a compiled log_format string: lits[0] vars[0] lits[1]
@@ -219,7 +222,7 @@ func compileNginxFormat(s string) (*nginxFormat, error) {
 	for i := 0; i < len(s); {
 		if s[i] == '$' {
 			if name, end, ok := scanNginxVar(s, i); ok {
-				ref := nginxVarRef{v: nginxVariables[name], name: s[i:end]}
+				ref := nginxVarRef{v: nginxVariables[name], name: s[i:end], list: strings.HasPrefix(name, "upstream_")}
 				if len(f.vars) > 0 && len(lit) == 0 {
 					return nil, fmt.Errorf("%s%s: %w", f.vars[len(f.vars)-1].name, ref.name, errNginxFormatAdjacent)
 				}
@@ -425,6 +428,9 @@ func nginxParseMsec(b []byte) (time.Time, bool) {
 func (vals *nginxValues) emit(format Format, ln *Line, out *Emitter) error {
 	t := refineWithStamp(vals.time, ln.Stamp)
 	if t.IsZero() {
+		t = ln.Stamp.UTC()
+	}
+	if t.IsZero() {
 		return errNginxValueNoTime
 	}
 	rec := &out.nginx
@@ -465,7 +471,7 @@ func (f *nginxFormat) scan(line []byte, vals *nginxValues, stamp *lex.Stamp) err
 			value, ok = bytes.CutSuffix(rest, next)
 		default:
 			quoted := len(f.lits[i]) > 0 && f.lits[i][len(f.lits[i])-1] == '"' && next[0] == '"'
-			value, rest, ok = nginxCutValue(rest, next, ref.v.isList(), quoted)
+			value, rest, ok = nginxCutValue(rest, next, ref.list, quoted)
 		}
 		if !ok {
 			return errNginxFormatLine
