@@ -40,11 +40,6 @@ type plan struct {
 // sampleLines bounds how many lines detection looks at.
 const sampleLines = 50
 
-// errUnknownFormat is returned for an input in no format readygap reads.
-type errUnknownFormat struct{}
-
-func (errUnknownFormat) Error() string { return "not in a format readygap reads" }
-
 // detect decides how to read an input from its first bytes. complete says
 // whether head holds the whole input; lines are the line adapters to try
 // (Options.lineAdapterSet).
@@ -58,10 +53,11 @@ func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 	switch {
 	case body[0] == '{' || body[0] == '[':
 		if looksLikeCloudWatchExport(body) {
-			if a := voteLines(cloudWatchSample(body), lines); a != nil {
+			sample := cloudWatchSample(body)
+			if a := voteLines(sample, lines); a != nil {
 				return plan{layout: layoutCloudWatch, line: a, format: a.Format()}, nil
 			}
-			return plan{}, errUnknownFormat{}
+			return plan{}, nearestFormat(bytes.Join(sample, []byte("\n")), true, lines)
 		}
 		if a := matchJSONSample(body); a != nil {
 			switch {
@@ -80,7 +76,7 @@ func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 	if a := voteLines(textSample(head, complete), lines); a != nil {
 		return plan{layout: layoutLines, line: a, format: a.Format()}, nil
 	}
-	return plan{}, errUnknownFormat{}
+	return plan{}, nearestFormat(head, complete, lines)
 }
 
 // errEmpty is returned for an input with nothing but white space.

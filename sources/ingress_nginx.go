@@ -800,3 +800,16 @@ func nginxIsDecimal(b []byte) bool { return nginxIsDash(b) || lex.IsDecimal(b) }
 // nginxIsDash reports whether b is nginx's `-` for a missing value.
 func nginxIsDash(b []byte) bool { return len(b) == 1 && b[0] == '-' }
 
+// NearMiss recognises an access line that starts as ingress-nginx's do
+// (`$remote_addr - $remote_user [$time_local] "$request" ...`) and names
+// the first field that is not what the default format writes there.
+func (a ingressNginx) NearMiss(s *nearSample) (nearScore, string) {
+	line := nginxUnwrap(s.first())
+	var f nginxAccessFields
+	switch err := nginxScanAccess(line, &f); err {
+	case nil, errNginxNoClient, errNginxNoTime:
+		return nearNone, ""
+	default:
+		return nearFields, err.Error() + ": a custom log-format-upstream? give it with --nginx-format"
+	}
+}

@@ -300,3 +300,30 @@ func nginxTimeShape(b []byte) nginxVar {
 	return nvTimeISO
 }
 
+// NearMiss recognises an nginx JSON access line without a time or status
+// key, and one written with a template whose keys it does not know.
+func (a ingressNginxJSON) NearMiss(s *nearSample) (nearScore, string) {
+	elem := s.jsonElem()
+	if elem == nil {
+		return nearNone, ""
+	}
+	keys, _ := jsonKeys(elem)
+	own := false
+	for k := range keys {
+		own = own || nginxJSONOwnKeys[k]
+	}
+	status := hasAnyKey(keys, "status", "statuscode", "code", "httpstatus")
+	timed := hasAnyKey(keys, jsonTimeKeys...)
+	const noTime = "a JSON object with no time key: add \"time\": \"$time_iso8601\" to log-format-upstream (or keep the time kubectl logs --timestamps puts in front), and give the template with --nginx-format if its keys have names of their own"
+	switch {
+	case own && !timed:
+		return nearFields, noTime
+	case status && !timed:
+		return nearShape, noTime
+	case own && !keys["status"]:
+		return nearFields, "an nginx JSON access line without a \"status\" key: give the log-format-upstream template with --nginx-format"
+	case own:
+		return nearShape, "an nginx JSON access line in a template readygap does not know: give the log-format-upstream template with --nginx-format"
+	}
+	return nearNone, ""
+}
