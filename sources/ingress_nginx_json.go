@@ -69,6 +69,29 @@ var nginxJSONOwnKeys = map[string]bool{
 	"timelocal": true, "msec": true,
 }
 
+// nginxJSONKeyInfo is what a normalised key says without a template.
+type nginxJSONKeyInfo struct {
+	v nginxVar
+	// alias says the key names a variable readygap reads (v); own says
+	// only an nginx access log has it.
+	alias, own bool
+}
+
+// nginxJSONKeys merges nginxJSONAliases and nginxJSONOwnKeys, so that a
+// line's key is looked up once.
+var nginxJSONKeys = func() map[string]nginxJSONKeyInfo {
+	m := map[string]nginxJSONKeyInfo{}
+	for k, v := range nginxJSONAliases {
+		m[k] = nginxJSONKeyInfo{v: v, alias: true}
+	}
+	for k := range nginxJSONOwnKeys {
+		info := m[k]
+		info.own = true
+		m[k] = info
+	}
+	return m
+}()
+
 // nginxJSONKey normalises a key for nginxJSONAliases.
 func nginxJSONKey(k []byte, buf []byte) []byte {
 	buf = buf[:0]
@@ -116,6 +139,40 @@ type nginxJSONState struct {
 	// own says the line has a key only nginx writes.
 	own bool
 	err error
+	// slots remembers the key seen at each position of the last lines and
+	// what it says: nginx writes a template's keys in the same order on
+	// every line, so comparing a key with the one at its position saves
+	// normalising and looking it up. pos is the position of the next key.
+	slots []nginxKeySlot
+	pos   int
+}
+
+// nginxKeySlot is a key seen at one position and what it says.
+type nginxKeySlot struct {
+	key  string
+	info nginxJSONKeyInfo
+}
+
+// maxNginxKeySlots bounds the positions remembered, so that a line with
+// very many keys costs no more memory than a realistic one.
+const maxNginxKeySlots = 64
+
+// lookup returns what key, the next key of the line, says without a template.
+func (st *nginxJSONState) lookup(key []byte) nginxJSONKeyInfo {
+	i := st.pos
+	st.pos++
+	if i < len(st.slots) && st.slots[i].key == string(key) {
+		return st.slots[i].info
+	}
+	st.key = nginxJSONKey(key, st.key)
+	info := nginxJSONKeys[string(st.key)]
+	switch {
+	case i < len(st.slots):
+		st.slots[i] = nginxKeySlot{string(key), info}
+	case i == len(st.slots) && i < maxNginxKeySlots:
+		st.slots = append(st.slots, nginxKeySlot{string(key), info})
+	}
+	return info
 }
 
 // Match reports whether line is a JSON access line of the template, or
@@ -206,7 +263,7 @@ func (st *nginxJSONState) read(line []byte, custom *nginxKeyMap) error {
 	if err != nil {
 		return errNginxJSONInvalid
 	}
-	st.vals, st.seen, st.own, st.err = nginxValues{}, [nvUpName + 1]bool{}, false, nil
+	st.vals, st.seen, st.own, st.err, st.pos = nginxValues{}, [nvUpName + 1]bool{}, false, nil, 0
 	o.Visit(func(key []byte, val *fastjson.Value) {
 		if st.err != nil {
 			return
@@ -218,12 +275,12 @@ func (st *nginxJSONState) read(line []byte, custom *nginxKeyMap) error {
 				return
 			}
 		} else {
-			st.key = nginxJSONKey(key, st.key)
-			st.own = st.own || nginxJSONOwnKeys[string(st.key)]
-			var ok bool
-			if nv, ok = nginxJSONAliases[string(st.key)]; !ok {
+			info := st.lookup(key)
+			st.own = st.own || info.own
+			if !info.alias {
 				return
 			}
+			nv = info.v
 		}
 		st.err = st.set(nv, val, custom == nil)
 	})
