@@ -57,6 +57,7 @@ var nginxJSONAliases = map[string]nginxVar{
 	"upstreamresponselength": nvUpLength,
 	"proxyupstreamname":      nvUpName,
 	"upstreamname":           nvUpName,
+	"upstream":               nvUpNameOrAddr,
 }
 
 // nginxJSONOwnKeys are keys, normalised as for nginxJSONAliases, that only
@@ -135,7 +136,7 @@ type nginxJSONState struct {
 	// $upstream_status of one attempt is a JSON number), one per variable.
 	num [3][]byte
 	// seen says which variables the line has a key for.
-	seen [nvUpName + 1]bool
+	seen [nvUpNameOrAddr + 1]bool
 	// own says the line has a key only nginx writes.
 	own bool
 	err error
@@ -263,7 +264,7 @@ func (st *nginxJSONState) read(line []byte, custom *nginxKeyMap) error {
 	if err != nil {
 		return errNginxJSONInvalid
 	}
-	st.vals, st.seen, st.own, st.err, st.pos = nginxValues{}, [nvUpName + 1]bool{}, false, nil, 0
+	st.vals, st.seen, st.own, st.err, st.pos = nginxValues{}, [nvUpNameOrAddr + 1]bool{}, false, nil, 0
 	o.Visit(func(key []byte, val *fastjson.Value) {
 		if st.err != nil {
 			return
@@ -328,6 +329,12 @@ func (st *nginxJSONState) set(nv nginxVar, val *fastjson.Value, byShape bool) er
 	case fastjson.TypeNull:
 	default:
 		return nil // an object or array is no variable's value
+	}
+	if nv == nvUpNameOrAddr {
+		if bytes.IndexByte(b, ':') >= 0 {
+			return nil
+		}
+		nv = nvUpName
 	}
 	st.seen[nv] = true
 	if nv.isTime() && byShape {

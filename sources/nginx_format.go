@@ -43,6 +43,10 @@ const (
 	nvUpLength
 	// nvUpName: ingress-nginx's $proxy_upstream_name.
 	nvUpName
+	// nvUpNameOrAddr: a JSON key named `upstream`, which templates use for
+	// $proxy_upstream_name (envelopes.md §6.2) and sometimes for
+	// $upstream_addr: read as the name unless it holds an address.
+	nvUpNameOrAddr
 )
 
 // nginxVariables maps the variables readygap reads to their meaning (nginx
