@@ -139,8 +139,8 @@ var (
 	errNginxNoTime     = errors.New("ingress-nginx access line without a [time_local] field")
 	errNginxNoRequest  = errors.New("ingress-nginx access line without a quoted request line")
 	errNginxStatus     = errors.New("ingress-nginx access line with a bad status")
-	errNginxQuoted     = errors.New("ingress-nginx access line with a bad referer or user-agent field")
-	errNginxNumbers    = errors.New("ingress-nginx access line with a bad request_length or request_time")
+	errNginxQuoted     = errors.New("ingress-nginx access line with a bad referer or user-agent field (a custom log-format-upstream, or another controller's format? give it with --nginx-format)")
+	errNginxNumbers    = errors.New("ingress-nginx access line with a bad request_length or request_time (a custom log-format-upstream, or another controller's format? give it with --nginx-format)")
 	errNginxUpstreams  = errors.New("ingress-nginx access line without the four upstream fields (wrapped or cut line?)")
 	errNginxUpStatus   = errors.New("ingress-nginx access line with a bad upstream_status list")
 	errNginxUpName     = errors.New("ingress-nginx access line with an unterminated [proxy_upstream_name]")
@@ -809,6 +809,8 @@ func (a ingressNginx) NearMiss(s *nearSample) (nearScore, string) {
 	switch err := nginxScanAccess(line, &f); err {
 	case nil, errNginxNoClient, errNginxNoTime:
 		return nearNone, ""
+	case errNginxQuoted, errNginxNumbers:
+		return nearFields, err.Error()
 	default:
 		return nearFields, err.Error() + ": a custom log-format-upstream? give it with --nginx-format"
 	}

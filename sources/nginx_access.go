@@ -12,11 +12,9 @@ import (
 // address, no attempt status. A 502 in them may come from nginx or from the
 // application, and the pod it concerns is unknown, so readygap reads no
 // request from them: each access line is skipped with a reason naming the
-// variables to add to the log format, which --nginx-format then reads.
-// Without this adapter such lines were taken for ingress-nginx's format and
-// skipped as "bad request_length or request_time". The nginx error-log and
-// controller (glog) lines printed among them are valid lines without a
-// record.
+// variables to add to the log format, which --nginx-format then reads. The
+// nginx error-log and controller (glog) lines printed among them are valid
+// lines without a record.
 type nginxAccess struct{}
 
 // Format returns FormatNginxAccess.
