@@ -117,3 +117,20 @@ func TestNearMissThroughRead(t *testing.T) {
 		t.Errorf("warnings %q lack %q", res.Warnings, want)
 	}
 }
+
+// FuzzNearMiss checks that any input detection cannot read gets an answer
+// without failing: a closest format always comes with its reason and how
+// to export it.
+func FuzzNearMiss(f *testing.F) {
+	for _, tc := range nearMissCases {
+		f.Add([]byte(tc.text))
+	}
+	f.Add([]byte("hello world\n"))
+	f.Fuzz(func(t *testing.T, head []byte) {
+		_, err := detect(head, true, lineAdapters)
+		var u errUnknownFormat
+		if errors.As(err, &u) && u.closest != "" && (u.why == "" || u.howTo == "" || formatInfo(u.closest).ID != u.closest) {
+			t.Fatalf("closest %q without a reason or export: %+v", u.closest, u)
+		}
+	})
+}
