@@ -177,8 +177,8 @@ func (st *nginxJSONState) lookup(key []byte) nginxJSONKeyInfo {
 }
 
 // Match reports whether line is a JSON access line of the template, or
-// without one an object with a status, a time and a key only nginx writes;
-// or an nginx error-log or klog line.
+// without one an object with a status, a key only nginx writes and a time
+// or the upstream keys; or an nginx error-log or klog line.
 func (a ingressNginxJSON) Match(line []byte) bool {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' {
@@ -195,7 +195,10 @@ func (a ingressNginxJSON) Match(line []byte) bool {
 	if a.custom != nil {
 		return true
 	}
-	return st.own && !st.vals.time.IsZero()
+	// A line without a time of its own is one when it has the upstream
+	// keys: behind an envelope that gives the time (Cloud Logging lifts a
+	// `time` key out of a jsonPayload), or skipped saying what to add.
+	return st.own && (!st.vals.time.IsZero() || st.seen[nvUpAddr] && st.seen[nvUpStatus])
 }
 
 // Parse reports the Request of one JSON access line, or reads an error-log
@@ -331,10 +334,16 @@ func (st *nginxJSONState) set(nv nginxVar, val *fastjson.Value, byShape bool) er
 		return nil // an object or array is no variable's value
 	}
 	if nv == nvUpNameOrAddr {
-		if bytes.IndexByte(b, ':') >= 0 {
+		switch {
+		case len(b) == 0 || nginxIsDash(b):
+			// Nothing contacted, or no name: either way no attempt.
+			st.seen[nvUpAddr] = true
 			return nil
+		case bytes.IndexByte(b, ':') >= 0:
+			nv = nvUpAddr
+		default:
+			nv = nvUpName
 		}
-		nv = nvUpName
 	}
 	st.seen[nv] = true
 	if nv.isTime() && byShape {
@@ -364,8 +373,9 @@ func nginxTimeShape(b []byte) nginxVar {
 	return nvTimeISO
 }
 
-// NearMiss recognises an nginx JSON access line without a time or status
-// key, and one written with a template whose keys it does not know.
+// NearMiss recognises an nginx JSON access line without a time (and
+// without the upstream keys, which would make it one) or status key, and
+// one written with a template whose keys it does not know.
 func (a ingressNginxJSON) NearMiss(s *nearSample) (nearScore, string) {
 	elem := s.jsonElem()
 	if elem == nil {

@@ -67,9 +67,12 @@ var nginxJSONCases = []struct {
 		nginxWantRequest{nginxUTC(2024, 1, 2, 3, 4, 5), 500, GeneratedByBackend, FailureAppError, "[fd00::17]:80",
 			[]nginxWantAttempt{{"[fd00::17]:80", 500, FailureAppError}}, "PUT", "/x", ""}},
 	{"constructed an `upstream` key holding the address is not the upstream's name",
-		`{"time":"2024-01-02T03:04:05+00:00","status":200,"upstream":"10.0.0.5:8080","upstream_addr":"10.0.0.5:8080","upstream_status":"200","upstream_response_length":"3"}`,
-		nginxWantRequest{nginxUTC(2024, 1, 2, 3, 4, 5), 200, GeneratedByBackend, FailureNone, "10.0.0.5:8080",
-			[]nginxWantAttempt{{"10.0.0.5:8080", 200, FailureNone}}, "", "", ""}},
+		`{"timestamp":"2026-08-20T11:05:02.503Z","request_id":"lab-000122","method":"GET","path":"/health","status":502,"upstream":"172.23.0.12:8080","upstream_status":"502","request_time":0.003,"client":"192.0.2.24"}`,
+		nginxWantRequest{time.Date(2026, 8, 20, 11, 5, 2, 503e6, time.UTC), 502, GeneratedByLB, FailureOther, "172.23.0.12:8080",
+			[]nginxWantAttempt{{"172.23.0.12:8080", 502, FailureOther}}, "GET", "/health", ""}},
+	{"constructed an empty `upstream` key: nothing contacted, not a request refused before routing",
+		`{"timestamp":"2026-08-20T11:05:03Z","method":"GET","path":"/health","status":503,"upstream":"","upstream_status":"","request_time":0.000}`,
+		nginxWantRequest{nginxUTC(2026, 8, 20, 11, 5, 3), 503, GeneratedByLB, FailureNoBackend, "", nil, "GET", "/health", ""}},
 	{"constructed null values, a 400 rejected before routing",
 		`{"time_iso8601":"2024-01-02T03:04:05+00:00","status":400,"proxy_upstream_name":"","upstream_addr":null,"upstream_status":null,"request":"PATCHp /products/42 HTTP/1.1"}`,
 		nginxWantRequest{nginxUTC(2024, 1, 2, 3, 4, 5), 400, GeneratedByLB, FailureNone, "", nil, "PATCHp", "/products/42", ""}},
@@ -159,8 +162,8 @@ func TestIngressNginxJSONMatch(t *testing.T) {
 	for _, line := range []string{
 		`{"status":200,"time":"2026-03-04T10:15:07+00:00","service":"web"}`, // no key only nginx writes
 		`{"start_time":"2024-01-02T03:04:05.000Z","method":"GET","response_code":503,"response_flags":"UH","upstream_host":"-"}`,
-		`{"time":"2026-03-04T10:15:07+00:00","upstream_addr":"10.0.0.5:8080"}`,   // no status
-		`{"status":200,"upstream_addr":"10.0.0.5:8080","upstream_status":"200"}`, // no time
+		`{"time":"2026-03-04T10:15:07+00:00","upstream_addr":"10.0.0.5:8080"}`, // no status
+		`{"status":200,"upstream_addr":"10.0.0.5:8080","request_time":0.004}`,  // no time, no upstream_status
 		nginxAccessCases[0].line,
 		`not json`,
 	} {
@@ -307,4 +310,30 @@ func BenchmarkIngressNginxJSONParse(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
+}
+
+// TestIngressNginxJSONWithoutTime reads JSON access lines without a time of
+// their own: detected, dated by kubectl's stamps in front of them, and
+// skipped saying what to add when nothing dates them.
+func TestIngressNginxJSONWithoutTime(t *testing.T) {
+	dir := t.TempDir()
+	const line = `{"status":502,"request_time":0.001,"upstream_addr":"10.0.0.5:8080","upstream_status":"502","upstream_response_length":"0"}`
+	bare := writeFile(t, dir, "bare.log", []byte(line+"\n"+line+"\n"))
+	stamped := writeFile(t, dir, "stamped.log", []byte("2026-03-04T10:15:03.250Z "+line+"\n2026-03-04T10:15:04.500Z "+line+"\n"))
+	res, c := readPaths(t, Options{}, bare, stamped)
+	if len(res.Inputs) != 2 || c.requests != 2 {
+		t.Fatalf("inputs %+v requests %d warnings %v", res.Inputs, c.requests, res.Warnings)
+	}
+	for i, want := range []struct{ records, skipped int }{{0, 2}, {2, 0}} {
+		in := res.Inputs[i]
+		if in.Format != FormatIngressNginxJSON || in.Records != want.records || in.Skipped != want.skipped {
+			t.Errorf("%s: format=%s records=%d skipped=%d", in.Name, in.Format, in.Records, in.Skipped)
+		}
+	}
+	if s := res.Inputs[0].SkipSamples(); len(s) == 0 || !strings.Contains(s[0], "add $time_iso8601 to the log format") {
+		t.Errorf("skips = %q", s)
+	}
+	if first := res.Inputs[1].First; !first.Equal(time.Date(2026, 3, 4, 10, 15, 3, 250e6, time.UTC)) {
+		t.Errorf("first = %v", first)
+	}
 }

@@ -51,7 +51,7 @@ var nearMissCases = []struct {
 		"[\n  {\n    \"response_code\": 503,\n    \"response_flags\": \"UH\",\n    \"upstream_host\": \"-\"\n  }\n]\n",
 		FormatEnvoyJSON, "no time key"},
 	{"nginx JSON with no time key",
-		`{"remote_addr":"203.0.113.9","status":502,"upstream_addr":"10.0.0.5:8080","upstream_status":"502"}` + "\n",
+		`{"remote_addr":"203.0.113.9","status":502,"request_time":0.004,"bytes_sent":150}` + "\n",
 		FormatIngressNginxJSON, "no time key"},
 	{"ingress-nginx line in a custom log-format-upstream",
 		`203.0.113.10 - - [02/Jan/2024:03:04:05 +0000] "GET /api/items HTTP/1.1" 200 512 "-" "curl/8.5.0" 10.244.2.31:8080 200 0.004` + "\n",

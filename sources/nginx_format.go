@@ -46,6 +46,7 @@ const (
 	// nvUpNameOrAddr: a JSON key named `upstream`, which templates use for
 	// $proxy_upstream_name (envelopes.md §6.2) and sometimes for
 	// $upstream_addr: read as the name unless it holds an address.
+	// nginxJSONState.set decides which.
 	nvUpNameOrAddr
 )
 
@@ -322,7 +323,7 @@ var (
 	errNginxValueTime    = errors.New("nginx access line with a time its variable does not write")
 	errNginxValueStatus  = errors.New("nginx access line with a $status that is not an HTTP status")
 	errNginxValueUpState = errors.New("nginx access line with a bad $upstream_status list")
-	errNginxValueNoTime  = errors.New("nginx access line without a time and without a wrapper time")
+	errNginxValueNoTime  = errors.New("nginx access line without a time and without a wrapper time: add $time_iso8601 to the log format, or keep the time kubectl logs --timestamps puts in front")
 )
 
 // set stores the value of variable v, checking that it is what v writes.
