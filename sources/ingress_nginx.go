@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/bits"
 	"net/netip"
+	"regexp"
 	"strings"
 	"time"
 
@@ -800,6 +801,10 @@ func nginxIsDecimal(b []byte) bool { return nginxIsDash(b) || lex.IsDecimal(b) }
 // nginxIsDash reports whether b is nginx's `-` for a missing value.
 func nginxIsDash(b []byte) bool { return len(b) == 1 && b[0] == '-' }
 
+// nginxLineShape is what any nginx access line with $time_local and
+// $request in brackets and quotes shows.
+var nginxLineShape = regexp.MustCompile(`\[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4}\] .*"[A-Z]+ \S+( HTTP/[0-9.]+)?"`)
+
 // NearMiss recognises an access line that starts as ingress-nginx's do
 // (`$remote_addr - $remote_user [$time_local] "$request" ...`) and names
 // the first field that is not what the default format writes there.
@@ -808,6 +813,9 @@ func (a ingressNginx) NearMiss(s *nearSample) (nearScore, string) {
 	var f nginxAccessFields
 	switch err := nginxScanAccess(line, &f); err {
 	case nil, errNginxNoClient, errNginxNoTime:
+		if nginxLineShape.Match(line) {
+			return nearShape, "an nginx access line ([$time_local] and a quoted $request) in a format of its own: give its log_format with --nginx-format"
+		}
 		return nearNone, ""
 	case errNginxQuoted, errNginxNumbers:
 		return nearFields, err.Error()
