@@ -27,14 +27,29 @@ type Options struct {
 	// or a JSON format dictionary (`{"ts":"%START_TIME%","status":"%RESPONSE_CODE%",...}`).
 	// Lines in the default formats are still read. Empty means the defaults only.
 	EnvoyFormat string
+	// NginxFormat is the access-log format of ingress-nginx inputs written
+	// in a custom `log-format-upstream` (or of nginx with the upstream
+	// variables added): the log_format string or JSON template as
+	// configured. Lines in ingress-nginx's default format are still read.
+	// Empty means the default format and JSON lines recognised by their keys.
+	NginxFormat string
 
 	// envoy is EnvoyFormat compiled by prepare; nil without one.
 	envoy *envoyCustom
+	// nginx is NginxFormat compiled by prepare; nil without one.
+	nginx *nginxCustom
 }
 
 // prepare checks and compiles the options that need it; Read calls it
 // before reading anything.
 func (o *Options) prepare() error {
+	if o.NginxFormat != "" {
+		c, err := compileNginxCustom(o.NginxFormat)
+		if err != nil {
+			return fmt.Errorf("nginx access-log format: %w", err)
+		}
+		o.nginx = c
+	}
 	if o.EnvoyFormat == "" {
 		return nil
 	}
@@ -47,18 +62,22 @@ func (o *Options) prepare() error {
 }
 
 // lineAdapterSet returns the line adapters detection tries, in the table's
-// order: with an Envoy format, the Envoy adapters that read it.
+// order: with an Envoy or nginx format, the adapters that read it.
 func (o *Options) lineAdapterSet() []lineAdapter {
-	if o == nil || o.envoy == nil {
+	if o == nil || o.envoy == nil && o.nginx == nil {
 		return lineAdapters
 	}
 	set := make([]lineAdapter, len(lineAdapters))
 	for i, a := range lineAdapters {
 		switch {
-		case a.Format() == FormatEnvoyAccess && o.envoy.text != nil:
+		case o.envoy != nil && a.Format() == FormatEnvoyAccess && o.envoy.text != nil:
 			a = newEnvoyText(o.envoy.text)
-		case a.Format() == FormatEnvoyJSON && o.envoy.json != nil:
+		case o.envoy != nil && a.Format() == FormatEnvoyJSON && o.envoy.json != nil:
 			a = envoyJSON{custom: o.envoy.json}
+		case o.nginx != nil && a.Format() == FormatIngressNginx && o.nginx.text != nil:
+			a = ingressNginx{custom: o.nginx.text}
+		case o.nginx != nil && a.Format() == FormatIngressNginxJSON && o.nginx.json != nil:
+			a = ingressNginxJSON{custom: o.nginx.json}
 		}
 		set[i] = a
 	}

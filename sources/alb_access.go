@@ -606,3 +606,24 @@ func albShorten(b []byte) []byte {
 	}
 	return b
 }
+
+// NearMiss recognises a line that starts as an ALB access line (a request
+// type and an RFC 3339 time) and says which field is missing or wrong.
+func (albAccess) NearMiss(s *nearSample) (nearScore, string) {
+	line := s.first()
+	var f [albAccessMinFields][]byte
+	n, err := albSplitFields(line, f[:])
+	if n < 2 || !albIsAccessType(f[albFieldType]) {
+		return nearNone, ""
+	}
+	if _, ok := albParseTime(f[albFieldTime], nil); !ok {
+		return nearNone, ""
+	}
+	switch {
+	case err != nil:
+		return nearFields, "an ALB access line that does not split into fields: " + err.Error()
+	case n >= albAccessMinFields:
+		return nearShape, "an ALB access line readygap could not read"
+	}
+	return nearFields, fmt.Sprintf("an ALB access line with %d fields where ALB writes at least %d (a cut or re-formatted line)", n, albAccessMinFields)
+}

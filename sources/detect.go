@@ -43,11 +43,6 @@ type plan struct {
 // sampleLines bounds how many lines detection looks at.
 const sampleLines = 50
 
-// errUnknownFormat is returned for an input in no format readygap reads.
-type errUnknownFormat struct{}
-
-func (errUnknownFormat) Error() string { return "not in a format readygap reads" }
-
 // detect decides how to read an input from its first bytes. complete says
 // whether head holds the whole input; lines are the line adapters to try
 // (Options.lineAdapterSet).
@@ -61,10 +56,11 @@ func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 	switch {
 	case body[0] == '{' || body[0] == '[':
 		if looksLikeCloudWatchExport(body) {
-			if a, _ := voteLines(cloudWatchSample(body), lines, nil); a != nil {
+			sample := cloudWatchSample(body)
+			if a, _ := voteLines(sample, lines, nil); a != nil {
 				return plan{layout: layoutCloudWatch, line: a, format: a.Format()}, nil
 			}
-			return plan{}, errUnknownFormat{}
+			return plan{}, nearestFormat(bytes.Join(sample, []byte("\n")), true, lines)
 		}
 		if complete && noJSONElement(body) {
 			return plan{}, errNoElement
@@ -86,7 +82,7 @@ func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 	if env, a := voteEnvelopes(textSample(head, complete), lines); a != nil {
 		return plan{layout: layoutLines, line: a, env: env, format: a.Format()}, nil
 	}
-	return plan{}, errUnknownFormat{}
+	return plan{}, nearestFormat(head, complete, lines)
 }
 
 // errEmpty is returned for an input with nothing but white space.

@@ -507,3 +507,20 @@ func (st *envoyJSONState) setOther(c *envoyCommand, null bool) error {
 	}
 	return nil
 }
+
+// NearMiss recognises an Envoy JSON access line without a time key, and
+// one written with a dictionary of its own.
+func (a envoyJSON) NearMiss(s *nearSample) (nearScore, string) {
+	elem := s.jsonElem()
+	if elem == nil {
+		return nearNone, ""
+	}
+	keys, _ := jsonKeys(elem)
+	if !hasAnyKey(keys, "responsecode", "responseflags", "flags", "upstreamhost", "upstreamcluster", "responsecodedetails", "xenvoyoriginpath") {
+		return nearNone, ""
+	}
+	if !hasAnyKey(keys, jsonTimeKeys...) {
+		return nearFields, "a JSON object with no time key: the access-log dictionary has no %START_TIME% (add \"start_time\": \"%START_TIME%\", or keep the time kubectl logs --timestamps puts in front)"
+	}
+	return nearShape, "an Envoy JSON access line with keys other than the default dictionaries': give its dictionary with --envoy-format"
+}

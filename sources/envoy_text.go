@@ -3,6 +3,7 @@ package sources
 import (
 	"bytes"
 	"errors"
+	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -367,4 +368,28 @@ func (rec *envoyRecord) setText(op envoyOp, value []byte) {
 	case opDownstreamLocal:
 		rec.downstreamLocal = value
 	}
+}
+
+// envoyCutTimeStamp stands in for the [%START_TIME%] a line lost, to see
+// whether the rest is an access line.
+var envoyCutTimeStamp = []byte("[2000-01-01T00:00:00.000Z] ")
+
+// envoyRequestShape is what any Envoy text access line shows: a quoted
+// request line, then the response code and the response flags.
+var envoyRequestShape = regexp.MustCompile(`"[A-Z]+ \S+ HTTP/[0-9.]+" \d{3} (-|[A-Z]{2,4}(,[A-Z]{2,4})*) `)
+
+// NearMiss recognises an access line whose leading [%START_TIME%] was cut
+// off, and the shape of an Envoy access line in a format of its own.
+func (a envoyText) NearMiss(s *nearSample) (nearScore, string) {
+	line := s.first()
+	if len(line) == 0 {
+		return nearNone, ""
+	}
+	if line[0] == '"' && a.Match(append(bytes.Clone(envoyCutTimeStamp), line...)) {
+		return nearKnown, "no timestamp: the line starts at the quoted request where Envoy's default format starts with [%START_TIME%] (the time was cut off)"
+	}
+	if envoyRequestShape.Match(line) {
+		return nearShape, "an Envoy-like access line (a quoted request, a status, response flags) in neither Envoy's nor Istio's default format: give its format with --envoy-format"
+	}
+	return nearNone, ""
 }

@@ -20,6 +20,9 @@ const (
 	// FamilyEnvoy is the Envoy-based gateways and meshes: Istio (and Cloud
 	// Service Mesh), Envoy Gateway, Contour, kgateway, plain Envoy.
 	FamilyEnvoy Family = "envoy"
+	// FamilyNginx is nginx outside ingress-nginx: plain nginx and the
+	// NGINX Inc controller (nginx/kubernetes-ingress).
+	FamilyNginx Family = "nginx"
 )
 
 // Platform is the product around an Envoy proxy, when a record shows it.
@@ -93,8 +96,21 @@ var formatTable = []FormatInfo{
 	},
 	{
 		ID: FormatIngressNginx, Family: FamilyIngressNginx, line: ingressNginx{},
-		Description: "ingress-nginx controller output: access lines (current and pre-0.25 formats), nginx error lines, klog lines",
+		Description: "ingress-nginx controller output: access lines (current and pre-0.25 formats, or the `log-format-upstream` given with `--nginx-format`), nginx error lines, klog lines",
 		HowToGet:    "`kubectl logs -n ingress-nginx deploy/ingress-nginx-controller [--timestamps]`",
+	},
+	// ingress-nginx's JSON log-format-upstream and the nginx formats that
+	// log no upstream: after ingress-nginx, whose default lines they never
+	// match, and before Envoy.
+	{
+		ID: FormatIngressNginxJSON, Family: FamilyIngressNginx, line: ingressNginxJSON{},
+		Description: "ingress-nginx controller output with a JSON `log-format-upstream` (`log-format-escape-json`): recognised when its keys name the ingress-nginx variables (`status`, `upstream_addr`, `upstream_status`, a time), or any template given with `--nginx-format`; nginx error and klog lines among them are read too",
+		HowToGet:    "`kubectl logs -n ingress-nginx deploy/ingress-nginx-controller [--timestamps]`",
+	},
+	{
+		ID: FormatNginxAccess, Family: FamilyNginx, line: nginxAccess{},
+		Description: "plain nginx `combined` and the NGINX Inc controller's default access lines: recognised, but they log no upstream, so each line is skipped naming the variables to add (`$upstream_addr $upstream_status`); with them added, give the format with `--nginx-format`",
+		HowToGet:    "`kubectl logs -n nginx-ingress deploy/nginx-ingress` after adding `$upstream_addr $upstream_status` to the ConfigMap's `log-format`",
 	},
 	{
 		ID: FormatEnvoyAccess, Family: FamilyEnvoy, line: envoyText{},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/bits"
 	"net/netip"
+	"regexp"
 	"strings"
 	"time"
 
@@ -17,16 +18,37 @@ import (
 // (and its pre-0.26 variants), nginx error-log lines and the controller's own
 // klog lines, all interleaved in one stream. Parse tells the three apart by
 // the shape of the line; the access lines are in this file, the others in
-// nginx_error.go and klog.go.
-type ingressNginx struct{}
+// nginx_error.go and klog.go. With Options.NginxFormat, access lines in
+// that log-format-upstream are read too, before the default ones.
+type ingressNginx struct {
+	// custom is the log_format of Options.NginxFormat; nil without one.
+	custom *nginxFormat
+}
 
 // Format returns FormatIngressNginx.
 func (ingressNginx) Format() Format { return FormatIngressNginx }
 
 // Match reports whether line is an ingress-nginx access line, an nginx
 // error-log line or a klog line.
-func (ingressNginx) Match(line []byte) bool {
+func (a ingressNginx) Match(line []byte) bool {
 	line = nginxUnwrap(line)
+	if nginxOtherLineMatch(line) {
+		return true
+	}
+	if a.custom != nil {
+		var vals nginxValues
+		var stamp lex.Stamp
+		if a.custom.scan(line, &vals, &stamp) == nil {
+			return true
+		}
+	}
+	var f nginxAccessFields
+	return nginxScanAccess(line, &f) == nil
+}
+
+// nginxOtherLineMatch reports whether line is a valid nginx error-log line
+// or klog line, which controllers print among their access lines.
+func nginxOtherLineMatch(line []byte) bool {
 	switch {
 	case klogShaped(line):
 		_, _, err := klogSplitHeader(line)
@@ -35,14 +57,13 @@ func (ingressNginx) Match(line []byte) bool {
 		_, _, err := nginxErrorSplit(line)
 		return err == nil
 	}
-	var f nginxAccessFields
-	return nginxScanAccess(line, &f) == nil
+	return false
 }
 
 // Parse reports the record of one line: a Request for an access line or an
 // upstream error, a Lifecycle for the klog lines that matter. Other valid
 // lines carry no record.
-func (ingressNginx) Parse(line []byte, ln *Line, out *Emitter) error {
+func (a ingressNginx) Parse(line []byte, ln *Line, out *Emitter) error {
 	line = nginxUnwrap(line)
 	switch {
 	case klogShaped(line):
@@ -50,16 +71,33 @@ func (ingressNginx) Parse(line []byte, ln *Line, out *Emitter) error {
 	case nginxErrorShaped(line):
 		return nginxErrorParse(line, ln, out)
 	}
-	return nginxAccessParse(line, ln, out)
+	if a.custom == nil {
+		return nginxAccessParse(line, ln, out)
+	}
+	var vals nginxValues
+	err := a.custom.scan(line, &vals, &out.stamp)
+	if err == nil {
+		return vals.emit(FormatIngressNginx, ln, out)
+	}
+	if nginxAccessParse(line, ln, out) == nil {
+		return nil
+	}
+	return err
 }
 
 // ZoneOffset returns the zone of an access line's $time_local: error-log
 // and klog lines of the same controller are written at the same offset but
 // without it (see zoneLearner).
-func (ingressNginx) ZoneOffset(line []byte) (time.Duration, time.Time, bool) {
+func (a ingressNginx) ZoneOffset(line []byte) (time.Duration, time.Time, bool) {
 	line = nginxUnwrap(line)
 	if klogShaped(line) || nginxErrorShaped(line) {
 		return 0, time.Time{}, false
+	}
+	if a.custom != nil {
+		var vals nginxValues
+		if a.custom.scan(line, &vals, nil) == nil && vals.zoned {
+			return vals.offset, vals.time, true
+		}
 	}
 	var f nginxAccessFields
 	if nginxScanAccess(line, &f) != nil {
@@ -102,8 +140,8 @@ var (
 	errNginxNoTime     = errors.New("ingress-nginx access line without a [time_local] field")
 	errNginxNoRequest  = errors.New("ingress-nginx access line without a quoted request line")
 	errNginxStatus     = errors.New("ingress-nginx access line with a bad status")
-	errNginxQuoted     = errors.New("ingress-nginx access line with a bad referer or user-agent field")
-	errNginxNumbers    = errors.New("ingress-nginx access line with a bad request_length or request_time")
+	errNginxQuoted     = errors.New("ingress-nginx access line with a bad referer or user-agent field (a custom log-format-upstream, or another controller's format? give it with --nginx-format)")
+	errNginxNumbers    = errors.New("ingress-nginx access line with a bad request_length or request_time (a custom log-format-upstream, or another controller's format? give it with --nginx-format)")
 	errNginxUpstreams  = errors.New("ingress-nginx access line without the four upstream fields (wrapped or cut line?)")
 	errNginxUpStatus   = errors.New("ingress-nginx access line with a bad upstream_status list")
 	errNginxUpName     = errors.New("ingress-nginx access line with an unterminated [proxy_upstream_name]")
@@ -762,3 +800,26 @@ func nginxIsDecimal(b []byte) bool { return nginxIsDash(b) || lex.IsDecimal(b) }
 
 // nginxIsDash reports whether b is nginx's `-` for a missing value.
 func nginxIsDash(b []byte) bool { return len(b) == 1 && b[0] == '-' }
+
+// nginxLineShape is what any nginx access line with $time_local and
+// $request in brackets and quotes shows.
+var nginxLineShape = regexp.MustCompile(`\[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4}\] .*"[A-Z]+ \S+( HTTP/[0-9.]+)?"`)
+
+// NearMiss recognises an access line that starts as ingress-nginx's do
+// (`$remote_addr - $remote_user [$time_local] "$request" ...`) and names
+// the first field that is not what the default format writes there.
+func (a ingressNginx) NearMiss(s *nearSample) (nearScore, string) {
+	line := nginxUnwrap(s.first())
+	var f nginxAccessFields
+	switch err := nginxScanAccess(line, &f); err {
+	case nil, errNginxNoClient, errNginxNoTime:
+		if nginxLineShape.Match(line) {
+			return nearShape, "an nginx access line ([$time_local] and a quoted $request) in a format of its own: give its log_format with --nginx-format"
+		}
+		return nearNone, ""
+	case errNginxQuoted, errNginxNumbers:
+		return nearFields, err.Error()
+	default:
+		return nearFields, err.Error() + ": a custom log-format-upstream? give it with --nginx-format"
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"time"
 
@@ -150,4 +151,22 @@ func coreEventFromV1(e *eventsv1.Event) *corev1.Event {
 		ev.Source.Component = e.ReportingController
 	}
 	return ev
+}
+
+// kubectlEventsHeader matches the header of the Events table of `kubectl
+// describe` (all layouts since 2015) and of `kubectl get events`.
+var kubectlEventsHeader = regexp.MustCompile(`^(Type\s{2,}Reason\s{2,}Age\s{2,}From\s{2,}Message|FirstSeen\s+LastSeen\s+Count\s+From|(NAMESPACE\s{2,})?LAST ?SEEN\s{2,}(TYPE|FIRST ?SEEN)\s{2,})`)
+
+// NearMiss recognises `kubectl describe` text and `kubectl get events`
+// tables, which give ages rather than times.
+func (k8sEvents) NearMiss(s *nearSample) (nearScore, string) {
+	for _, l := range s.lines {
+		switch {
+		case bytes.HasPrefix(l, []byte("Events:")) || bytes.HasPrefix(l, []byte("Type ")) && kubectlEventsHeader.Match(l):
+			return nearKnown, "`kubectl describe` text: its Events table gives ages (16m, 2m30s (x5 over 15m)), not the times of the events"
+		case kubectlEventsHeader.Match(l):
+			return nearKnown, "a `kubectl get events` table: it gives ages, not the times of the events"
+		}
+	}
+	return nearNone, ""
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -1008,4 +1009,21 @@ func decodeTargetGroupBinding(elem []byte, c *Config, out *Emitter) error {
 	}
 	out.Config(c)
 	return nil
+}
+
+// kubectlGetHeader matches the header of a `kubectl get` table of the
+// objects readygap reads.
+var kubectlGetHeader = regexp.MustCompile(`^(NAMESPACE\s{2,})?NAME\s{2,}(READY|STATUS|TYPE|UP-TO-DATE|DESIRED|ADDRESSTYPE|CLASS|ENDPOINTS|CONTROLLER|AGE)\b`)
+
+// NearMiss recognises `kubectl describe` text and `kubectl get` tables,
+// which leave out what readygap reads (probes, ports, owners, times).
+func (k8sObjects) NearMiss(s *nearSample) (nearScore, string) {
+	first := s.first()
+	switch {
+	case bytes.HasPrefix(first, []byte("Name:")):
+		return nearKnown, "`kubectl describe` text, not the objects: it leaves out what readygap reads (owners, probe ports, times)"
+	case kubectlGetHeader.Match(first):
+		return nearKnown, "a `kubectl get` table, not the objects: it leaves out what readygap reads (owners, probe ports, times)"
+	}
+	return nearNone, ""
 }

@@ -29,6 +29,11 @@ const (
 	FormatK8sObjects     Format = "k8s-objects"
 	FormatEnvoyAccess    Format = "envoy-access"
 	FormatEnvoyJSON      Format = "envoy-json"
+	// FormatIngressNginxJSON is ingress-nginx with a JSON log-format-upstream.
+	FormatIngressNginxJSON Format = "ingress-nginx-json"
+	// FormatNginxAccess is plain nginx `combined` and the NGINX Inc
+	// controller's default `main` access lines.
+	FormatNginxAccess Format = "nginx-access"
 )
 
 // Origin says where a record came from: the input name and the 1-based line

@@ -21,6 +21,9 @@ type analyzeOptions struct {
 	TZ     string
 	// EnvoyFormat is the Envoy access-log format of Envoy inputs in a custom format.
 	EnvoyFormat string
+	// NginxFormat is the access-log format of ingress-nginx (or nginx)
+	// inputs in a custom log-format-upstream.
+	NginxFormat string
 	// ExitCode makes a found incident exit with code 3.
 	ExitCode bool
 
@@ -57,6 +60,9 @@ exits 6.`,
   # only the ten minutes around the rollout, as JSON for a script
   readygap analyze --since 2024-05-01T11:55:00Z --until 2024-05-01T12:05:00Z -o json alb-logs/ events.json
 
+  # ingress-nginx with a custom log-format-upstream, as in its ConfigMap
+  readygap analyze --nginx-format '$remote_addr [$time_local] "$request" $status $upstream_addr $upstream_status $upstream_response_length' controller.log
+
   # ingress-nginx logs from a pipe; nginx error-log times are in Europe/Berlin
   kubectl logs -n ingress-nginx deploy/ingress-nginx-controller --since=1h | readygap analyze --tz Europe/Berlin -`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -81,6 +87,7 @@ exits 6.`,
 	cmd.Flags().StringVar(&opts.Until, "until", "", "keep records before this time (same forms as --since)")
 	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit with code 3 when an incident is found (for scripts and CI)")
 	cmd.Flags().StringVar(&opts.EnvoyFormat, "envoy-format", "", "Envoy access-log format of Envoy logs in a custom format: a format string ('[%START_TIME%] \"%REQ(:METHOD)% ...') or a JSON dictionary")
+	cmd.Flags().StringVar(&opts.NginxFormat, "nginx-format", "", "nginx access-log format of ingress-nginx logs in a custom log-format-upstream (or nginx logs with $upstream_addr and $upstream_status added): the log_format string or JSON template, as configured")
 	cmd.Flags().StringVar(&opts.TZ, "tz", "UTC", "time zone of log times written without one (nginx error log, klog), e.g. Europe/Berlin or Local")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.FormatNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("tz", cobra.FixedCompletions([]string{"UTC", "Local"}, cobra.ShellCompDirectiveNoFileComp))
@@ -105,7 +112,21 @@ func (o *analyzeOptions) readOptions() (sources.Options, error) {
 	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
 		return sources.Options{}, usageError(fmt.Errorf("--since %s is not before --until %s", since.Format(time.RFC3339), until.Format(time.RFC3339)))
 	}
-	return sources.Options{Since: since, Until: until, TZ: loc, Stdin: o.In, EnvoyFormat: o.EnvoyFormat}, nil
+	if err := checkNginxFormat(o.NginxFormat); err != nil {
+		return sources.Options{}, err
+	}
+	return sources.Options{Since: since, Until: until, TZ: loc, Stdin: o.In, EnvoyFormat: o.EnvoyFormat, NginxFormat: o.NginxFormat}, nil
+}
+
+// checkNginxFormat makes a --nginx-format readygap cannot read a usage error.
+func checkNginxFormat(format string) error {
+	if format == "" {
+		return nil
+	}
+	if err := sources.CheckNginxFormat(format); err != nil {
+		return usageError(fmt.Errorf("--nginx-format: %w", err))
+	}
+	return nil
 }
 
 // analyzeRun reads the inputs and renders the report.

@@ -199,3 +199,39 @@ func TestAnalyzeExitCode(t *testing.T) {
 		t.Errorf("events alone with --exit-code: exit %d, want %d", code, exitNotJudged)
 	}
 }
+
+// TestAnalyzeNginxFormat reads a custom ingress-nginx format given with
+// --nginx-format, and refuses one readygap cannot read as a usage error.
+func TestAnalyzeNginxFormat(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "controller.log")
+	must(t, os.WriteFile(path, []byte(
+		`203.0.113.9 [04/Mar/2026:10:15:03 +0000] "GET /a HTTP/1.1" 502 10.8.2.31:8080, 10.8.3.12:8080 502, 502 0, 0`+"\n"+
+			`203.0.113.9 [04/Mar/2026:10:15:04 +0000] "GET /a HTTP/1.1" 200 10.8.2.31:8080 200 12`+"\n"), 0o644))
+	const format = `$remote_addr [$time_local] "$request" $status $upstream_addr $upstream_status $upstream_response_length`
+	out, errOut, code := runCLI(t, "", "analyze", "-o", "json", "--nginx-format", format, path)
+	if code != exitOK || !strings.Contains(out, `"format": "ingress-nginx"`) || !strings.Contains(out, `"records": 2`) || !strings.Contains(out, `"skipped": 0`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, tc := range []struct{ format, want string }{
+		{`$remote_addr [$time_local] "$request" $status`, "--nginx-format: the format has no $upstream_addr or $upstream_status"},
+		{`$status$upstream_addr $upstream_status`, "two variables with nothing between them"},
+		{` `, "--nginx-format: the format is empty"},
+	} {
+		_, errOut, code := runCLI(t, "", "analyze", "--nginx-format", tc.format, path)
+		if code != exitUsage || !strings.Contains(strings.Join(strings.Fields(errOut), " "), tc.want) {
+			t.Errorf("--nginx-format %q: exit %d, want %d and %q:\n%s", tc.format, code, exitUsage, tc.want, errOut)
+		}
+	}
+	// triage takes the same flag, checked before any source is asked.
+	var got *triageOptions
+	cmd := newTriageCmd(func(o *triageOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--nginx-format", format})
+	if err := cmd.Execute(); err != nil || got.NginxFormat != format {
+		t.Fatalf("%v %+v", err, got)
+	}
+	_, errOut, code = runCLI(t, "", "triage", "--nginx-format", "$status", "--proxy-logs", "deploy/x")
+	if code != exitUsage || !strings.Contains(strings.Join(strings.Fields(errOut), " "), "--nginx-format: the format has no $upstream_addr") {
+		t.Errorf("triage: exit %d\n%s", code, errOut)
+	}
+}

@@ -47,6 +47,9 @@ type triageOptions struct {
 	proxyLimit     int64
 	// EnvoyFormat is the access-log format of Envoy proxies in a custom one.
 	EnvoyFormat string
+	// NginxFormat is the access-log format of ingress-nginx (or nginx)
+	// proxies in a custom one.
+	NginxFormat string
 
 	Timeouts live.Timeouts
 
@@ -172,6 +175,7 @@ data are never saved.`,
 	f.StringArrayVar(&opts.ProxyLogs, "proxy-logs", nil, "read the logs of these gateway or ingress-controller pods (repeatable): [NAMESPACE/]deploy/NAME, ds/NAME, sts/NAME, pod/NAME or -l SELECTOR, then optionally -c CONTAINER")
 	f.StringVar(&opts.ProxyLogsLimit, "proxy-logs-limit", resource.NewQuantity(live.DefaultProxyLogLimit, resource.BinarySI).String(), "most log read of one pod of --proxy-logs, all its containers together (a size: 64Mi, 1Gi)")
 	f.StringVar(&opts.EnvoyFormat, "envoy-format", "", "Envoy access-log format of --proxy-logs in a custom format, as for analyze: a format string or a JSON dictionary")
+	f.StringVar(&opts.NginxFormat, "nginx-format", "", "nginx access-log format of --proxy-logs in a custom format, as for analyze: the log-format-upstream string or JSON template")
 	f.DurationVar(&opts.Timeouts.Connect, "connect-timeout", live.DefaultTimeouts.Connect, "longest wait to open a connection")
 	f.DurationVar(&opts.Timeouts.Response, "response-timeout", live.DefaultTimeouts.Response, "longest wait for the first byte of an answer (Cloud Logging: for the connection); a silent endpoint is given up after it")
 	f.DurationVar(&opts.Timeouts.Idle, "idle-timeout", live.DefaultTimeouts.Idle, "longest pause in the middle of an answer (Cloud Logging: added to --response-timeout per page)")
@@ -320,6 +324,9 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 	if err := o.checkTimeouts(); err != nil {
 		return err
 	}
+	if err := checkNginxFormat(o.NginxFormat); err != nil {
+		return err
+	}
 	if err := o.parseProxyLogs(); err != nil {
 		return err
 	}
@@ -392,7 +399,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 		}
 		return fmt.Errorf("no data in %s from any source", w)
 	}
-	rep, err := report.Analyze(ctx, []string{dir}, report.Options{Read: sources.Options{EnvoyFormat: o.EnvoyFormat}})
+	rep, err := report.Analyze(ctx, []string{dir}, report.Options{Read: sources.Options{EnvoyFormat: o.EnvoyFormat, NginxFormat: o.NginxFormat}})
 	if err != nil {
 		return err
 	}
