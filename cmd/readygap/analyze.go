@@ -100,6 +100,9 @@ func (o *analyzeOptions) readOptions() (sources.Options, error) {
 	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
 		return sources.Options{}, usageError(fmt.Errorf("--since %s is not before --until %s", since.Format(time.RFC3339), until.Format(time.RFC3339)))
 	}
+	if err := sources.CheckEnvoyFormat(o.EnvoyFormat); err != nil {
+		return sources.Options{}, usageError(fmt.Errorf("--envoy-format: %w", err))
+	}
 	return sources.Options{Since: since, Until: until, TZ: loc, Stdin: o.In, EnvoyFormat: o.EnvoyFormat}, nil
 }
 

@@ -38,7 +38,7 @@ var exitCodes = []struct {
 }{
 	{exitOK, "the command worked (no incident found, or `--exit-code` not given)"},
 	{exitError, "an error: unreadable input, no input in a known format, a failed API call, an internal failure"},
-	{exitUsage, "a mistake in the command line: unknown command, flag or value (bad time, time zone or output format, missing `PATH`); a suggestion follows"},
+	{exitUsage, "a mistake in the command line: unknown command, flag or value (bad time, time zone, output format or `--envoy-format`, missing `PATH`); a suggestion follows"},
 	{exitIncident, "with `--exit-code`: the analysis found an incident"},
 	{exitNoRecord, "`--since`/`--until` left no record with a time; the warning gives the time range the data has"},
 	{exitRisk, "`check`: a finding at or above `--fail-on` (default `error`; `--fail-on none` never exits 5)"},

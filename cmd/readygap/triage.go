@@ -318,6 +318,9 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 	if err := o.checkTimeouts(); err != nil {
 		return err
 	}
+	if err := sources.CheckEnvoyFormat(o.EnvoyFormat); err != nil {
+		return usageError(fmt.Errorf("--envoy-format: %w", err))
+	}
 	if err := o.parseProxyLogs(); err != nil {
 		return err
 	}
