@@ -184,7 +184,9 @@ func kubeResourceName(gvr schema.GroupVersionResource) string {
 // deadlines: a connect timeout on the dial and the TLS handshake, a
 // first-byte and an idle-read timeout on every request, server warnings
 // dropped (they are server text), and the API server's requests to retry
-// bounded (retryWatcher) and reported to the call's hook.
+// bounded (retryWatcher) and reported to the call's hook, and a redirect
+// to another host refused (redirectGuard: client-go's bearer round-tripper
+// would send the token there).
 func kubeRestConfig(base *rest.Config, t Timeouts) *rest.Config {
 	cfg := rest.CopyConfig(base)
 	cfg.Dial = dialer(t).DialContext
@@ -207,6 +209,9 @@ func kubeRestConfig(base *rest.Config, t Timeouts) *rest.Config {
 			}
 			inner = w.WrappedRoundTripper()
 		}
+		// Innermost, below the layers that add the credentials: a
+		// redirect to another host is refused before it is sent.
+		rt = redirectGuard{next: rt}
 		if prev != nil {
 			rt = prev(rt)
 		}
