@@ -213,8 +213,8 @@ func kubeRestConfig(base *rest.Config, t Timeouts) *rest.Config {
 			}
 			inner = w.WrappedRoundTripper()
 		}
-		// Innermost, below the layers that add the credentials: a
-		// redirect to another host is refused before it is sent.
+		// A redirect to another host fails the call before client-go
+		// follows it with the credentials.
 		rt = redirectGuard{next: rt}
 		if prev != nil {
 			rt = prev(rt)

@@ -17,9 +17,11 @@ import (
 // header for another port of the same host name. So a redirect is followed
 // only to the same scheme, host and port: an answer redirecting anywhere
 // else fails the call with a RedirectError that names both ends, and
-// nothing is sent there. redirectGuard is the one place this is decided;
-// every HTTP client a source builds has it below the layers that add
-// credentials (kubeRestConfig, guardAWSClient, guardRedirects). Cloud
+// nothing is sent there. redirectGuard is the one place this is decided:
+// it turns the redirecting answer into an error before the client can
+// follow it, so it works anywhere in a client's chain of transports, above
+// or below the layers that add credentials. Every HTTP client a source
+// builds has it (kubeRestConfig, guardAWSClient, guardRedirects). Cloud
 // Logging speaks gRPC, which follows no redirect: an HTTP status other than
 // 200 fails the call.
 
