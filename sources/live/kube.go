@@ -188,9 +188,9 @@ func kubeResourceName(gvr schema.GroupVersionResource) string {
 // first-byte and an idle-read timeout on every request, server warnings
 // dropped (they are server text), and the API server's requests to retry
 // bounded (retryWatcher) and reported to the call's hook, answers read
-// whole bounded (kubeAnswerLimit), and a redirect
-// to another host refused (redirectGuard: client-go's bearer round-tripper
-// would send the token there).
+// whole bounded (kubeAnswerLimit), and a redirect to another host refused
+// (redirectGuard: client-go's bearer round-tripper would send the token
+// there).
 func kubeRestConfig(base *rest.Config, t Timeouts) *rest.Config {
 	cfg := rest.CopyConfig(base)
 	cfg.Dial = dialer(t).DialContext
@@ -455,8 +455,8 @@ func kubeListPath(gvr schema.GroupVersionResource, namespace string) []string {
 // read as a stream, item by item, none larger than kubeMaxItemBytes; the
 // list stops after listItemLimit items, or as many pages as that many
 // items fill, whether the server ignored limit or paged without end, and
-// then says so in the item's reason. An
-// optional resource the cluster does not serve is added to absent.
+// then says so in the item's reason. An optional resource the cluster does
+// not serve is added to absent.
 func (k *Kubernetes) list(r *run, rc rest.Interface, res kubeResource, out *kubeListFile, keep func(map[string]any) bool,
 	counts map[string]int, word func(verb, resource string) func(error) *FetchError, absent *[]string) {
 	resource := kubeResourceName(res.gvr)
