@@ -35,7 +35,7 @@ func render(t testing.TB, f Format, rep *Report) string {
 	return b.String()
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

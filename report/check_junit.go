@@ -47,7 +47,10 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-// renderJUnit writes the check report as JUnit XML.
+// renderJUnit writes the check report as JUnit XML. Text from the inputs
+// (names, files, titles, reasons) passes through Sanitize: XML has no
+// escape a CI page shows as one, so a control or invisible character would
+// reach the reader raw.
 func renderJUnit(w io.Writer, rep *CheckReport) error {
 	failOn := classify.Severity(rep.Summary.FailOn)
 	byCase := map[string][]CheckFinding{}
@@ -65,13 +68,13 @@ func renderJUnit(w io.Writer, rep *CheckReport) error {
 		for _, sc := range c.Checks {
 			rule := c.ID + "/" + sc.ID
 			for _, wl := range workloads {
-				tc := junitCase{Name: wl.String(), Classname: rule, File: wl.File, Line: wl.Line}
+				tc := junitCase{Name: Sanitize(wl.String()), Classname: rule, File: Sanitize(wl.File), Line: wl.Line}
 				for _, f := range byCase[rule+"\x00"+wl.String()] {
-					text := junitText(f)
+					text := sanitizeLines(junitText(f))
 					if failOn.Rank() > 0 && classify.Severity(f.Severity).Rank() >= failOn.Rank() {
 						if tc.Failure == nil {
-							tc.Failure = &junitFailure{Message: f.Title, Type: f.Severity}
-							tc.File, tc.Line = f.Object.File, f.Object.Line
+							tc.Failure = &junitFailure{Message: Sanitize(f.Title), Type: f.Severity}
+							tc.File, tc.Line = Sanitize(f.Object.File), f.Object.Line
 						} else {
 							tc.Failure.Text += "\n\n"
 						}

@@ -115,7 +115,10 @@ type sarifLogicalLocation struct {
 	Kind               string `json:"kind"`
 }
 
-// renderSARIF writes the check report as a SARIF 2.1.0 log.
+// renderSARIF writes the check report as a SARIF 2.1.0 log. The text a
+// code-scanning page shows (the message, the object's names) passes through
+// Sanitize, since such a page decodes JSON's escapes; the fixes keep the
+// inputs' text, escaped as in every JSON document (writeIndentedJSON).
 func renderSARIF(w io.Writer, rep *CheckReport) error {
 	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "readygap", InformationURI: sarifInformationURI}}, Results: []sarifResult{}}
 	index := map[string]int{}
@@ -135,12 +138,12 @@ func renderSARIF(w io.Writer, rep *CheckReport) error {
 	for _, f := range rep.Findings {
 		res := sarifResult{
 			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: f.Severity,
-			Message:             sarifText{sarifMessage(f)},
+			Message:             sarifText{Sanitize(sarifMessage(f))},
 			PartialFingerprints: map[string]string{sarifFingerprint: findingFingerprint(f)},
 			Properties:          sarifResultProps{Fixes: f.Fixes},
 		}
 		loc := sarifLocation{LogicalLocations: []sarifLogicalLocation{{
-			Name: f.Object.Name, FullyQualifiedName: f.Object.String(), Kind: "object"}}}
+			Name: Sanitize(f.Object.Name), FullyQualifiedName: Sanitize(f.Object.String()), Kind: "object"}}}
 		if f.Object.File != "" {
 			uri, base := sarifURI(f.Object.File)
 			relative = relative || base != ""

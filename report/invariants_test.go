@@ -113,7 +113,7 @@ type finding struct {
 }
 
 // verdictOf returns rep's verdict as indented JSON.
-func verdictOf(t *testing.T, rep *Report) string {
+func verdictOf(t testing.TB, rep *Report) string {
 	t.Helper()
 	s := rep.Summary
 	v := verdict{Incidents: s.Incidents, FailedRequests: s.FailedRequests, LoggedFailedRequests: s.LoggedFailedRequests,

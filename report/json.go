@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -167,7 +168,7 @@ func escapeUnsafeJSON(doc []byte) []byte {
 	for i := first; i < len(doc); {
 		r, size := utf8.DecodeRune(doc[i:])
 		if jsonRaw(r) {
-			out = fmt.Appendf(out, `\u%04x`, r)
+			out = appendJSONEscape(out, r)
 		} else {
 			out = append(out, doc[i:i+size]...)
 		}
@@ -176,7 +177,17 @@ func escapeUnsafeJSON(doc []byte) []byte {
 	return out
 }
 
+// appendJSONEscape appends r as a JSON \u escape: a character past U+FFFF
+// (a tag character, a variation selector of the supplementary planes) as
+// its UTF-16 surrogate pair, the only form JSON has for it (RFC 8259 §7).
+func appendJSONEscape(out []byte, r rune) []byte {
+	if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+		return fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+	}
+	return fmt.Appendf(out, `\u%04x`, r)
+}
+
 // jsonRaw says whether r is an unsafe rune that encoding/json writes raw:
-// DEL, the C1 controls and the bidirectional controls (it escapes the C0
+// DEL, the C1 controls and the invisible characters (it escapes the C0
 // controls and the line separators itself).
 func jsonRaw(r rune) bool { return r >= 0x7f && unsafeRune(r) }

@@ -29,7 +29,13 @@ func TestSanitize(t *testing.T) {
 		{"\u200E\u200F\u061C", `\u{200e}\u{200f}\u{061c}`},
 		// Letters of right-to-left scripts are text, not controls.
 		{"שלום مرحبا", "שלום مرحبا"},
-		{"zero\u200Bwidth", "zero\u200Bwidth"},
+		// Invisible characters make one name look like another.
+		{"zero\u200Bwidth", `zero\u{200b}width`},
+		{"web\u200C\u200D\u2060\uFEFF\u00AD", `web\u{200c}\u{200d}\u{2060}\u{feff}\u{00ad}`},
+		{"tag\U000E0041\U000E007F", `tag\u{e0041}\u{e007f}`},
+		{"mvs\u180E hangul\u3164\u115F\uFFA0 vs\uFE0F\U000E0100", `mvs\u{180e} hangul\u{3164}\u{115f}\u{ffa0} vs\u{fe0f}\u{e0100}`},
+		// Joined emoji lose their joiners and selectors, not their pictures.
+		{"\u2764\uFE0F", `❤\u{fe0f}`},
 	}
 	for _, tt := range tests {
 		if got := Sanitize(tt.in); got != tt.want {

@@ -40,6 +40,18 @@ type Options struct {
 	nginx *nginxCustom
 }
 
+// CheckEnvoyFormat reports what is wrong with an Envoy access-log format
+// (Options.EnvoyFormat) before anything is read, so that a command can
+// refuse it as a mistake in its command line; nil for a format Read
+// accepts, and for "" (the defaults).
+func CheckEnvoyFormat(format string) error {
+	if format == "" {
+		return nil
+	}
+	_, err := compileEnvoyCustom(format)
+	return err
+}
+
 // prepare checks and compiles the options that need it; Read calls it
 // before reading anything.
 func (o *Options) prepare() error {

@@ -166,7 +166,8 @@ func (r *InputReport) allWarnings() []string {
 // expand turns paths into the list of files to read. Directories are walked
 // recursively, following symbolic links to files and directories (a link
 // back into a directory being walked is a loop and is skipped); entries whose
-// name starts with a dot are skipped. A file or directory reached twice —
+// name starts with a dot are skipped, and so, with a warning, are named
+// pipes, devices and sockets inside them. A file or directory reached twice —
 // named twice, named with its folder, or through two links — is read once,
 // with a warning: read twice, its lines would count twice. A directory or
 // link that cannot be read is a warning, not an error: the rest is read.
@@ -275,8 +276,28 @@ func (w *walker) dir(path string, st fs.FileInfo, parents []fs.FileInfo) {
 			if w.first(child, info) {
 				w.files = append(w.files, child)
 			}
+		default:
+			// Reading a pipe would wait for a writer, a device would never
+			// end: only a path named on the command line is read as it is.
+			w.warnings = append(w.warnings, fmt.Sprintf("%s: %s, not a regular file: skipped (name it on the command line to read it)", child, irregularKind(mode)))
 		}
 	}
+}
+
+// irregularKind names the kind of a file that is neither a regular file
+// nor a directory.
+func irregularKind(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "an irregular file"
 }
 
 // unwrapPathError drops the path an fs.PathError repeats.

@@ -112,18 +112,22 @@ func (o *analyzeOptions) readOptions() (sources.Options, error) {
 	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
 		return sources.Options{}, usageError(fmt.Errorf("--since %s is not before --until %s", since.Format(time.RFC3339), until.Format(time.RFC3339)))
 	}
-	if err := checkNginxFormat(o.NginxFormat); err != nil {
+	if err := checkLogFormats(o.EnvoyFormat, o.NginxFormat); err != nil {
 		return sources.Options{}, err
 	}
 	return sources.Options{Since: since, Until: until, TZ: loc, Stdin: o.In, EnvoyFormat: o.EnvoyFormat, NginxFormat: o.NginxFormat}, nil
 }
 
-// checkNginxFormat makes a --nginx-format readygap cannot read a usage error.
-func checkNginxFormat(format string) error {
-	if format == "" {
+// checkLogFormats makes an --envoy-format or --nginx-format readygap cannot
+// read a usage error.
+func checkLogFormats(envoy, nginx string) error {
+	if err := sources.CheckEnvoyFormat(envoy); err != nil {
+		return usageError(fmt.Errorf("--envoy-format: %w", err))
+	}
+	if nginx == "" {
 		return nil
 	}
-	if err := sources.CheckNginxFormat(format); err != nil {
+	if err := sources.CheckNginxFormat(nginx); err != nil {
 		return usageError(fmt.Errorf("--nginx-format: %w", err))
 	}
 	return nil

@@ -39,7 +39,7 @@ var exitCodes = []struct {
 }{
 	{exitOK, "the command worked (no incident found, or `--exit-code` not given)"},
 	{exitError, "an error: a path that does not exist, a failed API call, an internal failure"},
-	{exitUsage, "a mistake in the command line: unknown command, flag or value (bad time, time zone or output format, missing `PATH`); a suggestion follows"},
+	{exitUsage, "a mistake in the command line: unknown command, flag or value (bad time, time zone, output format, `--envoy-format` or `--nginx-format`, missing `PATH`); a suggestion follows"},
 	{exitIncident, "with `--exit-code`: the analysis found an incident"},
 	{exitNoRecord, "`--since`/`--until` left no record with a time; the warning gives the time range the data has"},
 	{exitRisk, "`check`: a finding at or above `--fail-on` (default `error`; `--fail-on none` never exits 5)"},

@@ -44,6 +44,8 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"analyze --bogus x", "unknown flag: --bogus"},
 		{"analyze -o yaml x", "must be one of text, json, markdown, html"},
 		{"analyze --since yesterday x", "--since: cannot read time"},
+		{"analyze --envoy-format %START_TIME% x", "--envoy-format: the format has no %RESPONSE_CODE%"},
+		{"triage --log-group g --envoy-format %START_TIME%", "--envoy-format: the format has no %RESPONSE_CODE%"},
 		{"triage extra", `unknown command "extra" for "readygap triage"`},
 		{"completion bash extra", `unknown command "extra"`},
 	} {

@@ -22,13 +22,18 @@ import (
 	"github.com/readygap/readygap/report"
 )
 
-// sampleDeadline and sampleMaxRSS bound one `readygap analyze` of a real
-// file: the issue's promise that analyze neither hangs nor needs more than
-// a small container's memory on whatever file a user hands it.
-const (
-	sampleDeadline = 20 * time.Second
-	sampleMaxRSS   = 256 << 20
-)
+// sampleMaxRSS bounds one `readygap analyze` of a real file: the promise
+// that analyze needs no more than a small container's memory on whatever
+// file a user hands it. That it never hangs is held by the test binary's
+// own deadline (go test -timeout), not by a time of this machine: a child
+// still running near it is stopped and named (childDeadlineMargin).
+const sampleMaxRSS = 256 << 20
+
+// childDeadlineMargin is how much of the test binary's time a child run
+// leaves when it is stopped for still running, so that the test names the
+// run that hung instead of the binary dying in a panic that names none. A
+// fraction of the time left, so that it scales with -timeout.
+const childDeadlineMargin = 0.1
 
 // sampleDirs are the folders of real files from other projects, relative to
 // this package: the samples the adapters' tests read, and the reference
@@ -51,11 +56,12 @@ type run struct {
 	timeout bool
 }
 
-// runReadygap runs this test binary as readygap (see TestMain) with args,
-// with a deadline, and returns its exit code, output and peak RSS.
-func runReadygap(t *testing.T, deadline time.Duration, args ...string) run {
+// runReadygap runs this test binary as readygap (see TestMain) with args
+// and returns its exit code, output and peak RSS. The child is stopped
+// only when the test binary's own deadline nears (childContext).
+func runReadygap(t *testing.T, args ...string) run {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	ctx, cancel := childContext(t)
 	defer cancel()
 	peakFile := filepath.Join(t.TempDir(), "peak")
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
@@ -71,6 +77,18 @@ func runReadygap(t *testing.T, deadline time.Duration, args ...string) run {
 	r.code = cmd.ProcessState.ExitCode()
 	r.peakRSS = childPeakRSS(cmd.ProcessState, peakFile)
 	return r
+}
+
+// childContext bounds a child run by the test's deadline less
+// childDeadlineMargin of the time left; without a deadline (-timeout 0) a
+// child is never stopped.
+func childContext(t *testing.T) (context.Context, context.CancelFunc) {
+	d, ok := t.Deadline()
+	if !ok {
+		return context.WithCancel(context.Background())
+	}
+	left := time.Until(d)
+	return context.WithDeadline(context.Background(), d.Add(-time.Duration(float64(left)*childDeadlineMargin)))
 }
 
 // childPeakRSS is the peak resident size in bytes of a child that ran with
@@ -121,7 +139,7 @@ func writePeakRSS(file string) {
 func analyzeRunProblem(r run) string {
 	switch {
 	case r.timeout:
-		return fmt.Sprintf("still running after %v", sampleDeadline)
+		return "still running near the test binary's deadline (go test -timeout)"
 	case reCrash.Match(r.stderr):
 		return fmt.Sprintf("crashed (exit %d):\n%.2000s", r.code, r.stderr)
 	case r.code != exitOK && r.code != exitError && r.code != exitNotJudged:
@@ -169,7 +187,7 @@ func sampleFiles(t *testing.T, dir string) []string {
 // TestAnalyzeEverySample runs the whole `readygap analyze -o json`, in a
 // child process, on every real sample file from other projects one by one
 // and on the fixtures folder as a whole, and fails on a crash, a run past
-// sampleDeadline or a peak RSS over sampleMaxRSS: the adapters' own tests
+// the test binary's deadline or a peak RSS over sampleMaxRSS: the adapters' own tests
 // stop before the analysis, where a file's time span or size used to kill
 // the run.
 func TestAnalyzeEverySample(t *testing.T) {
@@ -192,7 +210,7 @@ func TestAnalyzeEverySample(t *testing.T) {
 	}
 	failed := 0
 	for _, f := range files {
-		r := runReadygap(t, sampleDeadline, "analyze", "-o", "json", f)
+		r := runReadygap(t, "analyze", "-o", "json", f)
 		if p := analyzeRunProblem(r); p != "" {
 			t.Errorf("%s: %s", f, p)
 		}
@@ -210,7 +228,7 @@ func TestAnalyzeEverySample(t *testing.T) {
 		t.Errorf("%d of %d sample files were not read", failed, len(files))
 	}
 	fixtures := filepath.Join("..", "..", "fixtures")
-	r := runReadygap(t, sampleDeadline, "analyze", "-o", "json", fixtures)
+	r := runReadygap(t, "analyze", "-o", "json", fixtures)
 	if p := analyzeRunProblem(r); p != "" {
 		t.Errorf("%s: %s", fixtures, p)
 	}
@@ -219,6 +237,26 @@ func TestAnalyzeEverySample(t *testing.T) {
 		t.Errorf("%s: no incident in all the fixtures", fixtures)
 	}
 	t.Logf("%s: exit %d, %d inputs, %d incidents, peak RSS %.1f MB", fixtures, r.code, len(rep.Inputs), len(rep.Incidents), float64(r.peakRSS)/(1<<20))
+}
+
+// TestChildContextFollowsTestDeadline checks that a child run is bounded by
+// the test binary's deadline, not by a fixed time: under -race on a loaded
+// machine a fixed 20 s failed runs that were only slow.
+func TestChildContextFollowsTestDeadline(t *testing.T) {
+	ctx, cancel := childContext(t)
+	defer cancel()
+	got, bounded := ctx.Deadline()
+	d, ok := t.Deadline()
+	if bounded != ok {
+		t.Fatalf("child bounded %v, test bounded %v", bounded, ok)
+	}
+	if !ok {
+		return
+	}
+	// The child stops before the binary does, with most of the time left.
+	if !got.Before(d) || time.Until(got) < time.Duration(float64(time.Until(d))*(1-2*childDeadlineMargin)) {
+		t.Errorf("child deadline %v, test deadline %v", got, d)
+	}
 }
 
 // TestAnalyzeRunProblem checks that analyzeRunProblem names the runs
@@ -281,9 +319,9 @@ func TestFarRecordChangesNothing(t *testing.T) {
 			src := filepath.Join("..", "..", "fixtures", tt.fixture)
 			dir := filepath.Join(t.TempDir(), tt.fixture)
 			must(t, os.CopyFS(dir, os.DirFS(src)))
-			base := runReadygap(t, sampleDeadline, "analyze", "-o", "json", dir)
+			base := runReadygap(t, "analyze", "-o", "json", dir)
 			must(t, os.WriteFile(filepath.Join(dir, tt.file), []byte(tt.record), 0o644))
-			far := runReadygap(t, sampleDeadline, "analyze", "-o", "json", dir)
+			far := runReadygap(t, "analyze", "-o", "json", dir)
 			for _, r := range []run{base, far} {
 				if p := analyzeRunProblem(r); p != "" {
 					t.Fatal(p)

@@ -324,7 +324,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 	if err := o.checkTimeouts(); err != nil {
 		return err
 	}
-	if err := checkNginxFormat(o.NginxFormat); err != nil {
+	if err := checkLogFormats(o.EnvoyFormat, o.NginxFormat); err != nil {
 		return err
 	}
 	if err := o.parseProxyLogs(); err != nil {

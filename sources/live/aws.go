@@ -46,13 +46,16 @@ func AWSHTTPClient(t Timeouts) *awshttp.BuildableClient {
 }
 
 // WithAWSTimeouts makes every call of the service clients built from cfg
-// give up on a server that does not answer within t.Response or stops
-// sending for t.Idle, with a TimeoutError that names the endpoint.
+// (S3, CloudWatch Logs, and any other AWS API a source reads) give up on a
+// server that does not answer within t.Response or stops sending for
+// t.Idle, with a TimeoutError that names the endpoint, and refuse a
+// redirect to another host with a RedirectError (guardAWSClient).
 func WithAWSTimeouts(cfg *aws.Config, t Timeouts) {
 	next := cfg.HTTPClient
 	if next == nil {
 		next = AWSHTTPClient(t)
 	}
+	next = guardAWSClient(next)
 	cfg.HTTPClient = &awsDeadlineClient{rt: newDeadlineTransport(doerTransport{next}, t)}
 }
 

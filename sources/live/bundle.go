@@ -82,8 +82,8 @@ func (e *FetchError) stopping() *FetchError {
 }
 
 // transportError words an error that happened before any service answered
-// (a timeout, a refused connection) as a FetchError that stops the source,
-// or returns nil.
+// (a timeout, a refused connection, a redirect to another host) as a
+// FetchError that stops the source, or returns nil.
 func transportError(source string, err error) *FetchError {
 	var te *TimeoutError
 	if errors.As(err, &te) {
@@ -96,6 +96,10 @@ func transportError(source string, err error) *FetchError {
 	var ce *ConnectError
 	if errors.As(err, &ce) {
 		return fetchErrorf(source, err, "%s", ce.Error()).stopping()
+	}
+	var re *RedirectError
+	if errors.As(err, &re) {
+		return fetchErrorf(source, err, "%s", re.Error()).stopping()
 	}
 	return nil
 }

@@ -486,7 +486,7 @@ func TestKubernetesFaults(t *testing.T) {
 				}
 				if tt.status == bundle.ItemPartial {
 					want := "kubernetes: 1 of 16 lists cut short: the answer from " + srv.URL + " stalled: no data for 500 ms after 40 B"
-					if err == nil || err.Error() != want || !strings.HasPrefix(ev.Impact, "only the first 2 pages were read") {
+					if err == nil || err.Error() != want || !strings.HasPrefix(ev.Impact, "only the first 1000 items were read") {
 						t.Fatalf("error\n%v\nwant\n%s\nimpact %s", err, want, ev.Impact)
 					}
 				} else if err != nil {

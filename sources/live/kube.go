@@ -33,6 +33,9 @@ const kubeListLimit = 500
 // kubeResource is one kind Kubernetes lists.
 type kubeResource struct {
 	gvr schema.GroupVersionResource
+	// kind is the kind of its objects, which the API server leaves out of
+	// a list's items: the saved items carry it, as kubectl's do.
+	kind string
 	// optional resources (CRDs) that are not installed are skipped.
 	optional bool
 	// impact says what its absence takes from the analysis.
@@ -41,37 +44,37 @@ type kubeResource struct {
 
 // kubeResources are the objects the analysis reads, events first.
 var (
-	kubeEvents = kubeResource{gvr: schema.GroupVersionResource{Version: "v1", Resource: "events"},
+	kubeEvents = kubeResource{gvr: schema.GroupVersionResource{Version: "v1", Resource: "events"}, kind: "Event",
 		impact: "Kubernetes events are missing: pod starts, readiness changes, terminations and load-balancer registrations they record are not on the timeline"}
 	kubeObjects = []kubeResource{
-		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "pods"},
+		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, kind: "Pod",
 			impact: "pod IPs, probes and container ports are unknown: failures may not be tied to pods and probe ports cannot be checked"},
-		{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"},
+		{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, kind: "ReplicaSet",
 			impact: "which pods are old and which new is inferred from times only"},
-		{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
+		{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, kind: "Deployment",
 			impact: "the rollout strategy (maxUnavailable, maxSurge, minReadySeconds) is unknown"},
-		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "services"},
+		{gvr: schema.GroupVersionResource{Version: "v1", Resource: "services"}, kind: "Service",
 			impact: "service target ports are unknown: probe ports cannot be checked against the serving port"},
-		{gvr: schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"},
+		{gvr: schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}, kind: "EndpointSlice",
 			impact: "the current endpoints and their readiness are unknown"},
-		{gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"},
+		{gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}, kind: "Ingress",
 			impact: "which services the load balancer routes to is unknown"},
-		{gvr: schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "backendconfigs"}, optional: true,
+		{gvr: schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "backendconfigs"}, kind: "BackendConfig", optional: true,
 			impact: "GKE health-check settings are unknown: fixes use the defaults"},
-		{gvr: schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, optional: true,
+		{gvr: schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, kind: "TargetGroupBinding", optional: true,
 			impact: "target groups cannot be tied to services"},
 		// Envoy-based gateways and meshes: routes, retries and health checks.
-		{gvr: schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"}, optional: true,
+		{gvr: schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"}, kind: "Gateway", optional: true,
 			impact: "the Gateways' listeners are unknown"},
-		{gvr: schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}, optional: true,
+		{gvr: schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}, kind: "HTTPRoute", optional: true,
 			impact: "which Services the routes send to is unknown: fixes cannot name the route"},
-		{gvr: schema.GroupVersionResource{Group: "gateway.envoyproxy.io", Version: "v1alpha1", Resource: "backendtrafficpolicies"}, optional: true,
+		{gvr: schema.GroupVersionResource{Group: "gateway.envoyproxy.io", Version: "v1alpha1", Resource: "backendtrafficpolicies"}, kind: "BackendTrafficPolicy", optional: true,
 			impact: "Envoy Gateway's retries and health checks are unknown: fixes assume the defaults"},
-		{gvr: schema.GroupVersionResource{Group: "networking.istio.io", Version: "v1", Resource: "destinationrules"}, optional: true,
+		{gvr: schema.GroupVersionResource{Group: "networking.istio.io", Version: "v1", Resource: "destinationrules"}, kind: "DestinationRule", optional: true,
 			impact: "Istio's outlier detection is unknown: fixes assume the defaults"},
-		{gvr: schema.GroupVersionResource{Group: "networking.istio.io", Version: "v1", Resource: "virtualservices"}, optional: true,
+		{gvr: schema.GroupVersionResource{Group: "networking.istio.io", Version: "v1", Resource: "virtualservices"}, kind: "VirtualService", optional: true,
 			impact: "Istio's retries are unknown: fixes assume the defaults and cannot name the route"},
-		{gvr: schema.GroupVersionResource{Group: "projectcontour.io", Version: "v1", Resource: "httpproxies"}, optional: true,
+		{gvr: schema.GroupVersionResource{Group: "projectcontour.io", Version: "v1", Resource: "httpproxies"}, kind: "HTTPProxy", optional: true,
 			impact: "Contour's routes, retries and health checks are unknown: fixes assume the defaults"},
 	}
 )
@@ -184,7 +187,10 @@ func kubeResourceName(gvr schema.GroupVersionResource) string {
 // deadlines: a connect timeout on the dial and the TLS handshake, a
 // first-byte and an idle-read timeout on every request, server warnings
 // dropped (they are server text), and the API server's requests to retry
-// bounded (retryWatcher) and reported to the call's hook.
+// bounded (retryWatcher) and reported to the call's hook, answers read
+// whole bounded (kubeAnswerLimit), and a redirect to another host refused
+// (redirectGuard: client-go's bearer round-tripper would send the token
+// there).
 func kubeRestConfig(base *rest.Config, t Timeouts) *rest.Config {
 	cfg := rest.CopyConfig(base)
 	cfg.Dial = dialer(t).DialContext
@@ -207,10 +213,13 @@ func kubeRestConfig(base *rest.Config, t Timeouts) *rest.Config {
 			}
 			inner = w.WrappedRoundTripper()
 		}
+		// A redirect to another host fails the call before client-go
+		// follows it with the credentials.
+		rt = redirectGuard{next: rt}
 		if prev != nil {
 			rt = prev(rt)
 		}
-		return &retryWatcher{next: newDeadlineTransport(rt, t), maxWait: t.Response, asked: asked}
+		return &retryWatcher{next: kubeAnswerLimit{next: newDeadlineTransport(rt, t)}, maxWait: t.Response, asked: asked}
 	}
 	return cfg
 }
@@ -321,11 +330,12 @@ func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress P
 		}
 	}
 	silenceClientGo.Do(func() { klog.SetLogger(logr.Discard()) })
-	dc, err := dynamic.NewForConfig(kubeRestConfig(k.config, t))
+	rc, err := kubeListClient(kubeRestConfig(k.config, t))
 	if err != nil {
 		r.stop(fetchErrorf(SourceKubernetes, err, "kubeconfig: %v", err))
 		return r.finish()
 	}
+	dc := dynamic.New(rc)
 	counts := map[string]int{}
 	events := &kubeListFile{f: newBundleFile(dir, "kube/events.json", kubeListHead, "\n]}\n")}
 	objects := &kubeListFile{f: newBundleFile(dir, "kube/objects.json", kubeListHead, "\n]}\n")}
@@ -344,11 +354,11 @@ func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress P
 	}
 	var absent []string
 	if !k.ObjectsOnly {
-		k.list(r, dc, kubeEvents, events, func(ev map[string]any) bool { return kubeEventMayOverlap(ev, w) }, counts, word, &absent)
+		k.list(r, rc, kubeEvents, events, func(ev map[string]any) bool { return kubeEventMayOverlap(ev, w) }, counts, word, &absent)
 	}
 	k.getNamespace(r, dc, objects, counts, word)
 	for _, res := range kubeObjects {
-		k.list(r, dc, res, objects, nil, counts, word, &absent)
+		k.list(r, rc, res, objects, nil, counts, word, &absent)
 	}
 	if len(absent) > 0 {
 		r.note("not installed, so not listed: %s", strings.Join(absent, ", "))
@@ -422,10 +432,32 @@ func (k *Kubernetes) getNamespace(r *run, dc dynamic.Interface, out *kubeListFil
 	r.saved(1, n)
 }
 
-// list lists one resource of the namespace page by page into out, keeping
-// the items keep accepts (all when nil). An optional resource the cluster
-// does not serve is added to absent.
-func (k *Kubernetes) list(r *run, dc dynamic.Interface, res kubeResource, out *kubeListFile, keep func(map[string]any) bool,
+// kubeListClient returns a REST client of cfg's API server that reads
+// JSON, for any group and version: the dynamic client's configuration
+// (dynamic.ConfigFor) without CBOR, which readKubeList does not read.
+func kubeListClient(cfg *rest.Config) (*rest.RESTClient, error) {
+	c := dynamic.ConfigFor(cfg)
+	c.AcceptContentTypes = "application/json"
+	c.GroupVersion = nil
+	return rest.UnversionedRESTClientFor(c)
+}
+
+// kubeListPath is the path of a resource's list in a namespace.
+func kubeListPath(gvr schema.GroupVersionResource, namespace string) []string {
+	if gvr.Group == "" {
+		return []string{"/api", gvr.Version, "namespaces", namespace, gvr.Resource}
+	}
+	return []string{"/apis", gvr.Group, gvr.Version, "namespaces", namespace, gvr.Resource}
+}
+
+// list lists one resource of the namespace page by page (limit/continue)
+// into out, keeping the items keep accepts (all when nil). Each page is
+// read as a stream, item by item, none larger than kubeMaxItemBytes; the
+// list stops after listItemLimit items, or as many pages as that many
+// items fill, whether the server ignored limit or paged without end, and
+// then says so in the item's reason. An optional resource the cluster does
+// not serve is added to absent.
+func (k *Kubernetes) list(r *run, rc rest.Interface, res kubeResource, out *kubeListFile, keep func(map[string]any) bool,
 	counts map[string]int, word func(verb, resource string) func(error) *FetchError, absent *[]string) {
 	resource := kubeResourceName(res.gvr)
 	i := r.add(bundle.Item{Kind: "list", Name: fmt.Sprintf("kubectl get %s -n %s -o json", resource, k.Namespace), Status: bundle.ItemNotRequested, Impact: res.impact})
@@ -433,50 +465,91 @@ func (k *Kubernetes) list(r *run, dc dynamic.Interface, res kubeResource, out *k
 		r.update(i, func(it *bundle.Item) { it.Reason = why })
 		return
 	}
-	ctx := withRetryHook(r.ctx, func(why string) { r.retry(resource, why) })
+	ctx := streamed(withRetryHook(r.ctx, func(why string) { r.retry(resource, why) }))
 	defer r.settle(resource)
-	opts := metav1.ListOptions{Limit: kubeListLimit}
-	n, bytes, pages := 0, int64(0), 0
+	endpoint := endpointOf(rc.Get().URL())
+	n, read, bytes, pages := 0, 0, int64(0), 0
+	cont := ""
+	// failed records why the list stopped: partial once items were read.
+	failed := func(why string) {
+		r.update(i, func(it *bundle.Item) {
+			it.Status, it.Records, it.Bytes, it.Reason = bundle.ItemFailed, n, bytes, why
+			if read > 0 {
+				it.Status, it.File = bundle.ItemPartial, out.f.rel
+				it.Impact = fmt.Sprintf("only the first %d items were read: %s", read, res.impact)
+			}
+		})
+	}
 	for {
-		l, err := dc.Resource(res.gvr).Namespace(k.Namespace).List(ctx, opts)
+		req := rc.Get().AbsPath(kubeListPath(res.gvr, k.Namespace)...).Param("limit", strconv.Itoa(kubeListLimit))
+		if cont != "" {
+			req = req.Param("continue", cont)
+		}
+		body, err := req.Stream(ctx)
 		if err != nil {
 			if res.optional && apierrors.IsNotFound(err) && pages == 0 {
 				*absent = append(*absent, resource)
 				r.update(i, func(it *bundle.Item) { it.Status, it.Impact = bundle.ItemComplete, "" })
 				return
 			}
-			why := r.fail(err, word("list", resource))
-			r.update(i, func(it *bundle.Item) {
-				it.Status, it.Records, it.Bytes, it.Reason = bundle.ItemFailed, n, bytes, why
-				if pages > 0 {
-					it.Status, it.File = bundle.ItemPartial, out.f.rel
-					it.Impact = fmt.Sprintf("only the first %d pages were read: %s", pages, res.impact)
-				}
-			})
+			failed(r.fail(err, word("list", resource)))
 			return
 		}
 		r.settle(resource)
-		pages++
 		pn, pb := 0, int64(0)
-		for j := range l.Items {
-			obj := l.Items[j].Object
+		var werr error
+		cut := false
+		page, err := readKubeList(body, endpoint, kubeMaxItemBytes, func(obj map[string]any) error {
+			if read >= listItemLimit {
+				cut = true
+				return errStopList
+			}
+			read++
 			if keep != nil && !keep(obj) {
-				continue
+				return nil
+			}
+			if _, ok := obj["kind"]; !ok {
+				obj["apiVersion"], obj["kind"] = res.gvr.GroupVersion().String(), res.kind
 			}
 			redactKubeObject(obj, counts)
 			b, err := out.add(obj)
 			if err != nil {
-				r.stop(fetchErrorf(SourceKubernetes, err, "writing %s: %v", out.f.rel, err).stopping())
-				return
+				werr = err
+				return err
 			}
 			pn++
 			pb += b
-		}
+			return nil
+		})
+		body.Close()
 		n, bytes = n+pn, bytes+pb
 		r.saved(pn, pb)
-		if opts.Continue = l.GetContinue(); opts.Continue == "" {
+		pages++
+		switch {
+		case werr != nil:
+			r.stop(fetchErrorf(SourceKubernetes, werr, "writing %s: %v", out.f.rel, werr).stopping())
+			failed(r.stopReason())
+			return
+		case err != nil:
+			failed(r.fail(err, word("list", resource)))
+			return
+		case page.Continue != "" && page.Continue == cont:
+			failed(fmt.Sprintf("list %s in namespace %s: the API server %s sent a continue token it had sent before: the list would not end",
+				resource, k.Namespace, endpoint))
+			return
+		case cut || (page.Continue != "" && (read >= listItemLimit || pages >= listItemLimit/kubeListLimit)):
+			how := "paged on past them"
+			if page.Items > kubeListLimit {
+				how = fmt.Sprintf("ignored limit=%d", kubeListLimit)
+			}
+			failed(fmt.Sprintf("list %s in namespace %s: cut at %d items, readygap's bound on one list: the API server %s %s",
+				resource, k.Namespace, listItemLimit, endpoint, how))
+			return
+		}
+		if page.Continue == "" {
 			break
 		}
+		cont = page.Continue
 	}
 	r.update(i, func(it *bundle.Item) {
 		it.Status, it.Records, it.Bytes, it.Impact = bundle.ItemComplete, n, bytes, ""

@@ -645,7 +645,8 @@ func (p *ProxyLogs) readPod(r *run, rc rest.Interface, codec runtime.ParameterCo
 // read.
 func (p *ProxyLogs) readLog(r *run, rc rest.Interface, codec runtime.ParameterCodec, pl *podLogs, l podLog, budget int64, w Window, dir string) int64 {
 	key := l.file
-	ctx := withRetryHook(r.ctx, func(why string) { r.retry(key, why) })
+	// The log is streamed, bounded by the budget (copyPodLog).
+	ctx := streamed(withRetryHook(r.ctx, func(why string) { r.retry(key, why) }))
 	defer r.settle(key)
 	ask := budget + 1
 	opts := &corev1.PodLogOptions{Container: l.container, Previous: l.previous, Timestamps: true,
@@ -728,7 +729,7 @@ func (p *ProxyLogs) readLog(r *run, rc rest.Interface, codec runtime.ParameterCo
 func (p *ProxyLogs) fileStart(r *run, rc rest.Interface, codec runtime.ParameterCodec, pl *podLogs, l podLog) time.Time {
 	limit := int64(podLogProbeBytes)
 	opts := &corev1.PodLogOptions{Container: l.container, Previous: l.previous, Timestamps: true, LimitBytes: &limit}
-	body, err := rc.Get().Namespace(pl.ns).Resource("pods").Name(pl.pod).SubResource("log").VersionedParams(opts, codec).Stream(r.ctx)
+	body, err := rc.Get().Namespace(pl.ns).Resource("pods").Name(pl.pod).SubResource("log").VersionedParams(opts, codec).Stream(streamed(r.ctx))
 	if err != nil {
 		return time.Time{}
 	}

@@ -808,7 +808,7 @@ func TestProxyLogsBigLogBoundedMemory(t *testing.T) {
 	}
 	start = time.Now()
 	body, err := rc.Get().Namespace("ingress-nginx").Resource("pods").Name("ingress-nginx-controller-6d5f8b7c9-x2x4z").SubResource("log").
-		VersionedParams(&corev1.PodLogOptions{Container: "controller", Timestamps: true, SinceTime: &metav1.Time{Time: midnightWindow.Since}}, codec).Stream(context.Background())
+		VersionedParams(&corev1.PodLogOptions{Container: "controller", Timestamps: true, SinceTime: &metav1.Time{Time: midnightWindow.Since}}, codec).Stream(streamed(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}
