@@ -374,28 +374,30 @@ func minReadyFix(basis, hc healthCheck, minReady int, wl workload, lasted time.D
 	from := hc.Source()
 	switch {
 	case basis.IntervalSec != hc.IntervalSec:
-		from = fmt.Sprintf("the %d s interval above (with today's %d s it would take %d s)", basis.IntervalSec, hc.IntervalSec, minReadyFor(hc))
+		from = fmt.Sprintf("the %d s interval above (with the %d s of %s it would take %d s)", basis.IntervalSec, hc.IntervalSec, hc.Source(), minReadyFor(hc))
 	case basis.JitterSec != hc.JitterSec:
-		from = fmt.Sprintf("the %d s initial jitter above (with today's %d s it would take %d s)", basis.JitterSec, hc.JitterSec, minReadyFor(hc))
+		from = fmt.Sprintf("the %d s initial jitter above (with the %d s of %s it would take %d s)", basis.JitterSec, hc.JitterSec, hc.Source(), minReadyFor(hc))
 	}
 	observed := ""
 	if lasted > 0 {
 		observed = "; the failures lasted " + seconds(lasted)
 	}
-	why := fmt.Sprintf("minReadySeconds must exceed check interval × healthy threshold plus a margin: %d s × %d + %d s, from %s%s. It is now %d.",
-		basis.IntervalSec, basis.HealthyThreshold, int(minReadyMargin.Seconds()), from, observed, wl.MinReadySeconds)
+	current := fmt.Sprintf(" minReadySeconds is %d (%s).", wl.MinReadySeconds, wl.minReadySource())
+	why := fmt.Sprintf("minReadySeconds must exceed check interval × healthy threshold plus a margin: %d s × %d + %d s, from %s%s.%s",
+		basis.IntervalSec, basis.HealthyThreshold, int(minReadyMargin.Seconds()), from, observed, current)
 	switch {
 	case hc.Kind == "none":
-		why = fmt.Sprintf("minReadySeconds must outlast the endpoint update's way to Envoy; the failures lasted %s, so %d s leaves a %d s margin (%s). It is now %d.",
-			seconds(lasted), minReady, int(measuredMargin.Seconds()), from, wl.MinReadySeconds)
+		why = fmt.Sprintf("minReadySeconds must outlast the endpoint update's way to Envoy; the failures lasted %s, so %d s leaves a %d s margin (%s).%s",
+			seconds(lasted), minReady, int(measuredMargin.Seconds()), from, current)
 	case basis.JitterSec > 0:
-		why = fmt.Sprintf("minReadySeconds must exceed Envoy's wait before a new endpoint's first check, one check and a margin: %d s + %d s + %d s, from %s%s. It is now %d.",
-			basis.JitterSec, basis.IntervalSec, int(minReadyMargin.Seconds()), from, observed, wl.MinReadySeconds)
+		why = fmt.Sprintf("minReadySeconds must exceed Envoy's wait before a new endpoint's first check, one check and a margin: %d s + %d s + %d s, from %s%s.%s",
+			basis.JitterSec, basis.IntervalSec, int(minReadyMargin.Seconds()), from, observed, current)
 	}
+	spec, deadline := withMinReady(wl, map[string]any{}, minReady)
 	return Fix{
 		Title: fmt.Sprintf("Keep old pods for %d s after a new one is Ready (minReadySeconds)", minReady),
-		Why:   why,
-		Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": minReady}),
+		Why:   why + deadline,
+		Patch: deploymentPatch(wl, spec),
 	}
 }
 
@@ -425,17 +427,38 @@ func zoneSpreadFix(wl workload, zones []string, assumed int) Fix {
 	}
 }
 
-// selectorOf returns the labels the workload's pods carry, for a topology
-// spread's selector; app=<name> when the template is unknown.
+// selectorOf returns the labels that select the workload's pods, for a
+// topology spread's or a disruption budget's selector: its
+// spec.selector.matchLabels as read; a placeholder, which makes the fix a
+// template, when the workload was not read.
 func selectorOf(wl workload) map[string]any {
-	return map[string]any{"app": wl.Name}
+	if len(wl.Selector) == 0 {
+		return map[string]any{"app": placeholderName("pod label")}
+	}
+	out := make(map[string]any, len(wl.Selector))
+	for k, v := range wl.Selector {
+		out[k] = v
+	}
+	return out
+}
+
+// maxUnavailableSource says where the workload's maxUnavailable comes from.
+func maxUnavailableSource(wl workload) string {
+	switch {
+	case !wl.Known:
+		return assumedDefault
+	case wl.MaxUnavailable == "":
+		return "the API default: the spec read at " + wl.Origin.String() + " does not set it"
+	}
+	return readAt(wl.Origin)
 }
 
 // rolloutStrategyFix keeps the old pods until the new ones are available.
 func rolloutStrategyFix(wl workload) Fix {
 	return Fix{
 		Title: "Never take an old pod away before its replacement is available",
-		Why:   fmt.Sprintf("maxUnavailable is %q; with 0 the Deployment removes an old pod only after a new one counts as available.", orDefault(wl.MaxUnavailable, defaultMaxUnavailable)),
+		Why: fmt.Sprintf("maxUnavailable is %q (%s); with 0 the Deployment removes an old pod only after a new one counts as available.%s",
+			orDefault(wl.MaxUnavailable, defaultMaxUnavailable), maxUnavailableSource(wl), strategyNote(wl)),
 		Patch: deploymentPatch(wl, map[string]any{"strategy": map[string]any{"type": "RollingUpdate",
 			"rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}),
 	}

@@ -197,6 +197,10 @@ func decodeDeployment(elem []byte, c *Config, out *Emitter) error {
 	setMeta(c, &d.ObjectMeta)
 	w := workloadFacts(&d.ObjectMeta, d.Spec.Replicas, d.Spec.MinReadySeconds, d.Spec.Selector, &d.Spec.Template)
 	w.Strategy = string(d.Spec.Strategy.Type)
+	if d.Spec.ProgressDeadlineSeconds != nil {
+		n := int(*d.Spec.ProgressDeadlineSeconds)
+		w.ProgressDeadlineSec = &n
+	}
 	if ru := d.Spec.Strategy.RollingUpdate; ru != nil {
 		w.MaxSurge = intOrStringText(ru.MaxSurge)
 		w.MaxUnavailable = intOrStringText(ru.MaxUnavailable)
@@ -369,13 +373,13 @@ func preStopFacts(h *corev1.LifecycleHandler) *PreStop {
 	switch {
 	case h.Sleep != nil:
 		n := int(h.Sleep.Seconds)
-		return &PreStop{Description: "sleep " + strconv.Itoa(n), SleepSec: &n}
+		return &PreStop{Handler: "sleep", Description: "sleep " + strconv.Itoa(n), SleepSec: &n}
 	case h.Exec != nil:
-		return &PreStop{Description: "exec: " + strings.Join(h.Exec.Command, " "), SleepSec: execSleep(h.Exec.Command)}
+		return &PreStop{Handler: "exec", Command: h.Exec.Command, Description: "exec: " + strings.Join(h.Exec.Command, " "), SleepSec: execSleep(h.Exec.Command)}
 	case h.HTTPGet != nil:
-		return &PreStop{Description: "httpGet :" + h.HTTPGet.Port.String() + h.HTTPGet.Path}
+		return &PreStop{Handler: "httpGet", Description: "httpGet :" + h.HTTPGet.Port.String() + h.HTTPGet.Path}
 	case h.TCPSocket != nil:
-		return &PreStop{Description: "tcpSocket :" + h.TCPSocket.Port.String()}
+		return &PreStop{Handler: "tcpSocket", Description: "tcpSocket :" + h.TCPSocket.Port.String()}
 	}
 	return &PreStop{}
 }

@@ -86,7 +86,7 @@ func TestK8sObjectsPodSpec(t *testing.T) {
 				InitialDelaySec: 2, PeriodSec: 5, TimeoutSec: 1, SuccessThreshold: 1, FailureThreshold: 3},
 			Liveness: &Probe{Handler: "tcpSocket", Port: 8080, PeriodSec: 10, TimeoutSec: 1, SuccessThreshold: 1, FailureThreshold: 3},
 			Startup:  &Probe{Handler: "grpc", Port: 9000, PeriodSec: 2, TimeoutSec: 1, SuccessThreshold: 1, FailureThreshold: 30},
-			PreStop:  &PreStop{Description: "exec: sh -c sleep 15", SleepSec: intp(15)},
+			PreStop:  &PreStop{Handler: "exec", Command: []string{"sh", "-c", "sleep 15"}, Description: "exec: sh -c sleep 15", SleepSec: intp(15)},
 		}, {
 			Name: "proxy", Sidecar: true,
 			Ports:     []ContainerPort{{Name: "proxy", Number: 15001}},
@@ -222,6 +222,16 @@ func TestK8sObjectsPreStop(t *testing.T) {
 			spec := `{"containers":[{"name":"a","lifecycle":{"preStop":` + tt.hook + `}}]}`
 			cfg, _ := oneConfig(t, k8sPodWith(spec, `{}`))
 			want := &PreStop{Description: tt.desc, SleepSec: tt.sleep}
+			var h struct {
+				Exec *struct {
+					Command []string `json:"command"`
+				} `json:"exec"`
+			}
+			_ = json.Unmarshal([]byte(tt.hook), &h)
+			want.Handler, _, _ = strings.Cut(strings.TrimPrefix(tt.hook, `{"`), `"`)
+			if h.Exec != nil {
+				want.Command = h.Exec.Command
+			}
 			if got := cfg.PodSpec.Containers[0].PreStop; !reflect.DeepEqual(got, want) {
 				t.Errorf("PreStop = %+v (sleep %v), want %+v", got, got.SleepSec, want)
 			}
