@@ -639,10 +639,11 @@ func TestPatchValidatorCatches(t *testing.T) {
 // a template; a gRPC probe kept gRPC; the Istio annotation's other keys
 // kept; Node.js's keep-alive in milliseconds; Recreate turned into
 // RollingUpdate with its type, and said so; the deadline raised beside a
-// minReadySeconds above it.
+// minReadySeconds above it; the replicas of a workload an autoscaler
+// scales set in the autoscaler, not in spec.replicas.
 func TestVariantsPatchTheServingContainer(t *testing.T) {
 	var all []Fix
-	for _, v := range []string{"sidecar-first", "istio-hooks", "contour-native", "node-alb"} {
+	for _, v := range []string{"sidecar-first", "istio-hooks", "contour-native", "node-alb", "gke-hpa"} {
 		all = append(all, variantFixes(t, objectsOfPaths(t, filepath.Join("testdata", "variants", v+".yaml")))...)
 	}
 	text := func(title, kind, name string) (string, Fix) {
@@ -670,6 +671,8 @@ func TestVariantsPatchTheServingContainer(t *testing.T) {
 		{"Delay SIGTERM", "Deployment", "shop", []string{"name: shop", "httpGet: null", "sleep:"}, []string{"log-shipper"}, true},
 		{"Keep idle connections open 4005 s", "Deployment", "web", []string{"KEEP_ALIVE_TIMEOUT", "\"4005000\""}, nil, false},
 		{"Let a drain evict one pod at a time", "PodDisruptionBudget", "web", []string{"maxUnavailable: 1", "app: web", "tier: front"}, []string{"minAvailable"}, false},
+		{"Spread the pods over the zones", "Deployment", "my-app", []string{"topologySpreadConstraints", "app: my-app"}, []string{"replicas"}, false},
+		{"Let the autoscaler run at least 3 replicas", "HorizontalPodAutoscaler", "my-app-scaler", []string{"minReplicas: 3", "maxReplicas: 3"}, nil, false},
 	} {
 		got, fix := text(c.title, c.kind, c.name)
 		if got == "" {

@@ -302,7 +302,7 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform s
 	}
 	fixes = append(fixes, minReadyFix(plan.Basis, hc, minReady, wl, w.Duration()))
 	if variant == variantNEGWithoutHealthCheck {
-		fixes = append(fixes, zoneSpreadFix(wl, zonesSeen(a), 0))
+		fixes = append(fixes, zoneSpreadFix(wl, zonesSeen(a), 0)...)
 	}
 	if wl.MaxUnavailable != "0" {
 		fixes = append(fixes, rolloutStrategyFix(wl))
@@ -405,26 +405,44 @@ func minReadyFix(basis, hc healthCheck, minReady int, wl workload, lasted time.D
 // scheduler, so that a rollout never moves the only pod to a new zone
 // (where the NEG readiness gate opens without a health check). zones are
 // the zones seen, assumed how many were assumed when none was (0: not
-// said); a regional cluster's three at the least.
-func zoneSpreadFix(wl workload, zones []string, assumed int) Fix {
+// said); a regional cluster's three at the least. A workload an
+// autoscaler scales gets the replicas as the autoscaler's minReplicas
+// (spec.replicas would be overwritten at its next sync) and the spread in
+// its template: two fixes.
+func zoneSpreadFix(wl workload, zones []string, assumed int) []Fix {
 	replicas := max(len(zones), minSpreadReplicas)
 	seen := orDefault(strings.Join(zones, ", "), "several") + " seen"
 	if len(zones) == 0 && assumed > 0 {
 		seen = fmt.Sprintf("%d assumed", assumed)
 	}
-	return Fix{
-		Title: fmt.Sprintf("Run at least %d replicas spread over the zones", replicas),
-		Why: fmt.Sprintf("The gate opens without a health check for the first pod in a zone (kubernetes/ingress-gce#1718). With replicas ≥ zones (%s) and topology spread, a rollout never moves the only pod to a new zone.",
-			seen),
-		Patch: deploymentPatch(wl, map[string]any{
-			"replicas": replicas,
-			"template": map[string]any{"spec": map[string]any{"topologySpreadConstraints": []any{map[string]any{
-				"maxSkew": 1, "topologyKey": sources.LabelZone, "whenUnsatisfiable": "DoNotSchedule",
-				"labelSelector":  map[string]any{"matchLabels": selectorOf(wl)},
-				"matchLabelKeys": []any{"pod-template-hash"},
-			}}}},
-		}),
+	spec := map[string]any{
+		"template": map[string]any{"spec": map[string]any{"topologySpreadConstraints": []any{map[string]any{
+			"maxSkew": 1, "topologyKey": sources.LabelZone, "whenUnsatisfiable": "DoNotSchedule",
+			"labelSelector":  map[string]any{"matchLabels": selectorOf(wl)},
+			"matchLabelKeys": []any{"pod-template-hash"},
+		}}}},
 	}
+	why := fmt.Sprintf("The gate opens without a health check for the first pod in a zone (kubernetes/ingress-gce#1718). With replicas ≥ zones (%s) and topology spread, a rollout never moves the only pod to a new zone.", seen)
+	hpa := wl.Autoscaler
+	if hpa == nil {
+		spec["replicas"] = replicas
+		return []Fix{{Title: fmt.Sprintf("Run at least %d replicas spread over the zones", replicas), Why: why, Patch: deploymentPatch(wl, spec)}}
+	}
+	min := 1
+	if hpa.Autoscaler.MinReplicas != nil {
+		min = *hpa.Autoscaler.MinReplicas
+	}
+	fixes := []Fix{{Title: "Spread the pods over the zones", Why: why, Patch: deploymentPatch(wl, spec)}}
+	if min < replicas {
+		fixes = append(fixes, Fix{
+			Title: fmt.Sprintf("Let the autoscaler run at least %d replicas", replicas),
+			Why: fmt.Sprintf("%s scales the workload (minReplicas %d, %s): its minReplicas, not spec.replicas, keeps a pod in each zone.",
+				objectName(hpa), min, readAt(hpa.Origin)),
+			Patch: objectPatch("autoscaling/v2", "HorizontalPodAutoscaler", hpa.Namespace, hpa.Name, nil, map[string]any{
+				"minReplicas": replicas, "maxReplicas": max(hpa.Autoscaler.MaxReplicas, replicas)}),
+		})
+	}
+	return fixes
 }
 
 // selectorOf returns the labels that select the workload's pods, for a
@@ -606,7 +624,7 @@ func registrationLagRisks(t *target, f front) []*Risk {
 	}
 	risk.Fixes = append(risk.Fixes, minReadyFix(plan.Basis, hc, plan.MinReady, t.wl, 0))
 	if risk.Check == checkNEGZoneMove {
-		risk.Fixes = append(risk.Fixes, zoneSpreadFix(t.wl, f.Service.Service.NEGZones, minSpreadReplicas))
+		risk.Fixes = append(risk.Fixes, zoneSpreadFix(t.wl, f.Service.Service.NEGZones, minSpreadReplicas)...)
 	}
 	return []*Risk{risk}
 }

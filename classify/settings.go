@@ -105,6 +105,9 @@ type workload struct {
 	// Serving is the container that serves the traffic and ServingWhy how
 	// it was found (trafficContainer); "" when unknown.
 	Serving, ServingWhy string
+	// Autoscaler is the HorizontalPodAutoscaler that scales the workload;
+	// nil when none was read. It, not spec.replicas, sets the replicas.
+	Autoscaler *sources.Config
 }
 
 // placeholderName stands for an object whose name no record gives; fixes
@@ -130,7 +133,7 @@ func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef
 	deployments := a.ConfigsOf("Deployment")
 	for _, c := range deployments {
 		if (c.Name == name && (ns == "" || c.Namespace == ns)) || (name == "" && len(deployments) == 1) {
-			return workloadOf(c).withServing(a.ConfigsOf("Service"))
+			return workloadOf(c).withServing(a.ConfigsOf("Service")).withAutoscaler(a.ConfigsOf("HorizontalPodAutoscaler"))
 		}
 	}
 	if name == "" {
@@ -159,6 +162,18 @@ func workloadOf(c *sources.Config) workload {
 // the Services (trafficContainer).
 func (wl workload) withServing(services []*sources.Config) workload {
 	wl.Serving, wl.ServingWhy = trafficContainer(services, wl)
+	return wl
+}
+
+// withAutoscaler returns the workload with the HorizontalPodAutoscaler
+// among objs that scales it.
+func (wl workload) withAutoscaler(objs []*sources.Config) workload {
+	for _, c := range objs {
+		if a := c.Autoscaler; a != nil && c.Namespace == wl.Namespace && a.TargetName == wl.Name && a.TargetKind == orDefault(wl.Kind, "Deployment") {
+			wl.Autoscaler = c
+			return wl
+		}
+	}
 	return wl
 }
 

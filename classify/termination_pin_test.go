@@ -69,11 +69,17 @@ func TestHPAName(t *testing.T) {
 		want string
 	}{
 		{correlate.Trigger{Kind: correlate.TriggerScaleIn, Event: ev}, "web-hpa"},
-		{correlate.Trigger{Kind: correlate.TriggerScaleIn, Event: &sources.Lifecycle{Object: "ReplicaSet/web-a"}}, "web"},
-		{correlate.Trigger{Kind: correlate.TriggerScaleIn}, "web"},
+		{correlate.Trigger{Kind: correlate.TriggerScaleIn, Event: &sources.Lifecycle{Object: "ReplicaSet/web-a"}}, "<horizontalpodautoscaler>"},
+		{correlate.Trigger{Kind: correlate.TriggerScaleIn}, "<horizontalpodautoscaler>"},
 	} {
 		if got := hpaName(tc.t, wl); got != tc.want {
 			t.Errorf("hpaName(%+v) = %q, want %q", tc.t.Event, got, tc.want)
 		}
+	}
+	// The autoscaler read that scales the workload, when no event names one.
+	scaled := wl
+	scaled.Autoscaler = &sources.Config{Kind: "HorizontalPodAutoscaler", Namespace: "shop", Name: "web-scaler"}
+	if got := hpaName(correlate.Trigger{Kind: correlate.TriggerScaleIn}, scaled); got != "web-scaler" {
+		t.Errorf("hpaName with an autoscaler read = %q, want web-scaler", got)
 	}
 }

@@ -233,14 +233,19 @@ func preStopSource(spec *sources.PodSpec, wl workload, sleep int) string {
 	return fmt.Sprintf("%d s, %s", sleep, where)
 }
 
-// hpaName names the autoscaler of a scale-in: the one its event names.
+// hpaName names the autoscaler of a scale-in: the one its event names,
+// else the one read that scales the workload; a placeholder, which makes
+// the fix a template, when neither says.
 func hpaName(t correlate.Trigger, wl workload) string {
 	if t.Event != nil {
 		if name, ok := strings.CutPrefix(t.Event.Object, "HorizontalPodAutoscaler/"); ok {
 			return name
 		}
 	}
-	return wl.Name
+	if wl.Autoscaler != nil {
+		return wl.Autoscaler.Name
+	}
+	return placeholderName("HorizontalPodAutoscaler")
 }
 
 // labelExcludeFromLB is the node label that makes the cloud controllers

@@ -15,7 +15,7 @@ import (
 type Config struct {
 	// Kind is the object kind (Pod, Deployment, ReplicaSet, Service, Ingress,
 	// IngressClass, IngressClassParams, BackendConfig, TargetGroupBinding,
-	// EndpointSlice, Namespace, ConfigMap).
+	// EndpointSlice, Namespace, ConfigMap, HorizontalPodAutoscaler).
 	Kind      string
 	Namespace string
 	Name      string
@@ -65,6 +65,8 @@ type Config struct {
 	VirtualService *VirtualService
 	// HTTPProxy is set for Contour HTTPProxies.
 	HTTPProxy *HTTPProxy
+	// Autoscaler is set for HorizontalPodAutoscalers.
+	Autoscaler *Autoscaler
 	// IstioMesh is set for Istio's mesh ConfigMap (`istio` or
 	// `istio-<revision>` with a `mesh` key): its meshConfig.defaultConfig,
 	// which applies to every sidecar the pod annotation does not override.
@@ -80,6 +82,17 @@ const LabelALBReadinessGateInject = "elbv2.k8s.aws/pod-readiness-gate-inject"
 // readiness-gate injection.
 func (c *Config) ALBReadinessGateInjected() bool {
 	return c.Kind == "Namespace" && c.Labels[LabelALBReadinessGateInject] == "enabled"
+}
+
+// Autoscaler holds what a HorizontalPodAutoscaler says about the workload
+// it scales: its replica count is the autoscaler's, not spec.replicas.
+type Autoscaler struct {
+	// TargetKind and TargetName are spec.scaleTargetRef's.
+	TargetKind, TargetName string
+	// MinReplicas is spec.minReplicas; nil when unset (the API defaults it
+	// to 1). MaxReplicas is spec.maxReplicas.
+	MinReplicas *int
+	MaxReplicas int
 }
 
 // Workload holds the rollout facts of a Deployment or ReplicaSet.

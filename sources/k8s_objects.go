@@ -22,7 +22,7 @@ import (
 
 // k8sObjects reads Kubernetes objects (kubectl get -o json/yaml, API lists,
 // support bundles): Pods, Deployments, ReplicaSets, Services, Namespaces,
-// EndpointSlices, Ingresses, IngressClasses, the BackendConfig,
+// EndpointSlices, Ingresses, IngressClasses, HorizontalPodAutoscalers, the BackendConfig,
 // TargetGroupBinding and IngressClassParams CRDs,
 // and the objects of Envoy-based gateways (k8s_objects_mesh.go). Each
 // object becomes one Config fact; a Pod's status also yields Lifecycle
@@ -109,17 +109,18 @@ var treeDecoders = map[objectKey]func(v *fastjson.Value, st *k8sState, c *Config
 // objectDecoders decode one object of a kind with encoding/json into c and
 // emit what it holds.
 var objectDecoders = map[objectKey]func(elem []byte, c *Config, out *Emitter) error{
-	{"", "Service"}:                         decodeService,
-	{"", "Namespace"}:                       decodeNamespace,
-	{"apps", "Deployment"}:                  decodeDeployment,
-	{"apps", "ReplicaSet"}:                  decodeReplicaSet,
-	{"discovery.k8s.io", "EndpointSlice"}:   decodeEndpointSlice,
-	{"networking.k8s.io", "Ingress"}:        decodeIngress,
-	{"networking.k8s.io", "IngressClass"}:   decodeIngressClass,
-	{"cloud.google.com", "BackendConfig"}:   decodeBackendConfig,
-	{"elbv2.k8s.aws", "TargetGroupBinding"}: decodeTargetGroupBinding,
-	{"elbv2.k8s.aws", "IngressClassParams"}: decodeIngressClassParams,
-	{"", "ConfigMap"}:                       decodeConfigMap,
+	{"", "Service"}:                            decodeService,
+	{"", "Namespace"}:                          decodeNamespace,
+	{"apps", "Deployment"}:                     decodeDeployment,
+	{"apps", "ReplicaSet"}:                     decodeReplicaSet,
+	{"discovery.k8s.io", "EndpointSlice"}:      decodeEndpointSlice,
+	{"networking.k8s.io", "Ingress"}:           decodeIngress,
+	{"networking.k8s.io", "IngressClass"}:      decodeIngressClass,
+	{"cloud.google.com", "BackendConfig"}:      decodeBackendConfig,
+	{"elbv2.k8s.aws", "TargetGroupBinding"}:    decodeTargetGroupBinding,
+	{"elbv2.k8s.aws", "IngressClassParams"}:    decodeIngressClassParams,
+	{"", "ConfigMap"}:                          decodeConfigMap,
+	{"autoscaling", "HorizontalPodAutoscaler"}: decodeAutoscaler,
 	// Envoy-based gateways and meshes (k8s_objects_mesh.go).
 	{"gateway.networking.k8s.io", "Gateway"}:          decodeGateway,
 	{"gateway.networking.k8s.io", "HTTPRoute"}:        decodeHTTPRoute,
@@ -572,6 +573,33 @@ func isReadinessGate(t string, spec *PodSpec) bool {
 		}
 	}
 	return false
+}
+
+// horizontalPodAutoscaler is the part of an autoscaling/v1 or v2
+// HorizontalPodAutoscaler readygap keeps: both versions name the target
+// and the replica bounds alike.
+type horizontalPodAutoscaler struct {
+	Metadata metav1.ObjectMeta `json:"metadata"`
+	Spec     struct {
+		ScaleTargetRef struct {
+			Kind string `json:"kind"`
+			Name string `json:"name"`
+		} `json:"scaleTargetRef"`
+		MinReplicas *int `json:"minReplicas"`
+		MaxReplicas int  `json:"maxReplicas"`
+	} `json:"spec"`
+}
+
+func decodeAutoscaler(elem []byte, c *Config, out *Emitter) error {
+	var h horizontalPodAutoscaler
+	if err := json.Unmarshal(elem, &h); err != nil {
+		return err
+	}
+	setMeta(c, &h.Metadata)
+	c.Autoscaler = &Autoscaler{TargetKind: h.Spec.ScaleTargetRef.Kind, TargetName: h.Spec.ScaleTargetRef.Name,
+		MinReplicas: h.Spec.MinReplicas, MaxReplicas: h.Spec.MaxReplicas}
+	out.Config(c)
+	return nil
 }
 
 func decodeNamespace(elem []byte, c *Config, out *Emitter) error {
