@@ -497,8 +497,8 @@ func variantFixes(t testing.TB, objs *Objects) []Fix {
 				extra = append(extra, f)
 			}
 		}
-		extra = append(extra, triggerFixes(nil, tg.wl, correlate.Trigger{Kind: correlate.TriggerNodeDrain, Node: "ip-10-0-1-5"}, 12*time.Second)...)
-		extra = append(extra, triggerFixes(nil, tg.wl, correlate.Trigger{Kind: correlate.TriggerScaleIn}, 12*time.Second)...)
+		extra = append(extra, triggerFixes(nil, tg.wl, correlate.Trigger{Kind: correlate.TriggerNodeDrain, Node: "ip-10-0-1-5"}, 12*time.Second, sources.FamilyALB)...)
+		extra = append(extra, triggerFixes(nil, tg.wl, correlate.Trigger{Kind: correlate.TriggerScaleIn}, 12*time.Second, sources.FamilyALB)...)
 		extra = append(extra, terminationFixes(objs, tg.wl, tg.wl.Template, 12*time.Second, 0, 30, sources.FamilyEnvoy, sources.PlatformIstio)...)
 		extra = append(extra, wrongProbePortFixes(tg.wl, nil, "", 0, "", 20*time.Second)...)
 		finishFixes(extra)

@@ -349,9 +349,14 @@ func planMinReady(platform sources.Family, hc healthCheck, wl workload) readyPla
 	case sources.FamilyGCP:
 		if hc.IntervalSec > fastCheckInterval {
 			ns, name := hc.BackendConfig.patchTarget(wl)
+			point := ""
+			if !hc.BackendConfig.known() {
+				// A new BackendConfig does nothing until the Service names it.
+				point = fmt.Sprintf(" No Service read names a BackendConfig: create this one and point the Service's cloud.google.com/backend-config annotation at it ({\"default\": \"%s\"}).", placeholderName("BackendConfig"))
+			}
 			plan.Faster = &Fix{
 				Title: "Check new endpoints more often",
-				Why:   fmt.Sprintf("The health check runs every %d s (from %s); a new endpoint waits up to that long for its first check.", hc.IntervalSec, hc.Source()),
+				Why:   fmt.Sprintf("The health check runs every %d s (from %s); a new endpoint waits up to that long for its first check.%s", hc.IntervalSec, hc.Source(), point),
 				Patch: objectPatch("cloud.google.com/v1", "BackendConfig", ns, name, nil, map[string]any{"healthCheck": map[string]any{
 					"checkIntervalSec": fastCheckInterval, "timeoutSec": 3, "healthyThreshold": 1, "unhealthyThreshold": 3}}),
 			}

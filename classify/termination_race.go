@@ -135,7 +135,7 @@ func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 	f.Summary = fmt.Sprintf("%s stopped accepting connections as they began terminating, but %s kept sending them requests for up to %s (%s; %s failed with %s on %s).",
 		terminatedBy(g.Trigger), proxyNoun(family, platform), seconds(lag), span(w), plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), plural(len(f.Backends), "pod IP"))
 	f.Remediation = terminationFixes(objectsOf(a), wl, spec, lag, preStop, grace, family, platform)
-	f.Remediation = append(f.Remediation, triggerFixes(a, wl, g.Trigger, lag)...)
+	f.Remediation = append(f.Remediation, triggerFixes(a, wl, g.Trigger, lag, family)...)
 	return f
 }
 
@@ -173,10 +173,10 @@ func triggerNote(t correlate.Trigger) string {
 
 // triggerFixes are the changes that fit what deleted the pods, beside the
 // preStop and grace period every trigger needs.
-func triggerFixes(a *correlate.Analysis, wl workload, t correlate.Trigger, lag time.Duration) []Fix {
+func triggerFixes(a *correlate.Analysis, wl workload, t correlate.Trigger, lag time.Duration, family sources.Family) []Fix {
 	switch t.Kind {
 	case correlate.TriggerNodeDrain:
-		return []Fix{
+		fixes := []Fix{
 			{
 				Title: fmt.Sprintf("Let a drain evict one pod at a time with a PodDisruptionBudget (maxUnavailable %d)", pdbMaxUnavailable),
 				Why: "A drain evicts pods through the eviction API, which waits while the budget would be broken, so the load balancer never loses every backend at once. " +
@@ -192,6 +192,11 @@ func triggerFixes(a *correlate.Analysis, wl workload, t correlate.Trigger, lag t
 				Patch: objectPatch("v1", "Node", "", orDefault(t.Node, placeholderName("Node")), map[string]any{"labels": map[string]any{labelExcludeFromLB: "true"}}, nil),
 			},
 		}
+		if !excludesNodes(family) {
+			// A proxy in the cluster sends to pod IPs and reads no node label.
+			return fixes[:1]
+		}
+		return fixes
 	case correlate.TriggerScaleIn:
 		return []Fix{{
 			Title: "Scale in one pod at a time",
@@ -246,6 +251,14 @@ func hpaName(t correlate.Trigger, wl workload) string {
 		return wl.Autoscaler.Name
 	}
 	return placeholderName("HorizontalPodAutoscaler")
+}
+
+// excludesNodes reports whether the load balancers of a family take a
+// node's backends out on labelExcludeFromLB: the cloud load balancers
+// (the AWS Load Balancer Controller, GKE's); not ingress-nginx or Envoy,
+// which send to pod IPs from inside the cluster.
+func excludesNodes(f sources.Family) bool {
+	return f == sources.FamilyALB || f == sources.FamilyGCP
 }
 
 // labelExcludeFromLB is the node label that makes the cloud controllers
