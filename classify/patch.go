@@ -82,7 +82,7 @@ func trafficContainer(services []*sources.Config, wl workload) (name, why string
 		}
 		for _, p := range svc.Service.Ports {
 			if c := containerServing(wl.Template, p); c != "" {
-				return c, fmt.Sprintf("container %s serves port %s of %s (read at %s)", c, orDefault(p.TargetPort, fmt.Sprint(p.Port)), objectName(svc), svc.Origin)
+				return c, fmt.Sprintf("container %s serves port %s of %s (%s)", c, orDefault(p.TargetPort, fmt.Sprint(p.Port)), objectName(svc), readAt(svc.Origin))
 			}
 		}
 	}
@@ -98,7 +98,7 @@ func trafficContainer(services []*sources.Config, wl workload) (name, why string
 	}
 	switch {
 	case len(regular) == 1:
-		return regular[0], fmt.Sprintf("container %s is the only container of the template (read at %s)", regular[0], wl.Origin)
+		return regular[0], fmt.Sprintf("container %s is the only container of the template (%s)", regular[0], readAt(wl.Origin))
 	case len(apps) == 1:
 		return apps[0], fmt.Sprintf("assumed: container %s serves the traffic, as no Service read names its port and the others are proxies (%s)", apps[0], strings.Join(without(regular, apps[0]), ", "))
 	}

@@ -67,6 +67,8 @@ func TestKeepAliveFacts(t *testing.T) {
 		{"node env, a duration", `{"name":"a","command":["node"],"args":["server.js"],"env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"65s"}]}`, &KeepAlive{Server: "node", Seconds: 65, Set: true, Via: "KEEP_ALIVE_TIMEOUT=65s", Command: []string{"node"}, Args: []string{"server.js"}, EnvValue: "65s", Unit: UnitDuration}},
 		// An unknown server's bare 65000 is 65 s, not 18 hours; its bare 75 is seconds.
 		{"unknown server, milliseconds", `{"name":"a","env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"65000"}]}`, &KeepAlive{Seconds: 65, Set: true, Via: "KEEP_ALIVE_TIMEOUT=65000", EnvValue: "65000", Unit: UnitMillis, UnitNote: plausibleMillisNote}},
+		{"unknown server, 1000 is milliseconds", `{"name":"a","env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"1000"}]}`, &KeepAlive{Seconds: 1, Set: true, Via: "KEEP_ALIVE_TIMEOUT=1000", EnvValue: "1000", Unit: UnitMillis, UnitNote: plausibleMillisNote}},
+		{"unknown server, 999 is seconds", `{"name":"a","env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"999"}]}`, &KeepAlive{Seconds: 999, Set: true, Via: "KEEP_ALIVE_TIMEOUT=999", EnvValue: "999", Unit: UnitSeconds}},
 		{"unknown server, seconds", `{"name":"a","env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"75"}]}`, &KeepAlive{Seconds: 75, Set: true, Via: "KEEP_ALIVE_TIMEOUT=75", EnvValue: "75", Unit: UnitSeconds}},
 		{"Go duration", `{"name":"a","env":[{"name":"HTTP_KEEP_ALIVE_TIMEOUT","value":"5s"}]}`, &KeepAlive{Seconds: 5, Set: true, Via: "HTTP_KEEP_ALIVE_TIMEOUT=5s", EnvValue: "5s", Unit: UnitDuration}},
 		{"not a number", `{"name":"a","env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"long"}]}`, nil},
