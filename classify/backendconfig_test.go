@@ -59,8 +59,8 @@ func TestNEGDrainFixPatchesTheServicesBackendConfig(t *testing.T) {
 		want     bool
 		now      string
 	}{
-		{"", true, "(now not set)"},
-		{"9", true, "(now 9 s)"},
+		{"", true, "(not set in BackendConfig shop/web-hc, read at "},
+		{"9", true, "(9 s, read at "},
 		{"10", false, ""},
 	} {
 		objs, wl := twoBackendConfigs(t, c.draining)
@@ -92,7 +92,7 @@ func TestNEGDrainFixPatchesTheServicesBackendConfig(t *testing.T) {
 			fixes = fixesText(t, r)
 		}
 	}
-	wantText(t, "the static check's fixes", fixes, "Drain connections for 15 s", "drainingTimeoutSec to 15 s (now not set)", "name: web-hc", "drainingTimeoutSec: 15")
+	wantText(t, "the static check's fixes", fixes, "Drain connections for 15 s", "drainingTimeoutSec to 15 s (not set in BackendConfig shop/web-hc, read at ", "name: web-hc", "drainingTimeoutSec: 15")
 	if strings.Contains(fixes, "aaa-hc") {
 		t.Errorf("the static check patches another Service's BackendConfig:\n%s", fixes)
 	}

@@ -107,6 +107,7 @@ func Check(objs *Objects) []*Risk {
 			}
 			seen[key] = true
 			risk.Title = upperFirst(risk.Title)
+			finishFixes(risk.Fixes)
 			out = append(out, risk)
 		}
 	}

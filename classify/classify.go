@@ -53,6 +53,12 @@ type Fix struct {
 	// incident (a timeout to lower), not the least, as they are for every
 	// other fix (a sleep, grace period or budget to raise); see Covers.
 	AtMost bool
+	// Template says that Patch is not ready to apply: it shows the change
+	// to make by hand, in an object or container no input names (a
+	// placeholder such as <serving container> stands for it) or where the
+	// change needs a judgement the objects cannot make. Patches with a
+	// placeholder are templates whatever the rule says (see finishFixes).
+	Template bool
 }
 
 // Patch is a Kubernetes object as nested maps, for sigs.k8s.io/yaml.
@@ -220,6 +226,7 @@ func finish(a *correlate.Analysis, f *Finding) {
 		}
 	}
 	f.Notes = append(f.Notes, notes(a, f)...)
+	finishFixes(f.Remediation)
 	sort.SliceStable(f.Evidence, func(i, j int) bool { return f.Evidence[i].Time.Before(f.Evidence[j].Time) })
 }
 

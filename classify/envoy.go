@@ -8,6 +8,7 @@ import (
 
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/sources"
+	"sigs.k8s.io/yaml"
 )
 
 // Envoy-side settings and their defaults, for fixes on Envoy-based gateways.
@@ -231,6 +232,31 @@ func istioDrainFix(wl workload, spec *sources.PodSpec, sleep int) (Fix, bool) {
 		Why: fmt.Sprintf("The sidecar stops %s after SIGTERM (terminationDrainDuration), before the %d s preStop sleep ends, and requests to the pod fail with it; "+
 			"a native sidecar (sidecar.istio.io/nativeSidecar: \"true\") stops after the application instead.", seconds(drain), sleep),
 		Patch: deploymentPatch(wl, map[string]any{"template": map[string]any{"metadata": map[string]any{"annotations": map[string]any{
-			"proxy.istio.io/config": fmt.Sprintf("terminationDrainDuration: %ds\n", want)}}}}),
+			istioProxyConfigAnnotation: withProxyConfig(is.AnnotationText, "terminationDrainDuration", fmt.Sprintf("%ds", want))}}}}),
 	}, true
+}
+
+// istioProxyConfigAnnotation is the pod annotation that overrides the
+// mesh's ProxyConfig for one workload's sidecars.
+const istioProxyConfigAnnotation = "proxy.istio.io/config"
+
+// withProxyConfig returns a proxy.istio.io/config annotation (YAML or
+// JSON, as written) with key set to value and every other key kept
+// (holdApplicationUntilProxyStarts, proxyMetadata, ...): a patch replaces
+// an annotation's value whole. An annotation that does not parse as a map
+// is kept as written with the key appended on a line of its own.
+func withProxyConfig(annotation, key, value string) string {
+	doc := map[string]any{}
+	if strings.TrimSpace(annotation) != "" && yaml.Unmarshal([]byte(annotation), &doc) != nil {
+		return strings.TrimRight(annotation, "\n") + "\n" + key + ": " + value + "\n"
+	}
+	if doc == nil {
+		doc = map[string]any{}
+	}
+	doc[key] = value
+	out, err := yaml.Marshal(doc)
+	if err != nil {
+		return key + ": " + value + "\n"
+	}
+	return string(out)
 }

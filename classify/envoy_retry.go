@@ -168,40 +168,79 @@ func gatewayRetry(r *sources.ProxyRetry) map[string]any {
 func istioRetryFix(objs *Objects, wl workload) Fix {
 	vss := routerFronts(objs, wl, "VirtualService", sources.PlatformIstio)
 	ns, name := wl.Namespace, placeholderName("VirtualService")
-	routes := []any{map[string]any{"retries": istioRetries(nil)}}
+	routes := []any{map[string]any{"route": []any{map[string]any{"destination": map[string]any{"host": placeholderName("service")}}}, "retries": istioRetries(nil)}}
 	attempts, now, where := istioFixRetries, fmt.Sprintf("Istio retries %d times by default", envoyRetries), noRouteRead("VirtualService", wl)
+	whole := "Every route of spec.http is carried whole, only the retries of those that send to the workload changed: a merge patch replaces the list."
+	template := true
 	if len(vss) > 0 {
 		f := vss[0]
-		ns, name, routes, where = f.Via.Namespace, f.Via.Name, nil, ""
+		ns, name, routes, where, template = f.Via.Namespace, f.Via.Name, nil, "", false
+		changed := 0
 		for _, r := range f.Via.VirtualService.Routes {
-			if !routesToService(r, f) {
-				continue
+			route := copyMap(r.Raw)
+			if route == nil {
+				template = true // a route read without its fields cannot be carried whole
+				route = map[string]any{}
+				if r.Name != "" {
+					route["name"] = r.Name
+				}
 			}
-			route := map[string]any{"retries": istioRetries(r.Retries)}
-			if r.Name != "" {
-				route["name"] = r.Name
+			if routesToService(r, f) {
+				retries := istioRetries(r.Retries)
+				route["retries"] = retries
+				changed++
+				if n := retries["attempts"].(int); n > attempts {
+					attempts = n
+				}
+				if changed == 1 && r.Retries != nil && r.Retries.Retries != nil {
+					now = fmt.Sprintf("the route sets %d attempts (%s)", *r.Retries.Retries, readAt(f.Via.Origin))
+				}
 			}
 			routes = append(routes, route)
-			if n := route["retries"].(map[string]any)["attempts"].(int); n > attempts {
-				attempts = n
-			}
-			if len(routes) == 1 && r.Retries != nil && r.Retries.Retries != nil {
-				now = fmt.Sprintf("the route sets %d attempts", *r.Retries.Retries)
-			}
 		}
 		var others []*sources.Config
 		for _, o := range vss[1:] {
 			others = append(others, o.Via)
 		}
 		where = alsoRoutes(others)
+	} else {
+		whole = "Write these retries into each http route of the VirtualService that sends to the workload, in its manifest: a merge patch would replace the whole list of routes."
 	}
 	return Fix{
 		Title: fmt.Sprintf("Let Istio retry up to %d times on other endpoints before giving up", attempts),
-		Why: fmt.Sprintf("%s and the failures still reached clients, so every try landed on an endpoint that refused; attempts counts the retries after the first try. "+
-			"Set these retries on each http route of the VirtualService that sends to the workload, in its manifest: a merge patch would replace the whole list of routes. %s%s",
-			now, where, retryWhy),
-		Patch: objectPatch("networking.istio.io/v1", "VirtualService", ns, name, nil, map[string]any{"http": routes}),
+		Why: fmt.Sprintf("%s and the failures still reached clients, so every try landed on an endpoint that refused; attempts counts the retries after the first try. %s %s%s",
+			now, whole, where, retryWhy),
+		Patch:    objectPatch("networking.istio.io/v1", "VirtualService", ns, name, nil, map[string]any{"http": routes}),
+		Template: template,
 	}
+}
+
+// copyMap returns a deep copy of a decoded JSON object, so that a fix may
+// change it; nil for nil.
+func copyMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = copyValue(v)
+	}
+	return out
+}
+
+// copyValue deep-copies one decoded JSON value.
+func copyValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return copyMap(x)
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = copyValue(x[i])
+		}
+		return out
+	}
+	return v
 }
 
 // routesToService reports whether an Istio http route sends traffic to
@@ -240,35 +279,55 @@ func istioRetries(r *sources.ProxyRetry) map[string]any {
 // least envoyRetries retries.
 func contourRetryFix(objs *Objects, wl workload) (Fix, bool) {
 	proxies := routerFronts(objs, wl, "HTTPProxy", sources.PlatformContour)
-	var first *sources.HTTPProxyRoute
-	var todo []*sources.Config
+	var todo []front
 	for _, f := range proxies {
 		for i := range f.Via.HTTPProxy.Routes {
 			r := &f.Via.HTTPProxy.Routes[i]
-			if !proxyRouteSendsTo(r, f.Service) || retriesSafely(r.Retry) {
-				continue
-			}
-			if first == nil {
-				first = r
-			}
-			if len(todo) == 0 || todo[len(todo)-1] != f.Via {
-				todo = append(todo, f.Via)
+			if proxyRouteSendsTo(r, f.Service) && !retriesSafely(r.Retry) {
+				if len(todo) == 0 || todo[len(todo)-1].Via != f.Via {
+					todo = append(todo, f)
+				}
 			}
 		}
 	}
-	if len(proxies) > 0 && first == nil {
+	if len(proxies) > 0 && len(todo) == 0 {
 		return Fix{}, false
 	}
-	ns, name, where := wl.Namespace, placeholderName("HTTPProxy"), noRouteRead("HTTPProxy", wl)
-	var own *sources.ProxyRetry
-	if first != nil {
-		ns, name, where, own = todo[0].Namespace, todo[0].Name, alsoRoutes(todo[1:]), first.Retry
+	if len(todo) == 0 {
+		return Fix{
+			Title: "Let Contour retry refused connections on another endpoint",
+			Why: "Write this retryPolicy into each route of the HTTPProxy that sends to the workload, in its manifest: a merge patch would replace the whole list of routes. " +
+				noRouteRead("HTTPProxy", wl) + retryWhy,
+			Patch: objectPatch("projectcontour.io/v1", "HTTPProxy", wl.Namespace, placeholderName("HTTPProxy"), nil, map[string]any{"routes": []any{map[string]any{
+				"services": []any{map[string]any{"name": placeholderName("service"), "port": placeholderName("port")}}, "retryPolicy": contourRetry(nil)}}}),
+			Template: true,
+		}, true
+	}
+	f := todo[0]
+	var routes []any
+	template := false
+	for i := range f.Via.HTTPProxy.Routes {
+		r := &f.Via.HTTPProxy.Routes[i]
+		route := copyMap(r.Raw)
+		if route == nil {
+			template = true // a route read without its fields cannot be carried whole
+			route = map[string]any{}
+		}
+		if proxyRouteSendsTo(r, f.Service) && !retriesSafely(r.Retry) {
+			route["retryPolicy"] = contourRetry(r.Retry)
+		}
+		routes = append(routes, route)
+	}
+	var others []*sources.Config
+	for _, o := range todo[1:] {
+		others = append(others, o.Via)
 	}
 	return Fix{
 		Title: "Let Contour retry refused connections on another endpoint",
-		Why:   "Set a retryPolicy on each route of the HTTPProxy that sends to the workload. " + where + retryWhy,
-		Patch: objectPatch("projectcontour.io/v1", "HTTPProxy", ns, name, nil, map[string]any{"routes": []any{map[string]any{
-			"retryPolicy": contourRetry(own)}}}),
+		Why: fmt.Sprintf("%s (%s): every route of spec.routes is carried whole, with a retryPolicy on those that send to the workload: a merge patch replaces the list. ", objectName(f.Via), readAt(f.Via.Origin)) +
+			alsoRoutes(others) + retryWhy,
+		Patch:    objectPatch("projectcontour.io/v1", "HTTPProxy", f.Via.Namespace, f.Via.Name, nil, map[string]any{"routes": routes}),
+		Template: template,
 	}, true
 }
 

@@ -71,18 +71,22 @@ func httpProxyTwoRoutes(name, svc string) string {
 
 // TestContourRetryFixNamesEachOtherProxyOnce checks that the Contour fix
 // patches the first HTTPProxy that needs the retry and names every other
-// one once, never the one it patches, however many of its routes need it.
+// one once, and the one it patches only as the object patched (with where
+// it was read), never among the others, however many of its routes need it.
 func TestContourRetryFixNamesEachOtherProxyOnce(t *testing.T) {
 	objs := objectsOfYAML(t, append(twoWorkloads(), httpProxyTwoRoutes("web-a", "web"), httpProxyTwoRoutes("web-b", "web"))...)
 	f, ok := envoyRetryFix(objs, sources.PlatformContour, workloadNamed(t, objs, "web"))
 	if !ok || patchedName(f) != "HTTPProxy shop/web-a" {
 		t.Fatalf("fix %v patches %s, want HTTPProxy shop/web-a", ok, patchedName(f))
 	}
-	if strings.Count(f.Why, "shop/web-b") != 1 || strings.Contains(f.Why, "shop/web-a") {
-		t.Errorf("why %q: want HTTPProxy shop/web-b named once, web-a not", f.Why)
+	if strings.Count(f.Why, "shop/web-b") != 1 || strings.Count(f.Why, "shop/web-a") != 1 || !strings.HasPrefix(f.Why, "HTTPProxy shop/web-a (read at ") {
+		t.Errorf("why %q: want HTTPProxy shop/web-b named once, web-a only as the object patched", f.Why)
+	}
+	if routes := patchSpec(f)["routes"].([]any); len(routes) != 2 {
+		t.Errorf("routes %v, want both routes of web-a carried whole", routes)
 	}
 	objs = objectsOfYAML(t, append(twoWorkloads(), httpProxyTwoRoutes("web-a", "web"))...)
-	if f, _ = envoyRetryFix(objs, sources.PlatformContour, workloadNamed(t, objs, "web")); strings.Contains(f.Why, "shop/web-a") {
+	if f, _ = envoyRetryFix(objs, sources.PlatformContour, workloadNamed(t, objs, "web")); strings.Count(f.Why, "shop/web-a") != 1 || strings.Contains(f.Why, "other routes") {
 		t.Errorf("one HTTPProxy: why %q names it as another route", f.Why)
 	}
 }

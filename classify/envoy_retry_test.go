@@ -169,8 +169,9 @@ func virtualService(name, host, retries string) string {
 }
 
 // TestIstioRetryFixPatchesTheWorkloadsVirtualService checks that the
-// Istio fix lists the http routes of the VirtualService whose destination
-// is the workload's Service, by short name or FQDN, not another's; raises
+// Istio fix carries every http route of the VirtualService whole (a merge
+// patch replaces the list) and sets retries on those whose destination is
+// the workload's Service, by short name or FQDN, not another's; raises
 // attempts to one more than the route's own, at least istioFixRetries;
 // and keeps the route's retryOn and per-try timeout.
 func TestIstioRetryFixPatchesTheWorkloadsVirtualService(t *testing.T) {
@@ -192,8 +193,14 @@ func TestIstioRetryFixPatchesTheWorkloadsVirtualService(t *testing.T) {
 				t.Fatalf("fix %v %v, want a patch of VirtualService shop/web-vs", ok, f.Patch)
 			}
 			routes := patchSpec(f)["http"].([]any)
-			if len(routes) != 1 || routes[0].(map[string]any)["name"] != "main" {
-				t.Fatalf("routes %v, want only main, the route to web", routes)
+			if len(routes) != 2 || routes[0].(map[string]any)["name"] != "main" || routes[0].(map[string]any)["route"] == nil {
+				t.Fatalf("routes %v, want main, the route to web, with its destination", routes)
+			}
+			if other := routes[1].(map[string]any); other["name"] != "reports" || other["route"] == nil || other["retries"] != nil {
+				t.Errorf("route %v, want reports carried as written", other)
+			}
+			if f.Template {
+				t.Error("a VirtualService read whole gives a patch, not a template")
 			}
 			if got := routes[0].(map[string]any)["retries"]; !reflect.DeepEqual(got, c.want) {
 				t.Errorf("retries %v, want %v", got, c.want)

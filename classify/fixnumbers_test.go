@@ -100,6 +100,12 @@ func fixNumberProblems(t testing.TB, fix Fix) []string {
 	has := map[string]bool{}
 	for _, s := range numberRE.FindAllString(source, -1) {
 		has[canonical(s)] = true
+		// A setting written in milliseconds (Node.js's keepAliveTimeout, a
+		// bare Spring Duration) sets the title's seconds; a text that
+		// names milliseconds says so itself.
+		if f, err := strconv.ParseFloat(s, 64); err == nil && where == "patch" && f >= 1000 && f == float64(int64(f)) && int64(f)%1000 == 0 {
+			has[canonical(strconv.FormatInt(int64(f)/1000, 10))] = true
+		}
 	}
 	for _, s := range titleNumbers(title) {
 		if !has[canonical(s)] {
@@ -142,6 +148,10 @@ func TestFixNumbersCatchMismatches(t *testing.T) {
 		{Fix{Title: "Let the target group drain in-flight requests for 45 s (TargetGroupBinding api/k8s-api-e785032ea3)",
 			Patch: objectPatch("v1", "Service", "api", "web", map[string]any{"annotations": map[string]any{"x": "deregistration_delay.timeout_seconds=45"}}, nil)}, 0},
 		{Fix{Title: "Set the keep-alive to 65 s", Why: "set server.keepAliveTimeout = 65000"}, 1},
+		{Fix{Title: "Keep idle connections open 65 s in the app, longer than the load balancer's 60 s",
+			Patch: containerPatch(wl, "web", map[string]any{"env": []any{map[string]any{"name": "KEEP_ALIVE_TIMEOUT", "value": "65000"}}})}, 0},
+		{Fix{Title: "Keep idle connections open 65 s in the app, longer than the load balancer's 60 s",
+			Patch: containerPatch(wl, "web", map[string]any{"env": []any{map[string]any{"name": "KEEP_ALIVE_TIMEOUT", "value": "6500"}}})}, 1},
 	}
 	for _, c := range cases {
 		if got := fixNumberProblems(t, c.fix); len(got) != c.want {

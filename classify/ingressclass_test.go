@@ -268,7 +268,7 @@ func TestALBDrainFix(t *testing.T) {
 	if strings.Contains(got, "name: api") {
 		t.Errorf("the Ingress of another workload is patched:\n%s", got)
 	}
-	wantText(t, "why", fs[0].Why, "now 30 s, from Ingress shop/web's annotation", "43 s")
+	wantText(t, "why", fs[0].Why, "(30 s, from Ingress shop/web's annotation, read at ", "43 s")
 	if strings.Contains(fs[0].Why, "other attributes") {
 		t.Errorf("an annotation of the delay alone keeps other attributes: %s", fs[0].Why)
 	}

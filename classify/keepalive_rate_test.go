@@ -63,7 +63,7 @@ func TestKeepAliveFixesNginx(t *testing.T) {
 // TestWithFlagWithoutValue: a flag that ends the command line has no value
 // to change; the result still ends with the flag and the value.
 func TestWithFlagWithoutValue(t *testing.T) {
-	got := withFlag([]string{"app:app", "--keep-alive"}, "--keep-alive", 65)
+	got := withFlag([]string{"app:app", "--keep-alive"}, "--keep-alive", "65")
 	if n := len(got); n < 2 || got[n-2] != "--keep-alive" || got[n-1] != "65" {
 		t.Errorf("withFlag = %q, want it to end with --keep-alive 65", got)
 	}

@@ -215,6 +215,32 @@ func lbIdleTimeout(objs *Objects, family sources.Family, ings []*sources.Config)
 	return Timeout{What: "the load balancer's backend keep-alive", Seconds: gcpBackendKeepalive, Source: "Google's external Application Load Balancer (fixed)"}
 }
 
+// albMaxIdle is the longest idle timeout an ALB takes
+// (idle_timeout.timeout_seconds: "The valid range is 1-4000 seconds",
+// Application Load Balancer attributes).
+const albMaxIdle = 4000
+
+// keepAliveText writes a keep-alive of seconds in the unit the setting
+// was written in: milliseconds, a duration ("65s"), or seconds.
+func keepAliveText(unit string, seconds int) string {
+	switch unit {
+	case sources.UnitMillis:
+		return fmt.Sprint(seconds * 1000)
+	case sources.UnitDuration:
+		return fmt.Sprintf("%ds", seconds)
+	}
+	return fmt.Sprint(seconds)
+}
+
+// unitNote says how the unit of the app's setting was decided, when the
+// setting did not say; "" otherwise.
+func unitNote(app *sources.KeepAlive) string {
+	if app.UnitNote == "" {
+		return ""
+	}
+	return "; " + app.UnitNote
+}
+
 // appKeepAlive finds the keep-alive the failing backends' containers set,
 // from their spec or their workload's template, and the workload.
 func appKeepAlive(a *correlate.Analysis, refs []BackendRef) (*sources.KeepAlive, workload) {
@@ -229,13 +255,27 @@ func appKeepAlive(a *correlate.Analysis, refs []BackendRef) (*sources.KeepAlive,
 		specs = append(specs, wl.Template)
 	}
 	for _, s := range specs {
-		for _, c := range s.Containers {
-			if c.KeepAlive != nil && !c.Sidecar {
-				return c.KeepAlive, wl
+		if c := keepAliveContainer(s, wl.Serving); c != nil {
+			if wl.Serving == "" {
+				wl.Serving, wl.ServingWhy = c.Name, fmt.Sprintf("container %s of the pods read sets the keep-alive", c.Name)
 			}
+			return c.KeepAlive, wl
 		}
 	}
 	return nil, wl
+}
+
+// keepAliveContainer is the container of spec whose keep-alive counts: the
+// serving container when it is known (serving), else the first regular
+// container that states one; nil when none does.
+func keepAliveContainer(spec *sources.PodSpec, serving string) *sources.Container {
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		if c.KeepAlive != nil && !c.Sidecar && (serving == "" || c.Name == serving) {
+			return c
+		}
+	}
+	return nil
 }
 
 // appSource says where the app's keep-alive came from.
@@ -261,7 +301,7 @@ func keepaliveSummary(w *correlate.Window, r *Rate, lb Timeout, app *sources.Kee
 // command or the arguments already give it, that list with the value
 // changed (a patch replaces a list whole); else the arguments with the flag
 // added.
-func argvPatch(wl workload, container string, app *sources.KeepAlive, flag string, value int) Patch {
+func argvPatch(wl workload, container string, app *sources.KeepAlive, flag string, value string) Patch {
 	field, argv := "args", app.Args
 	if !hasFlag(app.Args, flag) && hasFlag(app.Command, flag) {
 		field, argv = "command", app.Command
@@ -281,9 +321,8 @@ func hasFlag(argv []string, flag string) bool {
 
 // withFlag returns a copy of argv with flag set to value: in place where
 // argv gives it, else appended.
-func withFlag(argv []string, flag string, value int) []string {
+func withFlag(argv []string, flag string, v string) []string {
 	out := append([]string(nil), argv...)
-	v := fmt.Sprint(value)
 	for i, a := range out {
 		switch {
 		case a == flag && i+1 < len(out):
@@ -308,32 +347,41 @@ func keepaliveFixes(objs *Objects, wl workload, family sources.Family, lb Timeou
 	case app != nil && strings.HasPrefix(app.Via, "GUNICORN_CMD_ARGS"):
 		fix.Why = fmt.Sprintf("gunicorn closes idle connections after %g s (%s). Raise --keep-alive in GUNICORN_CMD_ARGS to %d; the other arguments stay.", app.Seconds, app.Via, want)
 		fix.Patch = containerPatch(wl, container, map[string]any{"env": []any{map[string]any{"name": "GUNICORN_CMD_ARGS",
-			"value": strings.Join(withFlag(strings.Fields(app.EnvValue), "--keep-alive", want), " ")}}})
+			"value": strings.Join(withFlag(strings.Fields(app.EnvValue), "--keep-alive", fmt.Sprint(want)), " ")}}})
 	case app != nil && app.Set && strings.HasPrefix(app.Via, "--"):
 		flag, _, _ := strings.Cut(app.Via, " ")
-		fix.Why = fmt.Sprintf("%s closes idle connections after %g s: in the container's arguments, change `%s` to `%s %d`.", app.Server, app.Seconds, app.Via, flag, want)
-		fix.Patch = argvPatch(wl, container, app, flag, want)
+		v := keepAliveText(app.Unit, want)
+		fix.Why = fmt.Sprintf("%s closes idle connections after %g s: in the container's arguments, change `%s` to `%s %s`%s.", app.Server, app.Seconds, app.Via, flag, v, unitNote(app))
+		fix.Patch = argvPatch(wl, container, app, flag, v)
 	case app != nil && app.Set:
 		name, _, _ := strings.Cut(app.Via, "=")
-		fix.Why = fmt.Sprintf("The app closes idle connections after %g s (%s).", app.Seconds, app.Via)
-		fix.Patch = containerPatch(wl, container, map[string]any{"env": []any{map[string]any{"name": name, "value": fmt.Sprint(want)}}})
+		v := keepAliveText(app.Unit, want)
+		fix.Why = fmt.Sprintf("The app closes idle connections after %g s (%s%s); %s=%s is %d s in the same unit.", app.Seconds, app.Via, unitNote(app), name, v, want)
+		fix.Patch = containerPatch(wl, container, map[string]any{"env": []any{map[string]any{"name": name, "value": v}}})
 	case app != nil && app.Server == "node":
 		fix.Why = fmt.Sprintf("Node.js closes idle connections after 5 s by default: where the server is created, set server.keepAliveTimeout to %d s (%d000, in milliseconds) and server.headersTimeout above it.", want, want)
 	case app != nil && app.Server == "gunicorn":
 		fix.Why = fmt.Sprintf("gunicorn closes idle connections after 2 s by default: add `--keep-alive %d` to its arguments.", want)
-		fix.Patch = argvPatch(wl, container, app, "--keep-alive", want)
+		fix.Patch = argvPatch(wl, container, app, "--keep-alive", fmt.Sprint(want))
 	case app != nil && app.Server == "uvicorn":
 		fix.Why = fmt.Sprintf("uvicorn closes idle connections after 5 s by default: add `--timeout-keep-alive %d` to its arguments.", want)
-		fix.Patch = argvPatch(wl, container, app, "--timeout-keep-alive", want)
+		fix.Patch = argvPatch(wl, container, app, "--timeout-keep-alive", fmt.Sprint(want))
 	default:
 		fix.Why = fmt.Sprintf("Set the server's keep-alive (idle) timeout to %d s: gunicorn --keep-alive, uvicorn --timeout-keep-alive, Node.js server.keepAliveTimeout.", want)
+	}
+	if fix.Patch != nil {
+		fix.Why += servingNote(wl)
 	}
 	fixes := []Fix{fix}
 	if app == nil || app.Seconds-1 < minLBIdleFix {
 		return fixes
 	}
-	// Or let the load balancer give up on idle connections first.
-	lower := int(app.Seconds) - 1
+	// Or let the load balancer give up on idle connections first, within
+	// the range it takes.
+	lower := int(math.Ceil(app.Seconds)) - 1
+	if family == sources.FamilyALB && lower > albMaxIdle {
+		return fixes // the app already outlasts the longest idle timeout an ALB takes
+	}
 	switch family {
 	case sources.FamilyALB:
 		fixes = append(fixes, albIdleFix(lb, wl, lower))
@@ -382,17 +430,11 @@ var keepaliveChecks = []StaticCheck{
 func (keepaliveTimeout) Check(objs *Objects) []*Risk {
 	var out []*Risk
 	for _, t := range objs.targetsOf() {
-		var app *sources.KeepAlive
-		container := ""
-		for _, c := range t.wl.Template.Containers {
-			if c.KeepAlive != nil && !c.Sidecar {
-				app, container = c.KeepAlive, c.Name
-				break
-			}
-		}
-		if app == nil {
+		c := keepAliveContainer(t.wl.Template, t.wl.Serving)
+		if c == nil {
 			continue
 		}
+		app, container := c.KeepAlive, c.Name
 		for _, f := range t.Fronts {
 			switch f.Family {
 			case sources.FamilyALB, sources.FamilyGCP, sources.FamilyIngressNginx:

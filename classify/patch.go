@@ -1,8 +1,12 @@
 package classify
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
+
+	"github.com/readygap/readygap/sources"
 )
 
 // objectPatch builds a patch of one Kubernetes object: apiVersion, kind,
@@ -22,9 +26,18 @@ func objectPatch(apiVersion, kind, namespace, name string, metadata, spec map[st
 	return p
 }
 
-// deploymentPatch is a strategic-merge patch of the workload's Deployment spec.
+// deploymentPatch is a strategic-merge patch of the workload's spec, of
+// its own kind (a Deployment unless the workload read says otherwise).
 func deploymentPatch(wl workload, spec map[string]any) Patch {
-	return objectPatch("apps/v1", "Deployment", wl.Namespace, wl.Name, nil, spec)
+	return objectPatch("apps/v1", orDefault(wl.Kind, "Deployment"), wl.Namespace, wl.Name, nil, spec)
+}
+
+// workloadName names the workload for a reader: "Deployment shop/web".
+func workloadName(wl workload) string {
+	if wl.Namespace == "" {
+		return orDefault(wl.Kind, "Deployment") + " " + wl.Name
+	}
+	return fmt.Sprintf("%s %s/%s", orDefault(wl.Kind, "Deployment"), wl.Namespace, wl.Name)
 }
 
 // containerPatch patches one container of the workload's pod template
@@ -42,17 +55,195 @@ func templateSpec(podSpec map[string]any) map[string]any {
 	return map[string]any{"template": map[string]any{"spec": podSpec}}
 }
 
-// mainContainer names the serving container of a template: the first
-// regular container; a placeholder when the template is unknown.
-func mainContainer(wl workload) string {
-	if wl.Template != nil {
-		for _, c := range wl.Template.Containers {
-			if !c.Sidecar {
+// proxySidecars are containers that meshes, database connectors and
+// agents inject beside the application: a pod spec may list one first
+// (Istio does with holdApplicationUntilProxyStarts), but none serves the
+// application's traffic, so a fix never lands on one by default.
+var proxySidecars = map[string]bool{
+	"istio-proxy": true, "linkerd-proxy": true, "cloud-sql-proxy": true, "cloudsql-proxy": true,
+	"envoy": true, "envoy-sidecar": true, "vault-agent": true, "datadog-agent": true,
+	"oauth2-proxy": true, "fluent-bit": true, "otel-collector": true, "cloud-sql-proxy-sidecar": true,
+}
+
+// trafficContainer finds the container that serves a workload's traffic:
+// the one whose port a Service selecting its pods sends to (targetPort by
+// number, or by name as the EndpointSlice controller resolves it); else,
+// without such a Service, its only regular container, or the only one that
+// is not a known proxy sidecar. why says how it was found, for the fix's
+// text; name is "" when the template is unknown or several containers may
+// serve.
+func trafficContainer(services []*sources.Config, wl workload) (name, why string) {
+	if wl.Template == nil {
+		return "", ""
+	}
+	for _, svc := range services {
+		if svc.Service == nil || svc.Namespace != wl.Namespace || len(svc.Service.Selector) == 0 || !subset(svc.Service.Selector, wl.TemplateLabels) {
+			continue
+		}
+		for _, p := range svc.Service.Ports {
+			if c := containerServing(wl.Template, p); c != "" {
+				return c, fmt.Sprintf("container %s serves port %s of %s (%s)", c, orDefault(p.TargetPort, fmt.Sprint(p.Port)), objectName(svc), readAt(svc.Origin))
+			}
+		}
+	}
+	var regular, apps []string
+	for _, c := range wl.Template.Containers {
+		if c.Sidecar {
+			continue
+		}
+		regular = append(regular, c.Name)
+		if !proxySidecars[c.Name] {
+			apps = append(apps, c.Name)
+		}
+	}
+	switch {
+	case len(regular) == 1:
+		return regular[0], fmt.Sprintf("container %s is the only container of the template (%s)", regular[0], readAt(wl.Origin))
+	case len(apps) == 1:
+		return apps[0], fmt.Sprintf("assumed: container %s serves the traffic, as no Service read names its port and the others are proxies (%s)", apps[0], strings.Join(without(regular, apps[0]), ", "))
+	}
+	return "", ""
+}
+
+// containerServing returns the container a Service port sends to: the one
+// declaring the target port's number, or its name (regular containers
+// first, then sidecars); "" when none does.
+func containerServing(spec *sources.PodSpec, p sources.ServicePort) string {
+	proto := orDefault(p.Protocol, "TCP")
+	for _, c := range spec.Containers {
+		for _, cp := range c.Ports {
+			if orDefault(cp.Protocol, "TCP") != proto {
+				continue
+			}
+			if (p.TargetPortNumber != 0 && cp.Number == p.TargetPortNumber) || (p.TargetPortNumber == 0 && p.TargetPort != "" && cp.Name == p.TargetPort) {
 				return c.Name
 			}
 		}
 	}
-	return placeholderName("container")
+	return ""
+}
+
+// without returns ss without s.
+func without(ss []string, s string) []string {
+	var out []string
+	for _, x := range ss {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// readAt says where a setting was read: "read at file:line", or "assumed
+// default: not in the inputs" when no object read states it (zero origin).
+func readAt(o sources.Origin) string {
+	if o.File == "" {
+		return assumedDefault
+	}
+	return "read at " + o.String()
+}
+
+// assumedDefault marks a setting no input states: the fix took the
+// platform's or the API's default.
+const assumedDefault = "assumed default: not in the inputs"
+
+// mainContainer names the serving container of a workload (see
+// trafficContainer); a placeholder, which makes the fix a template, when
+// no object read says which container serves.
+func mainContainer(wl workload) string {
+	return orDefault(wl.Serving, placeholderName("serving container"))
+}
+
+// servingNote says which container a container patch changes and how it
+// was found, for the fix's text.
+func servingNote(wl workload) string {
+	if wl.Serving == "" {
+		return fmt.Sprintf(" The objects read do not say which container of %s serves the traffic: put its name in place of %s.", workloadName(wl), placeholderName("serving container"))
+	}
+	return " Patched: " + wl.ServingWhy + "."
+}
+
+// builtinGroups are the API groups whose kinds the API server merges with
+// a strategic merge patch (kubectl patch's default, --type strategic):
+// lists of containers, ports and env merge by their key. Every other
+// group is a custom resource, which takes a JSON merge patch (--type
+// merge, RFC 7386) that replaces every list it names whole.
+var builtinGroups = map[string]bool{"": true, "apps": true, "policy": true, "autoscaling": true, "networking.k8s.io": true, "batch": true}
+
+// Builtin reports whether the patch is of a built-in kind, applied as a
+// strategic merge patch; false for a custom resource's merge patch.
+func (p Patch) Builtin() bool {
+	v, _ := p["apiVersion"].(string)
+	g := ""
+	if i := strings.LastIndexByte(v, '/'); i >= 0 {
+		g = v[:i]
+	}
+	return builtinGroups[g]
+}
+
+// hasPlaceholder reports whether a patch value holds a placeholder name
+// (placeholderName: "<namespace>", "<serving container>").
+func hasPlaceholder(v any) bool {
+	switch x := v.(type) {
+	case Patch:
+		return hasPlaceholder(map[string]any(x))
+	case map[string]any:
+		for k, e := range x {
+			if hasPlaceholder(k) || hasPlaceholder(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasPlaceholder(e) {
+				return true
+			}
+		}
+	case string:
+		return strings.HasPrefix(x, "<") && strings.HasSuffix(x, ">")
+	}
+	return false
+}
+
+// finishFixes marks every fix with a placeholder as a template and says in
+// each fix's Why how to apply its patch: the merge kubectl uses for the
+// kind, or by hand for a template. Every finding and risk goes through it.
+func finishFixes(fixes []Fix) {
+	for i := range fixes {
+		f := &fixes[i]
+		if f.Patch == nil {
+			continue
+		}
+		if hasPlaceholder(f.Patch) {
+			f.Template = true
+		}
+		f.Why = strings.TrimSpace(f.Why) + " " + applyNote(*f)
+	}
+}
+
+// applyNote says how a fix's patch is applied.
+func applyNote(f Fix) string {
+	if f.Template {
+		return "Template, not ready to apply: write the change into the manifest by hand, filling in each <placeholder>."
+	}
+	kind, _ := f.Patch["kind"].(string)
+	target := strings.ToLower(kind)
+	if meta, ok := f.Patch["metadata"].(map[string]any); ok {
+		if name, ok := meta["name"].(string); ok {
+			target += " " + name
+		}
+		if ns, ok := meta["namespace"].(string); ok {
+			target += " -n " + ns
+		}
+	}
+	if f.Patch.Builtin() {
+		how := "a strategic merge patch"
+		if spec, _ := f.Patch["spec"].(map[string]any); spec["template"] != nil {
+			how += ": containers merge by name"
+		}
+		return fmt.Sprintf("Apply: kubectl patch %s --type strategic --patch-file FILE (%s).", target, how)
+	}
+	return fmt.Sprintf("Apply: kubectl patch %s --type merge --patch-file FILE (a JSON merge patch: each list it names replaces the object's whole).", target)
 }
 
 // with returns the patch with one more top-level field (data for a ConfigMap).

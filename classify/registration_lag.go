@@ -302,7 +302,7 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform s
 	}
 	fixes = append(fixes, minReadyFix(plan.Basis, hc, minReady, wl, w.Duration()))
 	if variant == variantNEGWithoutHealthCheck {
-		fixes = append(fixes, zoneSpreadFix(wl, zonesSeen(a), 0))
+		fixes = append(fixes, zoneSpreadFix(wl, zonesSeen(a), 0)...)
 	}
 	if wl.MaxUnavailable != "0" {
 		fixes = append(fixes, rolloutStrategyFix(wl))
@@ -349,9 +349,14 @@ func planMinReady(platform sources.Family, hc healthCheck, wl workload) readyPla
 	case sources.FamilyGCP:
 		if hc.IntervalSec > fastCheckInterval {
 			ns, name := hc.BackendConfig.patchTarget(wl)
+			point := ""
+			if !hc.BackendConfig.known() {
+				// A new BackendConfig does nothing until the Service names it.
+				point = fmt.Sprintf(" No Service read names a BackendConfig: create this one and point the Service's cloud.google.com/backend-config annotation at it ({\"default\": \"%s\"}).", placeholderName("BackendConfig"))
+			}
 			plan.Faster = &Fix{
 				Title: "Check new endpoints more often",
-				Why:   fmt.Sprintf("The health check runs every %d s (from %s); a new endpoint waits up to that long for its first check.", hc.IntervalSec, hc.Source()),
+				Why:   fmt.Sprintf("The health check runs every %d s (from %s); a new endpoint waits up to that long for its first check.%s", hc.IntervalSec, hc.Source(), point),
 				Patch: objectPatch("cloud.google.com/v1", "BackendConfig", ns, name, nil, map[string]any{"healthCheck": map[string]any{
 					"checkIntervalSec": fastCheckInterval, "timeoutSec": 3, "healthyThreshold": 1, "unhealthyThreshold": 3}}),
 			}
@@ -374,28 +379,30 @@ func minReadyFix(basis, hc healthCheck, minReady int, wl workload, lasted time.D
 	from := hc.Source()
 	switch {
 	case basis.IntervalSec != hc.IntervalSec:
-		from = fmt.Sprintf("the %d s interval above (with today's %d s it would take %d s)", basis.IntervalSec, hc.IntervalSec, minReadyFor(hc))
+		from = fmt.Sprintf("the %d s interval above (with the %d s of %s it would take %d s)", basis.IntervalSec, hc.IntervalSec, hc.Source(), minReadyFor(hc))
 	case basis.JitterSec != hc.JitterSec:
-		from = fmt.Sprintf("the %d s initial jitter above (with today's %d s it would take %d s)", basis.JitterSec, hc.JitterSec, minReadyFor(hc))
+		from = fmt.Sprintf("the %d s initial jitter above (with the %d s of %s it would take %d s)", basis.JitterSec, hc.JitterSec, hc.Source(), minReadyFor(hc))
 	}
 	observed := ""
 	if lasted > 0 {
 		observed = "; the failures lasted " + seconds(lasted)
 	}
-	why := fmt.Sprintf("minReadySeconds must exceed check interval × healthy threshold plus a margin: %d s × %d + %d s, from %s%s. It is now %d.",
-		basis.IntervalSec, basis.HealthyThreshold, int(minReadyMargin.Seconds()), from, observed, wl.MinReadySeconds)
+	current := fmt.Sprintf(" minReadySeconds is %d (%s).", wl.MinReadySeconds, wl.minReadySource())
+	why := fmt.Sprintf("minReadySeconds must exceed check interval × healthy threshold plus a margin: %d s × %d + %d s, from %s%s.%s",
+		basis.IntervalSec, basis.HealthyThreshold, int(minReadyMargin.Seconds()), from, observed, current)
 	switch {
 	case hc.Kind == "none":
-		why = fmt.Sprintf("minReadySeconds must outlast the endpoint update's way to Envoy; the failures lasted %s, so %d s leaves a %d s margin (%s). It is now %d.",
-			seconds(lasted), minReady, int(measuredMargin.Seconds()), from, wl.MinReadySeconds)
+		why = fmt.Sprintf("minReadySeconds must outlast the endpoint update's way to Envoy; the failures lasted %s, so %d s leaves a %d s margin (%s).%s",
+			seconds(lasted), minReady, int(measuredMargin.Seconds()), from, current)
 	case basis.JitterSec > 0:
-		why = fmt.Sprintf("minReadySeconds must exceed Envoy's wait before a new endpoint's first check, one check and a margin: %d s + %d s + %d s, from %s%s. It is now %d.",
-			basis.JitterSec, basis.IntervalSec, int(minReadyMargin.Seconds()), from, observed, wl.MinReadySeconds)
+		why = fmt.Sprintf("minReadySeconds must exceed Envoy's wait before a new endpoint's first check, one check and a margin: %d s + %d s + %d s, from %s%s.%s",
+			basis.JitterSec, basis.IntervalSec, int(minReadyMargin.Seconds()), from, observed, current)
 	}
+	spec, deadline := withMinReady(wl, map[string]any{}, minReady)
 	return Fix{
 		Title: fmt.Sprintf("Keep old pods for %d s after a new one is Ready (minReadySeconds)", minReady),
-		Why:   why,
-		Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": minReady}),
+		Why:   why + deadline,
+		Patch: deploymentPatch(wl, spec),
 	}
 }
 
@@ -403,39 +410,78 @@ func minReadyFix(basis, hc healthCheck, minReady int, wl workload, lasted time.D
 // scheduler, so that a rollout never moves the only pod to a new zone
 // (where the NEG readiness gate opens without a health check). zones are
 // the zones seen, assumed how many were assumed when none was (0: not
-// said); a regional cluster's three at the least.
-func zoneSpreadFix(wl workload, zones []string, assumed int) Fix {
+// said); a regional cluster's three at the least. A workload an
+// autoscaler scales gets the replicas as the autoscaler's minReplicas
+// (spec.replicas would be overwritten at its next sync) and the spread in
+// its template: two fixes.
+func zoneSpreadFix(wl workload, zones []string, assumed int) []Fix {
 	replicas := max(len(zones), minSpreadReplicas)
 	seen := orDefault(strings.Join(zones, ", "), "several") + " seen"
 	if len(zones) == 0 && assumed > 0 {
 		seen = fmt.Sprintf("%d assumed", assumed)
 	}
-	return Fix{
-		Title: fmt.Sprintf("Run at least %d replicas spread over the zones", replicas),
-		Why: fmt.Sprintf("The gate opens without a health check for the first pod in a zone (kubernetes/ingress-gce#1718). With replicas ≥ zones (%s) and topology spread, a rollout never moves the only pod to a new zone.",
-			seen),
-		Patch: deploymentPatch(wl, map[string]any{
-			"replicas": replicas,
-			"template": map[string]any{"spec": map[string]any{"topologySpreadConstraints": []any{map[string]any{
-				"maxSkew": 1, "topologyKey": sources.LabelZone, "whenUnsatisfiable": "DoNotSchedule",
-				"labelSelector":  map[string]any{"matchLabels": selectorOf(wl)},
-				"matchLabelKeys": []any{"pod-template-hash"},
-			}}}},
-		}),
+	spec := map[string]any{
+		"template": map[string]any{"spec": map[string]any{"topologySpreadConstraints": []any{map[string]any{
+			"maxSkew": 1, "topologyKey": sources.LabelZone, "whenUnsatisfiable": "DoNotSchedule",
+			"labelSelector":  map[string]any{"matchLabels": selectorOf(wl)},
+			"matchLabelKeys": []any{"pod-template-hash"},
+		}}}},
 	}
+	why := fmt.Sprintf("The gate opens without a health check for the first pod in a zone (kubernetes/ingress-gce#1718). With replicas ≥ zones (%s) and topology spread, a rollout never moves the only pod to a new zone.", seen)
+	hpa := wl.Autoscaler
+	if hpa == nil {
+		spec["replicas"] = replicas
+		return []Fix{{Title: fmt.Sprintf("Run at least %d replicas spread over the zones", replicas), Why: why, Patch: deploymentPatch(wl, spec)}}
+	}
+	min := 1
+	if hpa.Autoscaler.MinReplicas != nil {
+		min = *hpa.Autoscaler.MinReplicas
+	}
+	fixes := []Fix{{Title: "Spread the pods over the zones", Why: why, Patch: deploymentPatch(wl, spec)}}
+	if min < replicas {
+		fixes = append(fixes, Fix{
+			Title: fmt.Sprintf("Let the autoscaler run at least %d replicas", replicas),
+			Why: fmt.Sprintf("%s scales the workload (minReplicas %d, %s): its minReplicas, not spec.replicas, keeps a pod in each zone.",
+				objectName(hpa), min, readAt(hpa.Origin)),
+			Patch: objectPatch("autoscaling/v2", "HorizontalPodAutoscaler", hpa.Namespace, hpa.Name, nil, map[string]any{
+				"minReplicas": replicas, "maxReplicas": max(hpa.Autoscaler.MaxReplicas, replicas)}),
+		})
+	}
+	return fixes
 }
 
-// selectorOf returns the labels the workload's pods carry, for a topology
-// spread's selector; app=<name> when the template is unknown.
+// selectorOf returns the labels that select the workload's pods, for a
+// topology spread's or a disruption budget's selector: its
+// spec.selector.matchLabels as read; a placeholder, which makes the fix a
+// template, when the workload was not read.
 func selectorOf(wl workload) map[string]any {
-	return map[string]any{"app": wl.Name}
+	if len(wl.Selector) == 0 {
+		return map[string]any{"app": placeholderName("pod label")}
+	}
+	out := make(map[string]any, len(wl.Selector))
+	for k, v := range wl.Selector {
+		out[k] = v
+	}
+	return out
+}
+
+// maxUnavailableSource says where the workload's maxUnavailable comes from.
+func maxUnavailableSource(wl workload) string {
+	switch {
+	case !wl.Known:
+		return assumedDefault
+	case wl.MaxUnavailable == "":
+		return "the API default: the spec read at " + wl.Origin.String() + " does not set it"
+	}
+	return readAt(wl.Origin)
 }
 
 // rolloutStrategyFix keeps the old pods until the new ones are available.
 func rolloutStrategyFix(wl workload) Fix {
 	return Fix{
 		Title: "Never take an old pod away before its replacement is available",
-		Why:   fmt.Sprintf("maxUnavailable is %q; with 0 the Deployment removes an old pod only after a new one counts as available.", orDefault(wl.MaxUnavailable, defaultMaxUnavailable)),
+		Why: fmt.Sprintf("maxUnavailable is %q (%s); with 0 the Deployment removes an old pod only after a new one counts as available.%s",
+			orDefault(wl.MaxUnavailable, defaultMaxUnavailable), maxUnavailableSource(wl), strategyNote(wl)),
 		Patch: deploymentPatch(wl, map[string]any{"strategy": map[string]any{"type": "RollingUpdate",
 			"rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}),
 	}
@@ -583,7 +629,7 @@ func registrationLagRisks(t *target, f front) []*Risk {
 	}
 	risk.Fixes = append(risk.Fixes, minReadyFix(plan.Basis, hc, plan.MinReady, t.wl, 0))
 	if risk.Check == checkNEGZoneMove {
-		risk.Fixes = append(risk.Fixes, zoneSpreadFix(t.wl, f.Service.Service.NEGZones, minSpreadReplicas))
+		risk.Fixes = append(risk.Fixes, zoneSpreadFix(t.wl, f.Service.Service.NEGZones, minSpreadReplicas)...)
 	}
 	return []*Risk{risk}
 }

@@ -25,7 +25,58 @@ const (
 	// defaultMaxUnavailable is a Deployment's rollingUpdate.maxUnavailable
 	// when unset (the Kubernetes API default).
 	defaultMaxUnavailable = correlate.DefaultRollingUpdate
+	// defaultProgressDeadline is a Deployment's progressDeadlineSeconds
+	// when unset (the Kubernetes API default); the API rejects a
+	// minReadySeconds not below it.
+	defaultProgressDeadline = 600
+	// progressMargin is how much longer than minReadySeconds a fix makes
+	// progressDeadlineSeconds when it must raise it: a minute for the new
+	// pod to start and pass its probes before the clock would run out.
+	progressMargin = 60
 )
+
+// progressDeadline is the workload's progressDeadlineSeconds, and where it
+// comes from.
+func (wl workload) progressDeadline() (int, string) {
+	switch {
+	case wl.ProgressDeadline != nil:
+		return *wl.ProgressDeadline, readAt(wl.Origin)
+	case wl.Known:
+		return defaultProgressDeadline, "the API default: the spec read at " + wl.Origin.String() + " does not set it"
+	}
+	return defaultProgressDeadline, assumedDefault
+}
+
+// minReadySource says where the workload's minReadySeconds comes from.
+func (wl workload) minReadySource() string {
+	if wl.Known {
+		return readAt(wl.Origin)
+	}
+	return assumedDefault
+}
+
+// withMinReady adds minReadySeconds to a workload spec patch, and, when
+// it would not be below progressDeadlineSeconds (which the API rejects),
+// progressDeadlineSeconds raised above it; the note says so ("" when not).
+func withMinReady(wl workload, spec map[string]any, minReady int) (map[string]any, string) {
+	spec["minReadySeconds"] = minReady
+	deadline, from := wl.progressDeadline()
+	if minReady < deadline {
+		return spec, ""
+	}
+	spec["progressDeadlineSeconds"] = minReady + progressMargin
+	return spec, fmt.Sprintf(" progressDeadlineSeconds (%d s, %s) must stay above minReadySeconds, or the API rejects the change: raise it to %d s; a faster health check, which needs a shorter minReadySeconds, is the better change where it can be made.",
+		deadline, from, minReady+progressMargin)
+}
+
+// strategyNote says what a patch that sets a RollingUpdate strategy
+// changes of a Recreate Deployment; "" for any other.
+func strategyNote(wl workload) string {
+	if wl.Strategy != "Recreate" {
+		return ""
+	}
+	return fmt.Sprintf(" The Deployment uses the Recreate strategy (%s): this changes it to RollingUpdate, so old and new pods run side by side during a rollout; keep Recreate only if they must not (a ReadWriteOnce volume, a schema migration), and accept the gap it leaves.", readAt(wl.Origin))
+}
 
 // workload is what is known about the Deployment behind a rollout.
 type workload struct {
@@ -39,6 +90,24 @@ type workload struct {
 	Template *sources.PodSpec
 	// Known is true when a Deployment object was read.
 	Known bool
+	// Kind is the workload's kind (Deployment when unset); Origin where
+	// its object was read (zero when not read).
+	Kind   string
+	Origin sources.Origin
+	// Strategy is spec.strategy.type as written ("" when unset).
+	Strategy string
+	// TemplateLabels are the pod template's labels; Selector is
+	// spec.selector.matchLabels (nil when unknown).
+	TemplateLabels, Selector map[string]string
+	// ProgressDeadline is spec.progressDeadlineSeconds; nil when unset or
+	// unknown (the API default, defaultProgressDeadline, applies).
+	ProgressDeadline *int
+	// Serving is the container that serves the traffic and ServingWhy how
+	// it was found (trafficContainer); "" when unknown.
+	Serving, ServingWhy string
+	// Autoscaler is the HorizontalPodAutoscaler that scales the workload;
+	// nil when none was read. It, not spec.replicas, sets the replicas.
+	Autoscaler *sources.Config
 }
 
 // placeholderName stands for an object whose name no record gives; fixes
@@ -64,7 +133,7 @@ func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef
 	deployments := a.ConfigsOf("Deployment")
 	for _, c := range deployments {
 		if (c.Name == name && (ns == "" || c.Namespace == ns)) || (name == "" && len(deployments) == 1) {
-			return workloadOf(c)
+			return workloadOf(c).withServing(a.ConfigsOf("Service")).withAutoscaler(a.ConfigsOf("HorizontalPodAutoscaler"))
 		}
 	}
 	if name == "" {
@@ -75,14 +144,60 @@ func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef
 
 // workloadOf is what a Deployment object says about its rollouts.
 func workloadOf(c *sources.Config) workload {
-	wl := workload{Namespace: c.Namespace, Name: c.Name, Known: true}
+	wl := workload{Namespace: c.Namespace, Name: c.Name, Known: true, Kind: c.Kind, Origin: c.Origin}
 	if c.Workload != nil {
+		wl.Strategy, wl.TemplateLabels, wl.Selector = c.Workload.Strategy, c.Workload.TemplateLabels, c.Workload.Selector
+		wl.ProgressDeadline = c.Workload.ProgressDeadlineSec
 		if c.Workload.Replicas != nil {
 			wl.Replicas = *c.Workload.Replicas
 		}
 		wl.MinReadySeconds = c.Workload.MinReadySeconds
 		wl.MaxSurge, wl.MaxUnavailable = c.Workload.MaxSurge, c.Workload.MaxUnavailable
 		wl.Template = c.Workload.Template
+	}
+	return wl
+}
+
+// withServing returns the workload with its serving container found among
+// the Services (trafficContainer).
+func (wl workload) withServing(services []*sources.Config) workload {
+	wl.Serving, wl.ServingWhy = trafficContainer(services, wl)
+	return wl
+}
+
+// withAutoscaler returns the workload with the HorizontalPodAutoscaler
+// among objs that scales it.
+func (wl workload) withAutoscaler(objs []*sources.Config) workload {
+	for _, c := range objs {
+		if a := c.Autoscaler; a != nil && c.Namespace == wl.Namespace && a.TargetName == wl.Name && a.TargetKind == orDefault(wl.Kind, "Deployment") {
+			wl.Autoscaler = c
+			return wl
+		}
+	}
+	return wl
+}
+
+// servingFromPod returns the workload with its serving container found in
+// the spec of a pod read (its only container, or its only one that is not
+// a known proxy), when the workload's own objects did not say.
+func (wl workload) servingFromPod(spec *sources.PodSpec) workload {
+	if wl.Serving != "" || spec == nil {
+		return wl
+	}
+	var regular, apps []string
+	for _, c := range spec.Containers {
+		if !c.Sidecar {
+			regular = append(regular, c.Name)
+			if !proxySidecars[c.Name] {
+				apps = append(apps, c.Name)
+			}
+		}
+	}
+	switch {
+	case len(regular) == 1:
+		wl.Serving, wl.ServingWhy = regular[0], fmt.Sprintf("container %s is the only container of the pods read", regular[0])
+	case len(apps) == 1:
+		wl.Serving, wl.ServingWhy = apps[0], fmt.Sprintf("assumed: container %s serves the traffic, as no Service read names its port and the pods' other containers are proxies", apps[0])
 	}
 	return wl
 }
@@ -131,7 +246,7 @@ func (h healthCheck) Source() string {
 	case h.Kind != "":
 		return fmt.Sprintf("the %s %s/%s annotations", h.Kind, h.Namespace, h.Name)
 	}
-	return fmt.Sprintf("the platform defaults (%d s × %d)", h.IntervalSec, h.HealthyThreshold)
+	return fmt.Sprintf("the platform defaults (%d s × %d; %s)", h.IntervalSec, h.HealthyThreshold, assumedDefault)
 }
 
 // workloadHealthCheck is the health check the load balancer or proxy of

@@ -58,7 +58,7 @@ func TestALBHealthCheckPerWorkload(t *testing.T) {
 		healthy        int
 		source         string
 	}{
-		{"nothing set: the controller's defaults", "", "", 15, 2, "the platform defaults (15 s × 2)"},
+		{"nothing set: the controller's defaults", "", "", 15, 2, "the platform defaults (15 s × 2; assumed default: not in the inputs)"},
 		{"the Ingress alone", "", interval + ": \"10\"\n" + healthy + ": \"4\"", 10, 4, "the Ingress shop/web annotations"},
 		{"the Service alone", interval + ": \"5\"\n" + healthy + ": \"3\"", "", 5, 3, "the Service shop/web annotations"},
 		{"the Service's interval over the Ingress's", interval + ": \"5\"", interval + ": \"10\"\n" + healthy + ": \"4\"", 5, 4,

@@ -127,6 +127,7 @@ func linkTargets(objs *Objects) []*target {
 		for _, svc := range t.Services {
 			t.Fronts = append(t.Fronts, frontsOf(svc, byKind)...)
 		}
+		t.wl = t.wl.withServing(t.Services).withAutoscaler(byKind["HorizontalPodAutoscaler"])
 		out = append(out, t)
 	}
 	return out

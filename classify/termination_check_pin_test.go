@@ -18,7 +18,7 @@ func TestALBDefaultDeregistrationDelay(t *testing.T) {
 		t.Errorf("300 s of termination: %d fixes, want none", len(fixes))
 	}
 	fixes := albDrainFixes([]targetGroupSetting{{Holder: ing}}, wl, 301)
-	if len(fixes) != 1 || !strings.Contains(fixes[0].Why, "now 300 s, from the target group's default") {
+	if len(fixes) != 1 || !strings.Contains(fixes[0].Why, "(300 s, from the target group's default: assumed default: not in the inputs)") {
 		t.Errorf("301 s of termination: fixes %+v, want one quoting the default 300 s", fixes)
 	}
 }

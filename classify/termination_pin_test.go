@@ -3,6 +3,7 @@ package classify
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/sources"
@@ -69,11 +70,40 @@ func TestHPAName(t *testing.T) {
 		want string
 	}{
 		{correlate.Trigger{Kind: correlate.TriggerScaleIn, Event: ev}, "web-hpa"},
-		{correlate.Trigger{Kind: correlate.TriggerScaleIn, Event: &sources.Lifecycle{Object: "ReplicaSet/web-a"}}, "web"},
-		{correlate.Trigger{Kind: correlate.TriggerScaleIn}, "web"},
+		{correlate.Trigger{Kind: correlate.TriggerScaleIn, Event: &sources.Lifecycle{Object: "ReplicaSet/web-a"}}, "<horizontalpodautoscaler>"},
+		{correlate.Trigger{Kind: correlate.TriggerScaleIn}, "<horizontalpodautoscaler>"},
 	} {
 		if got := hpaName(tc.t, wl); got != tc.want {
 			t.Errorf("hpaName(%+v) = %q, want %q", tc.t.Event, got, tc.want)
+		}
+	}
+	// The autoscaler read that scales the workload, when no event names one.
+	scaled := wl
+	scaled.Autoscaler = &sources.Config{Kind: "HorizontalPodAutoscaler", Namespace: "shop", Name: "web-scaler"}
+	if got := hpaName(correlate.Trigger{Kind: correlate.TriggerScaleIn}, scaled); got != "web-scaler" {
+		t.Errorf("hpaName with an autoscaler read = %q, want web-scaler", got)
+	}
+}
+
+// TestDrainFixesFitTheLoadBalancer: the node-exclusion label is proposed
+// where the load balancer reads it (ALB, Google's), not for ingress-nginx
+// or Envoy, which send to pod IPs; the disruption budget everywhere.
+func TestDrainFixesFitTheLoadBalancer(t *testing.T) {
+	wl := workload{Namespace: "shop", Name: "web", Selector: map[string]string{"app": "web"}}
+	drain := correlate.Trigger{Kind: correlate.TriggerNodeDrain, Node: "node-1"}
+	for _, c := range []struct {
+		family sources.Family
+		node   bool
+	}{
+		{sources.FamilyALB, true}, {sources.FamilyGCP, true}, {sources.FamilyIngressNginx, false}, {sources.FamilyEnvoy, false},
+	} {
+		fixes := triggerFixes(nil, wl, drain, 10*time.Second, c.family)
+		node := false
+		for _, f := range fixes {
+			node = node || f.Patch["kind"] == "Node"
+		}
+		if node != c.node || fixes[0].Patch["kind"] != "PodDisruptionBudget" {
+			t.Errorf("%s: fixes %v, want the budget first and a Node label %v", c.family, fixes, c.node)
 		}
 	}
 }

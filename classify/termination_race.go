@@ -3,6 +3,8 @@ package classify
 import (
 	"cmp"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -112,7 +114,8 @@ func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 	}
 	wl := findWorkload(a, g.Rollout, f.Backends)
 	spec := oldSpec(f.Backends, wl)
-	preStop, grace, specKnown := shutdownSettings(spec)
+	wl = wl.servingFromPod(spec)
+	preStop, grace, specKnown := shutdownSettings(spec, wl.Serving)
 	if specKnown && preStop == 0 {
 		corroborated++
 		f.Evidence = append(f.Evidence, factEvidence("the old pods have no preStop hook: the app got SIGTERM the moment the pod began terminating"))
@@ -132,7 +135,7 @@ func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 	f.Summary = fmt.Sprintf("%s stopped accepting connections as they began terminating, but %s kept sending them requests for up to %s (%s; %s failed with %s on %s).",
 		terminatedBy(g.Trigger), proxyNoun(family, platform), seconds(lag), span(w), plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), plural(len(f.Backends), "pod IP"))
 	f.Remediation = terminationFixes(objectsOf(a), wl, spec, lag, preStop, grace, family, platform)
-	f.Remediation = append(f.Remediation, triggerFixes(a, wl, g.Trigger, lag)...)
+	f.Remediation = append(f.Remediation, triggerFixes(a, wl, g.Trigger, lag, family)...)
 	return f
 }
 
@@ -170,16 +173,17 @@ func triggerNote(t correlate.Trigger) string {
 
 // triggerFixes are the changes that fit what deleted the pods, beside the
 // preStop and grace period every trigger needs.
-func triggerFixes(a *correlate.Analysis, wl workload, t correlate.Trigger, lag time.Duration) []Fix {
+func triggerFixes(a *correlate.Analysis, wl workload, t correlate.Trigger, lag time.Duration, family sources.Family) []Fix {
 	switch t.Kind {
 	case correlate.TriggerNodeDrain:
-		minAvailable := max(wl.Replicas-1, 1)
-		return []Fix{
+		fixes := []Fix{
 			{
-				Title: fmt.Sprintf("Keep %d pods serving through a drain with a PodDisruptionBudget", minAvailable),
-				Why:   "A drain evicts pods through the eviction API, which waits while the budget would be broken, so the load balancer never loses every backend at once.",
+				Title: fmt.Sprintf("Let a drain evict one pod at a time with a PodDisruptionBudget (maxUnavailable %d)", pdbMaxUnavailable),
+				Why: "A drain evicts pods through the eviction API, which waits while the budget would be broken, so the load balancer never loses every backend at once. " +
+					"maxUnavailable, unlike a minAvailable near the replica count, never blocks every eviction: with one replica, or an autoscaler below it, kubectl drain, Karpenter and the cluster autoscaler would wait forever. " +
+					"With one replica the drain still takes the only pod: run two or more." + replicasNote(wl),
 				Patch: objectPatch("policy/v1", "PodDisruptionBudget", wl.Namespace, wl.Name, nil, map[string]any{
-					"minAvailable": minAvailable, "selector": map[string]any{"matchLabels": selectorOf(wl)}}),
+					"maxUnavailable": pdbMaxUnavailable, "selector": map[string]any{"matchLabels": selectorOf(wl)}}),
 			},
 			{
 				Title: "Take the node out of the load balancer before draining it",
@@ -188,6 +192,11 @@ func triggerFixes(a *correlate.Analysis, wl workload, t correlate.Trigger, lag t
 				Patch: objectPatch("v1", "Node", "", orDefault(t.Node, placeholderName("Node")), map[string]any{"labels": map[string]any{labelExcludeFromLB: "true"}}, nil),
 			},
 		}
+		if !excludesNodes(family) {
+			// A proxy in the cluster sends to pod IPs and reads no node label.
+			return fixes[:1]
+		}
+		return fixes
 	case correlate.TriggerScaleIn:
 		return []Fix{{
 			Title: "Scale in one pod at a time",
@@ -199,14 +208,57 @@ func triggerFixes(a *correlate.Analysis, wl workload, t correlate.Trigger, lag t
 	return nil
 }
 
-// hpaName names the autoscaler of a scale-in: the one its event names.
+// pdbMaxUnavailable is the disruption budget a drain fix proposes: one pod
+// at a time, which lets every eviction through in turn whatever the
+// replica count (policy/v1 PodDisruptionBudget: "maxUnavailable ... An
+// eviction is allowed if at most maxUnavailable pods selected by selector
+// are unavailable after the eviction").
+const pdbMaxUnavailable = 1
+
+// replicasNote says where the replica count a fix speaks of comes from.
+func replicasNote(wl workload) string {
+	if wl.Replicas > 0 {
+		return fmt.Sprintf(" (spec.replicas %d, %s)", wl.Replicas, readAt(wl.Origin))
+	}
+	return ""
+}
+
+// preStopSource says what preStop sleep the pods have and where that was read.
+func preStopSource(spec *sources.PodSpec, wl workload, sleep int) string {
+	where := "read from a pod"
+	if wl.Origin.File != "" {
+		where = readAt(wl.Origin)
+	}
+	switch {
+	case spec == nil:
+		return "none, " + assumedDefault
+	case sleep == 0:
+		return "none, " + where
+	}
+	return fmt.Sprintf("%d s, %s", sleep, where)
+}
+
+// hpaName names the autoscaler of a scale-in: the one its event names,
+// else the one read that scales the workload; a placeholder, which makes
+// the fix a template, when neither says.
 func hpaName(t correlate.Trigger, wl workload) string {
 	if t.Event != nil {
 		if name, ok := strings.CutPrefix(t.Event.Object, "HorizontalPodAutoscaler/"); ok {
 			return name
 		}
 	}
-	return wl.Name
+	if wl.Autoscaler != nil {
+		return wl.Autoscaler.Name
+	}
+	return placeholderName("HorizontalPodAutoscaler")
+}
+
+// excludesNodes reports whether the load balancers of a family take a
+// node's backends out on labelExcludeFromLB: the cloud load balancers
+// (the AWS Load Balancer Controller, GKE's); not ingress-nginx or Envoy,
+// which send to pod IPs from inside the cluster.
+func excludesNodes(f sources.Family) bool {
+	return f == sources.FamilyALB || f == sources.FamilyGCP
 }
 
 // labelExcludeFromLB is the node label that makes the cloud controllers
@@ -313,13 +365,39 @@ func oldSpec(refs []BackendRef, wl workload) *sources.PodSpec {
 	return wl.Template
 }
 
-// shutdownSettings reads a spec's preStop sleep and grace period.
-// specKnown is false when no spec was read.
-func shutdownSettings(spec *sources.PodSpec) (preStop, grace int, specKnown bool) {
+// shutdownSettings reads a spec's preStop sleep (of the serving
+// container, see servingHook) and grace period. specKnown is false when
+// no spec was read.
+func shutdownSettings(spec *sources.PodSpec, serving string) (preStop, grace int, specKnown bool) {
 	if spec == nil {
 		return 0, int(correlate.DefaultGracePeriod.Seconds()), false
 	}
-	return spec.PreStopSleep(), spec.TerminationGracePeriodSec, true
+	preStop, _ = servingHook(spec, serving)
+	return preStop, spec.TerminationGracePeriodSec, true
+}
+
+// servingHook is the preStop sleep and hook of the serving container
+// (serving, "" when unknown): a helper container's sleep does not keep
+// the app serving. Without a serving container, the longest sleep and the
+// first hook of any container.
+func servingHook(spec *sources.PodSpec, serving string) (sleep int, hook string) {
+	if serving == "" {
+		for _, c := range spec.Containers {
+			if c.PreStop != nil && hook == "" {
+				hook = c.PreStop.Description
+			}
+		}
+		return spec.PreStopSleep(), hook
+	}
+	for _, c := range spec.Containers {
+		if c.Name == serving && c.PreStop != nil {
+			if c.PreStop.SleepSec != nil {
+				sleep = *c.PreStop.SleepSec
+			}
+			return sleep, c.PreStop.Description
+		}
+	}
+	return 0, ""
 }
 
 // preStopFor is the preStop sleep that outlasts a load balancer that keeps
@@ -331,21 +409,104 @@ func preStopFor(lag time.Duration) int { return max(ceilSeconds(lag+preStopMargi
 // shutdown after it (appShutdown): grace itself when already longer.
 func graceFor(grace, sleep int) int { return max(grace, sleep+appShutdown) }
 
-// preStopFix delays SIGTERM by a sleep in the main container's preStop hook.
-// Its Why is the caller's: what the sleep must outlast.
+// preStopFix delays SIGTERM by a sleep in the serving container's preStop
+// hook, in place of the hook it has (a container has one preStop handler):
+// a sleep handler's seconds raised; an exec whose script starts with a
+// sleep keeps its command with the sleep raised (a graceful-stop command
+// after it stays); another exec runs after the sleep in a shell; an HTTP
+// or TCP hook makes the fix a template, as a sleep cannot run beside it.
+// Its Why says what the handler needs; the caller puts what the sleep
+// must outlast before it.
 func preStopFix(wl workload, sleep int) Fix {
-	return Fix{
-		Title: fmt.Sprintf("Delay SIGTERM with a %d s preStop sleep", sleep),
-		Patch: containerPatch(wl, mainContainer(wl), map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{"sleep": map[string]any{"seconds": sleep}}}}),
+	fix := Fix{Title: fmt.Sprintf("Delay SIGTERM with a %d s preStop sleep", sleep)}
+	hook := servingPreStop(wl)
+	handler := map[string]any{"sleep": map[string]any{"seconds": sleep}}
+	switch {
+	case hook == nil || hook.Handler == "sleep" || hook.Handler == "":
+		fix.Why = " " + sleepHandlerNeeds(sleep)
+	case hook.Handler == "exec" && hook.SleepSec != nil:
+		handler = map[string]any{"exec": map[string]any{"command": anyList(withSleep(hook.Command, sleep))}}
+		fix.Why = fmt.Sprintf(" The container's preStop already runs `%s`: its sleep is raised to %d s and the rest of the command stays.", strings.Join(hook.Command, " "), sleep)
+	case hook.Handler == "exec":
+		handler = map[string]any{"exec": map[string]any{"command": []any{"sh", "-c", fmt.Sprintf("sleep %d && %s", sleep, shellJoin(hook.Command))}}}
+		fix.Why = fmt.Sprintf(" The container's preStop already runs `%s`: it runs after the sleep, in a shell (the image needs sh and sleep; distroless images have neither).", strings.Join(hook.Command, " "))
+	default:
+		handler[hook.Handler] = nil
+		fix.Template = true
+		fix.Why = fmt.Sprintf(" The container's preStop is %s, and a container has one preStop handler: this replaces it with the sleep, so move what it does into the app's SIGTERM handling first, or make the endpoint wait %d s before it answers.", hook.Description, sleep)
 	}
+	fix.Why += servingNote(wl)
+	fix.Patch = containerPatch(wl, mainContainer(wl), map[string]any{"lifecycle": map[string]any{"preStop": handler}})
+	return fix
+}
+
+// sleepHandlerNeeds says what the sleep preStop handler needs, and the
+// exec sleep of as many seconds that replaces it on older clusters: the
+// sleep action is beta and on by default from Kubernetes 1.30
+// (PodLifecycleSleepAction, KEP-3960).
+func sleepHandlerNeeds(seconds int) string {
+	return fmt.Sprintf("The sleep handler needs Kubernetes 1.30 or later; before that use `exec: {command: [sleep, \"%d\"]}`, which needs a sleep binary in the image (distroless images have none).", seconds)
+}
+
+// servingPreStop is the preStop hook of the workload's serving container
+// as its template has it; nil when it has none or it is unknown.
+func servingPreStop(wl workload) *sources.PreStop {
+	if wl.Template == nil || wl.Serving == "" {
+		return nil
+	}
+	for _, c := range wl.Template.Containers {
+		if c.Name == wl.Serving {
+			return c.PreStop
+		}
+	}
+	return nil
+}
+
+// withSleep returns an exec preStop command whose first command is a
+// sleep (`sleep N`, or `sh -c "sleep N && ..."`) with N set to seconds.
+func withSleep(cmd []string, seconds int) []string {
+	out := append([]string(nil), cmd...)
+	n := strconv.Itoa(seconds)
+	if len(out) == 2 {
+		out[1] = n
+		return out
+	}
+	if len(out) >= 3 {
+		out[2] = sleepArgRE.ReplaceAllString(out[2], "${1}"+n)
+	}
+	return out
+}
+
+// sleepArgRE matches the sleep that starts a preStop script and its number.
+var sleepArgRE = regexp.MustCompile(`^(\s*(?:\S*/)?sleep\s+)\d+(?:\.\d+)?s?`)
+
+// shellJoin quotes a command for sh -c, each word in single quotes.
+func shellJoin(cmd []string) string {
+	q := make([]string, len(cmd))
+	for i, w := range cmd {
+		q[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// graceSource says where the workload's grace period was read: the
+// template, the API default its template leaves, or nowhere.
+func graceSource(wl workload) string {
+	switch {
+	case wl.Template == nil:
+		return assumedDefault
+	case wl.Template.TerminationGraceDefaulted:
+		return "the API default: the template read at " + wl.Origin.String() + " does not set it"
+	}
+	return readAt(wl.Origin)
 }
 
 // graceFix gives termination newGrace seconds: the sleep plus the app's shutdown.
 func graceFix(wl workload, sleep, grace, newGrace int) Fix {
 	return Fix{
 		Title: fmt.Sprintf("Give termination %d s", newGrace),
-		Why: fmt.Sprintf("terminationGracePeriodSeconds (now %d s) counts from the start of preStop: it should cover the %d s sleep, then the %d s an app gets to shut down by default.",
-			grace, sleep, appShutdown),
+		Why: fmt.Sprintf("terminationGracePeriodSeconds (%d s, %s) counts from the start of preStop: it should cover the %d s sleep, then the %d s an app gets to shut down by default.",
+			grace, graceSource(wl), sleep, appShutdown),
 		Patch: deploymentPatch(wl, templateSpec(map[string]any{"terminationGracePeriodSeconds": newGrace})),
 	}
 }
@@ -362,8 +523,8 @@ func terminationFixes(objs *Objects, wl workload, spec *sources.PodSpec, lag tim
 		who += ", told through the control plane,"
 	}
 	stop := preStopFix(wl, sleep)
-	stop.Why = fmt.Sprintf("%s kept sending requests for %s after the pod began terminating; the app must keep serving a little longer than that (now: preStop %d s).",
-		upperFirst(who), seconds(lag), preStop)
+	stop.Why = fmt.Sprintf("%s kept sending requests for %s after the pod began terminating; the app must keep serving a little longer than that (preStop sleep: %s).",
+		upperFirst(who), seconds(lag), preStopSource(spec, wl, preStop)) + stop.Why
 	fixes := []Fix{stop, graceFix(wl, sleep, grace, newGrace)}
 	switch family {
 	case sources.FamilyEnvoy:
@@ -388,6 +549,16 @@ func terminationFixes(objs *Objects, wl workload, spec *sources.PodSpec, lag tim
 // attributes reference).
 const albDefaultDeregistrationDelay = 300
 
+// albMaxDeregistrationDelay is the longest deregistration delay a target
+// group takes (deregistration_delay.timeout_seconds: "The range is
+// 0-3600 seconds", ELBv2 target group attributes reference).
+const albMaxDeregistrationDelay = 3600
+
+// gkeMaxDrainingTimeout is the longest connection draining timeout of a
+// backend service (BackendConfig connectionDraining.drainingTimeoutSec,
+// 0 to 3600 s, Cloud Load Balancing "Connection draining").
+const gkeMaxDrainingTimeout = 3600
+
 // albDrainFixes keep in-flight requests to a deregistered ALB target alive
 // for the pod's whole termination (grace seconds), where the deregistration
 // delay of each target group in settings is set and shorter than that: in
@@ -396,7 +567,11 @@ const albDefaultDeregistrationDelay = 300
 // outside the cluster, in the target group itself. Without settings, an
 // Ingress the objects do not name.
 func albDrainFixes(settings []targetGroupSetting, wl workload, grace int) []Fix {
-	const why = "The deregistration delay keeps in-flight requests to a deregistered target alive"
+	why := "The deregistration delay keeps in-flight requests to a deregistered target alive"
+	if grace > albMaxDeregistrationDelay {
+		why = fmt.Sprintf("The deregistration delay keeps in-flight requests to a deregistered target alive, for %d s at most: shorten terminationGracePeriodSeconds to %d s or less, the other side of the mismatch; until then", albMaxDeregistrationDelay, albMaxDeregistrationDelay)
+		grace = albMaxDeregistrationDelay
+	}
 	title := fmt.Sprintf("Let the target group drain in-flight requests for %d s", grace)
 	if len(settings) == 0 {
 		return []Fix{{
@@ -420,9 +595,9 @@ func albDrainFixes(settings []targetGroupSetting, wl workload, grace int) []Fix 
 			continue
 		}
 		h := s.Holder
-		delay, from := albDefaultDeregistrationDelay, "the target group's default"
+		delay, from := albDefaultDeregistrationDelay, "the target group's default: "+assumedDefault
 		if hc := h.HealthCheck; hc != nil && hc.DeregistrationDelaySec != nil {
-			delay, from = *hc.DeregistrationDelaySec, fmt.Sprintf("%s %s/%s's annotation", h.Kind, h.Namespace, h.Name)
+			delay, from = *hc.DeregistrationDelaySec, fmt.Sprintf("%s %s/%s's annotation, %s", h.Kind, h.Namespace, h.Name, readAt(h.Origin))
 		}
 		if delay >= grace {
 			continue
@@ -434,7 +609,7 @@ func albDrainFixes(settings []targetGroupSetting, wl workload, grace int) []Fix 
 		value := withAttribute(s.annotation(), sources.ALBDeregistrationDelayAttribute, grace)
 		fix := Fix{
 			Title: title,
-			Why:   fmt.Sprintf("%s (now %d s, from %s); make it at least the pod's %d s of termination.", why, delay, from, grace),
+			Why:   fmt.Sprintf("%s (%d s, from %s); make it at least the pod's %d s of termination.", why, delay, from, grace),
 			Patch: objectPatch(apiVersion, h.Kind, h.Namespace, h.Name, map[string]any{"annotations": map[string]any{annotationALBTargetGroupAttributes: value}}, nil),
 		}
 		if strings.Contains(value, ",") {
@@ -458,6 +633,7 @@ func albDrainFixes(settings []targetGroupSetting, wl workload, grace int) []Fix 
 // backendConfigOfPaths before a deploy), read or not; ok is false when
 // that BackendConfig already drains that long.
 func negDrainFix(ref backendConfigRef, wl workload, sleep int) (Fix, bool) {
+	sleep = min(sleep, gkeMaxDrainingTimeout)
 	ns, name := ref.patchTarget(wl)
 	bc := ref.Config
 	now := ""
@@ -467,9 +643,9 @@ func negDrainFix(ref backendConfigRef, wl workload, sleep int) (Fix, bool) {
 		if *bc.HealthCheck.DrainingTimeoutSec >= sleep {
 			return Fix{}, false
 		}
-		now = fmt.Sprintf(" (now %d s)", *bc.HealthCheck.DrainingTimeoutSec)
+		now = fmt.Sprintf(" (%d s, %s)", *bc.HealthCheck.DrainingTimeoutSec, readAt(bc.Origin))
 	default:
-		now = " (now not set)"
+		now = fmt.Sprintf(" (not set in %s, %s)", objectName(bc), readAt(bc.Origin))
 	}
 	return Fix{
 		Title: fmt.Sprintf("Drain connections for %d s when endpoints leave the NEG", sleep),
@@ -561,13 +737,8 @@ func (terminationRace) Check(objs *Objects) []*Risk {
 func terminationRisks(t *target, f front) []*Risk {
 	var out []*Risk
 	spec := t.wl.Template
-	sleep, grace := spec.PreStopSleep(), spec.TerminationGracePeriodSec
-	hook := ""
-	for _, c := range spec.Containers {
-		if c.PreStop != nil && hook == "" {
-			hook = c.PreStop.Description
-		}
-	}
+	sleep, hook := servingHook(spec, t.wl.Serving)
+	grace := spec.TerminationGracePeriodSec
 	lag := stopPropagation(f.Family)
 	need := preStopFor(lag)
 	who := upperFirst(proxyNoun(f.Family, f.Platform))
@@ -586,8 +757,8 @@ func terminationRisks(t *target, f front) []*Risk {
 		r.Reason = fmt.Sprintf("The pods have %s, but %s (through %s) may send new requests for about %s after a pod begins terminating; the sleep must outlast that by %s: %d s.",
 			now, proxyNoun(f.Family, f.Platform), objectName(f.Via), seconds(lag), seconds(preStopMargin), need)
 		stop := preStopFix(t.wl, need)
-		stop.Why = fmt.Sprintf("%s may keep sending requests for about %s after the pod began terminating (nothing is measured before a deploy); the app must keep serving a little longer than that (now: preStop %d s).",
-			who, seconds(lag), sleep)
+		stop.Why = fmt.Sprintf("%s may keep sending requests for about %s after the pod began terminating (nothing is measured before a deploy); the app must keep serving a little longer than that (preStop sleep: %s).",
+			who, seconds(lag), preStopSource(t.wl.Template, t.wl, sleep)) + stop.Why
 		r.Fixes = []Fix{stop}
 		if newGrace := graceFor(grace, need); newGrace > grace {
 			r.Fixes = append(r.Fixes, graceFix(t.wl, need, grace, newGrace))

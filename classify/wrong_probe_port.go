@@ -244,23 +244,64 @@ func servingPortRef(servingPort int, servingName string) any {
 }
 
 // probeHandler is a probe of the same kind as probe (httpGet with its
-// path, else tcpSocket) on port.
-func probeHandler(probe *sources.Probe, port any) map[string]any {
-	if probe != nil && probe.Handler == "httpGet" {
-		return map[string]any{"httpGet": map[string]any{"path": orDefault(probe.Path, "/"), "port": port}}
+// path, gRPC, else tcpSocket) on port, replacing the handler of the probe
+// it patches (replaced, nil for none): a probe has one handler, and a
+// strategic merge keeps the old one beside the new unless the patch nulls
+// it. A gRPC probe takes a port number only.
+func probeHandler(probe *sources.Probe, port any, servingPort int, replaced *sources.Probe) map[string]any {
+	var out map[string]any
+	switch {
+	case probe != nil && probe.Handler == "httpGet":
+		out = map[string]any{"httpGet": map[string]any{"path": orDefault(probe.Path, "/"), "port": port}}
+	case probe != nil && probe.Handler == "grpc":
+		var n any = servingPort
+		if servingPort == 0 {
+			n = placeholderName("serving port number")
+		}
+		out = map[string]any{"grpc": map[string]any{"port": n}}
+	default:
+		out = map[string]any{"tcpSocket": map[string]any{"port": port}}
 	}
-	return map[string]any{"tcpSocket": map[string]any{"port": port}}
+	if replaced != nil && replaced.Handler != "" {
+		if _, same := out[replaced.Handler]; !same {
+			out[replaced.Handler] = nil
+		}
+	}
+	return out
+}
+
+// cmpOr returns a, or b when a is nil.
+func cmpOr(a, b *sources.Probe) *sources.Probe {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// templateProbe returns a container's probe of the workload's template
+// (pick chooses readiness or startup); nil when it has none or the
+// template is unknown.
+func templateProbe(wl workload, container string, pick func(*sources.Container) *sources.Probe) *sources.Probe {
+	if wl.Template == nil {
+		return nil
+	}
+	for i := range wl.Template.Containers {
+		if c := &wl.Template.Containers[i]; c.Name == container {
+			return pick(c)
+		}
+	}
+	return nil
 }
 
 // probeFix points the readiness probe at the serving port.
 func probeFix(wl workload, probe *sources.Probe, container string, servingPort int, servingName string) Fix {
 	container = orDefault(container, mainContainer(wl))
 	port := servingPortRef(servingPort, servingName)
-	readiness := probeHandler(probe, port)
+	readiness := probeHandler(probe, port, servingPort, cmpOr(templateProbe(wl, container, func(c *sources.Container) *sources.Probe { return c.Readiness }), probe))
 	readiness["periodSeconds"], readiness["failureThreshold"] = readinessPeriod, readinessFailures
 	was := "the readiness probe"
 	if probe != nil && probe.Port != 0 {
-		was = fmt.Sprintf("the readiness probe (now %s on port %d)", probe.Handler, probe.Port)
+		was = fmt.Sprintf("the readiness probe (%s on port %d)", probe.Handler, probe.Port)
 	}
 	return Fix{
 		Title: "Probe the port that serves the traffic",
@@ -278,7 +319,7 @@ func startupFix(wl workload, probe *sources.Probe, container string, servingPort
 	// slowest start plus a margin, in whole periods.
 	failures := (ceilSeconds(listen+startupMargin) + startupPeriod - 1) / startupPeriod
 	budget := failures * startupPeriod
-	startup := probeHandler(probe, servingPortRef(servingPort, servingName))
+	startup := probeHandler(probe, servingPortRef(servingPort, servingName), servingPort, templateProbe(wl, container, func(c *sources.Container) *sources.Probe { return c.Startup }))
 	startup["periodSeconds"], startup["failureThreshold"] = startupPeriod, failures
 	return Fix{
 		Title: fmt.Sprintf("Give slow starts a startupProbe of %d s (%d × %d s)", budget, failures, startupPeriod),
@@ -292,11 +333,11 @@ func startupFix(wl workload, probe *sources.Probe, container string, servingPort
 // start-to-listen time plus settleMargin (minSettle at the least).
 func settleFix(wl workload, listen time.Duration) Fix {
 	settle := max(ceilSeconds(listen+settleMargin), minSettle)
+	spec, deadline := withMinReady(wl, map[string]any{"strategy": map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}, settle)
 	return Fix{
 		Title: "Roll out one pod at a time and let each settle",
-		Why:   fmt.Sprintf("With maxUnavailable 0 and minReadySeconds %d the old pods keep serving while a new pod proves itself.", settle),
-		Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": settle,
-			"strategy": map[string]any{"rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}),
+		Why:   fmt.Sprintf("With maxUnavailable 0 and minReadySeconds %d the old pods keep serving while a new pod proves itself.%s%s", settle, deadline, strategyNote(wl)),
+		Patch: deploymentPatch(wl, spec),
 	}
 }
 

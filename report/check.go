@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -209,7 +210,13 @@ func newCheckReport(res *sources.Result, configs []*sources.Config, risks []*cla
 			f.Via = &via
 		}
 		for _, x := range r.Fixes {
-			f.Fixes = append(f.Fixes, Remediation{Title: x.Title, Why: x.Why, Patch: patchYAML(x.Patch)})
+			why := x.Why
+			if opts.Source != "" {
+				// Objects fetched from a cluster into files: name the
+				// cluster, not the files.
+				why = readAtFile.ReplaceAllString(why, "read from "+opts.Source)
+			}
+			f.Fixes = append(f.Fixes, Remediation{Title: x.Title, Why: why, Patch: patchYAML(x.Patch)})
 		}
 		switch r.Severity {
 		case classify.SeverityError:
@@ -226,6 +233,10 @@ func newCheckReport(res *sources.Result, configs []*sources.Config, risks []*cla
 	rep.Summary.AtRisk = len(atRisk)
 	return rep
 }
+
+// readAtFile matches where a fix says a setting was read: "read at
+// file:line".
+var readAtFile = regexp.MustCompile(`read at [^ ,;)]+:\d+`)
 
 // objectRef names an object; without file and line when it came from a
 // live source.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -126,8 +127,15 @@ func verdictOf(t testing.TB, rep *Report) string {
 	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	must(t, err)
-	return string(b)
+	// A fix says where each setting was read (file:line): the file's
+	// folder and compression are how the test stored it, its line is the
+	// verdict's.
+	return readAtStored.ReplaceAllString(string(b), "read at ${1}${2}")
 }
+
+// readAtStored matches a file a fix names as read: its folder, its name
+// without a .gz suffix (kept), the suffix.
+var readAtStored = regexp.MustCompile(`read at (?:[^ ,;)"]*/)?([^ ,;)"/]*?)(?:\.gz)?(:\d+)`)
 
 // sameVerdict analyzes dir and requires the verdict of the fixture name.
 func sameVerdict(t *testing.T, name, dir string) *Report {

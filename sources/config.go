@@ -15,7 +15,7 @@ import (
 type Config struct {
 	// Kind is the object kind (Pod, Deployment, ReplicaSet, Service, Ingress,
 	// IngressClass, IngressClassParams, BackendConfig, TargetGroupBinding,
-	// EndpointSlice, Namespace, ConfigMap).
+	// EndpointSlice, Namespace, ConfigMap, HorizontalPodAutoscaler).
 	Kind      string
 	Namespace string
 	Name      string
@@ -65,6 +65,8 @@ type Config struct {
 	VirtualService *VirtualService
 	// HTTPProxy is set for Contour HTTPProxies.
 	HTTPProxy *HTTPProxy
+	// Autoscaler is set for HorizontalPodAutoscalers.
+	Autoscaler *Autoscaler
 	// IstioMesh is set for Istio's mesh ConfigMap (`istio` or
 	// `istio-<revision>` with a `mesh` key): its meshConfig.defaultConfig,
 	// which applies to every sidecar the pod annotation does not override.
@@ -82,12 +84,26 @@ func (c *Config) ALBReadinessGateInjected() bool {
 	return c.Kind == "Namespace" && c.Labels[LabelALBReadinessGateInject] == "enabled"
 }
 
+// Autoscaler holds what a HorizontalPodAutoscaler says about the workload
+// it scales: its replica count is the autoscaler's, not spec.replicas.
+type Autoscaler struct {
+	// TargetKind and TargetName are spec.scaleTargetRef's.
+	TargetKind, TargetName string
+	// MinReplicas is spec.minReplicas; nil when unset (the API defaults it
+	// to 1). MaxReplicas is spec.maxReplicas.
+	MinReplicas *int
+	MaxReplicas int
+}
+
 // Workload holds the rollout facts of a Deployment or ReplicaSet.
 type Workload struct {
 	// Replicas is spec.replicas; nil when unset (the API defaults it to 1).
 	Replicas *int
 	// MinReadySeconds is spec.minReadySeconds in seconds (0 when unset).
 	MinReadySeconds int
+	// ProgressDeadlineSec is a Deployment's spec.progressDeadlineSeconds;
+	// nil when unset (the API defaults it to 600).
+	ProgressDeadlineSec *int
 	// Strategy is the Deployment strategy type (RollingUpdate, Recreate); "" when
 	// unset (RollingUpdate) and for ReplicaSets.
 	Strategy string
@@ -243,6 +259,10 @@ type Probe struct {
 
 // PreStop is a container's preStop hook.
 type PreStop struct {
+	// Handler is sleep, exec, httpGet or tcpSocket; "" for none of them.
+	Handler string
+	// Command is the exec command as written; nil for other handlers.
+	Command []string
 	// Description renders the hook: "sleep 15", "exec: sh -c sleep 15",
 	// "httpGet :8080/shutdown", "tcpSocket :8080".
 	Description string
@@ -703,6 +723,9 @@ type VirtualServiceRoute struct {
 	// unavailable,cancelled,retriable-status-codes with 503).
 	Retries *ProxyRetry
 	Timeout *time.Duration
+	// Raw is the route as written, every field of it, so that a fix can
+	// carry the whole list of routes (a merge patch replaces a list).
+	Raw map[string]any
 }
 
 // HTTPProxy holds a Contour HTTPProxy (projectcontour.io).
@@ -723,6 +746,9 @@ type HTTPProxyRoute struct {
 	Retry *ProxyRetry
 	// ResponseTimeout is timeoutPolicy.response.
 	ResponseTimeout *time.Duration
+	// Raw is the route as written, every field of it, so that a fix can
+	// carry the whole list of routes (a merge patch replaces a list).
+	Raw map[string]any
 }
 
 // IstioSidecar holds what a pod or pod template says about its Istio
@@ -741,6 +767,9 @@ type IstioSidecar struct {
 	Inject, NativeSidecar string
 	// Annotation is the proxy.istio.io/config annotation; nil without it.
 	Annotation *IstioProxyConfig
+	// AnnotationText is that annotation as written, every key of it, so
+	// that a fix changes one key and keeps the others; "" without it.
+	AnnotationText string
 	// Injected is what the istio-proxy container's environment says (the
 	// PROXY_CONFIG the injector wrote, and the proxy metadata variables);
 	// nil without the container.

@@ -129,7 +129,7 @@ var formatTable = []FormatInfo{
 	},
 	{
 		ID: FormatK8sObjects, Family: FamilyKubernetes, json: k8sObjects{},
-		Description: "Pods, Deployments, ReplicaSets, Services, EndpointSlices, Ingresses, IngressClasses, Namespaces, BackendConfigs, TargetGroupBindings, IngressClassParams; Gateways, HTTPRoutes, BackendTrafficPolicies, DestinationRules, VirtualServices, HTTPProxies, Istio's mesh ConfigMap; JSON or YAML",
+		Description: "Pods, Deployments, ReplicaSets, Services, EndpointSlices, Ingresses, IngressClasses, Namespaces, HorizontalPodAutoscalers, BackendConfigs, TargetGroupBindings, IngressClassParams; Gateways, HTTPRoutes, BackendTrafficPolicies, DestinationRules, VirtualServices, HTTPProxies, Istio's mesh ConfigMap; JSON or YAML",
 		HowToGet:    "`kubectl get deploy,rs,pods,svc,endpointslices,ingress -o yaml`; `kubectl get ingressclasses,ingressclassparams -o yaml`; `kubectl get gateways,httproutes,backendtrafficpolicies,destinationrules,virtualservices,httpproxies -A -o yaml`",
 	},
 }

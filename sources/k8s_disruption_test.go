@@ -51,18 +51,30 @@ func TestKeepAliveFacts(t *testing.T) {
 		name, elem string
 		want       *KeepAlive
 	}{
-		{"gunicorn flag", `{"name":"a","command":["gunicorn"],"args":["--bind","0.0.0.0:8080","--worker-class","gthread","--keep-alive","2","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Set: true, Via: "--keep-alive 2", Command: []string{"gunicorn"}, Args: []string{"--bind", "0.0.0.0:8080", "--worker-class", "gthread", "--keep-alive", "2", "app:app"}}},
-		{"gunicorn default", `{"name":"a","command":["/usr/local/bin/gunicorn","-k","gevent","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Command: []string{"/usr/local/bin/gunicorn", "-k", "gevent", "app:app"}}},
-		{"gunicorn threads", `{"name":"a","command":["gunicorn","--threads=4","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Command: []string{"gunicorn", "--threads=4", "app:app"}}},
-		{"gunicorn ASGI worker", `{"name":"a","command":["gunicorn","-kuvicorn.workers.UvicornWorker","--keep-alive=5","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 5, Set: true, Via: "--keep-alive 5", Command: []string{"gunicorn", "-kuvicorn.workers.UvicornWorker", "--keep-alive=5", "app:app"}}},
-		{"gunicorn env", `{"name":"a","command":["gunicorn"],"env":[{"name":"GUNICORN_CMD_ARGS","value":"--workers 4 --worker-class=gthread --keep-alive=75"}]}`, &KeepAlive{Server: "gunicorn", Seconds: 75, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive 75", EnvValue: "--workers 4 --worker-class=gthread --keep-alive=75"}},
+		{"gunicorn flag", `{"name":"a","command":["gunicorn"],"args":["--bind","0.0.0.0:8080","--worker-class","gthread","--keep-alive","2","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Set: true, Via: "--keep-alive 2", Unit: UnitSeconds, Command: []string{"gunicorn"}, Args: []string{"--bind", "0.0.0.0:8080", "--worker-class", "gthread", "--keep-alive", "2", "app:app"}}},
+		{"gunicorn default", `{"name":"a","command":["/usr/local/bin/gunicorn","-k","gevent","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Unit: UnitSeconds, Command: []string{"/usr/local/bin/gunicorn", "-k", "gevent", "app:app"}}},
+		{"gunicorn threads", `{"name":"a","command":["gunicorn","--threads=4","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 2, Unit: UnitSeconds, Command: []string{"gunicorn", "--threads=4", "app:app"}}},
+		{"gunicorn ASGI worker", `{"name":"a","command":["gunicorn","-kuvicorn.workers.UvicornWorker","--keep-alive=5","app:app"]}`, &KeepAlive{Server: "gunicorn", Seconds: 5, Set: true, Via: "--keep-alive 5", Unit: UnitSeconds, Command: []string{"gunicorn", "-kuvicorn.workers.UvicornWorker", "--keep-alive=5", "app:app"}}},
+		{"gunicorn env", `{"name":"a","command":["gunicorn"],"env":[{"name":"GUNICORN_CMD_ARGS","value":"--workers 4 --worker-class=gthread --keep-alive=75"}]}`, &KeepAlive{Server: "gunicorn", Seconds: 75, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive 75", EnvValue: "--workers 4 --worker-class=gthread --keep-alive=75", Unit: UnitSeconds}},
 		// The sync worker, gunicorn's default, closes every connection
 		// after its response and ignores --keep-alive.
 		{"gunicorn sync worker", `{"name":"a","command":["gunicorn"],"args":["--workers","4","--keep-alive","2","app:app"]}`, nil},
 		{"gunicorn sync worker named", `{"name":"a","command":["gunicorn","-k","sync","--threads","1","app:app"]}`, nil},
 		{"gunicorn sync worker in env", `{"name":"a","command":["sh","-c","exec gunicorn app:app"],"env":[{"name":"GUNICORN_CMD_ARGS","value":"--keep-alive 5"}]}`, nil},
-		{"uvicorn", `{"name":"a","command":["python","-m","uvicorn"],"args":["main:app","--timeout-keep-alive=65"]}`, &KeepAlive{Server: "uvicorn", Seconds: 65, Set: true, Via: "--timeout-keep-alive 65", Command: []string{"python", "-m", "uvicorn"}, Args: []string{"main:app", "--timeout-keep-alive=65"}}},
-		{"node env", `{"name":"a","command":["node"],"args":["server.js"],"env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"5"}]}`, &KeepAlive{Server: "node", Seconds: 5, Set: true, Via: "KEEP_ALIVE_TIMEOUT=5", Command: []string{"node"}, Args: []string{"server.js"}, EnvValue: "5"}},
+		{"uvicorn", `{"name":"a","command":["python","-m","uvicorn"],"args":["main:app","--timeout-keep-alive=65"]}`, &KeepAlive{Server: "uvicorn", Seconds: 65, Set: true, Via: "--timeout-keep-alive 65", Unit: UnitSeconds, Command: []string{"python", "-m", "uvicorn"}, Args: []string{"main:app", "--timeout-keep-alive=65"}}},
+		// Node.js takes server.keepAliveTimeout in milliseconds: 5000 is 5 s.
+		{"node env", `{"name":"a","command":["node"],"args":["server.js"],"env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"5000"}]}`, &KeepAlive{Server: "node", Seconds: 5, Set: true, Via: "KEEP_ALIVE_TIMEOUT=5000", Command: []string{"node"}, Args: []string{"server.js"}, EnvValue: "5000", Unit: UnitMillis, UnitNote: nodeMillisNote}},
+		{"node env, a duration", `{"name":"a","command":["node"],"args":["server.js"],"env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"65s"}]}`, &KeepAlive{Server: "node", Seconds: 65, Set: true, Via: "KEEP_ALIVE_TIMEOUT=65s", Command: []string{"node"}, Args: []string{"server.js"}, EnvValue: "65s", Unit: UnitDuration}},
+		// An unknown server's bare 65000 is 65 s, not 18 hours; its bare 75 is seconds.
+		{"unknown server, milliseconds", `{"name":"a","env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"65000"}]}`, &KeepAlive{Seconds: 65, Set: true, Via: "KEEP_ALIVE_TIMEOUT=65000", EnvValue: "65000", Unit: UnitMillis, UnitNote: plausibleMillisNote}},
+		{"unknown server, 1000 is milliseconds", `{"name":"a","env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"1000"}]}`, &KeepAlive{Seconds: 1, Set: true, Via: "KEEP_ALIVE_TIMEOUT=1000", EnvValue: "1000", Unit: UnitMillis, UnitNote: plausibleMillisNote}},
+		{"unknown server, 999 is seconds", `{"name":"a","env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"999"}]}`, &KeepAlive{Seconds: 999, Set: true, Via: "KEEP_ALIVE_TIMEOUT=999", EnvValue: "999", Unit: UnitSeconds}},
+		{"unknown server, seconds", `{"name":"a","env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"75"}]}`, &KeepAlive{Seconds: 75, Set: true, Via: "KEEP_ALIVE_TIMEOUT=75", EnvValue: "75", Unit: UnitSeconds}},
+		{"Go duration", `{"name":"a","env":[{"name":"HTTP_KEEP_ALIVE_TIMEOUT","value":"5s"}]}`, &KeepAlive{Seconds: 5, Set: true, Via: "HTTP_KEEP_ALIVE_TIMEOUT=5s", EnvValue: "5s", Unit: UnitDuration}},
+		{"not a number", `{"name":"a","env":[{"name":"KEEP_ALIVE_TIMEOUT","value":"long"}]}`, nil},
+		// Spring Boot's Duration: bare numbers are milliseconds.
+		{"spring env", `{"name":"a","command":["java","-jar","app.jar"],"env":[{"name":"SERVER_TOMCAT_KEEPALIVETIMEOUT","value":"20000"}]}`, &KeepAlive{Server: "spring", Seconds: 20, Set: true, Via: "SERVER_TOMCAT_KEEPALIVETIMEOUT=20000", EnvValue: "20000", Unit: UnitMillis, Command: []string{"java", "-jar", "app.jar"}}},
+		{"spring argument", `{"name":"a","command":["java","-jar","app.jar"],"args":["--server.tomcat.keep-alive-timeout=30s"]}`, &KeepAlive{Server: "spring", Seconds: 30, Set: true, Via: "--server.tomcat.keep-alive-timeout 30s", Unit: UnitDuration, Command: []string{"java", "-jar", "app.jar"}, Args: []string{"--server.tomcat.keep-alive-timeout=30s"}}},
 		{"unknown server", `{"name":"a","command":["java","-jar","app.jar"]}`, nil},
 	} {
 		var ctr corev1.Container

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -25,6 +26,77 @@ type KeepAlive struct {
 	// names one (GUNICORN_CMD_ARGS, KEEP_ALIVE_TIMEOUT).
 	Command, Args []string
 	EnvValue      string
+	// Unit is how the setting is written, so that a fix writes its value
+	// the same way: UnitSeconds, UnitMillis or UnitDuration.
+	Unit string
+	// UnitNote says how the unit of a bare number was decided when the
+	// setting does not say it; "" otherwise.
+	UnitNote string
+}
+
+// Units of a keep-alive setting as written.
+const (
+	// UnitSeconds: a bare number of seconds (gunicorn, uvicorn, hypercorn flags).
+	UnitSeconds = "s"
+	// UnitMillis: a bare number of milliseconds (Node.js
+	// server.keepAliveTimeout; a Spring Duration without a suffix).
+	UnitMillis = "ms"
+	// UnitDuration: a number with its unit ("5s", "500ms", "1m"), as Go's
+	// time.ParseDuration and Spring's Duration read it.
+	UnitDuration = "duration"
+)
+
+// Where the keep-alive units come from.
+const (
+	// nodeKeepAliveUnit: Node.js server.keepAliveTimeout is "the number of
+	// milliseconds of inactivity a server needs to wait for additional
+	// incoming data" (nodejs.org/api/http.html#serverkeepalivetimeout),
+	// default 5000; a KEEP_ALIVE_TIMEOUT variable of a Node.js app feeds it.
+	nodeKeepAliveUnit = UnitMillis
+	// springKeepAliveProperty is Spring Boot's server.tomcat.keep-alive-timeout
+	// ("Time to wait for another HTTP request before the connection is
+	// closed. When not set the connectionTimeout is used", Spring Boot
+	// application properties); a Duration, whose bare numbers are
+	// milliseconds ("If no unit is specified, milliseconds are used",
+	// Spring Boot reference, "Converting Durations"), set by the
+	// --server.tomcat.keep-alive-timeout argument or, by relaxed binding,
+	// the SERVER_TOMCAT_KEEPALIVETIMEOUT variable.
+	springKeepAliveProperty = "server.tomcat.keep-alive-timeout"
+	// minPlausibleMillis: a bare keep-alive number of an unknown server of
+	// at least this much is read as milliseconds, as Node.js apps write
+	// it: no load balancer keeps idle connections 1000 s or more (ALB's
+	// idle timeout is at most 4000 s, Google's backend keep-alive 600 s).
+	minPlausibleMillis = 1000
+)
+
+// Notes on how a bare number's unit was decided (KeepAlive.UnitNote).
+const (
+	nodeMillisNote      = "a bare number, read as milliseconds as Node.js's server.keepAliveTimeout takes it"
+	plausibleMillisNote = "a bare number of 1000 or more, read as milliseconds as Node.js apps write it: no load balancer keeps idle connections that long"
+)
+
+// springKeepAliveEnv are the environment variables Spring Boot's relaxed
+// binding maps to springKeepAliveProperty.
+var springKeepAliveEnv = []string{"SERVER_TOMCAT_KEEPALIVETIMEOUT", "SERVER_TOMCAT_KEEP_ALIVE_TIMEOUT"}
+
+// keepAliveValue reads a keep-alive value as written: a number with its
+// unit (Go and Spring durations: "5s", "500ms", "1m"), else a bare number
+// in the unit given (bare); ok is false when it is neither.
+func keepAliveValue(v, bare string) (seconds float64, unit string, ok bool) {
+	v = strings.TrimSpace(v)
+	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		if bare == UnitMillis {
+			return n / 1000, UnitMillis, true
+		}
+		return n, UnitSeconds, true
+	}
+	if d, err := time.ParseDuration(v); err == nil {
+		return d.Seconds(), UnitDuration, true
+	}
+	if n, err := strconv.ParseFloat(strings.TrimSuffix(v, "d"), 64); err == nil && strings.HasSuffix(v, "d") {
+		return n * 86400, UnitDuration, true // Spring's days
+	}
+	return 0, "", false
 }
 
 // keepAliveServers are the servers whose keep-alive readygap recognises:
@@ -65,7 +137,7 @@ func keepAliveFacts(c *corev1.Container) *KeepAlive {
 		if !runs(argv, s.name) {
 			continue
 		}
-		ka = &KeepAlive{Server: s.name, Seconds: s.seconds, Command: c.Command, Args: c.Args}
+		ka = &KeepAlive{Server: s.name, Seconds: s.seconds, Command: c.Command, Args: c.Args, Unit: UnitSeconds}
 		for _, flag := range s.flags {
 			if v, ok := flagValue(argv, flag); ok {
 				if n, err := strconv.ParseFloat(v, 64); err == nil {
@@ -79,7 +151,7 @@ func keepAliveFacts(c *corev1.Container) *KeepAlive {
 		if e.Name == "GUNICORN_CMD_ARGS" && gunicornKeepsAlive(append(argv, strings.Fields(e.Value)...)) {
 			if v, ok := flagValue(strings.Fields(e.Value), "--keep-alive"); ok {
 				if n, err := strconv.ParseFloat(v, 64); err == nil {
-					ka = &KeepAlive{Server: "gunicorn", Seconds: n, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive " + v, EnvValue: e.Value}
+					ka = &KeepAlive{Server: "gunicorn", Seconds: n, Set: true, Via: "GUNICORN_CMD_ARGS --keep-alive " + v, EnvValue: e.Value, Unit: UnitSeconds}
 				}
 			}
 		}
@@ -87,14 +159,39 @@ func keepAliveFacts(c *corev1.Container) *KeepAlive {
 			if e.Name != name {
 				continue
 			}
-			n, err := strconv.ParseFloat(strings.TrimSpace(e.Value), 64)
-			if err != nil {
+			bare, note := UnitSeconds, ""
+			switch {
+			case ka != nil && ka.Server == "node":
+				bare, note = nodeKeepAliveUnit, nodeMillisNote
+			case ka == nil || ka.Server == "":
+				if n, err := strconv.ParseFloat(strings.TrimSpace(e.Value), 64); err == nil && n >= minPlausibleMillis {
+					bare, note = UnitMillis, plausibleMillisNote
+				}
+			}
+			n, unit, ok := keepAliveValue(e.Value, bare)
+			if !ok {
 				continue
 			}
 			if ka == nil {
 				ka = &KeepAlive{}
 			}
-			ka.Seconds, ka.Set, ka.Via, ka.EnvValue = n, true, name+"="+e.Value, e.Value
+			if unit == UnitDuration {
+				note = ""
+			}
+			ka.Seconds, ka.Set, ka.Via, ka.EnvValue, ka.Unit, ka.UnitNote = n, true, name+"="+e.Value, e.Value, unit, note
+		}
+		for _, name := range springKeepAliveEnv {
+			if e.Name != name {
+				continue
+			}
+			if n, unit, ok := keepAliveValue(e.Value, UnitMillis); ok {
+				ka = &KeepAlive{Server: "spring", Seconds: n, Set: true, Via: name + "=" + e.Value, EnvValue: e.Value, Unit: unit, Command: c.Command, Args: c.Args}
+			}
+		}
+	}
+	if v, ok := flagValue(argv, "--"+springKeepAliveProperty); ok {
+		if n, unit, ok := keepAliveValue(v, UnitMillis); ok {
+			ka = &KeepAlive{Server: "spring", Seconds: n, Set: true, Via: "--" + springKeepAliveProperty + " " + v, Command: c.Command, Args: c.Args, Unit: unit}
 		}
 	}
 	return ka

@@ -23,7 +23,7 @@ import (
 
 // k8sObjects reads Kubernetes objects (kubectl get -o json/yaml, API lists,
 // support bundles): Pods, Deployments, ReplicaSets, Services, Namespaces,
-// EndpointSlices, Ingresses, IngressClasses, the BackendConfig,
+// EndpointSlices, Ingresses, IngressClasses, HorizontalPodAutoscalers, the BackendConfig,
 // TargetGroupBinding and IngressClassParams CRDs,
 // and the objects of Envoy-based gateways (k8s_objects_mesh.go). Each
 // object becomes one Config fact; a Pod's status also yields Lifecycle
@@ -110,17 +110,18 @@ var treeDecoders = map[objectKey]func(v *fastjson.Value, st *k8sState, c *Config
 // objectDecoders decode one object of a kind with encoding/json into c and
 // emit what it holds.
 var objectDecoders = map[objectKey]func(elem []byte, c *Config, out *Emitter) error{
-	{"", "Service"}:                         decodeService,
-	{"", "Namespace"}:                       decodeNamespace,
-	{"apps", "Deployment"}:                  decodeDeployment,
-	{"apps", "ReplicaSet"}:                  decodeReplicaSet,
-	{"discovery.k8s.io", "EndpointSlice"}:   decodeEndpointSlice,
-	{"networking.k8s.io", "Ingress"}:        decodeIngress,
-	{"networking.k8s.io", "IngressClass"}:   decodeIngressClass,
-	{"cloud.google.com", "BackendConfig"}:   decodeBackendConfig,
-	{"elbv2.k8s.aws", "TargetGroupBinding"}: decodeTargetGroupBinding,
-	{"elbv2.k8s.aws", "IngressClassParams"}: decodeIngressClassParams,
-	{"", "ConfigMap"}:                       decodeConfigMap,
+	{"", "Service"}:                            decodeService,
+	{"", "Namespace"}:                          decodeNamespace,
+	{"apps", "Deployment"}:                     decodeDeployment,
+	{"apps", "ReplicaSet"}:                     decodeReplicaSet,
+	{"discovery.k8s.io", "EndpointSlice"}:      decodeEndpointSlice,
+	{"networking.k8s.io", "Ingress"}:           decodeIngress,
+	{"networking.k8s.io", "IngressClass"}:      decodeIngressClass,
+	{"cloud.google.com", "BackendConfig"}:      decodeBackendConfig,
+	{"elbv2.k8s.aws", "TargetGroupBinding"}:    decodeTargetGroupBinding,
+	{"elbv2.k8s.aws", "IngressClassParams"}:    decodeIngressClassParams,
+	{"", "ConfigMap"}:                          decodeConfigMap,
+	{"autoscaling", "HorizontalPodAutoscaler"}: decodeAutoscaler,
 	// Envoy-based gateways and meshes (k8s_objects_mesh.go).
 	{"gateway.networking.k8s.io", "Gateway"}:          decodeGateway,
 	{"gateway.networking.k8s.io", "HTTPRoute"}:        decodeHTTPRoute,
@@ -198,6 +199,10 @@ func decodeDeployment(elem []byte, c *Config, out *Emitter) error {
 	setMeta(c, &d.ObjectMeta)
 	w := workloadFacts(&d.ObjectMeta, d.Spec.Replicas, d.Spec.MinReadySeconds, d.Spec.Selector, &d.Spec.Template)
 	w.Strategy = string(d.Spec.Strategy.Type)
+	if d.Spec.ProgressDeadlineSeconds != nil {
+		n := int(*d.Spec.ProgressDeadlineSeconds)
+		w.ProgressDeadlineSec = &n
+	}
 	if ru := d.Spec.Strategy.RollingUpdate; ru != nil {
 		w.MaxSurge = intOrStringText(ru.MaxSurge)
 		w.MaxUnavailable = intOrStringText(ru.MaxUnavailable)
@@ -370,13 +375,13 @@ func preStopFacts(h *corev1.LifecycleHandler) *PreStop {
 	switch {
 	case h.Sleep != nil:
 		n := int(h.Sleep.Seconds)
-		return &PreStop{Description: "sleep " + strconv.Itoa(n), SleepSec: &n}
+		return &PreStop{Handler: "sleep", Description: "sleep " + strconv.Itoa(n), SleepSec: &n}
 	case h.Exec != nil:
-		return &PreStop{Description: "exec: " + strings.Join(h.Exec.Command, " "), SleepSec: execSleep(h.Exec.Command)}
+		return &PreStop{Handler: "exec", Command: h.Exec.Command, Description: "exec: " + strings.Join(h.Exec.Command, " "), SleepSec: execSleep(h.Exec.Command)}
 	case h.HTTPGet != nil:
-		return &PreStop{Description: "httpGet :" + h.HTTPGet.Port.String() + h.HTTPGet.Path}
+		return &PreStop{Handler: "httpGet", Description: "httpGet :" + h.HTTPGet.Port.String() + h.HTTPGet.Path}
 	case h.TCPSocket != nil:
-		return &PreStop{Description: "tcpSocket :" + h.TCPSocket.Port.String()}
+		return &PreStop{Handler: "tcpSocket", Description: "tcpSocket :" + h.TCPSocket.Port.String()}
 	}
 	return &PreStop{}
 }
@@ -569,6 +574,33 @@ func isReadinessGate(t string, spec *PodSpec) bool {
 		}
 	}
 	return false
+}
+
+// horizontalPodAutoscaler is the part of an autoscaling/v1 or v2
+// HorizontalPodAutoscaler readygap keeps: both versions name the target
+// and the replica bounds alike.
+type horizontalPodAutoscaler struct {
+	Metadata metav1.ObjectMeta `json:"metadata"`
+	Spec     struct {
+		ScaleTargetRef struct {
+			Kind string `json:"kind"`
+			Name string `json:"name"`
+		} `json:"scaleTargetRef"`
+		MinReplicas *int `json:"minReplicas"`
+		MaxReplicas int  `json:"maxReplicas"`
+	} `json:"spec"`
+}
+
+func decodeAutoscaler(elem []byte, c *Config, out *Emitter) error {
+	var h horizontalPodAutoscaler
+	if err := json.Unmarshal(elem, &h); err != nil {
+		return err
+	}
+	setMeta(c, &h.Metadata)
+	c.Autoscaler = &Autoscaler{TargetKind: h.Spec.ScaleTargetRef.Kind, TargetName: h.Spec.ScaleTargetRef.Name,
+		MinReplicas: h.Spec.MinReplicas, MaxReplicas: h.Spec.MaxReplicas}
+	out.Config(c)
+	return nil
 }
 
 func decodeNamespace(elem []byte, c *Config, out *Emitter) error {

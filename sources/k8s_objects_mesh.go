@@ -334,7 +334,8 @@ type virtualService struct {
 		Hosts    []string `json:"hosts"`
 		Gateways []string `json:"gateways"`
 		HTTP     []struct {
-			Name  string `json:"name"`
+			Raw   map[string]any `json:"-"`
+			Name  string         `json:"name"`
 			Route []struct {
 				Destination struct {
 					Host   string `json:"host"`
@@ -361,9 +362,18 @@ func decodeVirtualService(elem []byte, c *Config, out *Emitter) error {
 		return err
 	}
 	setMeta(c, &v.Metadata)
+	var raw struct {
+		Spec struct {
+			HTTP []map[string]any `json:"http"`
+		} `json:"spec"`
+	}
+	_ = json.Unmarshal(elem, &raw) // the typed decode above has read it already
 	f := &VirtualService{Hosts: v.Spec.Hosts, Gateways: v.Spec.Gateways}
-	for _, h := range v.Spec.HTTP {
+	for i, h := range v.Spec.HTTP {
 		r := VirtualServiceRoute{Name: h.Name, Timeout: duration(h.Timeout)}
+		if i < len(raw.Spec.HTTP) {
+			r.Raw = raw.Spec.HTTP[i]
+		}
 		for _, d := range h.Route {
 			b := RouteBackend{Name: d.Destination.Host, Subset: d.Destination.Subset, Weight: d.Weight}
 			if d.Destination.Port != nil {
@@ -396,6 +406,7 @@ type httpProxy struct {
 			FQDN string `json:"fqdn"`
 		} `json:"virtualhost"`
 		Routes []struct {
+			Raw        map[string]any `json:"-"`
 			Conditions []struct {
 				Prefix string `json:"prefix"`
 			} `json:"conditions"`
@@ -430,12 +441,21 @@ func decodeHTTPProxy(elem []byte, c *Config, out *Emitter) error {
 		return err
 	}
 	setMeta(c, &p.Metadata)
+	var raw struct {
+		Spec struct {
+			Routes []map[string]any `json:"routes"`
+		} `json:"spec"`
+	}
+	_ = json.Unmarshal(elem, &raw) // the typed decode above has read it already
 	f := &HTTPProxy{}
 	if p.Spec.VirtualHost != nil {
 		f.FQDN = p.Spec.VirtualHost.FQDN
 	}
-	for _, r := range p.Spec.Routes {
+	for i, r := range p.Spec.Routes {
 		fr := HTTPProxyRoute{}
+		if i < len(raw.Spec.Routes) {
+			fr.Raw = raw.Spec.Routes[i]
+		}
 		for _, cond := range r.Conditions {
 			if cond.Prefix != "" {
 				fr.Prefix = cond.Prefix
@@ -554,6 +574,7 @@ var istioPodAnnotations = []string{istioInjectAnnotation, istioNativeSidecarAnno
 func istioSidecarFacts(annotations map[string]string, spec *corev1.PodSpec) *IstioSidecar {
 	f := &IstioSidecar{Inject: annotations[istioInjectAnnotation], NativeSidecar: annotations[istioNativeSidecarAnnotation]}
 	if a, ok := annotations[istioProxyConfigAnnotation]; ok {
+		f.AnnotationText = a
 		var doc istioProxyConfigDoc
 		if yaml.Unmarshal([]byte(a), &doc) == nil {
 			f.Annotation = doc.facts()

@@ -156,8 +156,14 @@ spec:
 	want := &VirtualService{Hosts: []string{"shop.example.com"}, Gateways: []string{"istio-system/public"}, Routes: []VirtualServiceRoute{
 		{Name: "canary", Timeout: durp(10 * time.Second),
 			Destinations: []RouteBackend{{Name: "web", Subset: "v1", Port: 8080, Weight: intp(90)}, {Name: "web", Subset: "v2", Weight: intp(10)}},
-			Retries:      &ProxyRetry{Retries: intp(3), On: []string{"connect-failure", "refused-stream", "503"}, PerTryTimeout: durp(2 * time.Second)}},
-		{Destinations: []RouteBackend{{Name: "static"}}, Retries: &ProxyRetry{Retries: intp(0)}},
+			Retries:      &ProxyRetry{Retries: intp(3), On: []string{"connect-failure", "refused-stream", "503"}, PerTryTimeout: durp(2 * time.Second)},
+			Raw: map[string]any{"name": "canary", "timeout": "10s",
+				"route": []any{
+					map[string]any{"destination": map[string]any{"host": "web", "subset": "v1", "port": map[string]any{"number": float64(8080)}}, "weight": float64(90)},
+					map[string]any{"destination": map[string]any{"host": "web", "subset": "v2"}, "weight": float64(10)}},
+				"retries": map[string]any{"attempts": float64(3), "perTryTimeout": "2s", "retryOn": "connect-failure,refused-stream, 503"}}},
+		{Destinations: []RouteBackend{{Name: "static"}}, Retries: &ProxyRetry{Retries: intp(0)},
+			Raw: map[string]any{"route": []any{map[string]any{"destination": map[string]any{"host": "static"}}}, "retries": map[string]any{"attempts": float64(0)}}},
 	}}
 	if !reflect.DeepEqual(cfg.VirtualService, want) {
 		t.Errorf("service =\n%+v\nwant\n%+v", cfg.VirtualService, want)
@@ -184,6 +190,12 @@ spec:
 		HealthCheck:     &ActiveHealthCheck{Type: "HTTP", Path: "/healthz", Interval: durp(5 * time.Second), Timeout: durp(2 * time.Second), HealthyThreshold: intp(5), UnhealthyThreshold: intp(3)},
 		Retry:           &ProxyRetry{Retries: intp(3), On: []string{"reset", "5xx"}, StatusCodes: []int{503}, PerTryTimeout: durp(150 * time.Millisecond)},
 		ResponseTimeout: durp(time.Second),
+		Raw: map[string]any{
+			"conditions":        []any{map[string]any{"header": map[string]any{"name": "x-canary", "present": true}}, map[string]any{"prefix": "/api"}},
+			"services":          []any{map[string]any{"name": "web", "port": float64(80), "weight": float64(90)}, map[string]any{"name": "web-canary", "port": float64(80), "weight": float64(10)}},
+			"healthCheckPolicy": map[string]any{"path": "/healthz", "intervalSeconds": float64(5), "timeoutSeconds": float64(2), "unhealthyThresholdCount": float64(3), "healthyThresholdCount": float64(5)},
+			"retryPolicy":       map[string]any{"count": float64(3), "perTryTimeout": "150ms", "retryOn": []any{"reset", "5xx"}, "retriableStatusCodes": []any{float64(503)}},
+			"timeoutPolicy":     map[string]any{"response": "1s"}},
 	}}}
 	if !reflect.DeepEqual(cfg.HTTPProxy, want) {
 		t.Errorf("proxy =\n%+v\nwant\n%+v", cfg.HTTPProxy, want)
@@ -252,8 +264,9 @@ spec:
   - {name: app, image: web}
 `)
 	want := &IstioSidecar{Container: true, Native: true, NativeSidecar: "true",
-		Annotation: &IstioProxyConfig{TerminationDrainDuration: durp(30 * time.Second), ExitOnZeroActiveConnections: boolp(true)},
-		Injected:   &IstioProxyConfig{TerminationDrainDuration: durp(30 * time.Second), HoldApplicationUntilProxyStarts: boolp(true), ExitOnZeroActiveConnections: boolp(true)}}
+		Annotation:     &IstioProxyConfig{TerminationDrainDuration: durp(30 * time.Second), ExitOnZeroActiveConnections: boolp(true)},
+		AnnotationText: "terminationDrainDuration: 30s\nproxyMetadata: {EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"}\n",
+		Injected:       &IstioProxyConfig{TerminationDrainDuration: durp(30 * time.Second), HoldApplicationUntilProxyStarts: boolp(true), ExitOnZeroActiveConnections: boolp(true)}}
 	if !reflect.DeepEqual(pod.PodSpec.Istio, want) {
 		t.Errorf("pod sidecar =\n%+v\nwant\n%+v", pod.PodSpec.Istio, want)
 	}

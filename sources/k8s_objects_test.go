@@ -86,7 +86,7 @@ func TestK8sObjectsPodSpec(t *testing.T) {
 				InitialDelaySec: 2, PeriodSec: 5, TimeoutSec: 1, SuccessThreshold: 1, FailureThreshold: 3},
 			Liveness: &Probe{Handler: "tcpSocket", Port: 8080, PeriodSec: 10, TimeoutSec: 1, SuccessThreshold: 1, FailureThreshold: 3},
 			Startup:  &Probe{Handler: "grpc", Port: 9000, PeriodSec: 2, TimeoutSec: 1, SuccessThreshold: 1, FailureThreshold: 30},
-			PreStop:  &PreStop{Description: "exec: sh -c sleep 15", SleepSec: intp(15)},
+			PreStop:  &PreStop{Handler: "exec", Command: []string{"sh", "-c", "sleep 15"}, Description: "exec: sh -c sleep 15", SleepSec: intp(15)},
 		}, {
 			Name: "proxy", Sidecar: true,
 			Ports:     []ContainerPort{{Name: "proxy", Number: 15001}},
@@ -222,6 +222,16 @@ func TestK8sObjectsPreStop(t *testing.T) {
 			spec := `{"containers":[{"name":"a","lifecycle":{"preStop":` + tt.hook + `}}]}`
 			cfg, _ := oneConfig(t, k8sPodWith(spec, `{}`))
 			want := &PreStop{Description: tt.desc, SleepSec: tt.sleep}
+			var h struct {
+				Exec *struct {
+					Command []string `json:"command"`
+				} `json:"exec"`
+			}
+			_ = json.Unmarshal([]byte(tt.hook), &h)
+			want.Handler, _, _ = strings.Cut(strings.TrimPrefix(tt.hook, `{"`), `"`)
+			if h.Exec != nil {
+				want.Command = h.Exec.Command
+			}
 			if got := cfg.PodSpec.Containers[0].PreStop; !reflect.DeepEqual(got, want) {
 				t.Errorf("PreStop = %+v (sleep %v), want %+v", got, got.SleepSec, want)
 			}
@@ -873,4 +883,36 @@ func FuzzK8sObjects(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestK8sObjectsAutoscaler reads the target and replica bounds of a
+// HorizontalPodAutoscaler, v2 and v1 alike, minReplicas nil when unset;
+// and the progress deadline of a Deployment, nil when unset.
+func TestK8sObjectsAutoscaler(t *testing.T) {
+	for _, c := range []struct {
+		elem string
+		want *Autoscaler
+	}{
+		{`{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"web-scaler","namespace":"shop"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},"minReplicas":2,"maxReplicas":10,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":70}}}]}}`,
+			&Autoscaler{TargetKind: "Deployment", TargetName: "web", MinReplicas: intp(2), MaxReplicas: 10}},
+		{`{"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"web","namespace":"shop"},"spec":{"scaleTargetRef":{"kind":"Deployment","name":"web"},"maxReplicas":4,"targetCPUUtilizationPercentage":80}}`,
+			&Autoscaler{TargetKind: "Deployment", TargetName: "web", MaxReplicas: 4}},
+	} {
+		cfg, _ := oneConfig(t, c.elem)
+		if cfg.Kind != "HorizontalPodAutoscaler" || cfg.Namespace != "shop" || !reflect.DeepEqual(cfg.Autoscaler, c.want) {
+			t.Errorf("%s %s/%s: %+v, want %+v", cfg.Kind, cfg.Namespace, cfg.Name, cfg.Autoscaler, c.want)
+		}
+	}
+	for _, c := range []struct {
+		spec string
+		want *int
+	}{
+		{`"progressDeadlineSeconds":120,`, intp(120)},
+		{``, nil},
+	} {
+		cfg, _ := oneConfig(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},"spec":{`+c.spec+`"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web"}]}}}}`)
+		if got := cfg.Workload.ProgressDeadlineSec; !reflect.DeepEqual(got, c.want) {
+			t.Errorf("progressDeadlineSeconds %v, want %v", got, c.want)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -147,8 +148,19 @@ func readVerdict(t *testing.T, report string) verdict {
 	if err := json.Unmarshal([]byte(report), &v); err != nil {
 		t.Fatalf("%v\n%.2000s", err, report)
 	}
+	// A fix says which file and line it read a setting at: a fixture's
+	// file or a triage bundle's, the same setting.
+	for i := range v.Incidents {
+		for j := range v.Incidents[i].Remediation {
+			r := &v.Incidents[i].Remediation[j]
+			r.Why = readAtLine.ReplaceAllString(r.Why, "read at FILE:LINE")
+		}
+	}
 	return v
 }
+
+// readAtLine matches where a fix says a setting was read.
+var readAtLine = regexp.MustCompile(`read at [^ ,;)]+:\d+`)
 
 // formatsOf returns the formats of the inputs whose name contains sub.
 func (v verdict) formatsOf(sub string) []string {
