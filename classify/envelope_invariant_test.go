@@ -305,6 +305,10 @@ func copyFixture(t *testing.T, dir string, replace map[string][]byte) string {
 // a JSON array, a line is elsewhere.
 var evidenceLine = regexp.MustCompile(`evidence (\S+) line \d+:`)
 
+// readAtDir is the folder of a file a fix says a setting was read from:
+// each run writes the fixture to a folder of its own.
+var readAtDir = regexp.MustCompile(`read at [^ ,;)"]*/`)
+
 // verdictOf returns the whole verdict of dir, evidence lines left out, and
 // the records read from its inputs.
 func verdictOf(t *testing.T, dir string) (string, int) {
@@ -323,7 +327,8 @@ func verdictOf(t *testing.T, dir string) (string, int) {
 	}
 	a := correlate.Analyze(cs.Merge(), correlate.Options{})
 	first, _ := a.DataSpan()
-	return evidenceLine.ReplaceAllString(dumpVerdict(first, Classify(a)), "evidence $1 line N:"), records
+	v := evidenceLine.ReplaceAllString(dumpVerdict(first, Classify(a)), "evidence $1 line N:")
+	return readAtDir.ReplaceAllString(v, "read at "), records
 }
 
 // podOf names the pod and container a fixture's proxy log came from.
