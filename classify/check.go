@@ -64,6 +64,9 @@ type Risk struct {
 	Title, Reason string
 	// Fixes are the changes that remove it, the first being the one to make.
 	Fixes []Fix
+	// Prediction is the expected failure window now and with the fixes;
+	// nil for the checks that have no model of it.
+	Prediction *Prediction
 }
 
 // RuleID is the risk's rule as the outputs name it: "<cause>/<check>".

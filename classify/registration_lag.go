@@ -610,6 +610,18 @@ func registrationLagRisks(t *target, f front) []*Risk {
 		return nil
 	}
 	required := minReadyFor(hc)
+	// A new zone's NEG joins the backend service well after the pod's
+	// endpoint: a pod that is Ready soon needs more than the health
+	// check's time plus the margin.
+	var lead time.Duration
+	var probe *sources.Probe
+	if risk.Check == checkNEGZoneMove {
+		if c, _ := servingContainer(t.wl.Template, t.servedPorts()); c != nil {
+			probe = c.Readiness
+		}
+		lead, _ = readyLead(probe)
+		required = max(required, negZoneMoveMinReady(hc, lead))
+	}
 	if t.wl.MinReadySeconds >= required {
 		return nil // old pods outlast the health check
 	}
@@ -627,10 +639,20 @@ func registrationLagRisks(t *target, f front) []*Risk {
 	if plan.Faster != nil {
 		risk.Fixes = append(risk.Fixes, *plan.Faster)
 	}
-	risk.Fixes = append(risk.Fixes, minReadyFix(plan.Basis, hc, plan.MinReady, t.wl, 0))
-	if risk.Check == checkNEGZoneMove {
-		risk.Fixes = append(risk.Fixes, zoneSpreadFix(t.wl, f.Service.Service.NEGZones, minSpreadReplicas)...)
+	if risk.Check != checkNEGZoneMove {
+		risk.Fixes = append(risk.Fixes, minReadyFix(plan.Basis, hc, plan.MinReady, t.wl, 0))
+		return []*Risk{risk}
 	}
+	sized := plan.MinReady
+	plan.MinReady = max(plan.MinReady, negZoneMoveMinReady(plan.Basis, lead))
+	fix := minReadyFix(plan.Basis, hc, plan.MinReady, t.wl, 0)
+	if plan.MinReady > sized {
+		fix.Why += fmt.Sprintf(" Raised from %d s to %d s: the new zone's NEG joins the backend service about %s after the pod's endpoint (assumed), while this pod is Ready about %s after it, so %d s would still leave ≈ %s of %ds.",
+			sized, plan.MinReady, secondsText(negNewZoneProgramming), secondsText(lead), sized, secondsText(negZoneMoveWindow(plan.Basis, sized, lead)), 502)
+	}
+	risk.Fixes = append(risk.Fixes, fix)
+	risk.Fixes = append(risk.Fixes, zoneSpreadFix(t.wl, f.Service.Service.NEGZones, minSpreadReplicas)...)
+	risk.Prediction = predictNEGZoneMove(hc, plan, t.wl, probe)
 	return []*Risk{risk}
 }
 

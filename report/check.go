@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/sources"
@@ -72,6 +73,43 @@ type CheckFinding struct {
 	Via *ObjectRef `json:"via,omitempty"`
 	// Fixes are the changes that remove the risk, the first the one to make.
 	Fixes []Remediation `json:"fixes"`
+	// Prediction is the expected failure window at the next rollout, with
+	// the settings read and then with the fixes; omitted for the checks
+	// that have no model of it.
+	Prediction *CheckPrediction `json:"prediction,omitempty"`
+}
+
+// CheckPrediction is a risk's expected failure window, from a model of the
+// mechanism held to readygap's rollout simulator.
+type CheckPrediction struct {
+	// Status is the status clients get.
+	Status int `json:"status"`
+	// Windows are the expected windows: the first with the settings read,
+	// each next one with one more fix applied.
+	Windows []PredictedWindow `json:"windows"`
+	// Summary says them in one line; Basis says the model and where each
+	// of its numbers comes from (read or assumed).
+	Summary string `json:"summary"`
+	Basis   string `json:"basis"`
+}
+
+// PredictedWindow is the expected failure window with some settings.
+type PredictedWindow struct {
+	// Settings names the settings; Seconds is the window, 0 for none.
+	Settings string `json:"settings"`
+	Seconds  int    `json:"seconds"`
+}
+
+// checkPrediction renders a risk's prediction; nil for none.
+func checkPrediction(p *classify.Prediction) *CheckPrediction {
+	if p == nil {
+		return nil
+	}
+	out := &CheckPrediction{Status: p.Status, Windows: []PredictedWindow{}, Summary: p.String(), Basis: p.Basis}
+	for _, w := range p.Windows {
+		out.Windows = append(out.Windows, PredictedWindow{Settings: w.Settings, Seconds: int(w.Window.Round(time.Second) / time.Second)})
+	}
+	return out
 }
 
 // ObjectRef names a Kubernetes object and where it was read.
@@ -204,6 +242,7 @@ func newCheckReport(res *sources.Result, configs []*sources.Config, risks []*cla
 			Rule: r.RuleID(), Cause: r.Cause, Check: r.Check, Severity: string(r.Severity),
 			Title: r.Title, Reason: r.Reason,
 			Workload: objectRef(r.Workload, opts.Source), Object: objectRef(r.Object, opts.Source), Fixes: []Remediation{},
+			Prediction: checkPrediction(r.Prediction),
 		}
 		if r.Via != nil {
 			via := objectRef(r.Via, opts.Source)

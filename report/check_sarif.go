@@ -88,6 +88,8 @@ type sarifResult struct {
 type sarifResultProps struct {
 	// Fixes are the changes as readygap words them, the patches as YAML.
 	Fixes []Remediation `json:"fixes"`
+	// Prediction is the expected failure window now and with the fixes.
+	Prediction *CheckPrediction `json:"prediction,omitempty"`
 }
 
 type sarifLocation struct {
@@ -140,7 +142,7 @@ func renderSARIF(w io.Writer, rep *CheckReport) error {
 			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: f.Severity,
 			Message:             sarifText{Sanitize(sarifMessage(f))},
 			PartialFingerprints: map[string]string{sarifFingerprint: findingFingerprint(f)},
-			Properties:          sarifResultProps{Fixes: f.Fixes},
+			Properties:          sarifResultProps{Fixes: f.Fixes, Prediction: f.Prediction},
 		}
 		loc := sarifLocation{LogicalLocations: []sarifLogicalLocation{{
 			Name: Sanitize(f.Object.Name), FullyQualifiedName: Sanitize(f.Object.String()), Kind: "object"}}}
@@ -171,11 +173,15 @@ func sarifRuleName(id string) string {
 	return b.String()
 }
 
-// sarifMessage is a result's text: the title, the reason and the first fix.
+// sarifMessage is a result's text: the title, the reason, the first fix
+// and the predicted failure window.
 func sarifMessage(f CheckFinding) string {
 	msg := f.Title + ". " + f.Reason
 	if len(f.Fixes) > 0 {
 		msg += " Fix: " + f.Fixes[0].Title + "."
+	}
+	if f.Prediction != nil {
+		msg += " Predicted: " + f.Prediction.Summary + "."
 	}
 	return msg
 }

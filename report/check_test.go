@@ -533,3 +533,60 @@ spec: {healthCheck: {checkIntervalSec: 15, healthyThreshold: 2}}
 		}
 	})
 }
+
+// TestCheckPredictsSeedsTable reads the GKE zone-move seed's manifest and
+// requires the predicted windows the seed measured — about 35 s of 502s at
+// a 30 s interval, 12 s at 5 s, none at 5 s with minReadySeconds 15 —
+// within a few seconds, in text, JSON and SARIF alike.
+func TestCheckPredictsSeedsTable(t *testing.T) {
+	const slack = 4 // seconds
+	rep := check(t, manifests("gke-neg-zone-move/broken.yaml"))
+	var f *CheckFinding
+	for i := range rep.Findings {
+		if rep.Findings[i].Rule == "registration_lag/neg-zone-move" {
+			f = &rep.Findings[i]
+		}
+	}
+	if f == nil || f.Prediction == nil {
+		t.Fatalf("no prediction for the zone move: %+v", rep.Findings)
+	}
+	want := []int{35, 12, 0}
+	if len(f.Prediction.Windows) != len(want) {
+		t.Fatalf("windows %+v, want %d", f.Prediction.Windows, len(want))
+	}
+	for i, w := range f.Prediction.Windows {
+		if d := w.Seconds - want[i]; d < -slack || d > slack || (want[i] == 0) != (w.Seconds == 0) {
+			t.Errorf("%s: %d s predicted, the seed saw %d s", w.Settings, w.Seconds, want[i])
+		}
+	}
+	text := renderCheck(t, CheckText, rep)
+	if !strings.Contains(text, "Predicted: "+f.Prediction.Summary[:20]) {
+		t.Errorf("text lacks the prediction:\n%s", text)
+	}
+	var sarif struct {
+		Runs []struct {
+			Results []struct {
+				RuleID  string `json:"ruleId"`
+				Message struct {
+					Text string `json:"text"`
+				} `json:"message"`
+				Properties struct {
+					Prediction *CheckPrediction `json:"prediction"`
+				} `json:"properties"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	must(t, json.Unmarshal([]byte(renderCheck(t, CheckSARIF, rep)), &sarif))
+	found := false
+	for _, r := range sarif.Runs[0].Results {
+		if r.RuleID == f.Rule {
+			found = true
+			if p := r.Properties.Prediction; p == nil || !reflect.DeepEqual(p.Windows, f.Prediction.Windows) || !strings.Contains(r.Message.Text, "Predicted: ") {
+				t.Errorf("SARIF result lacks the prediction: %+v", r)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no SARIF result for %s", f.Rule)
+	}
+}

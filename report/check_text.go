@@ -44,6 +44,9 @@ func renderCheckText(w io.Writer, rep *CheckReport, width int) error {
 			line(dim.Render(l))
 		}
 		line(hanging("   ", Sanitize(f.Reason), "   ", width))
+		if p := f.Prediction; p != nil {
+			line(hanging("   Predicted: ", Sanitize(p.Summary)+". "+Sanitize(p.Basis), "   ", width))
+		}
 		for j, x := range f.Fixes {
 			head := "   Fix: "
 			if len(f.Fixes) > 1 {
