@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,5 +81,37 @@ func TestPredictionSeedsTable(t *testing.T) {
 		if d := got - c.want; d < -predictSlack || d > predictSlack || (c.want == 0) != (got == 0) {
 			t.Errorf("interval %d s, minReadySeconds %d: predicted %v, the seeds saw %v", c.interval, c.minReady, got, c.want)
 		}
+	}
+}
+
+// TestCheckNEGZoneMoveQuickPod checks that a pod Ready soon after its
+// endpoint needs more minReadySeconds than the health check plus the
+// margin: with a 5 s × 1 check the margin's 15 s leaves ≈ 1 s of 502s
+// when the readiness probe passes within the gate's 5.4 s, so 15 fires
+// and the fix says 18; 18 is silent.
+func TestCheckNEGZoneMoveQuickPod(t *testing.T) {
+	bc := "apiVersion: cloud.google.com/v1\nkind: BackendConfig\nmetadata:\n  name: web-hc\n  namespace: shop\nspec:\n  healthCheck:\n    checkIntervalSec: 5\n    healthyThreshold: 1"
+	ing := "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: shop\n  annotations:\n    kubernetes.io/ingress.class: gce\nspec:\n  defaultBackend:\n    service:\n      name: web\n      port:\n        number: 80"
+	neg := "cloud.google.com/neg: '{\"ingress\": true}'\ncloud.google.com/backend-config: '{\"ports\": {\"http\": \"web-hc\"}}'"
+	for _, c := range []struct {
+		minReady int
+		fires    bool
+	}{{15, true}, {17, true}, {18, false}} {
+		t.Run(itoa(c.minReady), func(t *testing.T) {
+			dep := deployment("web", "replicas: 1\nminReadySeconds: "+itoa(c.minReady),
+				strings.Replace(webContainer("http", "lifecycle:\n  preStop:\n    sleep:\n      seconds: 15"), "readinessProbe:\n", "readinessProbe:\n      periodSeconds: 1\n", 1)+"\nterminationGracePeriodSeconds: 45")
+			risks := Check(objectsOfYAML(t, dep, service("web", neg), ing, bc))
+			if has(risks, "registration_lag/neg-zone-move") != c.fires {
+				t.Fatalf("risks %q; want neg-zone-move: %v", rules(risks), c.fires)
+			}
+			if !c.fires {
+				return
+			}
+			r := riskOf(t, risks, "registration_lag/neg-zone-move")
+			wantText(t, "fixes", fixesText(t, r), "minReadySeconds: 18", "Raised from 15 s to 18 s")
+			if p := r.Prediction; p == nil || p.Windows[len(p.Windows)-1].Window != 0 || p.Windows[0].Window == 0 {
+				t.Errorf("prediction %+v: want a window now and none with the fixes", p)
+			}
+		})
 	}
 }
