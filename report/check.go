@@ -232,6 +232,16 @@ func newCheckReport(res *sources.Result, configs []*sources.Config, risks []*cla
 			rep.Workloads = append(rep.Workloads, objectRef(c, opts.Source))
 		}
 	}
+	for _, c := range configs {
+		if why, ok := unjudgedKinds[c.Kind]; ok && c.Workload == nil {
+			where := objectRef(c, opts.Source)
+			loc := ""
+			if l := where.Location(); l != "" {
+				loc = " (" + l + ")"
+			}
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s not checked: %s; check judges Deployments only", where, loc, why))
+		}
+	}
 	rep.Summary.Workloads = len(rep.Workloads)
 	if rep.Summary.Workloads == 0 {
 		rep.Warnings = append(rep.Warnings, "no Deployment among the objects read: the checks look at Deployments and what sends them traffic")
@@ -271,6 +281,14 @@ func newCheckReport(res *sources.Result, configs []*sources.Config, risks []*cla
 	}
 	rep.Summary.AtRisk = len(atRisk)
 	return rep
+}
+
+// unjudgedKinds are the workload kinds check reads by name but does not
+// judge, with what differs from a Deployment's rollout.
+var unjudgedKinds = map[string]string{
+	"StatefulSet": "a StatefulSet replaces its pods one at a time, the old one first, without maxSurge",
+	"DaemonSet":   "a DaemonSet runs one pod per node and rolls them node by node",
+	"Rollout":     "an Argo Rollout moves traffic in its own canary or blue-green steps",
 }
 
 // readAtFile matches where a fix says a setting was read: "read at

@@ -590,3 +590,45 @@ func TestCheckPredictsSeedsTable(t *testing.T) {
 		t.Errorf("no SARIF result for %s", f.Rule)
 	}
 }
+
+// TestCheckNamesKindsItCannotJudge reads a StatefulSet, a DaemonSet and an
+// Argo Rollout beside a Deployment: each is named in a warning with where
+// it was read, never passed over in silence; the Deployment is checked.
+func TestCheckNamesKindsItCannotJudge(t *testing.T) {
+	body, err := os.ReadFile(manifests("nginx-wrong-probe-port/broken.yaml"))
+	must(t, err)
+	others := `
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: shop}
+spec: {serviceName: db, selector: {matchLabels: {app: db}}, template: {metadata: {labels: {app: db}}, spec: {containers: [{name: db, image: postgres}]}}}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: shop}
+spec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}, spec: {containers: [{name: agent, image: agent}]}}}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata: {name: web-rollout, namespace: shop}
+spec: {strategy: {canary: {}}}
+`
+	p := filepath.Join(t.TempDir(), "mixed.yaml")
+	must(t, os.WriteFile(p, append(body, others...), 0o644))
+	rep := check(t, p)
+	if rep.Summary.Workloads != 1 || len(rep.Findings) == 0 {
+		t.Errorf("the Deployment beside them: %d workloads, %d findings", rep.Summary.Workloads, len(rep.Findings))
+	}
+	for _, want := range []string{"StatefulSet shop/db (", "DaemonSet shop/agent (", "Rollout shop/web-rollout ("} {
+		found := false
+		for _, w := range rep.Warnings {
+			if strings.HasPrefix(w, want) && strings.Contains(w, "mixed.yaml:") && strings.Contains(w, "not checked") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no warning for %s…: %q", want, rep.Warnings)
+		}
+	}
+}

@@ -122,6 +122,11 @@ var objectDecoders = map[objectKey]func(elem []byte, c *Config, out *Emitter) er
 	{"elbv2.k8s.aws", "IngressClassParams"}:    decodeIngressClassParams,
 	{"", "ConfigMap"}:                          decodeConfigMap,
 	{"autoscaling", "HorizontalPodAutoscaler"}: decodeAutoscaler,
+	// Workload kinds the rules do not judge: read by name only, so that
+	// check names them instead of passing over them in silence.
+	{"apps", "StatefulSet"}:    decodeNameOnly,
+	{"apps", "DaemonSet"}:      decodeNameOnly,
+	{"argoproj.io", "Rollout"}: decodeNameOnly,
 	// Envoy-based gateways and meshes (k8s_objects_mesh.go).
 	{"gateway.networking.k8s.io", "Gateway"}:          decodeGateway,
 	{"gateway.networking.k8s.io", "HTTPRoute"}:        decodeHTTPRoute,
@@ -208,6 +213,20 @@ func decodeDeployment(elem []byte, c *Config, out *Emitter) error {
 		w.MaxUnavailable = intOrStringText(ru.MaxUnavailable)
 	}
 	c.Workload = w
+	out.Config(c)
+	return nil
+}
+
+// decodeNameOnly reads an object's metadata only: a kind whose spec no
+// rule reads, emitted so that what was read is said (Workload stays nil).
+func decodeNameOnly(elem []byte, c *Config, out *Emitter) error {
+	var obj struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+	}
+	if err := json.Unmarshal(elem, &obj); err != nil {
+		return err
+	}
+	setMeta(c, &obj.Metadata)
 	out.Config(c)
 	return nil
 }
