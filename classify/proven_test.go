@@ -68,8 +68,6 @@ var notSimulated = map[string]string{
 	// The model's health check passes on the first probe answered.
 	"BackendConfig:spec.healthCheck.timeoutSec":         "probe timeout",
 	"BackendConfig:spec.healthCheck.unhealthyThreshold": "removal of failing endpoints",
-	// Probe paths and names of the probed port are carried in Target.
-	"Deployment:spec.template.spec.containers.N.name": "container name",
 }
 
 func TestFixesProven(t *testing.T) {
@@ -282,7 +280,14 @@ func applyFix(s *sim.Scenario, p Patch) ([]string, error) {
 	for _, path := range paths {
 		v := flat[path]
 		g := generic(path)
-		if g == "kind" || g == "apiVersion" || strings.HasPrefix(g, "metadata.name") || strings.HasPrefix(g, "metadata.namespace") {
+		if g == "kind" || g == "apiVersion" || strings.HasPrefix(g, "metadata.namespace") {
+			continue
+		}
+		if g == "metadata.name" {
+			// A Deployment patch must name the scenario's Deployment.
+			if name := fmt.Sprint(v); kind == "Deployment" && name != s.Deployment && !strings.HasPrefix(name, "<") {
+				errs = append(errs, fmt.Sprintf("patches Deployment %s, the scenario's is %s", name, s.Deployment))
+			}
 			continue
 		}
 		key := kind + ":" + g
@@ -296,6 +301,12 @@ func applyFix(s *sim.Scenario, p Patch) ([]string, error) {
 			set(field, n)
 		}
 		switch key {
+		case "Deployment:spec.template.spec.containers.N.name":
+			// The scenario's one container is named after the
+			// Deployment; a patch must change it, not another one.
+			if name := fmt.Sprint(v); name != s.Deployment && !strings.HasPrefix(name, "<") {
+				errs = append(errs, fmt.Sprintf("%s: container %s, the serving one is %s", path, name, s.Deployment))
+			}
 		case "Deployment:spec.minReadySeconds":
 			numeric("MinReadySeconds", &s.MinReadySeconds)
 		case "Deployment:spec.replicas":
