@@ -279,7 +279,7 @@ func (t *tableRead) pickAnchor(inferred []tableAnchor) tableAnchor {
 		return inferred[0]
 	}
 	return tableAnchor{at: t.readAt.UTC().Truncate(time.Second), orderOnly: true,
-		how: "no reference time for the ages (no --now, no absolute time in the table): they were read as if printed when readygap ran (" +
+		how: "have no reference time (no --now, no absolute time in the table): they were read as if printed when readygap ran (" +
 			t.readAt.UTC().Format(time.RFC3339) + "), so their order holds but their times do not line up with other inputs; give the time the table was printed with --now"}
 }
 
@@ -337,6 +337,7 @@ func (t *tableRead) emit(row *tableRow, a tableAnchor, format Format) {
 	l := newKubeEventLifecycle(&ev, at, Origin{t.file, row.line}, format)
 	l.FromAPI = true
 	l.TimeError = spread
+	l.OrderOnly = a.orderOnly
 	if spread < 0 {
 		l.TimeError = 0
 		l.Message = "(no time: printed <unknown>) " + l.Message

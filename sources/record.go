@@ -305,6 +305,10 @@ type Lifecycle struct {
 	// to when the table was printed, happened within Time ± TimeError.
 	// Zero for a time as recorded.
 	TimeError time.Duration
+	// OrderOnly marks a time that only orders the record among its
+	// input's: a kubectl table's age with no reference time to count back
+	// from (no --now, no absolute time in the table).
+	OrderOnly bool
 	Kind      LifecycleKind
 	// Namespace and Pod name the pod, when known.
 	Namespace string
