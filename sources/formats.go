@@ -78,7 +78,7 @@ var formatTable = []FormatInfo{
 	{
 		ID: FormatGCPLogging, Family: FamilyGCP, json: gcpLogging{},
 		Description: "Cloud Logging entries: global, regional and internal Application LB request logs (`statusDetails` or `proxyStatus`), Cloud Service Mesh (Istio) access logs, Kubernetes events from `logs/events`, health-check logs",
-		HowToGet:    "`gcloud logging read ... --format=json` (a JSON array, newest first), a Logs Explorer download, a sink's NDJSON, an `entries:list` response",
+		HowToGet:    "`gcloud logging read 'resource.type=(\"http_load_balancer\" OR \"http_external_regional_lb_rule\" OR \"internal_http_lb_rule\") OR logName:\"logs/events\"' --freshness=2h --format=json` (a JSON array, newest first), a Logs Explorer download, a sink's NDJSON, an `entries:list` response",
 	},
 	{
 		ID: FormatALBAccess, Family: FamilyALB, line: albAccess{},
