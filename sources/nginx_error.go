@@ -3,6 +3,7 @@ package sources
 import (
 	"bytes"
 	"errors"
+	"net/netip"
 
 	"github.com/readygap/readygap/sources/internal/lex"
 )
@@ -122,13 +123,18 @@ func nginxErrorParse(line []byte, ln *Line, out *Emitter) error {
 	if !nginxUpstreamFailure(msg, hasUpstream) {
 		return nil
 	}
+	failure, backend := nginxErrorFailure(msg), nginxAddrPort(nginxUpstreamPeer(upstream))
+	if backend.Addr() == nginxPlaceholder {
+		// ingress-nginx's placeholder server: the balancer had no endpoint.
+		failure, backend = FailureNoBackend, netip.AddrPort{}
+	}
 	request, _ := nginxErrorField(ctx, `, request: "`)
 	r := Request{
 		Time: refineWithStamp(localClock(h.year, h.month, h.day, h.hour, h.minute, h.sec, 0, ln.Stamp, out.Location()), ln.Stamp),
 		// The proxy saw the failure; it is not a client-visible status.
 		Generator:   GeneratedByLB,
-		Failure:     nginxErrorFailure(msg),
-		Backend:     nginxAddrPort(nginxUpstreamPeer(upstream)),
+		Failure:     failure,
+		Backend:     backend,
 		Detail:      string(msg),
 		AttemptOnly: true,
 		Format:      FormatIngressNginx,
