@@ -303,3 +303,18 @@ func BenchmarkKubectlDescribe(b *testing.B) {
 		readText(b, string(text), Options{ReadAt: tableReadAt})
 	}
 }
+
+// TestDescribeUnknownAge: a row printed `<unknown>` (an event with no time)
+// is kept, at the anchor, and says it has no time.
+func TestDescribeUnknownAge(t *testing.T) {
+	now := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
+	text := "Events:\n  Type    Reason     Age        From               Message\n  ----    ------     ----       ----               -------\n  Normal  Scheduled  <unknown>  default-scheduler  Successfully assigned shop/web-1 to node-a\n"
+	c, rep := readText(t, text, Options{TableNow: now})
+	if len(c.lifecycle) != 1 || rep.Skipped != 0 {
+		t.Fatalf("%d records, %d skipped", len(c.lifecycle), rep.Skipped)
+	}
+	l := c.lifecycle[0]
+	if !l.Time.Equal(now) || l.TimeError != 0 || !strings.HasPrefix(l.Message, "(no time: printed <unknown>) ") || l.OrderOnly {
+		t.Errorf("%v ± %v %q order-only %v", l.Time, l.TimeError, l.Message, l.OrderOnly)
+	}
+}

@@ -319,8 +319,8 @@ func (t *tableRead) emit(row *tableRow, a tableAnchor, format Format) {
 		// The 2015 layout's `{kubelet node-a}`.
 		ev.Source.Component, ev.Source.Host = c, h
 	}
-	var at time.Time
-	var spread time.Duration
+	// `<unknown>`: the event carries no time; it is kept at the anchor.
+	at, spread := a.at, time.Duration(0)
 	if row.age.last.known {
 		lo, hi := row.age.last.lo, row.age.last.hi
 		at = a.at.Add(-(lo + hi) / 2).Truncate(time.Millisecond)
@@ -328,18 +328,12 @@ func (t *tableRead) emit(row *tableRow, a tableAnchor, format Format) {
 		if row.age.first.known {
 			ev.FirstTimestamp = metav1.NewTime(a.at.Add(-(row.age.first.lo + row.age.first.hi) / 2))
 		}
-	} else {
-		// `<unknown>`: the event carries no time; it is kept at the
-		// anchor, as uncertain as the table is old.
-		at = a.at
-		spread = -1
 	}
 	l := newKubeEventLifecycle(&ev, at, Origin{t.file, row.line}, format)
 	l.FromAPI = true
 	l.TimeError = spread
 	l.OrderOnly = a.orderOnly
-	if spread < 0 {
-		l.TimeError = 0
+	if !row.age.last.known {
 		l.Message = "(no time: printed <unknown>) " + l.Message
 	}
 	t.out.Lifecycle(&l)
