@@ -677,8 +677,12 @@ func nginxNewAttempt(addr, length, status []byte) Attempt {
 }
 
 // nginxPlaceholder is the address of ingress-nginx's placeholder upstream
-// server (see nginxNewAttempt).
+// server (see nginxNewAttempt), documented in nginxTemplateDoc.
 var nginxPlaceholder = netip.AddrFrom4([4]byte{0, 0, 0, 1})
+
+// nginxTemplateDoc is ingress-nginx's nginx.conf template, which declares
+// the placeholder server.
+const nginxTemplateDoc = "https://github.com/kubernetes/ingress-nginx/blob/main/rootfs/etc/nginx/template/nginx.tmpl"
 
 // nginxAttemptFailure classifies one attempt. nginx records 502 for every
 // attempt that got no usable response (connect error, reset, premature

@@ -40,6 +40,7 @@ const (
 	FieldGCPDetail   = "GCP load balancer statusDetails / proxyStatus"
 	FieldNginxError  = "nginx error-log message"
 	FieldNginxErrno  = "nginx error-log errno"
+	FieldNginxPeer   = "ingress-nginx upstream address ($upstream_addr)"
 )
 
 // meaningStatus is the status the meanings are classified with: a 5xx
@@ -84,6 +85,10 @@ func Meanings() []Meaning {
 		out = append(out, Meaning{Field: FieldNginxError, Value: m.prefix, Means: m.means,
 			Generator: GeneratedByLB, Failure: nginxErrorFailure([]byte(m.prefix)), Family: FamilyIngressNginx, Doc: nginxErrorDoc})
 	}
+	placeholder := nginxNewAttempt([]byte(nginxPlaceholder.String()+":80"), []byte("0"), []byte("502"))
+	out = append(out, Meaning{Field: FieldNginxPeer, Value: nginxPlaceholder.String(), Aliases: []string{nginxPlaceholder.String() + ":80"},
+		Means:     "the placeholder server of ingress-nginx's upstream_balancer, used when the Lua balancer returned no peer: the proxy had no endpoint for the Service",
+		Generator: GeneratedByLB, Failure: placeholder.Failure, Family: FamilyIngressNginx, Doc: nginxTemplateDoc})
 	errnos := make([]int, 0, len(nginxErrnos))
 	for e := range nginxErrnos {
 		errnos = append(errnos, e)
@@ -165,7 +170,7 @@ func LookupMeanings(value string) []Meaning {
 		return append(out, Meaning{Field: FieldEnvoyDetail, Value: envoyViaUpstream,
 			Means: "the upstream (the application) set the status", Generator: GeneratedByBackend, Failure: FailureAppError, Family: FamilyEnvoy, Doc: envoyDetailDoc})
 	}
-	if find(value, FieldEnvoyFlag, FieldEnvoyDetail, FieldGCPDetail, FieldNginxError) {
+	if find(value, FieldEnvoyFlag, FieldEnvoyDetail, FieldGCPDetail, FieldNginxError, FieldNginxPeer) {
 		return out
 	}
 	if e, ok := nginxErrno([]byte(value)); ok {

@@ -39,6 +39,7 @@ func TestMeaningsAgreeWithAdapters(t *testing.T) {
 	want := map[string]int{
 		FieldEnvoyFlag: len(envoyFlagNames), FieldEnvoyDetail: len(envoyDetailKinds), FieldEnvoyReset: len(envoyResetKinds),
 		FieldEnvoyErrno: len(envoyErrnoKinds), FieldNginxError: len(nginxMessages), FieldNginxErrno: len(nginxErrnos),
+		FieldNginxPeer: 1,
 	}
 	for _, r := range gcpDetails {
 		want[FieldGCPDetail] += len(r.details)
@@ -82,6 +83,9 @@ func adapterOutcome(t *testing.T, m Meaning) (Generator, FailureKind, bool) {
 		nginx(m.Value + " while reading response header from upstream")
 	case FieldNginxErrno:
 		nginx("connect() failed (" + m.Value + ": x) while connecting to upstream")
+	case FieldNginxPeer:
+		line := `10.0.2.213 - - [07/Jun/2019:14:32:28 +0000] "GET / HTTP/1.1" 502 158 "-" "curl/8.5.0" 756 0.000 [shop-web-80] [] ` + m.Aliases[0] + ` 0 0.000 502 b1735cbec6aa0fd116ec81fb0e2e5ba5`
+		c, rep = runLines(t, ingressNginx{}, "meaning", line)
 	default:
 		t.Fatalf("no line for %s", m.Field)
 	}
@@ -107,6 +111,7 @@ func TestLookupMeanings(t *testing.T) {
 		{"upstream prematurely closed connection while reading response header from upstream", []string{"upstream prematurely closed connection"}},
 		{"connect() failed (111: Connection refused) while connecting to upstream", []string{"111"}},
 		{"via_upstream", []string{"via_upstream"}},
+		{"0.0.0.1:80", []string{"0.0.0.1"}},
 		{"hello", nil},
 		{"", nil},
 	} {
