@@ -200,6 +200,7 @@ func Classify(a *correlate.Analysis) *Result {
 		}
 		res.Findings = append(res.Findings, unknownFinding(a, w))
 	}
+	res.Notes = append(res.Notes, suspicions(a)...)
 	for _, f := range res.Findings {
 		finish(a, f)
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/readygap/readygap/correlate"
@@ -106,6 +107,16 @@ func episodeKey(g incidentGroup) string {
 // belowThreshold reports whether failures no rule explains are too few to
 // be an incident, and words the note that mentions them instead.
 func belowThreshold(a *correlate.Analysis, w *correlate.Window) (string, bool) {
+	note, ok := belowThresholdNote(a, w)
+	if !ok {
+		return "", false
+	}
+	return note + consistentNote(w), true
+}
+
+// belowThresholdNote words the note of belowThreshold, without what the
+// failures are consistent with.
+func belowThresholdNote(a *correlate.Analysis, w *correlate.Window) (string, bool) {
 	switch {
 	case w.Count < a.Opts.MinSignals:
 		return fmt.Sprintf("%s of the load balancer's own at %s (%s) fit no pattern; too few to be an incident.",
@@ -173,4 +184,54 @@ func orString(s, alt string) string {
 		return alt
 	}
 	return s
+}
+
+// consistentNote says, for a note on failures below the threshold, what
+// the first failure's own log value means and which mechanisms failures of
+// their kinds are consistent with (the rules' Claims decide, as in
+// ConsistentWith): a line often says more than "no known mechanism".
+func consistentNote(w *correlate.Window) string {
+	var kinds []sources.FailureKind
+	for k := range w.Kinds {
+		if k.LBGenerated() {
+			kinds = append(kinds, k)
+		}
+	}
+	slices.Sort(kinds)
+	var out string
+	if len(w.Signals) > 0 && w.Signals[0].Group != nil {
+		if rec := w.Signals[0].Group.Record(); rec != nil && rec.Detail != "" {
+			if ms := sources.LookupMeanings(rec.Detail); len(ms) > 0 {
+				out += fmt.Sprintf(" The log's %s %s means: %s.", ms[0].Field, ms[0].Value, ms[0].Means)
+			}
+		}
+	}
+	if len(kinds) == 0 {
+		return out
+	}
+	consistent := map[string]bool{}
+	var names, kindNames []string
+	for _, k := range kinds {
+		kindNames = append(kindNames, k.String())
+		c, _ := ConsistentWith(k)
+		for _, x := range c {
+			if !consistent[x.ID] {
+				consistent[x.ID] = true
+				names = append(names, x.Name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return out + fmt.Sprintf(" Their kind (%s) fits none of readygap's mechanisms.", strings.Join(kindNames, ", "))
+	}
+	return out + fmt.Sprintf(" Their kind (%s) is consistent with %s, depending on the backend's state then.",
+		strings.Join(kindNames, ", "), joinOr(names))
+}
+
+// joinOr joins names as "a, b or c".
+func joinOr(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

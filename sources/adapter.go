@@ -33,6 +33,13 @@ type Options struct {
 	// configured. Lines in ingress-nginx's default format are still read.
 	// Empty means the default format and JSON lines recognised by their keys.
 	NginxFormat string
+	// TableNow is when the kubectl tables among the inputs were printed
+	// (--now): their ages count back from it. Zero means inferred from an
+	// absolute time in the table, else the time of reading (order only).
+	TableNow time.Time
+	// ReadAt is the time of reading, which order-only table ages count
+	// back from; zero means time.Now().
+	ReadAt time.Time
 
 	// envoy is EnvoyFormat compiled by prepare; nil without one.
 	envoy *envoyCustom

@@ -26,6 +26,8 @@ const (
 	// can be cut by lines (see looksLikePrettyArray and looksLikeNDJSON).
 	layoutPrettyArray
 	layoutNDJSON
+	// layoutTable: a kubectl text table, read whole by one tableAdapter.
+	layoutTable
 )
 
 // plan is what detection decided about one input.
@@ -33,6 +35,8 @@ type plan struct {
 	layout layout
 	// line is the adapter for layoutLines and layoutCloudWatch.
 	line lineAdapter
+	// table is the adapter for layoutTable.
+	table tableAdapter
 	// env is the envelope around each line for layoutLines, nil for bare
 	// lines (see envelopes.go).
 	env lineEnvelope
@@ -79,10 +83,31 @@ func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 			return plan{layout: layoutYAML, format: f}, nil
 		}
 	}
+	if a := matchTable(textSample(head, complete)); a != nil {
+		return plan{layout: layoutTable, table: a, format: a.Format()}, nil
+	}
 	if env, a := voteEnvelopes(textSample(head, complete), lines); a != nil {
 		return plan{layout: layoutLines, line: a, env: env, format: a.Format()}, nil
 	}
 	return plan{}, nearestFormat(head, complete, lines)
+}
+
+// matchTable returns the table adapter whose format the sample lines are
+// in, wrappers taken off; nil for none.
+func matchTable(sample [][]byte) tableAdapter {
+	lines := make([][]byte, 0, len(sample))
+	var scratch []byte
+	for _, l := range sample {
+		var inner []byte
+		inner, _, scratch = unwrapLine(bytes.TrimRight(l, " \t\r"), scratch)
+		lines = append(lines, bytes.Clone(inner))
+	}
+	for _, a := range tableAdapters {
+		if a.MatchTable(lines) {
+			return a
+		}
+	}
+	return nil
 }
 
 // errEmpty is returned for an input with nothing but white space.

@@ -88,25 +88,59 @@ const (
 	flagOther
 )
 
-// envoyFlagNames maps each flag readygap tells apart to its short and long
-// names, as %RESPONSE_FLAGS% and %RESPONSE_FLAGS_LONG% write them.
+// envoyFlagNames maps each response flag Envoy documents to its short and
+// long names, as %RESPONSE_FLAGS% and %RESPONSE_FLAGS_LONG% write them, to
+// the flag readygap tells it apart as (flagOther for the rest), and to what
+// it means (envoyFlagDoc; the wording is Envoy's, shortened).
 var envoyFlagNames = [...]struct {
 	short, long string
 	flag        envoyFlags
+	means       string
 }{
-	{"UH", "NoHealthyUpstream", flagUH},
-	{"UF", "UpstreamConnectionFailure", flagUF},
-	{"UC", "UpstreamConnectionTermination", flagUC},
-	{"UR", "UpstreamRemoteReset", flagUR},
-	{"UT", "UpstreamRequestTimeout", flagUT},
-	{"LR", "LocalReset", flagLR},
-	{"UO", "UpstreamOverflow", flagUO},
-	{"URX", "UpstreamRetryLimitExceeded", flagURX},
-	{"NR", "NoRouteFound", flagNR},
-	{"NC", "NoClusterFound", flagNC},
-	{"DC", "DownstreamConnectionTermination", flagDC},
-	{"UPE", "UpstreamProtocolError", flagUPE},
-	{"UMSDR", "UpstreamMaxStreamDurationReached", flagUMSDR},
+	{"UH", "NoHealthyUpstream", flagUH, "no healthy upstream host in the upstream cluster (with a 503)"},
+	{"UF", "UpstreamConnectionFailure", flagUF, "the connection to the upstream failed (with a 503)"},
+	{"UC", "UpstreamConnectionTermination", flagUC, "the upstream connection was terminated (with a 503)"},
+	{"UR", "UpstreamRemoteReset", flagUR, "the upstream reset the stream (with a 503)"},
+	{"UT", "UpstreamRequestTimeout", flagUT, "the upstream request timed out (with a 504)"},
+	{"LR", "LocalReset", flagLR, "the connection was reset locally (with a 503)"},
+	{"UO", "UpstreamOverflow", flagUO, "upstream overflow: a circuit breaker was open (with a 503)"},
+	{"URX", "UpstreamRetryLimitExceeded", flagURX, "the request was rejected because the upstream retry limit (HTTP) or the maximum connect attempts (TCP) was reached"},
+	{"NR", "NoRouteFound", flagNR, "no route is configured for the request (with a 404), or no filter chain matched the connection"},
+	{"NC", "NoClusterFound", flagNC, "the upstream cluster was not found"},
+	{"DC", "DownstreamConnectionTermination", flagDC, "the downstream (client) connection was terminated"},
+	{"UPE", "UpstreamProtocolError", flagUPE, "the upstream response had an HTTP protocol error"},
+	{"UMSDR", "UpstreamMaxStreamDurationReached", flagUMSDR, "the upstream request reached its maximum stream duration"},
+	{"LH", "FailedLocalHealthCheck", flagOther, "the local service failed its health check (with a 503)"},
+	{"DI", "DelayInjected", flagOther, "the request was delayed by fault injection"},
+	{"FI", "FaultInjected", flagOther, "the request was aborted with a status chosen by fault injection"},
+	{"RL", "RateLimited", flagOther, "the request was rate-limited locally by the HTTP rate-limit filter (with a 429)"},
+	{"UAEX", "UnauthorizedExternalService", flagOther, "the request was denied by the external authorization service"},
+	{"RLSE", "RateLimitServiceError", flagOther, "the request was rejected because of an error in the rate-limit service"},
+	{"IH", "InvalidEnvoyRequestHeaders", flagOther, "the request set an invalid value for a strictly checked header (with a 400)"},
+	{"SI", "StreamIdleTimeout", flagOther, "the stream idle timeout fired (with a 408 or 504)"},
+	{"DPE", "DownstreamProtocolError", flagOther, "the downstream request had an HTTP protocol error"},
+	{"DT", "DurationTimeout", flagOther, "the request or connection exceeded max_connection_duration or max_downstream_connection_duration"},
+	{"OM", "OverloadManagerTerminated", flagOther, "the overload manager terminated the request"},
+	{"DF", "DnsResolutionFailed", flagOther, "the request was terminated because DNS resolution failed"},
+	{"DO", "DropOverload", flagOther, "the request was dropped by the load balancer's drop_overload setting (with a 503)"},
+}
+
+// envoyFlagDoc documents the response flags.
+const envoyFlagDoc = "https://www.envoyproxy.io/docs/envoy/latest/configuration/observability/access_log/usage#config-access-log-format-response-flags"
+
+// envoyDetailDoc documents the response code details.
+const envoyDetailDoc = "https://www.envoyproxy.io/docs/envoy/latest/configuration/http/http_conn_man/response_code_details"
+
+// envoyResetDoc documents the stream reset reasons Envoy puts in braces
+// (Http::Utility::resetReasonToString) and the connect errors of
+// %UPSTREAM_TRANSPORT_FAILURE_REASON%.
+const envoyResetDoc = "https://github.com/envoyproxy/envoy/blob/main/source/common/http/utility.cc"
+
+// envoyMeaning is what one value of an Envoy table says: the failure a 5xx
+// with it counts as, and its meaning in words.
+type envoyMeaning struct {
+	kind  FailureKind
+	means string
 }
 
 // errEnvoyFlags is the reason for rejecting a malformed response-flags value.
@@ -170,40 +204,40 @@ const (
 
 // envoyDetailKinds maps whole response code details to the failure they
 // report, when the status is one the proxy produced (5xx).
-var envoyDetailKinds = map[string]FailureKind{
-	envoyNoHealthyUpstream:                        FailureNoBackend,
-	"upstream_response_timeout":                   FailureTimeout,
-	"upstream_per_try_timeout":                    FailureTimeout,
-	"upstream_per_try_idle_timeout":               FailureTimeout,
-	"upstream_max_stream_duration_reached":        FailureTimeout,
-	"max_duration_timeout":                        FailureTimeout,
-	"request_overall_timeout":                     FailureTimeout,
-	"cluster_not_found":                           FailureOther,
-	"route_not_found":                             FailureOther,
-	"maintenance_mode":                            FailureOther,
-	"direct_response":                             FailureOther,
-	"overload":                                    FailureOther,
-	"response_payload_too_large":                  FailureOther,
-	"request_payload_exceeded_retry_buffer_limit": FailureOther,
+var envoyDetailKinds = map[string]envoyMeaning{
+	envoyNoHealthyUpstream:                        {FailureNoBackend, "the upstream cluster had no healthy host"},
+	"upstream_response_timeout":                   {FailureTimeout, "the upstream did not answer within the route's timeout"},
+	"upstream_per_try_timeout":                    {FailureTimeout, "one try of a retried request timed out"},
+	"upstream_per_try_idle_timeout":               {FailureTimeout, "one try of a retried request was idle too long"},
+	"upstream_max_stream_duration_reached":        {FailureTimeout, "the upstream stream reached its maximum duration"},
+	"max_duration_timeout":                        {FailureTimeout, "the request reached its maximum duration"},
+	"request_overall_timeout":                     {FailureTimeout, "the request's overall timeout fired"},
+	"cluster_not_found":                           {FailureOther, "the route names a cluster that does not exist"},
+	"route_not_found":                             {FailureOther, "no route matched the request"},
+	"maintenance_mode":                            {FailureOther, "the cluster is in maintenance mode"},
+	"direct_response":                             {FailureOther, "the route answers directly, without an upstream"},
+	"overload":                                    {FailureOther, "the overload manager rejected the request"},
+	"response_payload_too_large":                  {FailureOther, "the upstream response was larger than the buffer limit"},
+	"request_payload_exceeded_retry_buffer_limit": {FailureOther, "the request body was larger than the retry buffer"},
 }
 
 // envoyResetKinds maps the stream reset reasons inside
 // upstream_reset_before_response_started{...} to failure kinds. A connection
 // failure is refined by its connect error (see envoyResetKind).
-var envoyResetKinds = map[string]FailureKind{
-	"connection_failure":                  FailureRefused,
-	"remote_connection_failure":           FailureRefused,
-	"local_connection_failure":            FailureOther,
-	"connection_timeout":                  FailureTimeout,
-	"connection_termination":              FailureClosed,
-	"remote_reset":                        FailureClosed,
-	"remote_refused_stream_reset":         FailureClosed,
-	"local_refused_stream_reset":          FailureOther,
-	"local_reset":                         FailureOther,
-	"overflow":                            FailureOther,
-	"protocol_error":                      FailureOther,
-	"overload_manager":                    FailureOther,
-	"http1_premature_upstream_half_close": FailureClosed,
+var envoyResetKinds = map[string]envoyMeaning{
+	"connection_failure":                  {FailureRefused, "the connection to the upstream failed"},
+	"remote_connection_failure":           {FailureRefused, "the connection to the upstream failed on the upstream's side"},
+	"local_connection_failure":            {FailureOther, "the connection to the upstream failed on the proxy's side"},
+	"connection_timeout":                  {FailureTimeout, "connecting to the upstream timed out"},
+	"connection_termination":              {FailureClosed, "the upstream connection was closed before a response"},
+	"remote_reset":                        {FailureClosed, "the upstream reset the stream"},
+	"remote_refused_stream_reset":         {FailureClosed, "the upstream refused the stream"},
+	"local_refused_stream_reset":          {FailureOther, "the proxy refused the stream"},
+	"local_reset":                         {FailureOther, "the proxy reset the stream"},
+	"overflow":                            {FailureOther, "a circuit breaker or connection pool limit was reached"},
+	"protocol_error":                      {FailureOther, "the upstream broke the HTTP protocol"},
+	"overload_manager":                    {FailureOther, "the overload manager reset the stream"},
+	"http1_premature_upstream_half_close": {FailureClosed, "the HTTP/1 upstream closed its side before the response was complete"},
 }
 
 // envoyErrnoKinds maps the connect error of a transport failure reason to
@@ -211,19 +245,19 @@ var envoyResetKinds = map[string]FailureKind{
 // current Envoy its text with spaces made underscores
 // (`delayed_connect_error:_Connection_refused`); glibc and musl word some
 // errors differently, so both wordings are listed. Linux errno numbers.
-var envoyErrnoKinds = map[string]FailureKind{
-	"111":                      FailureRefused, // ECONNREFUSED
-	"connection_refused":       FailureRefused,
-	"113":                      FailureUnreachable, // EHOSTUNREACH
-	"no_route_to_host":         FailureUnreachable,
-	"host_is_unreachable":      FailureUnreachable,
-	"101":                      FailureUnreachable, // ENETUNREACH
-	"network_is_unreachable":   FailureUnreachable,
-	"110":                      FailureTimeout, // ETIMEDOUT
-	"connection_timed_out":     FailureTimeout,
-	"operation_timed_out":      FailureTimeout,
-	"104":                      FailureClosed, // ECONNRESET
-	"connection_reset_by_peer": FailureClosed,
+var envoyErrnoKinds = map[string]envoyMeaning{
+	"111":                      {FailureRefused, "connection refused (ECONNREFUSED): nothing listened on the port"},
+	"connection_refused":       {FailureRefused, "connection refused (ECONNREFUSED): nothing listened on the port"},
+	"113":                      {FailureUnreachable, "no route to host (EHOSTUNREACH): the address is gone"},
+	"no_route_to_host":         {FailureUnreachable, "no route to host (EHOSTUNREACH): the address is gone"},
+	"host_is_unreachable":      {FailureUnreachable, "host unreachable (EHOSTUNREACH, musl's wording): the address is gone"},
+	"101":                      {FailureUnreachable, "network unreachable (ENETUNREACH)"},
+	"network_is_unreachable":   {FailureUnreachable, "network unreachable (ENETUNREACH)"},
+	"110":                      {FailureTimeout, "connecting timed out (ETIMEDOUT)"},
+	"connection_timed_out":     {FailureTimeout, "connecting timed out (ETIMEDOUT)"},
+	"operation_timed_out":      {FailureTimeout, "connecting timed out (ETIMEDOUT, musl's wording)"},
+	"104":                      {FailureClosed, "connection reset by peer (ECONNRESET)"},
+	"connection_reset_by_peer": {FailureClosed, "connection reset by peer (ECONNRESET)"},
 }
 
 // envoyResetKind classifies the reset reasons inside the braces of
@@ -241,8 +275,8 @@ func envoyResetKind(inner, reason []byte) (kind FailureKind, ok bool) {
 		} else {
 			rest = nil
 		}
-		if k, known := envoyResetKinds[string(part)]; known {
-			kind, ok = k, true
+		if m, known := envoyResetKinds[string(part)]; known {
+			kind, ok = m.kind, true
 			break
 		}
 	}
@@ -291,8 +325,8 @@ func envoyConnectError(text []byte) (kind FailureKind, found bool) {
 	if j := bytes.IndexAny(errno, ",|}"); j >= 0 {
 		errno = errno[:j]
 	}
-	if k, ok := envoyErrnoKinds[strings.ToLower(string(errno))]; ok {
-		return k, true
+	if m, ok := envoyErrnoKinds[strings.ToLower(string(errno))]; ok {
+		return m.kind, true
 	}
 	return FailureOther, true
 }
@@ -322,8 +356,8 @@ func envoyDetailKind(details, reason []byte) (kind FailureKind, partial, ok bool
 	if _, found := envoyBraces(details, envoyResetAfterResponse); found {
 		return FailureClosed, true, true
 	}
-	kind, ok = envoyDetailKinds[string(details)]
-	return kind, false, ok
+	m, ok := envoyDetailKinds[string(details)]
+	return m.kind, false, ok
 }
 
 // envoyBraces returns the text between the braces of `name{...}` in

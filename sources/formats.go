@@ -64,8 +64,9 @@ type FormatInfo struct {
 	// rather than the load balancer's.
 	ClusterClock bool
 
-	line lineAdapter
-	json jsonAdapter
+	line  lineAdapter
+	json  jsonAdapter
+	table tableAdapter
 }
 
 // formatTable lists every format readygap reads, in detection priority:
@@ -77,7 +78,7 @@ var formatTable = []FormatInfo{
 	{
 		ID: FormatGCPLogging, Family: FamilyGCP, json: gcpLogging{},
 		Description: "Cloud Logging entries: global, regional and internal Application LB request logs (`statusDetails` or `proxyStatus`), Cloud Service Mesh (Istio) access logs, Kubernetes events from `logs/events`, health-check logs",
-		HowToGet:    "`gcloud logging read ... --format=json` (a JSON array, newest first), a Logs Explorer download, a sink's NDJSON, an `entries:list` response",
+		HowToGet:    "`gcloud logging read 'resource.type=(\"http_load_balancer\" OR \"http_external_regional_lb_rule\" OR \"internal_http_lb_rule\") OR logName:\"logs/events\"' --freshness=2h --format=json` (a JSON array, newest first), a Logs Explorer download, a sink's NDJSON, an `entries:list` response",
 	},
 	{
 		ID: FormatALBAccess, Family: FamilyALB, line: albAccess{},
@@ -128,6 +129,16 @@ var formatTable = []FormatInfo{
 		HowToGet:    "`kubectl get events -A -o json`",
 	},
 	{
+		ID: FormatKubectlDescribe, Family: FamilyKubernetes, table: kubectlDescribe{},
+		Description: "the Events table of `kubectl describe` (pods, ingresses, services, any object; kubectl 1.8+), whole or a few pasted rows, wrapped rows joined; ages (`16m`, `2m30s (x5 over 15m)`) are anchored with `--now`, else by the pod's `Start Time`, else read in order only",
+		HowToGet:    "`kubectl describe pod POD`, `kubectl describe ingress NAME`; add `--now` with the time it was run",
+	},
+	{
+		ID: FormatKubectlEvents, Family: FamilyKubernetes, table: kubectlEvents{},
+		Description: "the table of `kubectl get events` (every column set since 1.8, `-o wide`, `-A`, `--watch`) and `kubectl events`, wrapped rows joined; ages are anchored with `--now`, else by the time in a wide row's event NAME, else read in order only",
+		HowToGet:    "`kubectl get events -o wide` (prefer `-o json`, which keeps the times); add `--now` with the time it was run",
+	},
+	{
 		ID: FormatK8sObjects, Family: FamilyKubernetes, json: k8sObjects{},
 		Description: "Pods, Deployments, ReplicaSets, Services, EndpointSlices, Ingresses, IngressClasses, Namespaces, HorizontalPodAutoscalers, BackendConfigs, TargetGroupBindings, IngressClassParams; Gateways, HTTPRoutes, BackendTrafficPolicies, DestinationRules, VirtualServices, HTTPProxies, Istio's mesh ConfigMap; JSON or YAML",
 		HowToGet:    "`kubectl get deploy,rs,pods,svc,endpointslices,ingress -o yaml`; `kubectl get ingressclasses,ingressclassparams -o yaml`; `kubectl get gateways,httproutes,backendtrafficpolicies,destinationrules,virtualservices,httpproxies -A -o yaml`",
@@ -136,8 +147,9 @@ var formatTable = []FormatInfo{
 
 // The adapters of the table by layout, in its order; detection tries them so.
 var (
-	lineAdapters = adaptersOf(func(f FormatInfo) lineAdapter { return f.line })
-	jsonAdapters = adaptersOf(func(f FormatInfo) jsonAdapter { return f.json })
+	lineAdapters  = adaptersOf(func(f FormatInfo) lineAdapter { return f.line })
+	jsonAdapters  = adaptersOf(func(f FormatInfo) jsonAdapter { return f.json })
+	tableAdapters = adaptersOf(func(f FormatInfo) tableAdapter { return f.table })
 )
 
 // adaptersOf returns the non-nil adapters pick finds in formatTable, in order.

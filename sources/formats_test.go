@@ -48,11 +48,11 @@ func TestREADMEFormatTable(t *testing.T) {
 func TestFormatTable(t *testing.T) {
 	seen := map[Format]bool{}
 	for _, f := range Formats() {
-		if seen[f.ID] || f.Family == "" || f.Description == "" || f.HowToGet == "" || (f.line == nil) == (f.json == nil) {
+		if seen[f.ID] || f.Family == "" || f.Description == "" || f.HowToGet == "" || adapterCount(f) != 1 {
 			t.Errorf("bad row %+v", f)
 		}
 		seen[f.ID] = true
-		if f.line != nil && f.line.Format() != f.ID || f.json != nil && f.json.Format() != f.ID {
+		if f.line != nil && f.line.Format() != f.ID || f.json != nil && f.json.Format() != f.ID || f.table != nil && f.table.Format() != f.ID {
 			t.Errorf("%s: its adapter reports another format", f.ID)
 		}
 		if FamilyOf(f.ID) != f.Family {
@@ -62,4 +62,15 @@ func TestFormatTable(t *testing.T) {
 	if lineAdapters[0].Format() != FormatALBAccess || jsonAdapters[0].Format() != FormatGCPLogging {
 		t.Errorf("detection order is not the table's: %v %v", lineAdapters[0].Format(), jsonAdapters[0].Format())
 	}
+}
+
+// adapterCount counts the adapters of a format's row: each has one.
+func adapterCount(f FormatInfo) int {
+	n := 0
+	for _, set := range []bool{f.line != nil, f.json != nil, f.table != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
 }

@@ -375,6 +375,56 @@ func gcpProxyStatusValue(s []byte) (value, rest []byte) {
 	return value, nil
 }
 
+// gcpDetailRow is what a group of statusDetails (or proxyStatus) values
+// says: who produced a 5xx carrying one, the failure it counts as, and
+// its meaning, from Google's list of statusDetails values (gcpDetailDoc).
+type gcpDetailRow struct {
+	details []string
+	gen     Generator
+	kind    FailureKind
+	means   string
+}
+
+// gcpDetailDoc documents the statusDetails values.
+const gcpDetailDoc = "https://cloud.google.com/load-balancing/docs/https/https-logging-monitoring#failure-messages"
+
+// gcpDetails are the statusDetails and proxyStatus values gcpOutcome
+// tells apart. A backend's value counts as the application's error with a
+// 5xx, as no failure with another status.
+var gcpDetails = []gcpDetailRow{
+	{[]string{"response_sent_by_backend"}, GeneratedByBackend, FailureAppError, "the backend sent the response; its status is the application's"},
+	{[]string{"response_from_cache", "response_from_cache_validated", "byte_range_caching"}, GeneratedByBackend, FailureAppError, "Cloud CDN served a response the backend had sent before"},
+	// Proxy-Status error tokens (RFC 9209) cover Envoy entries whose
+	// proxyStatus has no details parameter.
+	{[]string{"failed_to_pick_backend"}, GeneratedByLB, FailureNoBackend, "the load balancer found no healthy backend to send the request to"},
+	{[]string{"destination_unavailable"}, GeneratedByLB, FailureNoBackend, "Proxy-Status error (RFC 9209): the proxy had no destination available"},
+	{[]string{"failed_to_connect_to_backend"}, GeneratedByLB, FailureRefused, "the load balancer could not connect to the backend it picked"},
+	{[]string{"connection_refused"}, GeneratedByLB, FailureRefused, "Proxy-Status error (RFC 9209): the backend refused the connection"},
+	{[]string{"backend_connection_closed_before_data_sent_to_client"}, GeneratedByLB, FailureClosed, "the backend closed the connection before the load balancer had sent the client anything: typically a keep-alive connection the backend closed as the load balancer reused it, or a backend that stopped"},
+	{[]string{"backend_connection_closed_after_partial_response_sent"}, GeneratedByLB, FailureClosed, "the backend closed the connection after part of the response had gone to the client"},
+	{[]string{"backend_connection_closed"}, GeneratedByLB, FailureClosed, "the backend closed the connection"},
+	{[]string{"connection_terminated"}, GeneratedByLB, FailureClosed, "Proxy-Status error (RFC 9209): the backend connection was terminated"},
+	{[]string{"backend_timeout"}, GeneratedByLB, FailureTimeout, "the backend did not answer within the backend service's timeout (30 s by default)"},
+	{[]string{"connection_timeout"}, GeneratedByLB, FailureTimeout, "Proxy-Status error (RFC 9209): connecting to the backend timed out"},
+	{[]string{"http_response_timeout"}, GeneratedByLB, FailureTimeout, "Proxy-Status error (RFC 9209): the backend's response timed out"},
+	{[]string{"destination_ip_unroutable"}, GeneratedByLB, FailureUnreachable, "Proxy-Status error (RFC 9209): the backend's address could not be reached"},
+	// The status was set by the backend; the client then went away.
+	{[]string{"client_disconnected_after_partial_response"}, GeneratedByBackend, FailureNone, "the client went away after part of the backend's response"},
+}
+
+// gcpDetailOf returns the row of a statusDetails value; not ok for a
+// value gcpDetails does not list.
+func gcpDetailOf(detail string) (gcpDetailRow, bool) {
+	for _, r := range gcpDetails {
+		for _, d := range r.details {
+			if d == detail {
+				return r, true
+			}
+		}
+	}
+	return gcpDetailRow{}, false
+}
+
 // gcpOutcome says who produced the status and how the request failed, from
 // the statusDetails (or proxyStatus) value. hasDetail is false when the entry
 // carried neither, as in some real 404 entries: then only the status speaks.
@@ -385,29 +435,11 @@ func gcpOutcome(detail string, status int, hasDetail bool) (Generator, FailureKi
 		}
 		return GeneratedUnknown, FailureNone
 	}
-	switch detail {
-	case "response_sent_by_backend", "response_from_cache", "response_from_cache_validated", "byte_range_caching":
-		if status >= 500 {
-			return GeneratedByBackend, FailureAppError
+	if row, ok := gcpDetailOf(detail); ok {
+		if row.kind == FailureAppError && status < 500 {
+			return GeneratedByBackend, FailureNone
 		}
-		return GeneratedByBackend, FailureNone
-	// Proxy-Status error tokens (RFC 9209) cover Envoy entries whose
-	// proxyStatus has no details parameter.
-	case "failed_to_pick_backend", "destination_unavailable":
-		return GeneratedByLB, FailureNoBackend
-	case "failed_to_connect_to_backend", "connection_refused":
-		return GeneratedByLB, FailureRefused
-	case "backend_connection_closed_before_data_sent_to_client",
-		"backend_connection_closed_after_partial_response_sent",
-		"backend_connection_closed", "connection_terminated":
-		return GeneratedByLB, FailureClosed
-	case "backend_timeout", "connection_timeout", "http_response_timeout":
-		return GeneratedByLB, FailureTimeout
-	case "destination_ip_unroutable":
-		return GeneratedByLB, FailureUnreachable
-	case "client_disconnected_after_partial_response":
-		// The status was set by the backend; the client then went away.
-		return GeneratedByBackend, FailureNone
+		return row.gen, row.kind
 	}
 	if strings.HasPrefix(detail, "client_") {
 		// The client gave up (disconnected, timed out, bad certificate): the

@@ -649,9 +649,7 @@ func nginxAttempts(dst []Attempt, addrs, lengths, statuses []byte) []Attempt {
 		}
 		length, _ := ll.next()
 		status, _ := sl.next()
-		a := Attempt{Backend: nginxAddrPort(addr), Status: nginxStatus(status)}
-		a.Failure = nginxAttemptFailure(a.Status, length)
-		dst = append(dst, a)
+		dst = append(dst, nginxNewAttempt(addr, length, status))
 	}
 }
 
@@ -661,10 +659,30 @@ func nginxAttempt(dst []Attempt, addr, length, status []byte) []Attempt {
 	if nginxIsDash(addr) {
 		return dst
 	}
-	a := Attempt{Backend: nginxAddrPort(addr), Status: nginxStatus(status)}
-	a.Failure = nginxAttemptFailure(a.Status, length)
-	return append(dst, a)
+	return append(dst, nginxNewAttempt(addr, length, status))
 }
+
+// nginxNewAttempt is the attempt of one entry of the upstream lists. The
+// placeholder server of ingress-nginx's upstream_balancer (nginx.tmpl:
+// `server 0.0.0.1; # placeholder`), which nginx falls back to when the Lua
+// balancer returns no peer, is no backend: an attempt at it is the proxy
+// having no endpoint, with no backend address.
+func nginxNewAttempt(addr, length, status []byte) Attempt {
+	a := Attempt{Backend: nginxAddrPort(addr), Status: nginxStatus(status)}
+	if a.Backend.Addr() == nginxPlaceholder {
+		return Attempt{Status: a.Status, Failure: FailureNoBackend}
+	}
+	a.Failure = nginxAttemptFailure(a.Status, length)
+	return a
+}
+
+// nginxPlaceholder is the address of ingress-nginx's placeholder upstream
+// server (see nginxNewAttempt), documented in nginxTemplateDoc.
+var nginxPlaceholder = netip.AddrFrom4([4]byte{0, 0, 0, 1})
+
+// nginxTemplateDoc is ingress-nginx's nginx.conf template, which declares
+// the placeholder server.
+const nginxTemplateDoc = "https://github.com/kubernetes/ingress-nginx/blob/main/rootfs/etc/nginx/template/nginx.tmpl"
 
 // nginxAttemptFailure classifies one attempt. nginx records 502 for every
 // attempt that got no usable response (connect error, reset, premature
@@ -694,6 +712,17 @@ func nginxEmptyLength(b []byte) bool {
 // empty `[]` upstream name: the request was refused before routing.
 func nginxClassifyAccess(r *Request, rejected bool) {
 	r.Generator, r.Failure = GeneratedByLB, FailureNone
+	if n := len(r.Attempts); n > 0 && r.Attempts[n-1].Failure == FailureNoBackend && !r.Attempts[n-1].Backend.IsValid() {
+		// The placeholder server: the balancer had no endpoint. It is
+		// no attempt at a backend.
+		r.Attempts = r.Attempts[:n-1]
+		if len(r.Attempts) == 0 {
+			if r.Status >= 500 {
+				r.Failure = FailureNoBackend
+			}
+			return
+		}
+	}
 	if len(r.Attempts) == 0 {
 		switch {
 		case r.Status == 503 && !rejected:

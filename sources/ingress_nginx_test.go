@@ -133,8 +133,10 @@ var nginxAccessCases = []struct {
 			"GET", "/", "pc-dev-example-web-service-80"}},
 	{"6.1 #4168 pre-0.25 502 to the placeholder peer",
 		`10.0.2.213 - [10.0.2.213] - - [07/Jun/2019:14:32:28 +0000] "GET /my-account HTTP/1.1" 502 158 "-" "Mozilla/5.0 (pc-x86_64-linux-gnu) Siege/4.0.4" 756 0.000 [default-xxx-api-bouncer-80] 0.0.0.1:80 0 0.000 502 b1735cbec6aa0fd116ec81fb0e2e5ba5`,
-		nginxWantRequest{nginxUTC(2019, 6, 7, 14, 32, 28), 502, GeneratedByLB, FailureOther, "0.0.0.1:80",
-			[]nginxWantAttempt{{"0.0.0.1:80", 502, FailureOther}}, "GET", "/my-account", "default-xxx-api-bouncer-80"}},
+		// 0.0.0.1 is the placeholder server of ingress-nginx's upstream_balancer
+		// (nginx.tmpl), used when the Lua balancer returns no peer: no endpoint.
+		nginxWantRequest{nginxUTC(2019, 6, 7, 14, 32, 28), 502, GeneratedByLB, FailureNoBackend, "",
+			nil, "GET", "/my-account", "default-xxx-api-bouncer-80"}},
 	{"6.1 #4168 pre-0.25 200",
 		`10.0.2.136 - [10.0.2.136] - - [07/Jun/2019:14:32:28 +0000] "GET /my-account HTTP/1.1" 200 834 "-" "Mozilla/5.0 (pc-x86_64-linux-gnu) Siege/4.0.4" 756 0.348 [default-xxx-api-bouncer-80] 172.20.150.78:80 1990 0.348 200 8720a560faff4c26d5d82f3735d907af`,
 		nginxWantRequest{nginxUTC(2019, 6, 7, 14, 32, 28), 200, GeneratedByBackend, FailureNone, "172.20.150.78:80",
@@ -246,7 +248,7 @@ var nginxErrorCases = []struct {
 		"upstream timed out (110: Operation timed out) while connecting to upstream"},
 	{"6.1 #4168 crit synchronous connect failure",
 		`2019/06/07 14:32:28 [crit] 330#330: *1946 connect() to 0.0.0.1:80 failed (22: Invalid argument) while connecting to upstream, client: 10.0.2.213, server: api.xxx.com, request: "GET /my-account HTTP/1.1", upstream: "http://0.0.0.1:80/my-account", host: "api.xxx.com"`,
-		nginxUTC(2019, 6, 7, 14, 32, 28), FailureOther, "0.0.0.1:80", "GET", "/my-account",
+		nginxUTC(2019, 6, 7, 14, 32, 28), FailureNoBackend, "", "GET", "/my-account",
 		"connect() to 0.0.0.1:80 failed (22: Invalid argument) while connecting to upstream"},
 	{"6.2 #7330 refused, stray trailing quote",
 		`2021/07/08 19:44:28 [error] 43#43: *5131 connect() failed (111: Connection refused) while connecting to upstream, client: <CLIENT_IP>, server: <SERVER_NAME>, request: "POST /api/v1/create HTTP/1.1", upstream: "http://10.53.24.125:8080/api/v1/create", host: "SERVER_NAME""`,

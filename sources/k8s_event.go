@@ -22,6 +22,13 @@ import (
 // Count occurrences up to its time) unless the interpretation gives it
 // another meaning: endpoints of a NEG operation, replicas after scaling.
 func emitKubeEvent(ev *corev1.Event, at time.Time, o Origin, format Format, out *Emitter) {
+	l := newKubeEventLifecycle(ev, at, o, format)
+	out.Lifecycle(&l)
+}
+
+// newKubeEventLifecycle is the Lifecycle record of one event (see
+// emitKubeEvent), for readers that add to it before emitting it.
+func newKubeEventLifecycle(ev *corev1.Event, at time.Time, o Origin, format Format) Lifecycle {
 	if at.IsZero() {
 		at = kubeEventTime(ev)
 	}
@@ -50,7 +57,7 @@ func emitKubeEvent(ev *corev1.Event, at time.Time, o Origin, format Format, out 
 		l.Pod = ev.InvolvedObject.Name
 	}
 	interpretKubeEvent(&l, ev.Reason, strings.TrimPrefix(ev.Message, combinedPrefix))
-	out.Lifecycle(&l)
+	return l
 }
 
 // combinedPrefix starts the message of an event that client-go's aggregator

@@ -153,19 +153,16 @@ func coreEventFromV1(e *eventsv1.Event) *corev1.Event {
 	return ev
 }
 
-// kubectlEventsHeader matches the header of the Events table of `kubectl
-// describe` (all layouts since 2015) and of `kubectl get events`.
-var kubectlEventsHeader = regexp.MustCompile(`^(Type\s{2,}Reason\s{2,}Age\s{2,}From\s{2,}Message|FirstSeen\s+LastSeen\s+Count\s+From|(NAMESPACE\s{2,})?LAST ?SEEN\s{2,}(TYPE|FIRST ?SEEN)\s{2,})`)
+// kubectlOldEventsHeader matches the header of the Events table of
+// kubectl 1.3–1.7's describe, whose rows the kubectl-describe format
+// does not read (the current layouts are formats of their own).
+var kubectlOldEventsHeader = regexp.MustCompile(`^(FirstSeen\s+LastSeen\s+Count\s+From)`)
 
-// NearMiss recognises `kubectl describe` text and `kubectl get events`
-// tables, which give ages rather than times.
+// NearMiss recognises the Events table of an old `kubectl describe`.
 func (k8sEvents) NearMiss(s *nearSample) (nearScore, string) {
 	for _, l := range s.lines {
-		switch {
-		case bytes.HasPrefix(l, []byte("Events:")) || bytes.HasPrefix(l, []byte("Type ")) && kubectlEventsHeader.Match(l):
-			return nearKnown, "`kubectl describe` text: its Events table gives ages (16m, 2m30s (x5 over 15m)), not the times of the events"
-		case kubectlEventsHeader.Match(l):
-			return nearKnown, "a `kubectl get events` table: it gives ages, not the times of the events"
+		if kubectlOldEventsHeader.Match(l) {
+			return nearKnown, "`kubectl describe` text of kubectl 1.3–1.7: its Events table gives ages, not the times of the events, in a layout readygap does not read"
 		}
 	}
 	return nearNone, ""

@@ -105,8 +105,11 @@ func nearestFormat(head []byte, complete bool, lines []lineAdapter) errUnknownFo
 	}
 	for _, f := range formatTable {
 		var a any = f.json
-		if f.line != nil {
+		switch {
+		case f.line != nil:
 			a = f.line
+		case f.table != nil:
+			a = f.table
 		}
 		if n, ok := a.(nearMisser); ok {
 			score, why := n.NearMiss(s)

@@ -29,12 +29,9 @@ var nearMissCases = []struct {
 	{"non-breaking spaces",
 		strings.ReplaceAll(nginxAccessCases[0].line, " ", "\u00a0") + "\n",
 		FormatIngressNginx, "non-breaking spaces"},
-	{"kubectl describe events table",
-		"Events:\n  Type     Reason     Age                  From               Message\n  ----     ------     ----                 ----               -------\n  Warning  Unhealthy  2m30s (x5 over 15m)  kubelet            Readiness probe failed: HTTP probe failed with statuscode: 503\n",
-		FormatK8sEvents, "`kubectl describe` text"},
-	{"kubectl get events table",
-		"LAST SEEN   TYPE      REASON      OBJECT                    MESSAGE\n90s         Normal    Killing     pod/web-7c9d8f6b5-x2k4q   Stopping container web\n",
-		FormatK8sEvents, "`kubectl get events` table"},
+	{"kubectl 1.7 describe events table",
+		"Events:\n  FirstSeen\tLastSeen\tCount\tFrom\t\t\tSubObjectPath\tType\tReason\tMessage\n  ---------\t--------\t-----\t----\t\t\t-------------\t--------\t------\t-------\n",
+		FormatK8sEvents, "`kubectl describe` text of kubectl 1.3–1.7"},
 	{"kubectl describe pod",
 		"Name:             web-7c9d8f6b5-x2k4q\nNamespace:        shop\nNode:             node-a/10.0.0.4\n",
 		FormatK8sObjects, "`kubectl describe` text"},
@@ -64,7 +61,7 @@ var nearMissCases = []struct {
 		FormatALBAccess, "fields where ALB writes at least 25"},
 	{"gcloud entries as a CloudWatch export of something else",
 		`{"events":[{"logStreamName":"s","timestamp":1772619303004,"message":"Events:","ingestionTime":1772619305120,"eventId":"1"},{"logStreamName":"s","timestamp":1772619303005,"message":"  Type    Reason   Age   From     Message","ingestionTime":1772619305120,"eventId":"2"}],"searchedLogStreams":[]}`,
-		FormatK8sEvents, "`kubectl describe` text"},
+		FormatKubectlDescribe, "a kubectl table inside a wrapper"},
 }
 
 func TestNearMiss(t *testing.T) {

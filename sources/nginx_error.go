@@ -3,6 +3,7 @@ package sources
 import (
 	"bytes"
 	"errors"
+	"net/netip"
 
 	"github.com/readygap/readygap/sources/internal/lex"
 )
@@ -122,13 +123,18 @@ func nginxErrorParse(line []byte, ln *Line, out *Emitter) error {
 	if !nginxUpstreamFailure(msg, hasUpstream) {
 		return nil
 	}
+	failure, backend := nginxErrorFailure(msg), nginxAddrPort(nginxUpstreamPeer(upstream))
+	if backend.Addr() == nginxPlaceholder {
+		// ingress-nginx's placeholder server: the balancer had no endpoint.
+		failure, backend = FailureNoBackend, netip.AddrPort{}
+	}
 	request, _ := nginxErrorField(ctx, `, request: "`)
 	r := Request{
 		Time: refineWithStamp(localClock(h.year, h.month, h.day, h.hour, h.minute, h.sec, 0, ln.Stamp, out.Location()), ln.Stamp),
 		// The proxy saw the failure; it is not a client-visible status.
 		Generator:   GeneratedByLB,
-		Failure:     nginxErrorFailure(msg),
-		Backend:     nginxAddrPort(nginxUpstreamPeer(upstream)),
+		Failure:     failure,
+		Backend:     backend,
 		Detail:      string(msg),
 		AttemptOnly: true,
 		Format:      FormatIngressNginx,
@@ -183,42 +189,52 @@ func nginxUpstreamFailure(msg []byte, hasUpstream bool) bool {
 	return hasUpstream
 }
 
-// errno values (Linux) that name the failure of an upstream attempt.
-const (
-	errnoEPIPE        = 32
-	errnoENETUNREACH  = 101
-	errnoECONNRESET   = 104
-	errnoETIMEDOUT    = 110
-	errnoECONNREFUSED = 111
-	errnoEHOSTDOWN    = 112
-	errnoEHOSTUNREACH = 113
-)
+// nginxMessages are the failed-attempt messages nginx words without an
+// errno (ngx_http_upstream.c, ngx_event_connect.c), by their start.
+var nginxMessages = []struct {
+	prefix string
+	kind   FailureKind
+	means  string
+}{
+	{"no live upstreams", FailureNoBackend, "every server of the upstream was marked down (or it had none): the proxy had no endpoint to send the request to"},
+	{"upstream prematurely closed connection", FailureClosed, "the upstream closed the connection before sending a whole response header: a keep-alive connection it closed as nginx reused it, or a backend that stopped"},
+	{"upstream timed out", FailureTimeout, "the upstream did not answer within proxy_connect_timeout or proxy_read_timeout (60 s by default)"},
+}
+
+// nginxErrnos are the errno values (Linux) that name the failure of an
+// upstream attempt, with their meaning.
+var nginxErrnos = map[int]struct {
+	kind  FailureKind
+	means string
+}{
+	111: {FailureRefused, "connection refused (ECONNREFUSED): nothing listened on the upstream's port"},
+	113: {FailureUnreachable, "no route to host (EHOSTUNREACH): the upstream's address is gone"},
+	112: {FailureUnreachable, "host is down (EHOSTDOWN)"},
+	101: {FailureUnreachable, "network unreachable (ENETUNREACH)"},
+	104: {FailureClosed, "connection reset by peer (ECONNRESET): the upstream reset the connection"},
+	32:  {FailureClosed, "broken pipe (EPIPE): the upstream closed the connection as nginx wrote to it"},
+	110: {FailureTimeout, "connecting timed out (ETIMEDOUT)"},
+}
+
+// nginxErrorDoc documents the messages: nginx's upstream module, whose
+// source words them.
+const nginxErrorDoc = "https://github.com/nginx/nginx/blob/master/src/http/ngx_http_upstream.c"
 
 // nginxErrorFailure classifies a failed-attempt message. The errno number
 // decides, never its text, which differs between musl and glibc.
 func nginxErrorFailure(msg []byte) FailureKind {
-	switch {
-	case bytes.HasPrefix(msg, []byte("no live upstreams")):
-		return FailureNoBackend
-	case bytes.HasPrefix(msg, []byte("upstream prematurely closed connection")):
-		return FailureClosed
-	}
 	errno, ok := nginxErrno(msg)
-	if !ok {
-		if bytes.HasPrefix(msg, []byte("upstream timed out")) {
-			return FailureTimeout
+	for _, m := range nginxMessages {
+		// A timeout with an errno (110) is the errno's.
+		if bytes.HasPrefix(msg, []byte(m.prefix)) && (!ok || m.kind != FailureTimeout) {
+			return m.kind
 		}
+	}
+	if !ok {
 		return FailureOther
 	}
-	switch errno {
-	case errnoECONNREFUSED:
-		return FailureRefused
-	case errnoEHOSTUNREACH, errnoEHOSTDOWN, errnoENETUNREACH:
-		return FailureUnreachable
-	case errnoECONNRESET, errnoEPIPE:
-		return FailureClosed
-	case errnoETIMEDOUT:
-		return FailureTimeout
+	if e, known := nginxErrnos[errno]; known {
+		return e.kind
 	}
 	return FailureOther
 }

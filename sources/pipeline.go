@@ -402,6 +402,8 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		err = in.parallel(in.produceYAML, in.consumeYAML)
 	case layoutCloudWatch:
 		err = in.parallel(in.produceJSON, in.cloudWatchConsumer(p.line))
+	case layoutTable:
+		err = in.readTable(p.table)
 	}
 	in.merge()
 	for _, p := range in.parts {

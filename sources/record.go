@@ -34,6 +34,11 @@ const (
 	// FormatNginxAccess is plain nginx `combined` and the NGINX Inc
 	// controller's default `main` access lines.
 	FormatNginxAccess Format = "nginx-access"
+	// FormatKubectlDescribe is the Events table of `kubectl describe`.
+	FormatKubectlDescribe Format = "kubectl-describe"
+	// FormatKubectlEvents is the table `kubectl get events` and
+	// `kubectl events` print.
+	FormatKubectlEvents Format = "kubectl-events"
 )
 
 // Origin says where a record came from: the input name and the 1-based line
@@ -295,7 +300,16 @@ func (k LifecycleKind) String() string {
 // Lifecycle must copy it.
 type Lifecycle struct {
 	Time time.Time
-	Kind LifecycleKind
+	// TimeError is how far Time may be from when it happened: an event
+	// read from a kubectl table, whose age is printed rounded and relative
+	// to when the table was printed, happened within Time ± TimeError.
+	// Zero for a time as recorded.
+	TimeError time.Duration
+	// OrderOnly marks a time that only orders the record among its
+	// input's: a kubectl table's age with no reference time to count back
+	// from (no --now, no absolute time in the table).
+	OrderOnly bool
+	Kind      LifecycleKind
 	// Namespace and Pod name the pod, when known.
 	Namespace string
 	Pod       string

@@ -26,6 +26,8 @@ type analyzeOptions struct {
 	NginxFormat string
 	// ExitCode makes a found incident exit with code 3.
 	ExitCode bool
+	// TableNow is --now: when the kubectl tables among the inputs were printed.
+	TableNow string
 
 	In     io.Reader
 	Out    io.Writer
@@ -63,6 +65,9 @@ exits 6.`,
   # ingress-nginx with a custom log-format-upstream, as in its ConfigMap
   readygap analyze --nginx-format '$remote_addr [$time_local] "$request" $status $upstream_addr $upstream_status $upstream_response_length' controller.log
 
+  # a kubectl describe pasted at 14:05 UTC: its ages (16m, 2m30s) count back from --now
+  readygap analyze --now 2024-05-01T14:05:00Z describe-pod.txt
+
   # ingress-nginx logs from a pipe; nginx error-log times are in Europe/Berlin
   kubectl logs -n ingress-nginx deploy/ingress-nginx-controller --since=1h | readygap analyze --tz Europe/Berlin -`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -88,6 +93,7 @@ exits 6.`,
 	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit with code 3 when an incident is found (for scripts and CI)")
 	cmd.Flags().StringVar(&opts.EnvoyFormat, "envoy-format", "", "Envoy access-log format of Envoy logs in a custom format: a format string ('[%START_TIME%] \"%REQ(:METHOD)% ...') or a JSON dictionary")
 	cmd.Flags().StringVar(&opts.NginxFormat, "nginx-format", "", "nginx access-log format of ingress-nginx logs in a custom log-format-upstream (or nginx logs with $upstream_addr and $upstream_status added): the log_format string or JSON template, as configured")
+	cmd.Flags().StringVar(&opts.TableNow, "now", "", "when the kubectl describe or get events tables among the inputs were printed (RFC 3339): their ages (16m, 2m30s) count back from it; without it they are anchored by an absolute time in the table, or read in order only")
 	cmd.Flags().StringVar(&opts.TZ, "tz", "UTC", "time zone of log times written without one (nginx error log, klog), e.g. Europe/Berlin or Local")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.FormatNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("tz", cobra.FixedCompletions([]string{"UTC", "Local"}, cobra.ShellCompDirectiveNoFileComp))
@@ -115,7 +121,14 @@ func (o *analyzeOptions) readOptions() (sources.Options, error) {
 	if err := checkLogFormats(o.EnvoyFormat, o.NginxFormat); err != nil {
 		return sources.Options{}, err
 	}
-	return sources.Options{Since: since, Until: until, TZ: loc, Stdin: o.In, EnvoyFormat: o.EnvoyFormat, NginxFormat: o.NginxFormat}, nil
+	var tableNow time.Time
+	if o.TableNow != "" {
+		if tableNow, err = time.Parse(time.RFC3339Nano, strings.TrimSpace(o.TableNow)); err != nil {
+			return sources.Options{}, usageError(fmt.Errorf("--now: cannot read time %q: give the time the tables were printed in RFC 3339, such as 2024-05-01T14:05:00Z", o.TableNow))
+		}
+	}
+	return sources.Options{Since: since, Until: until, TZ: loc, Stdin: o.In, EnvoyFormat: o.EnvoyFormat, NginxFormat: o.NginxFormat,
+		TableNow: tableNow.UTC(), ReadAt: now}, nil
 }
 
 // checkLogFormats makes an --envoy-format or --nginx-format readygap cannot

@@ -39,6 +39,7 @@ func TestNewCmdAnalyze(t *testing.T) {
 			Paths: []string{"dir", "-"}, Output: report.JSON, Since: "2024-05-01T11:55:00Z", Until: "30m", TZ: "UTC"}},
 		{name: "markdown alias", args: "--output md x", want: analyzeOptions{Paths: []string{"x"}, Output: report.Markdown, TZ: "UTC"}},
 		{name: "tz", args: "--tz Europe/Berlin x", want: analyzeOptions{Paths: []string{"x"}, Output: report.Text, TZ: "Europe/Berlin"}},
+		{name: "now", args: "--now 2024-05-01T14:05:00+02:00 x", want: analyzeOptions{Paths: []string{"x"}, Output: report.Text, TZ: "UTC", TableNow: "2024-05-01T14:05:00+02:00"}},
 		{name: "bad output", args: "-o yaml x", wantCode: exitUsage, wantErr: "must be one of text, json, markdown, html"},
 		{name: "no paths", args: "", wantCode: exitUsage, wantErr: "analyze needs at least one PATH"},
 	}
@@ -65,7 +66,7 @@ func TestNewCmdAnalyze(t *testing.T) {
 				t.Fatal(err)
 			}
 			if strings.Join(got.Paths, " ") != strings.Join(tt.want.Paths, " ") || got.Output != tt.want.Output ||
-				got.Since != tt.want.Since || got.Until != tt.want.Until || got.TZ != tt.want.TZ {
+				got.Since != tt.want.Since || got.Until != tt.want.Until || got.TZ != tt.want.TZ || got.TableNow != tt.want.TableNow {
 				t.Fatalf("options = %+v, want %+v", *got, tt.want)
 			}
 		})
@@ -78,6 +79,8 @@ func TestReadOptionsRejectsBadWindows(t *testing.T) {
 		{Since: "yesterday", TZ: "UTC", Now: now},
 		{Since: "2024-05-01T12:00:00Z", Until: "2024-05-01T11:00:00Z", TZ: "UTC", Now: now},
 		{TZ: "Mars/Olympus", Now: now},
+		{TableNow: "16m ago", TZ: "UTC", Now: now},
+		{TableNow: "2024-05-01 14:05", TZ: "UTC", Now: now},
 	} {
 		if _, err := o.readOptions(); exitCode(err) != exitUsage {
 			t.Errorf("%+v: err = %v (exit %d), want a usage error", o, err, exitCode(err))
@@ -93,6 +96,13 @@ func TestReadOptionsRejectsBadWindows(t *testing.T) {
 	}
 	if want := time.Date(2024, 5, 1, 12, 10, 0, 0, time.UTC); !ro.Until.Equal(want) {
 		t.Errorf("until = %v, want %v (14:10 in Berlin summer time)", ro.Until, want)
+	}
+	o = analyzeOptions{TableNow: "2024-05-01T14:05:00+02:00", TZ: "UTC", Now: now}
+	if ro, err = o.readOptions(); err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2024, 5, 1, 12, 5, 0, 0, time.UTC); !ro.TableNow.Equal(want) || ro.TableNow.Location() != time.UTC || !ro.ReadAt.Equal(now()) {
+		t.Errorf("--now = %v, read at %v; want %v and %v", ro.TableNow, ro.ReadAt, want, now())
 	}
 }
 

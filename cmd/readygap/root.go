@@ -41,6 +41,7 @@ during a rollout: ` + causeList() + `.`,
 	root.AddCommand(newAnalyzeCmd(nil))
 	root.AddCommand(newTriageCmd(nil))
 	root.AddCommand(newCheckCmd(nil))
+	root.AddCommand(newExplainCmd(nil))
 	root.AddCommand(newExitCodesTopic())
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
