@@ -192,14 +192,31 @@ func Classify(a *correlate.Analysis) *Result {
 		}
 	}
 	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Time().Before(rest[j].Time()) })
+	var below []*correlate.Window
+	var kinds []noteKind
+	var around []*correlate.Signal
+	n := 0
+	for _, s := range rest {
+		if noBackendServedAround(a, s) {
+			around = append(around, s)
+		} else {
+			rest[n] = s
+			n++
+		}
+	}
+	rest = rest[:n]
+	for _, sigs := range correlate.Split(around, a.Opts.MergeGap) {
+		below, kinds = append(below, correlate.Summarize(sigs)), append(kinds, noteServedAround)
+	}
 	for _, sigs := range correlate.Split(rest, a.Opts.MergeGap) {
 		w := correlate.Summarize(sigs)
-		if note, ok := belowThreshold(a, w); ok {
-			res.Notes = append(res.Notes, note)
+		if kind, ok := noteKindOf(a, w); ok {
+			below, kinds = append(below, w), append(kinds, kind)
 			continue
 		}
 		res.Findings = append(res.Findings, unknownFinding(a, w))
 	}
+	res.Notes = belowNotes(kinds, below)
 	for _, f := range res.Findings {
 		finish(a, f)
 	}

@@ -81,9 +81,32 @@ const (
 // Cause implements Rule.
 func (registrationLag) Cause() Cause { return registrationLagCause }
 
-// Claims implements Rule: an answer the load balancer gave without any backend.
-func (registrationLag) Claims(_ *correlate.Analysis, s *correlate.Signal) bool {
-	return s.Kind == sources.FailureNoBackend && len(s.Attempts) == 0
+// Claims implements Rule: an answer the load balancer gave without any
+// backend, at a moment it had none: not one interleaved with answers its
+// backends sent (see servedAround).
+func (registrationLag) Claims(a *correlate.Analysis, s *correlate.Signal) bool {
+	return s.Kind == sources.FailureNoBackend && len(s.Attempts) == 0 && !servedAround(a, s)
+}
+
+// servedAround reports whether the load balancer (or proxy upstream) that
+// answered s without a backend had a backend answer other requests in the
+// second of s and in the seconds either side. Then it did not lack healthy
+// backends: a registration lag leaves a load balancer with none, so its
+// answers without a backend fill the seconds between its last served
+// response and its next; only the first and last of those seconds may also
+// hold served ones. Failures like these come from a listener rule or target
+// group without targets, or a capacity or WAF limit. A second beyond the
+// request logs says nothing either way.
+func servedAround(a *correlate.Analysis, s *correlate.Signal) bool {
+	lb := s.Group.LB
+	if lb == "" {
+		return false
+	}
+	sec := s.Time().Unix()
+	first, last := a.DataSpan()
+	return a.ServedThrough(lb, sec) &&
+		(sec-1 < first.Unix() || a.ServedThrough(lb, sec-1)) &&
+		(sec+1 > last.Unix() || a.ServedThrough(lb, sec+1))
 }
 
 // Explain implements Rule: one finding per rollout (or stretch of time).
