@@ -110,6 +110,12 @@ type Finding struct {
 	Rate *Rate
 	// Timeouts are the timeouts the finding rests on.
 	Timeouts []Timeout
+	// explicit is set when the mechanism's own evidence names the pods (an
+	// event that deleted them, a readiness gate opened without a health
+	// check, a readiness probe on another port than the traffic's): then
+	// fewer client-visible failures than Opts.MinSignals still make an
+	// incident (see smallFinding).
+	explicit bool
 }
 
 // Estimated is the number of client-visible failures the logged ones stand
@@ -167,6 +173,7 @@ func Classify(a *correlate.Analysis) *Result {
 		}
 	}
 	res := &Result{}
+	var small []string // notes of rules' findings with too few failures
 	for i, r := range Rules {
 		findings := r.Explain(a, claimed[i])
 		n := 0
@@ -182,6 +189,10 @@ func Classify(a *correlate.Analysis) *Result {
 			}
 			for _, s := range f.Window.Signals {
 				explained[s] = true
+			}
+			if smallFinding(a, f) {
+				small = append(small, smallNote(a, f, r.Cause()))
+				continue
 			}
 			res.Findings = append(res.Findings, f)
 		}
@@ -216,7 +227,7 @@ func Classify(a *correlate.Analysis) *Result {
 		}
 		res.Findings = append(res.Findings, unknownFinding(a, w))
 	}
-	res.Notes = belowNotes(kinds, below)
+	res.Notes = append(small, belowNotes(kinds, below)...)
 	for _, f := range res.Findings {
 		finish(a, f)
 	}

@@ -34,7 +34,11 @@ type incidentGroup struct {
 	Rollout *correlate.Rollout
 	// Trigger is what deleted the pods, for termination races.
 	Trigger correlate.Trigger
-	Signals []*correlate.Signal
+	// Explicit is set when the mechanism's own evidence names the failing
+	// pods (the drain, eviction or scale-in event that deleted them): then
+	// fewer failures than Opts.MinSignals still make a finding.
+	Explicit bool
+	Signals  []*correlate.Signal
 }
 
 // groupByRollout splits claimed failures into one group per rollout that
@@ -47,8 +51,9 @@ func groupByRollout(a *correlate.Analysis, sigs []*correlate.Signal) []incidentG
 // groupByEpisode splits claimed failures into one group per episode (a
 // rollout, a node's drain, a scale-in) that episodeOf names, and, for
 // failures of no episode, one group per run of failures no longer than
-// MergeGap apart. Groups with fewer than MinSignals failures are left out
-// (the failures go unexplained).
+// MergeGap apart. Groups with fewer than MinSignals failures are kept: the
+// finding they make is a note unless the mechanism's own evidence names
+// its pods (see smallFinding).
 func groupByEpisode(a *correlate.Analysis, sigs []*correlate.Signal, episodeOf func(*correlate.Signal) incidentGroup) []incidentGroup {
 	byKey := map[string]*incidentGroup{}
 	var keys []string
@@ -77,17 +82,14 @@ func groupByEpisode(a *correlate.Analysis, sigs []*correlate.Signal, episodeOf f
 			keys = append(keys, k)
 		}
 		byKey[k].Signals = append(byKey[k].Signals, s)
+		byKey[k].Explicit = byKey[k].Explicit || g.Explicit
 	}
 	var out []incidentGroup
 	for _, k := range keys {
-		if g := byKey[k]; correlate.Weight(g.Signals) >= a.Opts.MinSignals {
-			out = append(out, *g)
-		}
+		out = append(out, *byKey[k])
 	}
 	for _, run := range correlate.Split(loose, a.Opts.MergeGap) {
-		if correlate.Weight(run) >= a.Opts.MinSignals {
-			out = append(out, incidentGroup{Signals: run})
-		}
+		out = append(out, incidentGroup{Signals: run})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Signals[0].Time().Before(out[j].Signals[0].Time()) })
 	return out
@@ -151,6 +153,28 @@ func noteKindOf(a *correlate.Analysis, w *correlate.Window) (noteKind, bool) {
 // servedAround): never an incident of its own, however many.
 func noBackendServedAround(a *correlate.Analysis, s *correlate.Signal) bool {
 	return s.Kind == sources.FailureNoBackend && len(s.Attempts) == 0 && servedAround(a, s)
+}
+
+// smallFinding reports whether a rule's finding has too few client-visible
+// failures to be an incident: none at all (retries hid every one), or fewer
+// than Opts.MinSignals without the mechanism's own evidence naming the pods.
+func smallFinding(a *correlate.Analysis, f *Finding) bool {
+	return f.Window.Failed == 0 || f.Window.Failed < a.Opts.MinSignals && !f.explicit
+}
+
+// smallNote words the note that stands for a finding smallFinding set aside.
+func smallNote(a *correlate.Analysis, f *Finding, cause Cause) string {
+	w := f.Window
+	if w.Failed == 0 {
+		return fmt.Sprintf("%s between %s and %s failed on a first attempt and succeeded on a retry, as %s would fail them; no client saw an error, so no incident.",
+			plural(w.Hidden, "request"), correlate.Clock(w.SignalStart), correlate.Clock(w.SignalEnd), cause.Name)
+	}
+	hidden := ""
+	if w.Hidden > 0 {
+		hidden = fmt.Sprintf(", %d more hidden by retries", w.Hidden)
+	}
+	return fmt.Sprintf("%s (%s) between %s and %s look like %s%s; fewer than the %d client-visible failures that make an incident without the mechanism's own evidence (an event naming the pods, the manifest's setting).",
+		plural(w.Failed, "failed request"), statusList(w.StatusCounts), correlate.Clock(w.SignalStart), correlate.Clock(w.SignalEnd), cause.Name, hidden, a.Opts.MinSignals)
 }
 
 // maxNoteExamples is how many example records a note of several runs of

@@ -211,6 +211,7 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 			}
 		}
 	}
+	f.explicit = f.Variant == variantNEGWithoutHealthCheck
 	f.Backends = podRefs(a, newPods, oldPods, g.Rollout)
 	f.grade(share(w.Kinds[sources.FailureNoBackend], w.Count), corroborated, registrationClearFit)
 	wl := findWorkload(a, g.Rollout, f.Backends)

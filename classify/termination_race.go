@@ -88,7 +88,11 @@ func (terminationRace) Explain(a *correlate.Analysis, claimed []*correlate.Signa
 			// group with it.
 			return incidentGroup{Rollout: s.Rollout, Trigger: correlate.Trigger{Kind: correlate.TriggerRollout, Rollout: s.Rollout}}
 		}
-		return incidentGroup{Rollout: t.Rollout, Trigger: t}
+		// The drain, eviction or scale-in event found from the failing
+		// pod itself names it.
+		explicit := at.Of != nil && at.Of.Pod != "" && t.Event != nil &&
+			(t.Kind == correlate.TriggerNodeDrain || t.Kind == correlate.TriggerScaleIn)
+		return incidentGroup{Rollout: t.Rollout, Trigger: t, Explicit: explicit}
 	}) {
 		out = append(out, explainTerminationRace(a, g))
 	}
@@ -97,7 +101,7 @@ func (terminationRace) Explain(a *correlate.Analysis, claimed []*correlate.Signa
 
 func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 	w := correlate.Summarize(g.Signals)
-	f := &Finding{Cause: terminationRaceCause.ID, Window: w, Rollout: g.Rollout, Backends: backendRefs(a, w), Trigger: g.Trigger.Kind.String()}
+	f := &Finding{Cause: terminationRaceCause.ID, Window: w, Rollout: g.Rollout, Backends: backendRefs(a, w), Trigger: g.Trigger.Kind.String(), explicit: g.Explicit}
 	if e := g.Trigger.Event; e != nil {
 		f.Evidence = append(f.Evidence, eventEvidence(e, triggerNote(g.Trigger)))
 	}
