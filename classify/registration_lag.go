@@ -216,7 +216,7 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 	f.grade(share(w.Kinds[sources.FailureNoBackend], w.Count), corroborated, registrationClearFit)
 	wl := findWorkload(a, g.Rollout, f.Backends)
 	hc := workloadHealthCheck(objectsOf(a), wl, platform) // the workload's own paths, not another's
-	f.Summary = registrationLagSummary(w, platform, envoyPlatformOf(a, w), f.Variant, hc, wl)
+	f.Summary = registrationLagSummary(w, platform, envoyPlatformOf(a, w), f.Variant, hc, wl, g.Rollout != nil || corroborated > 0)
 	f.Remediation = registrationLagFixes(a, w, platform, f.Variant, hc, wl)
 	return f
 }
@@ -261,7 +261,11 @@ func appendBackend(bs []*correlate.Backend, b *correlate.Backend) []*correlate.B
 }
 
 // registrationLagSummary is the one sentence a human reads first.
-func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy sources.Platform, variant string, hc healthCheck, wl workload) string {
+//
+// shown is whether the data shows a rollout or a Kubernetes record behind
+// the failures; without one the summary says so rather than tell a story
+// of pods the data never mentions.
+func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy sources.Platform, variant string, hc healthCheck, wl workload, shown bool) string {
 	head := fmt.Sprintf("For %s (%s) %s had no backend it considered healthy and answered %s itself (%s)",
 		seconds(w.Duration()), span(w), proxyNoun(platform, envoy), plural(w.Failed, "request"), statusList(w.StatusCounts))
 	switch variant {
@@ -282,6 +286,8 @@ func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy 
 		return head + fmt.Sprintf(": the rollout removed the old pods before a new one was Ready%s, so there was nothing to send requests to until the new pod started and %s learned of it.", strategy, proxyNoun(platform, envoy))
 	}
 	switch {
+	case !shown:
+		return head + ": no rollout and no Kubernetes record in the data show what took its backends away. New pods that Kubernetes called Ready before the load balancer's health check passed them do this; so does a target group or Service left without endpoints."
 	case platform == sources.FamilyIngressNginx:
 		return head + ": the proxy had no endpoint to send requests to while the rollout replaced the pods."
 	case platform == sources.FamilyEnvoy && hc.Kind == "BackendTrafficPolicy":
