@@ -110,6 +110,12 @@ type Finding struct {
 	Rate *Rate
 	// Timeouts are the timeouts the finding rests on.
 	Timeouts []Timeout
+	// explicit is set when the mechanism's own evidence names the pods (an
+	// event that deleted them, a readiness gate opened without a health
+	// check, a readiness probe on another port than the traffic's): then
+	// fewer client-visible failures than Opts.MinSignals still make an
+	// incident (see smallFinding).
+	explicit bool
 }
 
 // Estimated is the number of client-visible failures the logged ones stand
@@ -167,6 +173,7 @@ func Classify(a *correlate.Analysis) *Result {
 		}
 	}
 	res := &Result{}
+	var small []string // notes of rules' findings with too few failures
 	for i, r := range Rules {
 		findings := r.Explain(a, claimed[i])
 		n := 0
@@ -183,6 +190,10 @@ func Classify(a *correlate.Analysis) *Result {
 			for _, s := range f.Window.Signals {
 				explained[s] = true
 			}
+			if smallFinding(a, f) {
+				small = append(small, smallNote(a, f, r.Cause()))
+				continue
+			}
 			res.Findings = append(res.Findings, f)
 		}
 		for _, s := range claimed[i] {
@@ -192,14 +203,31 @@ func Classify(a *correlate.Analysis) *Result {
 		}
 	}
 	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Time().Before(rest[j].Time()) })
+	var below []*correlate.Window
+	var kinds []noteKind
+	var around []*correlate.Signal
+	n := 0
+	for _, s := range rest {
+		if noBackendServedAround(a, s) {
+			around = append(around, s)
+		} else {
+			rest[n] = s
+			n++
+		}
+	}
+	rest = rest[:n]
+	for _, sigs := range correlate.Split(around, a.Opts.MergeGap) {
+		below, kinds = append(below, correlate.Summarize(sigs)), append(kinds, noteServedAround)
+	}
 	for _, sigs := range correlate.Split(rest, a.Opts.MergeGap) {
 		w := correlate.Summarize(sigs)
-		if note, ok := belowThreshold(a, w); ok {
-			res.Notes = append(res.Notes, note)
+		if kind, ok := noteKindOf(a, w); ok {
+			below, kinds = append(below, w), append(kinds, kind)
 			continue
 		}
 		res.Findings = append(res.Findings, unknownFinding(a, w))
 	}
+	res.Notes = append(small, belowNotes(kinds, below)...)
 	res.Notes = append(res.Notes, suspicions(a)...)
 	for _, f := range res.Findings {
 		finish(a, f)

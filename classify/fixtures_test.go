@@ -114,11 +114,14 @@ func readTruth(t testing.TB, dir string) truth {
 	if _, ok := lastAttemptOnly[tr.Platform]; ok {
 		tr.Incidents = visibleOnly(tr)
 	}
-	// A run of fewer failures than an incident needs (a scale-in that
-	// caught one or two requests) may be a note instead of an incident.
+	// A run of fewer client-visible failures than an incident needs (a
+	// scale-in that caught one or two requests) may be a note instead of an
+	// incident; one that no client saw (retries hid every failure) is never
+	// an incident.
+	tr.Incidents = slices.DeleteFunc(tr.Incidents, func(in truthIncident) bool { return in.FailedRequests == 0 })
 	for i := range tr.Incidents {
 		in := &tr.Incidents[i]
-		in.Optional = in.FailedRequests+in.Hidden < correlate.DefaultMinSignals
+		in.Optional = in.FailedRequests < correlate.DefaultMinSignals
 	}
 	return tr
 }

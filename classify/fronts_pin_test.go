@@ -91,7 +91,7 @@ func TestGoneBeforeReadyQuotesTheBudgetOfKnownReplicas(t *testing.T) {
 		replicas int
 		want     string
 	}{{4, " (maxUnavailable 25% (1 of 4) with maxSurge 25%)"}, {0, ""}} {
-		got := registrationLagSummary(w, sources.FamilyIngressNginx, "", variantGoneBeforeReady, healthCheck{}, workload{Known: true, Replicas: c.replicas})
+		got := registrationLagSummary(w, sources.FamilyIngressNginx, "", variantGoneBeforeReady, healthCheck{}, workload{Known: true, Replicas: c.replicas}, true)
 		if !strings.Contains(got, "before a new one was Ready"+c.want+", so") {
 			t.Errorf("replicas %d: %q lacks %q", c.replicas, got, c.want)
 		}

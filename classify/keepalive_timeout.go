@@ -30,7 +30,7 @@ var keepaliveTimeoutCause = Cause{
 	ID:          "keepalive_timeout",
 	Name:        "idle keep-alive race",
 	Description: "the app closes idle keep-alive connections sooner than the load balancer stops reusing them: a steady trickle of 502s on healthy pods, at any time",
-	Signature:   "closed connections (ALB 502 with a target, no target status and `response_processing_time` -1, GCP `backend_connection_closed_before_data_sent_to_client`, ingress-nginx \"upstream prematurely closed connection\", Envoy `UC`) spread over time and pods that kept serving; the app's keep-alive below the LB's idle timeout",
+	Signature:   "closed connections (ALB 502 with a target, no target status and `response_processing_time` -1, or `-1 -1 -1` on a pod that kept serving, GCP `backend_connection_closed_before_data_sent_to_client`, ingress-nginx \"upstream prematurely closed connection\", Envoy `UC`) spread over time and pods that kept serving; the app's keep-alive below the LB's idle timeout",
 	Checks:      keepaliveChecks,
 }
 
@@ -83,7 +83,18 @@ func (keepaliveTimeout) Cause() Cause { return keepaliveTimeoutCause }
 // that was serving normally.
 func (keepaliveTimeout) Claims(_ *correlate.Analysis, s *correlate.Signal) bool {
 	at := s.Last()
-	return at != nil && at.Kind == sources.FailureClosed && at.State == correlate.StateServing
+	return at != nil && at.State == correlate.StateServing && (at.Kind == sources.FailureClosed || albIdleClose(s, at))
+}
+
+// albIdleClose reports whether an ALB 502 its source read as a refusal is,
+// on a pod that keeps serving, a closed idle connection. The ALB logs both
+// as `-1 -1 -1 502` with the target: request_processing_time is -1 "if the
+// load balancer can't dispatch the request to a target. This can happen if
+// the target closes the connection before the idle timeout" (ALB access
+// log entries). A pod that refuses connections while it begins terminating
+// is not serving, and stays a termination race.
+func albIdleClose(s *correlate.Signal, at *correlate.Attempt) bool {
+	return at.Kind == sources.FailureRefused && s.Group != nil && s.Group.ProxyFamily() == sources.FamilyALB
 }
 
 // Explain implements Rule: one finding over the whole data, when the closed

@@ -34,7 +34,7 @@ var registrationLagCause = Cause{
 	ID:          "registration_lag",
 	Name:        "registration lag",
 	Description: "Kubernetes called the new pod Ready and removed the old one before the load balancer's own health check passed the new one: no healthy backend",
-	Signature:   "GCP `failed_to_pick_backend`, ALB 503/502 without a target, ingress-nginx 503 with no upstream; NEG gate opened by `LoadBalancerNegWithoutHealthCheck`, targets registered without a readiness gate, \"no active Endpoint\"",
+	Signature:   "GCP `failed_to_pick_backend`, ALB 503/502 without a target, ingress-nginx 503 with no upstream, in seconds the same load balancer served nothing; NEG gate opened by `LoadBalancerNegWithoutHealthCheck`, targets registered without a readiness gate, \"no active Endpoint\"",
 	Variants: []Variant{
 		{variantNEGWithoutHealthCheck, "NEG readiness gate opened without a health check"},
 		{variantNEGTimeout, "NEG readiness gate timed out"},
@@ -81,9 +81,36 @@ const (
 // Cause implements Rule.
 func (registrationLag) Cause() Cause { return registrationLagCause }
 
-// Claims implements Rule: an answer the load balancer gave without any backend.
-func (registrationLag) Claims(_ *correlate.Analysis, s *correlate.Signal) bool {
-	return s.Kind == sources.FailureNoBackend && len(s.Attempts) == 0
+// Claims implements Rule: an answer the load balancer gave without any
+// backend, at a moment it had none: not one interleaved with answers its
+// backends sent (see servedAround).
+func (registrationLag) Claims(a *correlate.Analysis, s *correlate.Signal) bool {
+	return s.Kind == sources.FailureNoBackend && len(s.Attempts) == 0 && !servedAround(a, s)
+}
+
+// servedAround reports whether the load balancer (or proxy upstream) that
+// answered s without a backend had a backend answer other requests in the
+// second of s and in the seconds either side. Then it did not lack healthy
+// backends: a registration lag leaves a load balancer with none, so its
+// answers without a backend fill the seconds between its last served
+// response and its next; only the first and last of those seconds may also
+// hold served ones. Failures like these come from a listener rule or target
+// group without targets, or a capacity or WAF limit. A second beyond the
+// request logs says nothing either way, nor does a signal of no group (as
+// ConsistentWith asks about a kind of failure in general).
+func servedAround(a *correlate.Analysis, s *correlate.Signal) bool {
+	if s.Group == nil {
+		return false
+	}
+	lb := s.Group.LB
+	if lb == "" {
+		return false
+	}
+	sec := s.Time().Unix()
+	first, last := a.DataSpan()
+	return a.ServedThrough(lb, sec) &&
+		(sec-1 < first.Unix() || a.ServedThrough(lb, sec-1)) &&
+		(sec+1 > last.Unix() || a.ServedThrough(lb, sec+1))
 }
 
 // Explain implements Rule: one finding per rollout (or stretch of time).
@@ -188,11 +215,12 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 			}
 		}
 	}
+	f.explicit = f.Variant == variantNEGWithoutHealthCheck
 	f.Backends = podRefs(a, newPods, oldPods, g.Rollout)
 	f.grade(share(w.Kinds[sources.FailureNoBackend], w.Count), corroborated, registrationClearFit)
 	wl := findWorkload(a, g.Rollout, f.Backends)
 	hc := workloadHealthCheck(objectsOf(a), wl, platform) // the workload's own paths, not another's
-	f.Summary = registrationLagSummary(w, platform, envoyPlatformOf(a, w), f.Variant, hc, wl)
+	f.Summary = registrationLagSummary(w, platform, envoyPlatformOf(a, w), f.Variant, hc, wl, g.Rollout != nil || corroborated > 0)
 	f.Remediation = registrationLagFixes(a, w, platform, f.Variant, hc, wl)
 	return f
 }
@@ -237,7 +265,11 @@ func appendBackend(bs []*correlate.Backend, b *correlate.Backend) []*correlate.B
 }
 
 // registrationLagSummary is the one sentence a human reads first.
-func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy sources.Platform, variant string, hc healthCheck, wl workload) string {
+//
+// shown is whether the data shows a rollout or a Kubernetes record behind
+// the failures; without one the summary says so rather than tell a story
+// of pods the data never mentions.
+func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy sources.Platform, variant string, hc healthCheck, wl workload, shown bool) string {
 	head := fmt.Sprintf("For %s (%s) %s had no backend it considered healthy and answered %s itself (%s)",
 		seconds(w.Duration()), span(w), proxyNoun(platform, envoy), plural(w.Failed, "request"), statusList(w.StatusCounts))
 	switch variant {
@@ -258,6 +290,8 @@ func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy 
 		return head + fmt.Sprintf(": the rollout removed the old pods before a new one was Ready%s, so there was nothing to send requests to until the new pod started and %s learned of it.", strategy, proxyNoun(platform, envoy))
 	}
 	switch {
+	case !shown:
+		return head + ": no rollout and no Kubernetes record in the data show what took its backends away. New pods that Kubernetes called Ready before the load balancer's health check passed them do this; so does a target group or Service left without endpoints."
 	case platform == sources.FamilyIngressNginx:
 		return head + ": the proxy had no endpoint to send requests to while the rollout replaced the pods."
 	case platform == sources.FamilyEnvoy && hc.Kind == "BackendTrafficPolicy":

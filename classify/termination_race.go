@@ -80,24 +80,54 @@ func (terminationRace) Explain(a *correlate.Analysis, claimed []*correlate.Signa
 	for _, g := range groupByEpisode(a, claimed, func(s *correlate.Signal) incidentGroup {
 		at := s.Last()
 		t := a.TriggerOf(at.Of, terminationStart(at.Of))
+		alike := false // the trigger of every pod the bare IP may be
 		if at.Of == nil || at.Of.Pod == "" {
-			t = a.TriggerNear(s.Time())
+			t, alike = alikeTrigger(a, at.Of)
+			if !alike {
+				t = a.TriggerNear(s.Time())
+			}
 		}
 		if t.Kind == correlate.TriggerUnknown && s.Rollout != nil {
 			// Nothing says what deleted the pod but a rollout was under way:
 			// group with it.
 			return incidentGroup{Rollout: s.Rollout, Trigger: correlate.Trigger{Kind: correlate.TriggerRollout, Rollout: s.Rollout}}
 		}
-		return incidentGroup{Rollout: t.Rollout, Trigger: t}
+		// The drain, eviction or scale-in event found from the failing
+		// pod itself names it.
+		explicit := at.Of != nil && (at.Of.Pod != "" || alike) && t.Event != nil &&
+			(t.Kind == correlate.TriggerNodeDrain || t.Kind == correlate.TriggerScaleIn)
+		return incidentGroup{Rollout: t.Rollout, Trigger: t, Explicit: explicit}
 	}) {
 		out = append(out, explainTerminationRace(a, g))
 	}
 	return out
 }
 
+// alikeTrigger returns what deleted the pods a bare IP may have been (pods
+// deleted in the same second, which timing cannot tell apart), when one
+// drain, eviction or scale-in record deleted them all; ok is false
+// otherwise.
+func alikeTrigger(a *correlate.Analysis, b *correlate.Backend) (t correlate.Trigger, ok bool) {
+	if b == nil || len(b.Alike) == 0 {
+		return correlate.Trigger{}, false
+	}
+	for i, p := range b.Alike {
+		pt := a.TriggerOf(p, terminationStart(p))
+		if pt.Event == nil || pt.Kind != correlate.TriggerNodeDrain && pt.Kind != correlate.TriggerScaleIn {
+			return correlate.Trigger{}, false
+		}
+		if i == 0 {
+			t = pt
+		} else if pt.Key() != t.Key() {
+			return correlate.Trigger{}, false
+		}
+	}
+	return t, true
+}
+
 func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 	w := correlate.Summarize(g.Signals)
-	f := &Finding{Cause: terminationRaceCause.ID, Window: w, Rollout: g.Rollout, Backends: backendRefs(a, w), Trigger: g.Trigger.Kind.String()}
+	f := &Finding{Cause: terminationRaceCause.ID, Window: w, Rollout: g.Rollout, Backends: backendRefs(a, w), Trigger: g.Trigger.Kind.String(), explicit: g.Explicit}
 	if e := g.Trigger.Event; e != nil {
 		f.Evidence = append(f.Evidence, eventEvidence(e, triggerNote(g.Trigger)))
 	}

@@ -85,6 +85,7 @@ func explainWrongProbePort(a *correlate.Analysis, g incidentGroup) *Finding {
 	probe, container, portName := readinessProbe(f.Backends, wl, servingPort)
 	if probe != nil && probe.Port != 0 && servingPort != 0 && probe.Port != servingPort {
 		corroborated += 2
+		f.explicit = true // the manifest itself shows the mismatch
 		f.Evidence = append(f.Evidence, factEvidence("container %s: readinessProbe %s on port %d, but the traffic goes to port %d", container, probe.Handler, probe.Port, servingPort))
 	}
 	for _, r := range f.Backends {

@@ -290,7 +290,9 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 		from, to = runs.stretch(t)
 	}
 	terminatesLater := false // a record shows the pod began terminating after t
-	if b != nil && b.Pod != "" {
+	// A bare IP one of several pods held, which all began terminating
+	// together (see shareAlike), began terminating with them.
+	if b != nil && (b.Pod != "" || len(b.Alike) > 0) {
 		if term := b.At(Terminating); !term.IsZero() {
 			if !t.Before(term.Add(-a.termSkew())) {
 				if t.Sub(term) > b.gracePeriod() {

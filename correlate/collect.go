@@ -95,6 +95,8 @@ type Collector struct {
 	// sequence of the next one (see Failure.seq).
 	kept    int
 	seconds secondStore
+	// served holds the seconds each load balancer had a backend answer.
+	served  lbServed
 	traffic map[netip.Addr]*Traffic
 	// recent caches the entries of traffic last looked up (see backend).
 	recent *backendCache
@@ -165,6 +167,9 @@ func (c *Collector) Request(r *sources.Request) {
 		if !r.Failure.LBGenerated() {
 			c.keep(r)
 		}
+	}
+	if r.Generator == sources.GeneratedByBackend && r.LB != "" {
+		c.served.add(r.LB, sec)
 	}
 	if r.Generator == sources.GeneratedByBackend && r.Backend.IsValid() {
 		t := c.backend(r.Backend.Addr())
@@ -954,6 +959,9 @@ type Dataset struct {
 	// seconds holds the outcome counts of every second (see At, Span, Each
 	// and Sum).
 	seconds seconds
+	// lbServed holds the seconds each load balancer had a backend answer
+	// (see ServedThrough).
+	lbServed lbServed
 	// Traffic maps a backend IP to what the request logs say about it.
 	Traffic   map[netip.Addr]*Traffic
 	Lifecycle []sources.Lifecycle
@@ -1018,6 +1026,10 @@ func merge(cs []*Collector, traffic map[netip.Addr]*Traffic, release bool) *Data
 			store.add(&c.seconds)
 		}
 		foldTraffic(d.Traffic, c.traffic)
+		d.lbServed.merge(&c.served)
+		if release {
+			c.served = lbServed{}
+		}
 	}
 	d.Failures = joinGroups(d.Failures, groupHash)
 	d.seconds = store.freeze()

@@ -260,7 +260,7 @@ func (st *gcpState) request(f *gcpRequestFields, logName string, o Origin, out *
 		return nil
 	}
 	detail := st.strings.get(f.detail)
-	gen, failure := gcpOutcome(detail, f.status, detail != "")
+	gen, failure := gcpOutcome(detail, f.status, detail != "", backend.IsValid())
 	st.req = Request{
 		Time:      at,
 		LB:        st.strings.get(f.lb),
@@ -427,9 +427,21 @@ func gcpDetailOf(detail string) (gcpDetailRow, bool) {
 
 // gcpOutcome says who produced the status and how the request failed, from
 // the statusDetails (or proxyStatus) value. hasDetail is false when the entry
-// carried neither, as in some real 404 entries: then only the status speaks.
-func gcpOutcome(detail string, status int, hasDetail bool) (Generator, FailureKind) {
+// carried neither. Envoy-based regional and internal load balancers write no
+// statusDetails and set proxyStatus only when they themselves failed the
+// request (RFC 9209 Proxy-Status: "the intermediary encountered an issue when
+// obtaining this response"), so an entry with neither but with a serverIp
+// (hasBackend) is the backend's own answer, and its 5xx an application error.
+// Without a serverIp either, as in some real 404 entries of the global load
+// balancer, only the status speaks and the sender stays unknown.
+func gcpOutcome(detail string, status int, hasDetail, hasBackend bool) (Generator, FailureKind) {
 	if !hasDetail {
+		if hasBackend {
+			if status >= 500 {
+				return GeneratedByBackend, FailureAppError
+			}
+			return GeneratedByBackend, FailureNone
+		}
 		if status >= 500 {
 			return GeneratedUnknown, FailureOther
 		}

@@ -622,32 +622,42 @@ func TestGCPLoggingOutcome(t *testing.T) {
 		detail    string
 		status    int
 		hasDetail bool
+		// backend is whether the entry named a serverIp.
+		backend   bool
 		generator Generator
 		failure   FailureKind
 	}{
-		{"response_sent_by_backend", 200, true, GeneratedByBackend, FailureNone},
-		{"response_sent_by_backend", 502, true, GeneratedByBackend, FailureAppError},
-		{"response_from_cache", 200, true, GeneratedByBackend, FailureNone},
-		{"response_from_cache_validated", 304, true, GeneratedByBackend, FailureNone},
-		{"byte_range_caching", 206, true, GeneratedByBackend, FailureNone},
-		{"failed_to_pick_backend", 503, true, GeneratedByLB, FailureNoBackend},
-		{"failed_to_connect_to_backend", 502, true, GeneratedByLB, FailureRefused},
-		{"backend_connection_closed_before_data_sent_to_client", 502, true, GeneratedByLB, FailureClosed},
-		{"backend_connection_closed_after_partial_response_sent", 200, true, GeneratedByLB, FailureClosed},
-		{"backend_timeout", 502, true, GeneratedByLB, FailureTimeout},
-		{"client_disconnected_before_any_response", 0, true, GeneratedByLB, FailureNone},
-		{"client_timed_out", 408, true, GeneratedByLB, FailureNone},
-		{"client_disconnected_after_partial_response", 200, true, GeneratedByBackend, FailureNone},
-		{"internal_error", 502, true, GeneratedByLB, FailureOther},
-		{"backend_response_corrupted", 502, true, GeneratedByLB, FailureOther},
-		{"denied_by_security_policy", 403, true, GeneratedByLB, FailureNone},
-		{"", 502, false, GeneratedUnknown, FailureOther},
-		{"", 404, false, GeneratedUnknown, FailureNone},
+		{"response_sent_by_backend", 200, true, false, GeneratedByBackend, FailureNone},
+		{"response_sent_by_backend", 502, true, false, GeneratedByBackend, FailureAppError},
+		{"response_from_cache", 200, true, false, GeneratedByBackend, FailureNone},
+		{"response_from_cache_validated", 304, true, false, GeneratedByBackend, FailureNone},
+		{"byte_range_caching", 206, true, false, GeneratedByBackend, FailureNone},
+		{"failed_to_pick_backend", 503, true, false, GeneratedByLB, FailureNoBackend},
+		{"failed_to_connect_to_backend", 502, true, false, GeneratedByLB, FailureRefused},
+		{"backend_connection_closed_before_data_sent_to_client", 502, true, false, GeneratedByLB, FailureClosed},
+		{"backend_connection_closed_after_partial_response_sent", 200, true, false, GeneratedByLB, FailureClosed},
+		{"backend_timeout", 502, true, false, GeneratedByLB, FailureTimeout},
+		{"client_disconnected_before_any_response", 0, true, false, GeneratedByLB, FailureNone},
+		{"client_timed_out", 408, true, false, GeneratedByLB, FailureNone},
+		{"client_disconnected_after_partial_response", 200, true, false, GeneratedByBackend, FailureNone},
+		{"internal_error", 502, true, false, GeneratedByLB, FailureOther},
+		{"backend_response_corrupted", 502, true, false, GeneratedByLB, FailureOther},
+		{"denied_by_security_policy", 403, true, false, GeneratedByLB, FailureNone},
+		{"", 502, false, false, GeneratedUnknown, FailureOther},
+		{"", 404, false, false, GeneratedUnknown, FailureNone},
+		// Regional and internal (Envoy-based) entries: no statusDetails, and
+		// no proxyStatus unless the load balancer failed the request.
+		{"", 200, false, true, GeneratedByBackend, FailureNone},
+		{"", 503, false, true, GeneratedByBackend, FailureAppError},
+		{"", 404, false, true, GeneratedByBackend, FailureNone},
+		{"failed_to_pick_backend", 503, true, true, GeneratedByLB, FailureNoBackend},
+		{"backend_connection_closed", 503, true, true, GeneratedByLB, FailureClosed},
+		{"connection_refused", 503, true, true, GeneratedByLB, FailureRefused},
 	}
 	for _, tt := range tests {
-		gen, failure := gcpOutcome(tt.detail, tt.status, tt.hasDetail)
+		gen, failure := gcpOutcome(tt.detail, tt.status, tt.hasDetail, tt.backend)
 		if gen != tt.generator || failure != tt.failure {
-			t.Errorf("gcpOutcome(%q, %d) = %v/%v, want %v/%v", tt.detail, tt.status, gen, failure, tt.generator, tt.failure)
+			t.Errorf("gcpOutcome(%q, %d, backend %v) = %v/%v, want %v/%v", tt.detail, tt.status, tt.backend, gen, failure, tt.generator, tt.failure)
 		}
 	}
 }
@@ -823,7 +833,7 @@ func TestGCPLoggingSamples(t *testing.T) {
 			checkGCPRequest(t, c.requests[0], gcpWantRequest{
 				time: time.Date(2025, 11, 20, 14, 18, 48, 230937000, time.UTC),
 				lb:   "gcp-fixture-alb-backend-service", status: 200,
-				generator: GeneratedUnknown, failure: FailureNone,
+				generator: GeneratedByBackend, failure: FailureNone, // a serverIp and no proxyStatus: the backend answered
 				backend: netip.MustParseAddrPort("10.20.0.4:80"),
 				method:  "GET", path: "/?curl=",
 			})

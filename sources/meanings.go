@@ -76,7 +76,7 @@ func Meanings() []Meaning {
 	}
 	for _, r := range gcpDetails {
 		for _, d := range r.details {
-			gen, kind := gcpOutcome(d, meaningStatus, true)
+			gen, kind := gcpOutcome(d, meaningStatus, true, false)
 			out = append(out, Meaning{Field: FieldGCPDetail, Value: d, Means: r.means,
 				Generator: gen, Failure: kind, Family: FamilyGCP, Doc: gcpDetailDoc})
 		}
