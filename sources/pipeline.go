@@ -41,7 +41,42 @@ type Result struct {
 	// Pruned counts ALB log objects skipped because the end time in their
 	// name lies outside the time window.
 	Pruned int
+	// Failed lists the inputs that were not read at all, in the order
+	// given: unreadable, or in no known format (see IsUnknownFormat).
+	Failed []InputFailure
 }
+
+// InputFailure is an input that was not read.
+type InputFailure struct {
+	// Name is the input's path, or <stdin>.
+	Name string
+	Err  error
+	// Warning is the line Result.Warnings holds for it.
+	Warning string
+}
+
+// FormatsHelp is the warning Read adds when an input is in no known
+// format: the formats readygap reads.
+func FormatsHelp() string { return formatsHelp() }
+
+// IsUnknownFormat reports whether err says that an input is in no format
+// readygap reads (rather than unreadable: a failed read, bad UTF-16).
+func IsUnknownFormat(err error) bool { return errors.As(err, new(errUnknownFormat)) }
+
+// IsNotText reports whether err says that an input is not text: in no
+// known format (IsUnknownFormat holds too), and holding NUL bytes.
+func IsNotText(err error) bool { return errors.As(err, new(errNotText)) }
+
+// errNotText is returned for an input in no known format that holds NUL
+// bytes: UTF-16 or UTF-32 without a byte-order mark, or a binary file. It
+// is an errUnknownFormat too.
+type errNotText struct{}
+
+func (errNotText) Error() string {
+	return errUnknownFormat{}.Error() + ": not UTF-8 text (NUL bytes: UTF-16 or UTF-32 without a byte-order mark, or a binary file)"
+}
+
+func (errNotText) Unwrap() error { return errUnknownFormat{} }
 
 // Read reads every input named in paths (files, directories walked
 // recursively, "-" for standard input) and reports its records to Handlers.
@@ -105,7 +140,9 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 			if errors.As(errs[i], new(errUnknownFormat)) {
 				unknown++
 			}
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v", displayName(files[i]), errs[i]))
+			f := InputFailure{Name: displayName(files[i]), Err: errs[i], Warning: fmt.Sprintf("%s: %v", displayName(files[i]), errs[i])}
+			res.Failed = append(res.Failed, f)
+			res.Warnings = append(res.Warnings, f.Warning)
 			continue
 		}
 		known++
@@ -152,8 +189,10 @@ func (r *InputReport) allWarnings() []string {
 // name starts with a dot are skipped. A file or directory reached twice —
 // named twice, named with its folder, or through two links — is read once,
 // with a warning: read twice, its lines would count twice. A directory or
-// link that cannot be read is a warning, not an error: the rest is read.
-// Only a named path that does not exist fails.
+// link that cannot be read is a warning, not an error: the rest is read; so
+// is a named pipe, device or socket found in a directory, which is
+// skipped (named alone, as `<(cmd)` names a pipe, it is read). Only a
+// named path that does not exist fails.
 func expand(paths []string) (files, warnings []string, err error) {
 	w := &walker{readDir: readDir, seen: map[fileID]string{}}
 	for _, p := range paths {
@@ -258,8 +297,28 @@ func (w *walker) dir(path string, st fs.FileInfo, parents []fs.FileInfo) {
 			if w.first(child, info) {
 				w.files = append(w.files, child)
 			}
+		default:
+			// Reading a named pipe found in a folder could wait for ever
+			// for a writer; a device or socket is no file of records.
+			w.warnings = append(w.warnings, fmt.Sprintf("%s: %s, not a regular file: skipped (name it alone to read it)", child, irregularKind(mode)))
 		}
 	}
+}
+
+// irregularKind names what a directory entry that is neither a file nor a
+// directory is.
+func irregularKind(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a block device"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "an irregular file"
 }
 
 // unwrapPathError drops the path an fs.PathError repeats.
@@ -326,7 +385,14 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		br = getReader(raw)
 	}
 	defer readerPool.Put(br)
+	if bom, _ := br.Peek(4); utf16BOM(bom) != nil {
+		br, inflated = getReader(newUTF16Reader(br, utf16BOM(bom))), nil
+		defer readerPool.Put(br)
+	}
 	head, herr := br.Peek(headSize)
+	if errors.As(herr, new(utf16Error)) {
+		return nil, fmt.Errorf("unreadable: %w", herr)
+	}
 	if herr != nil && herr != io.EOF && herr != bufio.ErrBufferFull && len(head) == 0 {
 		return nil, fmt.Errorf("unreadable: %w", herr)
 	}
@@ -338,6 +404,9 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 	complete := herr != nil
 	p, err := detect(head, complete, opts.lineAdapterSet())
 	if err != nil {
+		if bytes.IndexByte(head, 0) >= 0 {
+			return nil, errNotText{}
+		}
 		return nil, err
 	}
 	if slowJSON && (p.layout == layoutPrettyArray || p.layout == layoutNDJSON) {
@@ -373,7 +442,8 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		handlers.put(p.counter.Handler)
 	}
 	if err != nil && ctx.Err() == nil {
-		rep.Warnings = append(rep.Warnings, readWarning(err))
+		rep.Incomplete = readWarning(err)
+		rep.Warnings = append(rep.Warnings, rep.Incomplete)
 	}
 	return rep, ctx.Err()
 }
@@ -532,6 +602,9 @@ type part struct {
 	line Line
 	// yamlJSON is the buffer YAML chunks are converted into.
 	yamlJSON []byte
+	// duplicateKeys counts the duplicate YAML keys warned of, up to
+	// the emitter's bound on warnings.
+	duplicateKeys int
 }
 
 // inputReader cuts one input into batches of lines or elements and parses
@@ -886,7 +959,15 @@ func (in *inputReader) consumeYAML(p *part, b *batch) {
 			p.em.Skip(o, it.skip)
 			continue
 		}
-		js, err := yamlToJSON(p.yamlJSON[:0], b.buf[it.start:it.end], it.yaml, defaultYAMLLimits)
+		js, err := convertYAML(p.yamlJSON[:0], b.buf[it.start:it.end], it.yaml, defaultYAMLLimits, func(d yamlDuplicate) {
+			if p.duplicateKeys++; p.duplicateKeys <= p.em.maxWarnings() {
+				lines := fmt.Sprintf("lines %d and %d", it.line+d.First-1, it.line+d.Second-1)
+				if d.First == d.Second {
+					lines = fmt.Sprintf("line %d", it.line+d.First-1)
+				}
+				p.em.Warn("%s: duplicate key %q in one mapping: readygap reads the last, kubectl refuses the document", lines, d.Key)
+			}
+		})
 		if cap(js) <= maxKeptYAMLBuffer {
 			p.yamlJSON = js
 		}

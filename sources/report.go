@@ -22,6 +22,10 @@ type InputReport struct {
 	First, Last time.Time
 	// Warnings about the input as a whole (truncated gzip, lost events...).
 	Warnings []string
+	// Incomplete says why the read stopped before the input's end (a
+	// truncated gzip stream, bad UTF-16, a failed read); "" when it was
+	// read to the end. It is one of Warnings too.
+	Incomplete string
 
 	skipSamples []skipSample
 }
@@ -37,6 +41,22 @@ func (r *InputReport) SkipSamples() []string {
 	out := make([]string, len(r.skipSamples))
 	for i, s := range r.skipSamples {
 		out[i] = fmt.Sprintf("%s: %s", s.origin, s.reason)
+	}
+	return out
+}
+
+// Skip is one skipped line or element: where, and why.
+type Skip struct {
+	Origin Origin
+	Reason string
+}
+
+// Skips returns the first skipped lines or elements (as many as
+// Options.MaxWarnings keeps), in the order of their lines.
+func (r *InputReport) Skips() []Skip {
+	out := make([]Skip, len(r.skipSamples))
+	for i, s := range r.skipSamples {
+		out[i] = Skip{Origin: s.origin, Reason: s.reason}
 	}
 	return out
 }
