@@ -25,6 +25,9 @@ type Objects struct {
 	// albGroups holds the Ingresses of each IngressGroup, gathered once.
 	albGroups     map[string][]*sources.Config
 	albGroupsOnce sync.Once
+	// related holds each workload's linked objects (see Related).
+	related     map[*sources.Config][]*sources.Config
+	relatedOnce sync.Once
 	// every is every path to every Service, linked once.
 	every     []front
 	everyOnce sync.Once
