@@ -39,7 +39,8 @@ type objectIndex struct {
 	// policies holds the BackendTrafficPolicies by each "Kind/namespace/name"
 	// they target.
 	policies map[string][]*sources.Config
-	// proxyConfigMaps are the ingress-nginx controller ConfigMaps.
+	// proxyConfigMaps are the ingress-nginx controller ConfigMaps, in
+	// the order read.
 	proxyConfigMaps []*sources.Config
 }
 
@@ -123,8 +124,8 @@ func newObjectIndex(configs []*sources.Config) *objectIndex {
 					addOnce(x.policies, t.Kind+"/"+orDefault(t.Namespace, c.Namespace)+"/"+t.Name, c)
 				}
 			}
-		case "ConfigMap":
-			if c.Proxy != nil {
+		default:
+			if c.Proxy != nil { // an ingress-nginx controller ConfigMap
 				x.proxyConfigMaps = append(x.proxyConfigMaps, c)
 			}
 		}
