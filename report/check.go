@@ -240,18 +240,18 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 	if rep.Summary.FailOn == "" {
 		rep.Summary.FailOn = "none"
 	}
-	context := map[string]bool{}
+	neighbour := map[string]bool{}
 	for _, p := range opts.Context {
-		context[p] = true
+		neighbour[p] = true
 	}
 	// Warnings that become entries of NotJudged, or that a context input
 	// in no known format gives, are not repeated among the warnings.
 	dropped := map[string]bool{}
 	unknown := false // an input checked, not a neighbour, in no known format
 	for _, f := range res.Failed {
-		unknown = unknown || (!context[f.Name] && sources.IsUnknownFormat(f.Err))
+		unknown = unknown || (!neighbour[f.Name] && sources.IsUnknownFormat(f.Err))
 		switch {
-		case context[f.Name]:
+		case neighbour[f.Name]:
 			// A neighbour may be anything; one that cannot be read stays
 			// a warning: the inputs checked were judged without it.
 			dropped[f.Warning] = sources.IsUnknownFormat(f.Err)
@@ -273,7 +273,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 			name = opts.Source
 		}
 		rep.Inputs = append(rep.Inputs, Input{Name: name, Format: string(in.Format), Records: in.Records, Skipped: in.Skipped})
-		if context[in.Name] {
+		if neighbour[in.Name] {
 			rep.Context = append(rep.Context, name)
 		}
 		if in.Format != sources.FormatK8sObjects && in.Records > 0 {
@@ -283,7 +283,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 		if in.Format != sources.FormatK8sObjects {
 			continue
 		}
-		if !context[in.Name] {
+		if !neighbour[in.Name] {
 			rep.NotJudged = append(rep.NotJudged, unreadOf(in, name, dropped)...)
 		}
 	}
@@ -297,7 +297,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 	// checked is reported: a workload, and whatever finding or gap names
 	// it, when it or an object linked to it was read from such an input.
 	checked := func(refs ...*sources.Config) bool {
-		if len(context) == 0 {
+		if len(neighbour) == 0 {
 			return true
 		}
 		for _, c := range refs {
@@ -305,7 +305,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 				continue
 			}
 			for _, r := range append([]*sources.Config{c}, objs.Related(c)...) {
-				if !context[r.Origin.File] {
+				if !neighbour[r.Origin.File] {
 					return true
 				}
 			}

@@ -92,8 +92,14 @@ load balancer's own settings, the object and file:line, and the patch.
 Checks:
 ` + checkList() + `
 
-It exits with code 5 when a finding is at or above --fail-on (error by
-default; warning, or none to always exit 0).`,
+What it cannot judge is listed as such, never as "No risk found": an input
+or document it could not read (an error), a workload whose Service, Ingress
+or Gateway is not among the inputs (a warning). With --neighbors, the other
+manifests in the directories of the files given are read as context, as
+the pre-commit hook does.
+
+It exits with code 5 when a finding, or something not judged, is at or
+above --fail-on (error by default; warning, or none to always exit 0).`,
 		Example: `  # rendered charts and kustomizations, from a pipe
   helm template shop ./charts/shop | readygap check -
   kustomize build overlays/prod | readygap check -
@@ -103,6 +109,9 @@ default; warning, or none to always exit 0).`,
 
   # fail CI on warnings too, with a JUnit report
   readygap check --fail-on warning -o junit k8s/ > readygap-junit.xml
+
+  # a changed file, judged with the Service and Ingress beside it
+  readygap check --neighbors deploy/web/deployment.yaml
 
   # the objects of a live namespace
   readygap check --context prod -n shop`,
