@@ -83,6 +83,9 @@ type CheckNotJudged struct {
 	Object *ObjectRef `json:"object,omitempty"`
 	// Missing names the objects not among the inputs (kind missing).
 	Missing []string `json:"missing,omitempty"`
+	// Count is how many documents the entry stands for, when more than
+	// one: those not read past the ones listed each with its line.
+	Count int `json:"count,omitempty"`
 }
 
 // The kinds of CheckNotJudged.
@@ -327,7 +330,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 	}
 	for _, n := range rep.NotJudged {
 		if n.Kind == NotJudgedUnreadable {
-			rep.Summary.Unreadable++
+			rep.Summary.Unreadable += max(n.Count, 1)
 		} else {
 			rep.Summary.NotJudged++
 		}
@@ -387,6 +390,7 @@ func unreadOf(in *sources.InputReport, name string, dropped map[string]bool) []C
 	}
 	if more := in.Skipped - len(samples); more > 0 {
 		add(0, fmt.Sprintf("%s: %d more documents were not read", name, more), fmt.Sprintf("%s: %d more lines skipped", in.Name, more))
+		out[len(out)-1].Count = more
 	}
 	if in.Incomplete != "" {
 		add(0, fmt.Sprintf("%s: %s: what follows was not judged", name, in.Incomplete), in.Name+": "+in.Incomplete)

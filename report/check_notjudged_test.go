@@ -261,3 +261,22 @@ func TestCheckDuplicateKeys(t *testing.T) {
 		t.Error("SARIF does not carry the warning")
 	}
 }
+
+// TestCheckManyUnread checks that past the documents listed one by one,
+// the rest not read are one entry with their count, and that the summary
+// counts every document.
+func TestCheckManyUnread(t *testing.T) {
+	var b strings.Builder
+	for i := range checkMaxUnread + 5 {
+		b.WriteString("apiVersion: v1\nkind: Namespace\nmetadata: {name: n" + itoa(i) + "}\n  bad: indentation\n---\n")
+	}
+	b.WriteString("apiVersion: v1\nkind: Namespace\nmetadata: {name: good}\n")
+	p := filepath.Join(t.TempDir(), "many.yaml")
+	must(t, os.WriteFile(p, []byte(b.String()), 0o644))
+	rep := check(t, p)
+	last := rep.NotJudged[len(rep.NotJudged)-1]
+	if rep.Summary.Objects != 1 || len(rep.NotJudged) != checkMaxUnread+1 || rep.NotJudged[1].Line != 6 || rep.Summary.Unreadable != checkMaxUnread+5 ||
+		last.Line != 0 || last.Count != 5 || last.Reason != p+": 5 more documents were not read" || len(rep.Warnings) != 1 {
+		t.Errorf("%d objects, %d entries, the last %+v, warnings %q", rep.Summary.Objects, len(rep.NotJudged), last, rep.Warnings)
+	}
+}
