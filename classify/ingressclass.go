@@ -96,30 +96,49 @@ type albClass struct {
 
 // albClassOf links an Ingress to its class, parameters and IngressGroup.
 func albClassOf(objs *Objects, ing *sources.Config) albClass {
-	classes, params := objs.ConfigsOf("IngressClass"), objs.ConfigsOf(ingressClassParamsKind)
-	groupOf := func(i *sources.Config) (class, p *sources.Config, group string) {
-		class = ingressClassOf(classes, i)
-		p = ingressClassParamsOf(params, class)
-		if p != nil && p.IngressClassParams.Group != "" {
-			return class, p, p.IngressClassParams.Group
-		}
-		return class, p, i.Ingress.Annotations[annotationALBGroup]
-	}
 	out := albClass{Group: []*sources.Config{ing}}
 	var group string
-	out.Class, out.Params, group = groupOf(ing)
+	out.Class, out.Params, group = albGroupOf(objs, ing)
 	if group == "" {
 		return out
 	}
-	for _, other := range objs.ConfigsOf("Ingress") {
-		if other == ing || other.Ingress == nil {
-			continue
-		}
-		if _, _, g := groupOf(other); g == group {
+	for _, other := range objs.albGroupsOf()[group] {
+		if other != ing {
 			out.Group = append(out.Group, other)
 		}
 	}
 	return out
+}
+
+// albGroupOf returns an Ingress's class and its parameters (nil when not
+// read) and the IngressGroup it joins: the parameters' group, else its
+// annotation's; "" for none.
+func albGroupOf(objs *Objects, ing *sources.Config) (class, params *sources.Config, group string) {
+	x := objs.indexOf()
+	class = ingressClassOf(x.byKind["IngressClass"], ing)
+	params = ingressClassParamsOf(x.byKind[ingressClassParamsKind], class)
+	if params != nil && params.IngressClassParams.Group != "" {
+		return class, params, params.IngressClassParams.Group
+	}
+	return class, params, ing.Ingress.Annotations[annotationALBGroup]
+}
+
+// albGroupsOf returns the Ingresses of each IngressGroup, in the order
+// read, gathered once: a group's members are looked up, not searched for
+// among every Ingress each time.
+func (o *Objects) albGroupsOf() map[string][]*sources.Config {
+	o.albGroupsOnce.Do(func() {
+		o.albGroups = map[string][]*sources.Config{}
+		for _, ing := range o.indexOf().byKind["Ingress"] {
+			if ing.Ingress == nil {
+				continue
+			}
+			if _, _, g := albGroupOf(o, ing); g != "" {
+				o.albGroups[g] = append(o.albGroups[g], ing)
+			}
+		}
+	})
+	return o.albGroups
 }
 
 // albIdleTimeoutOf is the idle timeout of the ALB an Ingress configures,

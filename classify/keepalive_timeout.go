@@ -215,8 +215,8 @@ func lbIdleTimeout(objs *Objects, family sources.Family, ings []*sources.Config)
 		}
 		return longest
 	case sources.FamilyIngressNginx:
-		for _, c := range objs.All() {
-			if c.Proxy != nil && c.Proxy.UpstreamKeepaliveTimeoutSec != nil {
+		for _, c := range objs.indexOf().proxyConfigMaps {
+			if c.Proxy.UpstreamKeepaliveTimeoutSec != nil {
 				return Timeout{What: "ingress-nginx upstream-keepalive-timeout", Seconds: float64(*c.Proxy.UpstreamKeepaliveTimeoutSec),
 					Source: fmt.Sprintf("ConfigMap %s/%s", c.Namespace, c.Name)}
 			}
@@ -413,12 +413,7 @@ func keepaliveFixes(objs *Objects, wl workload, family sources.Family, lb Timeou
 
 // proxyConfigMaps returns the ingress-nginx ConfigMaps read, by name.
 func proxyConfigMaps(objs *Objects) []*sources.Config {
-	var out []*sources.Config
-	for _, c := range objs.All() {
-		if c.Proxy != nil {
-			out = append(out, c)
-		}
-	}
+	out := slices.Clone(objs.indexOf().proxyConfigMaps)
 	slices.SortFunc(out, func(x, y *sources.Config) int {
 		return strings.Compare(x.Namespace+"/"+x.Name, y.Namespace+"/"+y.Name)
 	})

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/readygap/readygap/correlate"
@@ -18,6 +19,15 @@ type Objects struct {
 	// targets are the workloads and the paths to them, linked once.
 	targets     []*target
 	targetsOnce sync.Once
+	// index finds objects by the keys that link them, built once.
+	index     *objectIndex
+	indexOnce sync.Once
+	// albGroups holds the Ingresses of each IngressGroup, gathered once.
+	albGroups     map[string][]*sources.Config
+	albGroupsOnce sync.Once
+	// related holds each workload's linked objects (see Related).
+	related     map[*sources.Config][]*sources.Config
+	relatedOnce sync.Once
 	// every is every path to every Service, linked once.
 	every     []front
 	everyOnce sync.Once
@@ -31,13 +41,7 @@ func (o *Objects) All() []*sources.Config { return o.configs }
 
 // ConfigsOf returns the facts of one kind, in order, in a new slice.
 func (o *Objects) ConfigsOf(kind string) []*sources.Config {
-	var out []*sources.Config
-	for _, c := range o.configs {
-		if c.Kind == kind {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.Clone(o.indexOf().byKind[kind])
 }
 
 // objectsOf is the view of every object an analysis read.

@@ -74,61 +74,54 @@ func (o *Objects) targetsOf() []*target {
 // what a finding reads when the objects do not link its workload.
 func (o *Objects) paths() []front {
 	o.everyOnce.Do(func() {
-		byKind := kindsOf(o)
-		for _, svc := range byKind["Service"] {
+		x := o.indexOf()
+		for _, svc := range x.byKind["Service"] {
 			if svc.Service != nil {
-				o.every = append(o.every, frontsOf(svc, byKind)...)
+				o.every = append(o.every, frontsOf(svc, x)...)
 			}
 		}
 	})
 	return o.every
 }
 
-// kindsOf groups the objects by kind, each kind in order.
-func kindsOf(objs *Objects) map[string][]*sources.Config {
-	byKind := map[string][]*sources.Config{}
-	for _, c := range objs.All() {
-		byKind[c.Kind] = append(byKind[c.Kind], c)
-	}
-	return byKind
-}
-
 // linkTargets ties each Deployment to its Namespace, pods, Services and
-// the load balancers and proxies in front of them.
+// the load balancers and proxies in front of them, through the index: each
+// Service is matched against the Deployments that carry one of its
+// selector's labels, each Deployment against the pods that carry one of
+// its selector's.
 func linkTargets(objs *Objects) []*target {
-	byKind := kindsOf(objs)
+	x := objs.indexOf()
 	var out []*target
-	for _, d := range byKind["Deployment"] {
+	of := map[*sources.Config]*target{}
+	for _, d := range x.byKind["Deployment"] {
 		if d.Workload == nil || d.Workload.Template == nil {
 			continue
 		}
-		t := &target{Config: d, wl: workloadOf(d), Replicas: 1}
+		t := &target{Config: d, wl: workloadOf(d), Replicas: 1, Namespace: x.namespaces[d.Namespace]}
 		if d.Workload.Replicas != nil {
 			t.Replicas = *d.Workload.Replicas
 		}
-		for _, ns := range byKind["Namespace"] {
-			if ns.Name == d.Namespace {
-				t.Namespace = ns
-			}
+		if len(d.Workload.Selector) > 0 {
+			t.Pods = selected(x.podsByLabel, d.Namespace, d.Workload.Selector, func(p *sources.Config) map[string]string { return p.Labels })
 		}
-		for _, p := range byKind["Pod"] {
-			if p.Namespace == d.Namespace && len(d.Workload.Selector) > 0 && subset(d.Workload.Selector, p.Labels) {
-				t.Pods = append(t.Pods, p)
-			}
+		of[d] = t
+		out = append(out, t)
+	}
+	for _, svc := range x.byKind["Service"] {
+		if svc.Service == nil || len(svc.Service.Selector) == 0 {
+			continue
 		}
-		for _, svc := range byKind["Service"] {
-			if svc.Namespace != d.Namespace || svc.Service == nil {
-				continue
-			}
-			if len(svc.Service.Selector) > 0 && subset(svc.Service.Selector, d.Workload.TemplateLabels) {
+		for _, d := range selected(x.deploymentsByLabel, svc.Namespace, svc.Service.Selector, func(d *sources.Config) map[string]string { return d.Workload.TemplateLabels }) {
+			if t := of[d]; t != nil {
 				t.Services = append(t.Services, svc)
 			}
 		}
+	}
+	for _, t := range out {
 		for _, svc := range t.Services {
-			t.Fronts = append(t.Fronts, frontsOf(svc, byKind)...)
+			t.Fronts = append(t.Fronts, frontsOf(svc, x)...)
 		}
-		t.wl = t.wl.withServing(t.Services).withAutoscaler(byKind["HorizontalPodAutoscaler"])
-		out = append(out, t)
+		t.wl = t.wl.withServing(t.Services).withAutoscaler(x.byKind["HorizontalPodAutoscaler"])
 	}
 	return out
 }
@@ -148,10 +141,11 @@ func subset(sel, labels map[string]string) bool {
 // and its own standalone NEG. A TargetGroupBinding the AWS Load Balancer
 // Controller made for an Ingress (albMadeBinding) is that Ingress's path:
 // it counts only when no ALB Ingress to the Service was read.
-func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front {
+func frontsOf(svc *sources.Config, x *objectIndex) []front {
 	var out []front
 	s := svc.Service
-	for _, ing := range byKind["Ingress"] {
+	key := svc.Namespace + "/" + svc.Name
+	for _, ing := range x.ingresses[key] {
 		if ing.Namespace != svc.Namespace || ing.Ingress == nil {
 			continue
 		}
@@ -159,7 +153,7 @@ func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front 
 			if b.Service != svc.Name {
 				continue
 			}
-			f := front{Family: ingressFamily(ing, s, ingressClassOf(byKind["IngressClass"], ing)), Via: ing, Service: svc, Port: servicePort(s, b.PortName, b.PortNumber)}
+			f := front{Family: ingressFamily(ing, s, ingressClassOf(x.byKind["IngressClass"], ing)), Via: ing, Service: svc, Port: servicePort(s, b.PortName, b.PortNumber)}
 			objs := []*sources.Config{svc, ing}
 			switch f.Family {
 			case sources.FamilyALB:
@@ -170,22 +164,18 @@ func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front 
 					}
 				}
 			case sources.FamilyGCP:
-				if bc := backendConfigFor(svc, f.Port, byKind["BackendConfig"]); bc != nil {
+				if bc := backendConfigFor(svc, f.Port, x); bc != nil {
 					objs = append(objs, bc)
 				}
 			case sources.FamilyIngressNginx:
-				for _, cm := range byKind["ConfigMap"] {
-					if cm.Proxy != nil {
-						objs = append(objs, cm)
-					}
-				}
+				objs = append(objs, x.proxyConfigMaps...)
 			}
 			f.Objects = NewObjects(objs)
 			out = appendFront(out, f)
 		}
 	}
 	albIngress := hasFamily(out, sources.FamilyALB)
-	for _, tgb := range byKind["TargetGroupBinding"] {
+	for _, tgb := range x.bindings[key] {
 		if albIngress && albMadeBinding(tgb) {
 			// The controller made it for an Ingress read above: the same
 			// path, set by that Ingress and the Service.
@@ -200,7 +190,7 @@ func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front 
 				Objects: NewObjects([]*sources.Config{svc, tgb})})
 		}
 	}
-	for _, route := range byKind["HTTPRoute"] {
+	for _, route := range x.routes[key] {
 		if route.HTTPRoute == nil {
 			continue
 		}
@@ -209,11 +199,11 @@ func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front 
 				if (b.Kind != "" && b.Kind != "Service") || b.Name != svc.Name || orDefault(b.Namespace, route.Namespace) != svc.Namespace {
 					continue
 				}
-				out = appendFront(out, routeFront(route, svc, servicePort(s, "", b.Port), byKind))
+				out = appendFront(out, routeFront(route, svc, servicePort(s, "", b.Port), x))
 			}
 		}
 	}
-	for _, vs := range byKind["VirtualService"] {
+	for _, vs := range x.virtualServices[svc.Name] {
 		if vs.VirtualService == nil {
 			continue
 		}
@@ -226,7 +216,7 @@ func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front 
 			}
 		}
 	}
-	for _, hp := range byKind["HTTPProxy"] {
+	for _, hp := range x.proxies[key] {
 		if hp.HTTPProxy == nil || hp.Namespace != svc.Namespace {
 			continue
 		}
@@ -244,7 +234,7 @@ func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front 
 		// there all the same.
 		f := front{Family: sources.FamilyGCP, Via: svc, Service: svc}
 		objs := []*sources.Config{svc}
-		if bc := backendConfigFor(svc, nil, byKind["BackendConfig"]); bc != nil {
+		if bc := backendConfigFor(svc, nil, x); bc != nil {
 			objs = append(objs, bc)
 		}
 		f.Objects = NewObjects(objs)
@@ -254,7 +244,7 @@ func frontsOf(svc *sources.Config, byKind map[string][]*sources.Config) []front 
 		for _, p := range s.NEGExposedPorts {
 			f := front{Family: sources.FamilyGCP, Via: svc, Service: svc, Port: servicePort(s, "", p), Standalone: true}
 			objs := []*sources.Config{svc}
-			if bc := backendConfigFor(svc, f.Port, byKind["BackendConfig"]); bc != nil {
+			if bc := backendConfigFor(svc, f.Port, x); bc != nil {
 				objs = append(objs, bc)
 			}
 			f.Objects = NewObjects(objs)
@@ -289,7 +279,7 @@ func appendFront(fronts []front, f front) []front {
 // Gateways it attaches to, whose class names the product, with the
 // Envoy Gateway policies that target the route, its Gateways or the
 // Service.
-func routeFront(route, svc *sources.Config, port *sources.ServicePort, byKind map[string][]*sources.Config) front {
+func routeFront(route, svc *sources.Config, port *sources.ServicePort, x *objectIndex) front {
 	f := front{Via: route, Service: svc, Port: port}
 	objs := []*sources.Config{svc, route}
 	var gateways []string
@@ -299,17 +289,19 @@ func routeFront(route, svc *sources.Config, port *sources.ServicePort, byKind ma
 		}
 		ns := orDefault(p.Namespace, route.Namespace)
 		gateways = append(gateways, ns+"/"+p.Name)
-		for _, g := range byKind["Gateway"] {
-			if g.Gateway != nil && g.Namespace == ns && g.Name == p.Name {
-				objs = append(objs, g)
-				if fam, plat := gatewayClassFamily(g.Gateway.Class); fam != "" && f.Family == "" {
-					f.Family, f.Platform = fam, plat
-				}
+		for _, g := range x.gateways[ns+"/"+p.Name] {
+			objs = append(objs, g)
+			if fam, plat := gatewayClassFamily(g.Gateway.Class); fam != "" && f.Family == "" {
+				f.Family, f.Platform = fam, plat
 			}
 		}
 	}
-	for _, pol := range byKind["BackendTrafficPolicy"] {
-		if pol.BackendTrafficPolicy == nil || !policyTargets(pol, route, svc, gateways) {
+	keys := []string{"HTTPRoute/" + route.Namespace + "/" + route.Name, "Service/" + svc.Namespace + "/" + svc.Name}
+	for _, g := range gateways {
+		keys = append(keys, "Gateway/"+g)
+	}
+	for _, pol := range x.policiesOf(keys) {
+		if !policyTargets(pol, route, svc, gateways) {
 			continue
 		}
 		objs = append(objs, pol)
@@ -432,12 +424,9 @@ func servicePort(s *sources.Service, name string, number int) *sources.ServicePo
 
 // backendConfigFor returns the BackendConfig the Service's annotation
 // names for the port (see backendConfigName); nil when none was read.
-func backendConfigFor(svc *sources.Config, port *sources.ServicePort, bcs []*sources.Config) *sources.Config {
-	name := backendConfigName(svc, port)
-	for _, bc := range bcs {
-		if name != "" && bc.Namespace == svc.Namespace && bc.Name == name {
-			return bc
-		}
+func backendConfigFor(svc *sources.Config, port *sources.ServicePort, x *objectIndex) *sources.Config {
+	if name := backendConfigName(svc, port); name != "" {
+		return x.backendConfigs[svc.Namespace+"/"+name]
 	}
 	return nil
 }

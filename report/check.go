@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -26,9 +28,16 @@ type CheckReport struct {
 	Summary CheckSummary `json:"summary"`
 	// Source names where the objects came from when not from files (a
 	// live cluster's context and namespace); omitted for files.
-	Source   string   `json:"source,omitempty"`
-	Inputs   []Input  `json:"inputs"`
+	Source string  `json:"source,omitempty"`
+	Inputs []Input `json:"inputs"`
+	// Context names the inputs read for their objects only (--neighbors):
+	// findings and what was not judged are reported for the others.
+	Context  []string `json:"context,omitempty"`
 	Warnings []string `json:"warnings"`
+	// NotJudged is what the check could not judge: inputs and documents
+	// it could not read, workloads and routes whose Service, Ingress or
+	// Gateway is not among the inputs.
+	NotJudged []CheckNotJudged `json:"not_judged"`
 	// Workloads are the Deployments checked, in the order read.
 	Workloads []ObjectRef `json:"workloads"`
 	// Findings are the risks found, ordered by file and line, then rule.
@@ -45,11 +54,54 @@ type CheckSummary struct {
 	AtRisk   int `json:"at_risk"`
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
+	// Unreadable counts the inputs and documents not read; NotJudged the
+	// workloads and routes not judged for want of an object.
+	Unreadable int `json:"unreadable"`
+	NotJudged  int `json:"not_judged"`
 	// FailOn is the severity from which the command fails: error, warning
 	// or none.
 	FailOn string `json:"fail_on"`
-	// Failed says whether a finding is at or above FailOn.
+	// Failed says whether a finding, or something not judged, is at or
+	// above FailOn.
 	Failed bool `json:"failed"`
+}
+
+// CheckNotJudged is one thing the check could not judge.
+type CheckNotJudged struct {
+	// Kind is "unreadable" (an input or a document that was not read) or
+	// "missing" (a workload or route whose Service, Ingress or Gateway is
+	// not among the inputs).
+	Kind string `json:"kind"`
+	// Severity is error for what was not read, warning for what is
+	// missing: as a finding's, it counts for --fail-on.
+	Severity string `json:"severity"`
+	// Reason says what was not judged and why.
+	Reason string `json:"reason"`
+	// File and Line say where: the input, and the line of the document
+	// when one document was not read (0 for the whole input).
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Object is the workload or route not judged (kind missing).
+	Object *ObjectRef `json:"object,omitempty"`
+	// Missing names the objects not among the inputs (kind missing).
+	Missing []string `json:"missing,omitempty"`
+	// Count is how many documents the entry stands for, when more than
+	// one: those not read past the ones listed each with its line.
+	Count int `json:"count,omitempty"`
+}
+
+// The kinds of CheckNotJudged.
+const (
+	NotJudgedUnreadable = "unreadable"
+	NotJudgedMissing    = "missing"
+)
+
+// Location is the place's file:line, the file alone for a whole input.
+func (n CheckNotJudged) Location() string {
+	if n.Line > 0 {
+		return fmt.Sprintf("%s:%d", n.File, n.Line)
+	}
+	return n.File
 }
 
 // CheckFinding is one risk: a mechanism that will fail requests, with the
@@ -150,7 +202,16 @@ type CheckOptions struct {
 	// FailOn is the severity from which the check fails; "" or "none"
 	// never.
 	FailOn classify.Severity
+	// Context are more inputs read for their objects alone, as the
+	// neighbours of the inputs checked: a finding is reported when it
+	// names an object of the inputs in paths, and a context input that
+	// cannot be read is a warning.
+	Context []string
 }
+
+// checkMaxUnread is how many unread documents of one input a check lists,
+// each with its line (the count covers them all).
+const checkMaxUnread = 100
 
 // Check reads every input named in paths (files, directories, "-" for
 // standard input) and returns the risks the rules' static checks find in
@@ -161,7 +222,10 @@ type CheckOptions struct {
 func Check(ctx context.Context, paths []string, opts CheckOptions) (*CheckReport, error) {
 	var mu sync.Mutex
 	var keepers []*configKeeper
-	res, err := sources.Read(ctx, paths, opts.Read, func(*sources.InputReport) sources.Handler {
+	if opts.Read.MaxWarnings == 0 {
+		opts.Read.MaxWarnings = checkMaxUnread
+	}
+	res, err := sources.Read(ctx, append(slices.Clip(paths), opts.Context...), opts.Read, func(*sources.InputReport) sources.Handler {
 		k := &configKeeper{}
 		mu.Lock()
 		keepers = append(keepers, k)
@@ -187,8 +251,9 @@ func Check(ctx context.Context, paths []string, opts CheckOptions) (*CheckReport
 		a, b := configs[i].Origin, configs[j].Origin
 		return a.File < b.File || (a.File == b.File && a.Line < b.Line)
 	})
-	risks := classify.Check(classify.NewObjects(configs))
-	return newCheckReport(res, configs, risks, opts), nil
+	objs := classify.NewObjects(configs)
+	risks := classify.Check(objs)
+	return newCheckReport(res, objs, risks, classify.Coverage(objs), opts), nil
 }
 
 // configKeeper is a sources.Handler that keeps the configuration facts and
@@ -209,11 +274,40 @@ func (*configKeeper) OnlyOutcomesOfSuccesses() {}
 var _ sources.OutcomeHandler = (*configKeeper)(nil)
 
 // newCheckReport builds the report of a check from what was read and found.
-func newCheckReport(res *sources.Result, configs []*sources.Config, risks []*classify.Risk, opts CheckOptions) *CheckReport {
-	rep := &CheckReport{Schema: CheckSchemaVersion, Source: opts.Source, Inputs: []Input{}, Warnings: []string{}, Workloads: []ObjectRef{}, Findings: []CheckFinding{}}
+func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classify.Risk, gaps []*classify.NotJudged, opts CheckOptions) *CheckReport {
+	configs := objs.All()
+	rep := &CheckReport{Schema: CheckSchemaVersion, Source: opts.Source, Inputs: []Input{}, Warnings: []string{}, Workloads: []ObjectRef{},
+		Findings: []CheckFinding{}, NotJudged: []CheckNotJudged{}}
 	rep.Summary.FailOn = string(opts.FailOn)
 	if rep.Summary.FailOn == "" {
 		rep.Summary.FailOn = "none"
+	}
+	neighbour := map[string]bool{}
+	for _, p := range opts.Context {
+		neighbour[p] = true
+	}
+	// Warnings that become entries of NotJudged, or that a context input
+	// in no known format gives, are not repeated among the warnings.
+	dropped := map[string]bool{}
+	unknown := false // an input checked, not a neighbour, in no known format
+	for _, f := range res.Unread {
+		unknown = unknown || (!neighbour[f.Name] && sources.IsUnknownFormat(f.Err))
+		switch {
+		case neighbour[f.Name]:
+			// A neighbour may be anything; one that cannot be read stays
+			// a warning: the inputs checked were judged without it.
+			dropped[f.Warning] = sources.IsUnknownFormat(f.Err)
+		case sources.IsUnknownFormat(f.Err) && !(sources.IsNotText(f.Err) && manifestName(f.Name)):
+			// Not a manifest: a hook hands check every YAML file.
+		default:
+			// Not text though named like a manifest, or not readable.
+			dropped[f.Warning] = true
+			rep.NotJudged = append(rep.NotJudged, CheckNotJudged{Kind: NotJudgedUnreadable, Severity: string(classify.SeverityError), File: f.Name,
+				Reason: fmt.Sprintf("%s: %v: nothing in it was judged", f.Name, f.Err)})
+		}
+	}
+	if !unknown {
+		dropped[sources.FormatsHelp()] = true
 	}
 	for _, in := range res.Inputs {
 		name := in.Name
@@ -221,14 +315,47 @@ func newCheckReport(res *sources.Result, configs []*sources.Config, risks []*cla
 			name = opts.Source
 		}
 		rep.Inputs = append(rep.Inputs, Input{Name: name, Format: string(in.Format), Records: in.Records, Skipped: in.Skipped})
+		if neighbour[in.Name] {
+			rep.Context = append(rep.Context, name)
+		}
 		if in.Format != sources.FormatK8sObjects && in.Records > 0 {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s records, not Kubernetes objects: check reads manifests and objects only (analyze reads logs)", name, in.Format))
+			continue
+		}
+		if in.Format != sources.FormatK8sObjects {
+			continue
+		}
+		if !neighbour[in.Name] {
+			rep.NotJudged = append(rep.NotJudged, unreadOf(in, name, dropped)...)
 		}
 	}
-	rep.Warnings = append(rep.Warnings, res.Warnings...)
+	for _, w := range res.Warnings {
+		if !dropped[w] {
+			rep.Warnings = append(rep.Warnings, w)
+		}
+	}
 	rep.Summary.Objects = len(configs)
+	// With neighbours read as context, what names an object of an input
+	// checked is reported: a workload, and whatever finding or gap names
+	// it, when it or an object linked to it was read from such an input.
+	checked := func(refs ...*sources.Config) bool {
+		if len(neighbour) == 0 {
+			return true
+		}
+		for _, c := range refs {
+			if c == nil {
+				continue
+			}
+			for _, r := range append([]*sources.Config{c}, objs.Related(c)...) {
+				if !neighbour[r.Origin.File] {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	for _, c := range configs {
-		if c.Kind == "Deployment" {
+		if c.Kind == "Deployment" && checked(c) {
 			rep.Workloads = append(rep.Workloads, objectRef(c, opts.Source))
 		}
 	}
@@ -242,12 +369,33 @@ func newCheckReport(res *sources.Result, configs []*sources.Config, risks []*cla
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s not checked: %s; check judges Deployments only", where, loc, why))
 		}
 	}
+	for _, g := range gaps {
+		if !checked(g.Object) {
+			continue
+		}
+		ref := objectRef(g.Object, opts.Source)
+		rep.NotJudged = append(rep.NotJudged, CheckNotJudged{Kind: NotJudgedMissing, Severity: string(classify.SeverityWarning),
+			File: ref.File, Line: ref.Line, Object: &ref, Missing: g.Missing, Reason: g.Reason})
+	}
+	for _, n := range rep.NotJudged {
+		if n.Kind == NotJudgedUnreadable {
+			rep.Summary.Unreadable += max(n.Count, 1)
+		} else {
+			rep.Summary.NotJudged++
+		}
+		if opts.FailOn.Rank() > 0 && classify.Severity(n.Severity).Rank() >= opts.FailOn.Rank() {
+			rep.Summary.Failed = true
+		}
+	}
 	rep.Summary.Workloads = len(rep.Workloads)
 	if rep.Summary.Workloads == 0 {
 		rep.Warnings = append(rep.Warnings, "no Deployment among the objects read: the checks look at Deployments and what sends them traffic")
 	}
 	atRisk := map[string]bool{}
 	for _, r := range risks {
+		if !checked(r.Workload, r.Object, r.Via) {
+			continue
+		}
 		f := CheckFinding{
 			Rule: r.RuleID(), Cause: r.Cause, Check: r.Check, Severity: string(r.Severity),
 			Title: r.Title, Reason: r.Reason,
@@ -294,6 +442,44 @@ var unjudgedKinds = map[string]string{
 // readAtFile matches where a fix says a setting was read: "read at
 // file:line".
 var readAtFile = regexp.MustCompile(`read at [^ ,;)]+:\d+`)
+
+// unreadOf lists the documents of a manifest input that were not read, and
+// the rest of it when its read stopped early. The warnings they replace
+// are marked in dropped.
+func unreadOf(in *sources.InputReport, name string, dropped map[string]bool) []CheckNotJudged {
+	var out []CheckNotJudged
+	add := func(line int, reason, warning string) {
+		dropped[warning] = true
+		out = append(out, CheckNotJudged{Kind: NotJudgedUnreadable, Severity: string(classify.SeverityError), File: name, Line: line, Reason: reason})
+	}
+	samples := in.SkipSamples()
+	for i, sk := range in.Skips() {
+		add(sk.Origin.Line, fmt.Sprintf("%s:%d: a document was not read: %s", name, sk.Origin.Line, sk.Reason), samples[i])
+	}
+	if more := in.Skipped - len(samples); more > 0 {
+		add(0, fmt.Sprintf("%s: %d more documents were not read", name, more), fmt.Sprintf("%s: %d more lines skipped", in.Name, more))
+		out[len(out)-1].Count = more
+	}
+	if in.Incomplete != "" {
+		add(0, fmt.Sprintf("%s: %s: what follows was not judged", name, in.Incomplete), in.Name+": "+in.Incomplete)
+	}
+	if name != in.Name { // a live source: no file to point at
+		for i := range out {
+			out[i].File, out[i].Line = "", 0
+		}
+	}
+	return out
+}
+
+// manifestName reports whether an input's name says it holds manifests:
+// standard input, or a .yaml, .yml or .json file.
+func manifestName(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return name == "<stdin>"
+}
 
 // objectRef names an object; without file and line when it came from a
 // live source.

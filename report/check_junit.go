@@ -30,6 +30,9 @@ type junitSuite struct {
 	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
 	Cases    []junitCase `xml:"testcase"`
+	// SystemErr holds the check's warnings, in the suite of what was not
+	// judged.
+	SystemErr string `xml:"system-err,omitempty"`
 }
 
 type junitCase struct {
@@ -38,7 +41,15 @@ type junitCase struct {
 	File      string        `xml:"file,attr,omitempty"`
 	Line      int           `xml:"line,attr,omitempty"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	// Error is what could not be judged, at or above fail-on; Skipped the
+	// same below it, and a check of a workload not judged.
+	Error     *junitFailure `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -59,6 +70,12 @@ func renderJUnit(w io.Writer, rep *CheckReport) error {
 		byCase[k] = append(byCase[k], f)
 	}
 	workloads := checkedWorkloads(rep)
+	notJudged := map[string]string{}
+	for _, n := range rep.NotJudged {
+		if n.Object != nil {
+			notJudged[n.Object.String()] = "not judged: " + n.Reason
+		}
+	}
 	out := junitSuites{Name: "readygap check"}
 	for _, c := range classify.Causes() {
 		if len(c.Checks) == 0 {
@@ -83,6 +100,10 @@ func renderJUnit(w io.Writer, rep *CheckReport) error {
 					}
 					tc.SystemOut += f.Severity + ": " + text + "\n"
 				}
+				if why, ok := notJudged[wl.String()]; ok && tc.Failure == nil {
+					tc.Skipped = &junitSkipped{Message: why}
+					suite.Skipped++
+				}
 				if tc.Failure != nil {
 					suite.Failures++
 				}
@@ -94,6 +115,11 @@ func renderJUnit(w io.Writer, rep *CheckReport) error {
 		out.Failures += suite.Failures
 		out.Suites = append(out.Suites, suite)
 	}
+	if nj := junitNotJudged(rep, failOn); len(nj.Cases) > 0 || nj.SystemErr != "" {
+		out.Tests += nj.Tests
+		out.Errors += nj.Errors
+		out.Suites = append(out.Suites, nj)
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -104,6 +130,34 @@ func renderJUnit(w io.Writer, rep *CheckReport) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// junitNotJudgedSuite names the suite of what the check could not judge.
+const junitNotJudgedSuite = "not_judged"
+
+// junitNotJudged is the suite of what the check could not judge: a case
+// for each input, document or object, in error at or above fail-on (an
+// input not read is an error, a missing Service a warning), skipped below
+// it; the warnings in system-err.
+func junitNotJudged(rep *CheckReport, failOn classify.Severity) junitSuite {
+	suite := junitSuite{Name: junitNotJudgedSuite}
+	for _, n := range rep.NotJudged {
+		tc := junitCase{Name: n.Location(), Classname: junitNotJudgedSuite + "/" + n.Kind, File: n.File, Line: n.Line}
+		if n.Object != nil {
+			tc.Name = n.Object.String()
+		}
+		if failOn.Rank() > 0 && classify.Severity(n.Severity).Rank() >= failOn.Rank() {
+			tc.Error = &junitFailure{Message: n.Reason, Type: n.Kind, Text: strings.Join(append([]string{n.Reason}, n.Missing...), "\nmissing: ")}
+			suite.Errors++
+		} else {
+			tc.Skipped = &junitSkipped{Message: n.Reason}
+			suite.Skipped++
+		}
+		suite.Cases = append(suite.Cases, tc)
+	}
+	suite.Tests = len(suite.Cases)
+	suite.SystemErr = strings.Join(rep.Warnings, "\n")
+	return suite
 }
 
 // checkedWorkloads are the workloads the checks looked at, once each, in

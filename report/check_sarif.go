@@ -36,11 +36,27 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool sarifTool `json:"tool"`
+	// Invocations says whether the check read every input, and what it
+	// could not judge: the inputs and documents not read (errors), the
+	// objects without what they need (warnings), the warnings.
+	Invocations []sarifInvocation `json:"invocations"`
+	Results     []sarifResult     `json:"results"`
 	// OriginalURIBaseIDs says what %SRCROOT% stands for: nothing absolute,
 	// the consumer's checkout.
 	OriginalURIBaseIDs map[string]sarifArtifactLocation `json:"originalUriBaseIds,omitempty"`
+}
+
+type sarifInvocation struct {
+	// ExecutionSuccessful is false when an input or document was not read.
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Level     string          `json:"level"`
+	Message   sarifText       `json:"message"`
+	Locations []sarifLocation `json:"locations,omitempty"`
 }
 
 type sarifTool struct {
@@ -94,12 +110,13 @@ type sarifResultProps struct {
 
 type sarifLocation struct {
 	PhysicalLocation *sarifPhysicalLocation `json:"physicalLocation,omitempty"`
-	LogicalLocations []sarifLogicalLocation `json:"logicalLocations"`
+	LogicalLocations []sarifLogicalLocation `json:"logicalLocations,omitempty"`
 }
 
 type sarifPhysicalLocation struct {
 	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
-	Region           sarifRegion           `json:"region"`
+	// Region is nil for a whole file.
+	Region *sarifRegion `json:"region,omitempty"`
 }
 
 type sarifArtifactLocation struct {
@@ -151,12 +168,33 @@ func renderSARIF(w io.Writer, rep *CheckReport) error {
 			relative = relative || base != ""
 			loc.PhysicalLocation = &sarifPhysicalLocation{
 				ArtifactLocation: sarifArtifactLocation{URI: uri, URIBaseID: base},
-				Region:           sarifRegion{StartLine: max(f.Object.Line, 1)},
+				Region:           &sarifRegion{StartLine: max(f.Object.Line, 1)},
 			}
 		}
 		res.Locations = []sarifLocation{loc}
 		run.Results = append(run.Results, res)
 	}
+	inv := sarifInvocation{ExecutionSuccessful: rep.Summary.Unreadable == 0}
+	for _, n := range rep.NotJudged {
+		note := sarifNotification{Level: n.Severity, Message: sarifText{n.Reason}}
+		if n.File != "" && n.File != "<stdin>" {
+			uri, base := sarifURI(n.File)
+			relative = relative || base != ""
+			loc := sarifLocation{PhysicalLocation: &sarifPhysicalLocation{ArtifactLocation: sarifArtifactLocation{URI: uri, URIBaseID: base}}}
+			if n.Line > 0 {
+				loc.PhysicalLocation.Region = &sarifRegion{StartLine: n.Line}
+			}
+			if n.Object != nil {
+				loc.LogicalLocations = []sarifLogicalLocation{{Name: n.Object.Name, FullyQualifiedName: n.Object.String(), Kind: "object"}}
+			}
+			note.Locations = []sarifLocation{loc}
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, note)
+	}
+	for _, w := range rep.Warnings {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning", Message: sarifText{w}})
+	}
+	run.Invocations = []sarifInvocation{inv}
 	if relative {
 		run.OriginalURIBaseIDs = map[string]sarifArtifactLocation{sarifSrcRoot: {}}
 	}

@@ -63,6 +63,21 @@ func renderCheckText(w io.Writer, rep *CheckReport, width int) error {
 			}
 		}
 	}
+	if len(rep.NotJudged) > 0 {
+		line("")
+		line(heading.Render("Not judged"))
+		for _, n := range rep.NotJudged {
+			text := n.Reason
+			if loc := n.Location(); n.Object != nil && loc != "" {
+				text = loc + ": " + capitalized(n.Reason)
+			}
+			sev := warnStyle.Render("WARNING")
+			if n.Severity == "error" {
+				sev = causeStyle.Render("ERROR")
+			}
+			line(hanging("  • ", sev+" "+Sanitize(text), "    ", width))
+		}
+	}
 	if len(rep.Warnings) > 0 {
 		line("")
 		line(heading.Render("Warnings"))
@@ -99,18 +114,41 @@ const checkPatchIndent = "          "
 // severity in how many workloads, from how many objects and inputs.
 func checkHeadline(rep *CheckReport) string {
 	s := rep.Summary
-	read := fmt.Sprintf("%s in %s (%s from %s)", plural(s.Workloads, "workload"), inputsText(rep), plural(s.Objects, "object"), plural(len(rep.Inputs), "input"))
-	if len(rep.Findings) == 0 {
+	from := plural(len(rep.Inputs), "input")
+	if len(rep.Context) > 0 {
+		from += fmt.Sprintf(", %d of them context", len(rep.Context))
+	}
+	read := fmt.Sprintf("%s in %s (%s from %s)", plural(s.Workloads, "workload"), inputsText(rep), plural(s.Objects, "object"), from)
+	var gaps []string
+	if s.Unreadable > 0 {
+		what := "1 input or document"
+		if s.Unreadable > 1 {
+			what = fmt.Sprintf("%d inputs or documents", s.Unreadable)
+		}
+		gaps = append(gaps, what+" not read")
+	}
+	if s.NotJudged > 0 {
+		gaps = append(gaps, plural(s.NotJudged, "object")+" without the Service, Ingress or Gateway it needs")
+	}
+	var out string
+	switch {
+	case len(rep.Findings) == 0 && len(gaps) == 0:
 		return "No risk found: " + read
+	case len(rep.Findings) == 0:
+		out = fmt.Sprintf("Not judged in full: %s; no risk in the rest of %s", strings.Join(gaps, ", "), read)
+	default:
+		var counts []string
+		if s.Errors > 0 {
+			counts = append(counts, plural(s.Errors, "error"))
+		}
+		if s.Warnings > 0 {
+			counts = append(counts, plural(s.Warnings, "warning"))
+		}
+		out = fmt.Sprintf("%s (%s) in %d of %s", plural(len(rep.Findings), "risk"), strings.Join(counts, ", "), s.AtRisk, read)
+		if len(gaps) > 0 {
+			out += "; not judged in full: " + strings.Join(gaps, ", ")
+		}
 	}
-	var counts []string
-	if s.Errors > 0 {
-		counts = append(counts, plural(s.Errors, "error"))
-	}
-	if s.Warnings > 0 {
-		counts = append(counts, plural(s.Warnings, "warning"))
-	}
-	out := fmt.Sprintf("%s (%s) in %d of %s", plural(len(rep.Findings), "risk"), strings.Join(counts, ", "), s.AtRisk, read)
 	if s.Failed {
 		out += fmt.Sprintf("; fails on %s", s.FailOn)
 	}

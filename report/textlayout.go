@@ -173,13 +173,13 @@ func (t *textOut) flow(head, text string, tail []string) {
 // continuation lines prefixed with indent. Words longer than a line stay
 // whole.
 func hanging(head, text, indent string, width int) string {
-	first := width - lipgloss.Width(head)
-	rest := width - lipgloss.Width(indent)
+	first := width - cellWidth(head)
+	rest := width - cellWidth(indent)
 	var b strings.Builder
 	b.WriteString(head)
 	col, limit := 0, first
 	for i, word := range strings.Fields(text) {
-		wl := lipgloss.Width(word)
+		wl := cellWidth(word)
 		if i > 0 {
 			if col+1+wl > limit {
 				b.WriteString("\n" + indent)
@@ -193,6 +193,18 @@ func hanging(head, text, indent string, width int) string {
 		col += wl
 	}
 	return strings.TrimRight(b.String(), " ")
+}
+
+// cellWidth is the number of terminal cells s takes: its length when it is
+// printable ASCII (most words of a report, measured one by one), else what
+// lipgloss measures, escape sequences and wide characters included.
+func cellWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return lipgloss.Width(s)
+		}
+	}
+	return len(s)
 }
 
 // hangingItems writes head followed by items joined by sep and a space

@@ -58,6 +58,29 @@ func (e *NothingReadError) Error() string { return e.Err.Error() }
 // Unwrap returns the error that says why.
 func (e *NothingReadError) Unwrap() error { return e.Err }
 
+// FormatsHelp is the warning Read adds when an input is in no known
+// format: the formats readygap reads.
+func FormatsHelp() string { return formatsHelp() }
+
+// IsUnknownFormat reports whether err says that an input is in no format
+// readygap reads (rather than unreadable: a failed read, bad UTF-16).
+func IsUnknownFormat(err error) bool { return errors.As(err, new(errUnknownFormat)) }
+
+// IsNotText reports whether err says that an input is not text: in no
+// known format (IsUnknownFormat holds too), and holding NUL bytes.
+func IsNotText(err error) bool { return errors.As(err, new(errNotText)) }
+
+// errNotText is returned for an input in no known format that holds NUL
+// bytes: UTF-16 or UTF-32 without a byte-order mark, or a binary file. It
+// is an errUnknownFormat too.
+type errNotText struct{}
+
+func (errNotText) Error() string {
+	return errUnknownFormat{}.Error() + ": not UTF-8 text (NUL bytes: UTF-16 or UTF-32 without a byte-order mark, or a binary file)"
+}
+
+func (errNotText) Unwrap() error { return errUnknownFormat{} }
+
 // Read reads every input named in paths (files, directories walked
 // recursively, "-" for standard input) and reports its records to Handlers.
 // Inputs are read in parallel, and each input is parsed by several workers,
@@ -120,8 +143,9 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 			if errors.As(errs[i], new(errUnknownFormat)) {
 				unknown++
 			}
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v", displayName(files[i]), errs[i]))
-			res.Unread = append(res.Unread, Unread{Name: displayName(files[i]), Reason: errs[i].Error(), Empty: errors.Is(errs[i], errEmpty)})
+			w := fmt.Sprintf("%s: %v", displayName(files[i]), errs[i])
+			res.Warnings = append(res.Warnings, w)
+			res.Unread = append(res.Unread, Unread{Name: displayName(files[i]), Reason: errs[i].Error(), Empty: errors.Is(errs[i], errEmpty), Err: errs[i], Warning: w})
 			continue
 		}
 		known++
@@ -170,8 +194,10 @@ func (r *InputReport) allWarnings() []string {
 // pipes, devices and sockets inside them. A file or directory reached twice —
 // named twice, named with its folder, or through two links — is read once,
 // with a warning: read twice, its lines would count twice. A directory or
-// link that cannot be read is a warning, not an error: the rest is read.
-// Only a named path that does not exist fails.
+// link that cannot be read is a warning, not an error: the rest is read; so
+// is a named pipe, device or socket found in a directory, which is
+// skipped (named alone, as `<(cmd)` names a pipe, it is read). Only a
+// named path that does not exist fails.
 func expand(paths []string) (files, warnings []string, err error) {
 	w := &walker{readDir: readDir, seen: map[fileID]string{}}
 	for _, p := range paths {
@@ -277,23 +303,23 @@ func (w *walker) dir(path string, st fs.FileInfo, parents []fs.FileInfo) {
 				w.files = append(w.files, child)
 			}
 		default:
-			// Reading a pipe would wait for a writer, a device would never
-			// end: only a path named on the command line is read as it is.
-			w.warnings = append(w.warnings, fmt.Sprintf("%s: %s, not a regular file: skipped (name it on the command line to read it)", child, irregularKind(mode)))
+			// Reading a named pipe found in a folder could wait for ever
+			// for a writer; a device or socket is no file of records.
+			w.warnings = append(w.warnings, fmt.Sprintf("%s: %s, not a regular file: skipped (name it alone to read it)", child, irregularKind(mode)))
 		}
 	}
 }
 
-// irregularKind names the kind of a file that is neither a regular file
-// nor a directory.
+// irregularKind names what a directory entry that is neither a file nor a
+// directory is.
 func irregularKind(mode fs.FileMode) string {
 	switch {
 	case mode&fs.ModeNamedPipe != 0:
-		return "a named pipe"
+		return "a named pipe (FIFO)"
 	case mode&fs.ModeCharDevice != 0:
 		return "a character device"
 	case mode&fs.ModeDevice != 0:
-		return "a device"
+		return "a block device"
 	case mode&fs.ModeSocket != 0:
 		return "a socket"
 	}
@@ -364,7 +390,14 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		br = getReader(raw)
 	}
 	defer readerPool.Put(br)
+	if bom, _ := br.Peek(4); utf16BOM(bom) != nil {
+		br, inflated = getReader(newUTF16Reader(br, utf16BOM(bom))), nil
+		defer readerPool.Put(br)
+	}
 	head, herr := br.Peek(headSize)
+	if errors.As(herr, new(utf16Error)) {
+		return nil, fmt.Errorf("unreadable: %w", herr)
+	}
 	if herr != nil && herr != io.EOF && herr != bufio.ErrBufferFull && len(head) == 0 {
 		return nil, fmt.Errorf("unreadable: %w", herr)
 	}
@@ -376,6 +409,9 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 	complete := herr != nil
 	p, err := detect(head, complete, opts.lineAdapterSet())
 	if err != nil {
+		if bytes.IndexByte(head, 0) >= 0 {
+			return nil, errNotText{}
+		}
 		return nil, err
 	}
 	if slowJSON && (p.layout == layoutPrettyArray || p.layout == layoutNDJSON) {
@@ -413,7 +449,8 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		handlers.put(p.counter.Handler)
 	}
 	if err != nil && ctx.Err() == nil {
-		rep.Warnings = append(rep.Warnings, readWarning(err))
+		rep.Incomplete = readWarning(err)
+		rep.Warnings = append(rep.Warnings, rep.Incomplete)
 	}
 	return rep, ctx.Err()
 }
@@ -576,6 +613,9 @@ type part struct {
 	envScratch []byte
 	// yamlJSON is the buffer YAML chunks are converted into.
 	yamlJSON []byte
+	// duplicateKeys counts the duplicate YAML keys warned of, up to
+	// the emitter's bound on warnings.
+	duplicateKeys int
 }
 
 // inputReader cuts one input into batches of lines or elements and parses
@@ -978,7 +1018,15 @@ func (in *inputReader) consumeYAML(p *part, b *batch) {
 			p.em.Skip(o, it.skip)
 			continue
 		}
-		js, err := yamlToJSON(p.yamlJSON[:0], b.buf[it.start:it.end], it.yaml, defaultYAMLLimits)
+		js, err := convertYAML(p.yamlJSON[:0], b.buf[it.start:it.end], it.yaml, defaultYAMLLimits, func(d yamlDuplicate) {
+			if p.duplicateKeys++; p.duplicateKeys <= p.em.maxWarnings() {
+				lines := fmt.Sprintf("lines %d and %d", it.line+d.First-1, it.line+d.Second-1)
+				if d.First == d.Second {
+					lines = fmt.Sprintf("line %d", it.line+d.First-1)
+				}
+				p.em.Warn("%s: duplicate key %q in one mapping: readygap reads the last, kubectl refuses the document", lines, d.Key)
+			}
+		})
 		if cap(js) <= maxKeptYAMLBuffer {
 			p.yamlJSON = js
 		}

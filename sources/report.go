@@ -31,6 +31,10 @@ type InputReport struct {
 	Kinds [NumRecordKinds]KindSpan
 	// Warnings about the input as a whole (truncated gzip, lost events...).
 	Warnings []string
+	// Incomplete says why the read stopped before the input's end (a
+	// truncated gzip stream, bad UTF-16, a failed read); "" when it was
+	// read to the end. It is one of Warnings too.
+	Incomplete string
 
 	skipSamples []skipSample
 }
@@ -138,4 +142,24 @@ type Unread struct {
 	// space, a JSON array or List with no element): it cannot hide what
 	// the analysis missed.
 	Empty bool
+	// Err is the error that stopped the read (see IsUnknownFormat,
+	// IsNotText); Warning is the line Result.Warnings holds for it.
+	Err     error
+	Warning string
+}
+
+// Skip is one skipped line or element: where, and why.
+type Skip struct {
+	Origin Origin
+	Reason string
+}
+
+// Skips returns the first skipped lines or elements (as many as
+// Options.MaxWarnings keeps), in the order of their lines.
+func (r *InputReport) Skips() []Skip {
+	out := make([]Skip, len(r.skipSamples))
+	for i, s := range r.skipSamples {
+		out[i] = Skip{Origin: s.origin, Reason: s.reason}
+	}
+	return out
 }

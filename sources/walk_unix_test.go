@@ -3,17 +3,15 @@
 package sources
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 )
 
-// TestIrregularFilesAreWarned puts a named pipe and a link to a device in
-// a folder beside a log: the log is read, and each of the others is a
-// warning naming it and its kind, never read (a pipe would wait for a
-// writer forever) and never skipped silently.
+// TestIrregularFilesAreWarned checks that a named pipe and a device found
+// in a directory are skipped with a warning, not read (a pipe would wait
+// for ever) nor passed over in silence, and that a pipe named alone is read.
 func TestIrregularFilesAreWarned(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.log", []byte(albLines(2, "\n")))
@@ -21,18 +19,21 @@ func TestIrregularFilesAreWarned(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	dev := filepath.Join(dir, "null.log")
-	if err := os.Symlink(os.DevNull, dev); err != nil {
+	if err := os.Symlink("/dev/null", filepath.Join(dir, "null.log")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Read(context.Background(), []string{dir}, Options{}, func(*InputReport) Handler { return &collector{} })
-	if err != nil {
-		t.Fatal(err)
+	res, h := readPaths(t, Options{}, dir)
+	if h.requests != 2 || !hasWarning(res, "pipe.log: a named pipe (FIFO), not a regular file: skipped") ||
+		!hasWarning(res, "null.log: a character device, not a regular file: skipped") {
+		t.Errorf("%d requests, warnings %q", h.requests, res.Warnings)
 	}
-	if len(res.Inputs) != 1 || res.Inputs[0].Records != 2 {
-		t.Fatalf("inputs %+v", res.Inputs)
-	}
-	if !hasWarning(res, fifo, "a named pipe, not a regular file: skipped") || !hasWarning(res, dev, "a character device, not a regular file: skipped") {
-		t.Fatalf("warnings %q", res.Warnings)
+	go func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.WriteString(albLines(3, "\n"))
+			f.Close()
+		}
+	}()
+	if _, h := readPaths(t, Options{}, fifo); h.requests != 3 {
+		t.Errorf("the pipe named alone: %d requests", h.requests)
 	}
 }

@@ -155,6 +155,12 @@ func (s *yamlSplitter) take(line []byte, tooLong bool) {
 		s.overflow(fmt.Sprintf("YAML line longer than %d MiB", s.limits.chunk>>20))
 		return
 	}
+	if (s.state == yamlInDocument || s.state == yamlInItems) && !utf8.Valid(line) {
+		// go-yaml would stop at the byte, kubectl refuses the file: the
+		// document is not read, from its first line.
+		s.overflow(fmt.Sprintf("invalid UTF-8 on line %d: not read (kubectl refuses the file too)", s.line))
+		return
+	}
 	switch s.state {
 	case yamlSkipping, yamlAfterItems:
 		return
@@ -285,6 +291,22 @@ var (
 // yamlToJSON converts one chunk to JSON, appending to dst. An empty
 // document gives nothing.
 func yamlToJSON(dst, text []byte, kind yamlChunkKind, limits yamlLimits) ([]byte, error) {
+	return convertYAML(dst, text, kind, limits, nil)
+}
+
+// yamlDuplicate is a key written twice in one mapping: go-yaml keeps
+// both, the JSON keeps the last, and kubectl refuses the document
+// (sigs.k8s.io/yaml: "key already set in map").
+type yamlDuplicate struct {
+	Key string
+	// First and Second are the lines of the two keys, counted from the
+	// chunk's first line (1).
+	First, Second int
+}
+
+// convertYAML is yamlToJSON, reporting each duplicate key to dup when it
+// is not nil.
+func convertYAML(dst, text []byte, kind yamlChunkKind, limits yamlLimits, dup func(yamlDuplicate)) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(text)).Decode(&doc); err != nil {
 		if err == io.EOF {
@@ -303,7 +325,7 @@ func yamlToJSON(dst, text []byte, kind yamlChunkKind, limits yamlLimits) ([]byte
 		root = root.Content[0]
 	}
 	budget := limits.budget(len(text))
-	c := yamlConverter{out: dst, limit: len(dst) + budget, maxDepth: limits.depth}
+	c := yamlConverter{out: dst, limit: len(dst) + budget, maxDepth: limits.depth, dup: dup}
 	if err := c.value(root, 0); err != nil {
 		if errors.Is(err, errYAMLExpansion) {
 			err = fmt.Errorf("YAML aliases expand past %d KiB of JSON (%d bytes of YAML)", budget>>10, len(text))
@@ -319,6 +341,8 @@ type yamlConverter struct {
 	out      []byte
 	limit    int
 	maxDepth int
+	// dup, when not nil, hears of each key written twice in a mapping.
+	dup func(yamlDuplicate)
 }
 
 func (c *yamlConverter) value(n *yaml.Node, depth int) error {
@@ -353,6 +377,9 @@ func (c *yamlConverter) value(n *yaml.Node, depth int) error {
 		c.out = append(c.out, ']')
 		return nil
 	case yaml.MappingNode:
+		if c.dup != nil {
+			c.duplicates(n)
+		}
 		c.out = append(c.out, '{')
 		first := true
 		if err := c.pairs(n, depth, &first); err != nil {
@@ -398,6 +425,45 @@ func (c *yamlConverter) pairs(n *yaml.Node, depth int, first *bool) error {
 	}
 	return nil
 }
+
+// duplicates reports the keys of mapping n written more than once, merge
+// keys aside: those are meant to be overridden.
+func (c *yamlConverter) duplicates(n *yaml.Node) {
+	keys := len(n.Content) / 2
+	if keys < 2 {
+		return
+	}
+	var seen map[string]int // for large mappings; small ones are scanned
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := resolveAlias(n.Content[i])
+		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
+			continue
+		}
+		if keys <= yamlScanKeys {
+			for j := 0; j < i; j += 2 {
+				if p := resolveAlias(n.Content[j]); p.Kind == yaml.ScalarNode && p.Value == k.Value && p.ShortTag() == k.ShortTag() {
+					c.dup(yamlDuplicate{Key: k.Value, First: n.Content[j].Line, Second: n.Content[i].Line})
+					break
+				}
+			}
+			continue
+		}
+		if seen == nil {
+			seen = make(map[string]int, keys)
+		}
+		id := k.ShortTag() + "\x00" + k.Value
+		if first, ok := seen[id]; ok {
+			c.dup(yamlDuplicate{Key: k.Value, First: first, Second: n.Content[i].Line})
+			continue
+		}
+		seen[id] = n.Content[i].Line
+	}
+}
+
+// yamlScanKeys is the size up to which a mapping's keys are compared pair
+// by pair for duplicates, cheaper than a map for the few keys most
+// Kubernetes mappings have.
+const yamlScanKeys = 16
 
 // merge writes the pairs a merge key's value brings: a mapping, or a
 // sequence of mappings.

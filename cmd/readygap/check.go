@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +23,11 @@ type checkOptions struct {
 	Output report.CheckFormat
 	// FailOn is the severity from which the command exits with exitRisk.
 	FailOn failOnFlag
+
+	// Neighbors reads, as context, the other manifests in the directories
+	// of the files given: their objects link the workloads of those files
+	// to their Services and routes, and only the files given are judged.
+	Neighbors bool
 
 	Kubeconfig, Context, Namespace string
 	Timeouts                       live.Timeouts
@@ -85,8 +92,14 @@ load balancer's own settings, the object and file:line, and the patch.
 Checks:
 ` + checkList() + `
 
-It exits with code 5 when a finding is at or above --fail-on (error by
-default; warning, or none to always exit 0).`,
+What it cannot judge is listed as such, never as "No risk found": an input
+or document it could not read (an error), a workload whose Service, Ingress
+or Gateway is not among the inputs (a warning). With --neighbors, the other
+manifests in the directories of the files given are read as context, as
+the pre-commit hook does.
+
+It exits with code 5 when a finding, or something not judged, is at or
+above --fail-on (error by default; warning, or none to always exit 0).`,
 		Example: `  # rendered charts and kustomizations, from a pipe
   helm template shop ./charts/shop | readygap check -
   kustomize build overlays/prod | readygap check -
@@ -96,6 +109,9 @@ default; warning, or none to always exit 0).`,
 
   # fail CI on warnings too, with a JUnit report
   readygap check --fail-on warning -o junit k8s/ > readygap-junit.xml
+
+  # a changed file, judged with the Service and Ingress beside it
+  readygap check --neighbors deploy/web/deployment.yaml
 
   # the objects of a live namespace
   readygap check --context prod -n shop`,
@@ -122,6 +138,7 @@ default; warning, or none to always exit 0).`,
 	}
 	f := cmd.Flags()
 	f.VarP(&opts.Output, "output", "o", "output format: "+strings.Join(report.CheckFormatNames(), ", "))
+	f.BoolVar(&opts.Neighbors, "neighbors", false, "also read the other manifests in the directories of the files given, as context: their objects count, findings are reported for the files given (the pre-commit hook)")
 	f.Var(&opts.FailOn, "fail-on", "exit with code 5 when a finding is at or above this severity: "+strings.Join(failOnValues, ", "))
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "read a live cluster with this kubeconfig file (default: KUBECONFIG or ~/.kube/config)")
 	f.StringVar(&opts.Context, "context", "", "read a live cluster: this kubeconfig context (default: the current one)")
@@ -150,7 +167,7 @@ func checkList() string {
 func checkRun(cmd *cobra.Command, o *checkOptions) error {
 	paths, ropts := o.Paths, sources.Options{Stdin: o.In}
 	var source string
-	var fetchErr error
+	var fetchErr, err error
 	if o.live() {
 		dir, err := os.MkdirTemp("", "readygap-check-")
 		if err != nil {
@@ -162,7 +179,13 @@ func checkRun(cmd *cobra.Command, o *checkOptions) error {
 		}
 		paths = []string{dir}
 	}
-	rep, err := report.Check(cmd.Context(), paths, report.CheckOptions{Read: ropts, Source: source, FailOn: o.FailOn.severity()})
+	copts := report.CheckOptions{Read: ropts, Source: source, FailOn: o.FailOn.severity()}
+	if o.Neighbors {
+		if copts.Context, err = neighbors(paths); err != nil {
+			return err
+		}
+	}
+	rep, err := report.Check(cmd.Context(), paths, copts)
 	if err != nil {
 		return errors.Join(fetchErr, err)
 	}
@@ -173,15 +196,73 @@ func checkRun(cmd *cobra.Command, o *checkOptions) error {
 		return fetchErr
 	}
 	if rep.Summary.Failed {
-		n := 0
+		n, unread, missing := 0, 0, 0
+		at := func(sev string) bool { return classify.Severity(sev).Rank() >= o.FailOn.severity().Rank() }
 		for _, f := range rep.Findings {
-			if classify.Severity(f.Severity).Rank() >= o.FailOn.severity().Rank() {
+			if at(f.Severity) {
 				n++
 			}
 		}
-		return &codedError{code: exitRisk, err: fmt.Errorf("%s at or above --fail-on %s", plural(n, "finding"), o.FailOn)}
+		for _, nj := range rep.NotJudged {
+			switch {
+			case !at(nj.Severity):
+			case nj.Kind == report.NotJudgedUnreadable:
+				unread++
+			default:
+				missing++
+			}
+		}
+		what := []string{plural(n, "finding")}
+		if unread > 0 {
+			what = append(what, fmt.Sprintf("%d not read", unread))
+		}
+		if missing > 0 {
+			what = append(what, fmt.Sprintf("%d not judged for want of an object", missing))
+		}
+		return &codedError{code: exitRisk, err: fmt.Errorf("%s at or above --fail-on %s", strings.Join(what, ", "), o.FailOn)}
 	}
 	return nil
+}
+
+// neighbors lists the manifests (.yaml, .yml, .json; not hidden) in the
+// directories of the files among paths, other than the paths themselves,
+// sorted: what a pre-commit hook that hands check only the changed files
+// needs to link them to the Services and routes beside them. Directories
+// and "-" among paths bring none: a directory is read whole.
+func neighbors(paths []string) ([]string, error) {
+	given := map[string]bool{}
+	dirs := map[string]bool{}
+	for _, p := range paths {
+		if p == "-" {
+			continue
+		}
+		given[filepath.Clean(p)] = true
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			dirs[filepath.Dir(p)] = true
+		}
+	}
+	var out []string
+	for dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			name := e.Name()
+			p := filepath.Join(dir, name)
+			switch strings.ToLower(filepath.Ext(name)) {
+			case ".yaml", ".yml", ".json":
+			default:
+				continue
+			}
+			if strings.HasPrefix(name, ".") || given[p] || !e.Type().IsRegular() {
+				continue
+			}
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // fetch lists the namespace's objects into dir, read-only, with the

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -214,6 +215,78 @@ func TestActionScript(t *testing.T) {
 	}
 }
 
+// TestCheckNotJudgedExitCodes runs the command on a manifest it cannot
+// read (UTF-16 with an unpaired surrogate) and on a Deployment without its
+// Service, in every format and for every --fail-on: the exit code, and
+// that no format says "No risk found" or passes in silence; the complete
+// manifest is the control.
+func TestCheckNotJudgedExitCodes(t *testing.T) {
+	body, err := os.ReadFile(manifest("eks-alb-rollout-502/fixed.yaml"))
+	must(t, err)
+	dir := t.TempDir()
+	var u16 []byte
+	for _, r := range "\ufeff" + string(body) {
+		u16 = append(u16, byte(r), byte(r>>8))
+	}
+	u16 = append(u16[:300:300], append([]byte{0x00, 0xDC}, u16[300:]...)...)
+	unread := filepath.Join(dir, "unread.yaml")
+	must(t, os.WriteFile(unread, u16, 0o644))
+	alone := filepath.Join(dir, "alone.yaml")
+	must(t, os.WriteFile(alone, body[:strings.Index(string(body), "---\napiVersion: v1\nkind: Service")], 0o644))
+	for _, c := range []struct {
+		path          string
+		codes         map[string]int // by --fail-on
+		notJudged     string         // what every format says
+		junitFailures string
+	}{
+		{unread, map[string]int{"error": exitRisk, "warning": exitRisk, "none": exitOK}, "unpaired UTF-16 surrogate DC00", ""},
+		{alone, map[string]int{"error": exitOK, "warning": exitRisk, "none": exitOK}, "no Service among the inputs selects the pods", ""},
+		{manifest("eks-alb-rollout-502/fixed.yaml"), map[string]int{"error": exitOK, "warning": exitOK, "none": exitOK}, "", ""},
+	} {
+		for failOn, code := range c.codes {
+			for _, format := range []string{"text", "json", "sarif", "junit"} {
+				out, errOut, got := runCLI(t, "", "check", "-o", format, "--fail-on", failOn, c.path)
+				if got != code {
+					t.Errorf("%s -o %s --fail-on %s: exit %d, want %d; stderr %q", filepath.Base(c.path), format, failOn, got, code, errOut)
+				}
+				flat := strings.ToLower(strings.Join(strings.Fields(out), " "))
+				if c.notJudged != "" && (!strings.Contains(flat, strings.ToLower(c.notJudged)) || strings.Contains(flat, "no risk found")) {
+					t.Errorf("%s -o %s --fail-on %s:\n%s", filepath.Base(c.path), format, failOn, out)
+				}
+				if c.notJudged == "" && format == "text" && !strings.HasPrefix(out, "No risk found") {
+					t.Errorf("control -o %s:\n%s", format, out)
+				}
+			}
+		}
+	}
+}
+
+// TestCheckNeighbors runs check as the pre-commit hook does, on one changed
+// file with --neighbors: the Service and Ingress beside it are read as
+// context, and the workload is judged.
+func TestCheckNeighbors(t *testing.T) {
+	body, err := os.ReadFile(manifest("eks-alb-no-gate/broken.yaml"))
+	must(t, err)
+	dir := t.TempDir()
+	for i, d := range strings.Split(string(body), "\n---\n") {
+		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.yaml", i)), []byte(d+"\n"), 0o644))
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a manifest\n"), 0o644))
+	changed := filepath.Join(dir, "1.yaml") // the Deployment
+	if out, _, code := runCLI(t, "", "check", changed); code != exitOK || !strings.Contains(out, "Not judged in full") {
+		t.Errorf("alone: exit %d\n%s", code, out)
+	}
+	out, _, code := runCLI(t, "", "check", "-o", "json", "--neighbors", changed)
+	var rep report.CheckReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitRisk || len(rep.Findings) != 2 || len(rep.Context) != 3 || len(rep.NotJudged) != 0 {
+		t.Errorf("with neighbours: exit %d, %v\n%s", code, err, out)
+	}
+	got, err := neighbors([]string{changed, filepath.Join(dir, "0.yaml"), "-"})
+	if err != nil || strings.Join(got, " ") != filepath.Join(dir, "2.yaml")+" "+filepath.Join(dir, "3.yaml") {
+		t.Errorf("neighbors %q, %v", got, err)
+	}
+}
+
 // TestPreCommitHook checks the hook definition: it runs check, builds
 // with Go, and takes YAML and JSON files.
 func TestPreCommitHook(t *testing.T) {
@@ -226,7 +299,7 @@ func TestPreCommitHook(t *testing.T) {
 		TypesOr  []string `json:"types_or"`
 	}
 	must(t, yaml.Unmarshal(raw, &hooks))
-	if len(hooks) != 1 || hooks[0].ID != "readygap-check" || hooks[0].Entry != "readygap check" || hooks[0].Language != "golang" ||
+	if len(hooks) != 1 || hooks[0].ID != "readygap-check" || hooks[0].Entry != "readygap check --neighbors" || hooks[0].Language != "golang" ||
 		!reflect.DeepEqual(hooks[0].TypesOr, []string{"yaml", "json"}) {
 		t.Errorf("hooks %+v", hooks)
 	}

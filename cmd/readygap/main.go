@@ -42,7 +42,7 @@ var exitCodes = []struct {
 	{exitUsage, "a mistake in the command line: unknown command, flag or value (bad time, time zone, output format, `--envoy-format` or `--nginx-format`, missing `PATH`); a suggestion follows"},
 	{exitIncident, "with `--exit-code`: the analysis found an incident"},
 	{exitNoRecord, "`--since`/`--until` left no record with a time; the warning gives the time range the data has"},
-	{exitRisk, "`check`: a finding at or above `--fail-on` (default `error`; `--fail-on none` never exits 5)"},
+	{exitRisk, "`check`: a finding, or something not judged, at or above `--fail-on` (default `error`: an input or document not read is an error, a workload without its Service, Ingress or Gateway a warning; `--fail-on none` never exits 5)"},
 	{exitNotJudged, "`analyze`, `triage`: the report was written but cannot judge, and its headline says why: no request log was read (inputs unreadable or in no known format, or only events and objects), the request logs miss a rollout the other inputs show, or a triage bundle whose fetch never finished; it comes before 3"},
 }
 

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	kgzip "github.com/klauspost/compress/gzip"
+	"github.com/readygap/readygap/internal/manifestgen"
 	"github.com/readygap/readygap/internal/podlist"
 )
 
@@ -28,19 +29,40 @@ func main() {
 	sizeMB := flag.Int("size-mb", 1024, "approximate total uncompressed size in MB")
 	seed := flag.Uint64("seed", 1, "random seed")
 	span := flag.Duration("span", time.Hour, "time the records are spread over")
-	only := flag.String("only", "", "write only this input (alb, gcp, nginx; or gcp-ndjson: the gcp entries one per line, envoy-json: an Envoy Gateway access log, pods: a Pod List as kubectl get pods -A -o json prints it)")
+	only := flag.String("only", "", "write only this input (alb, gcp, nginx; or gcp-ndjson: the gcp entries one per line, envoy-json: an Envoy Gateway access log, pods: a Pod List as kubectl get pods -A -o json prints it, manifests: workloads for readygap check)")
 	pods := flag.Int("pods", 100000, "with -only pods, how many pods the List holds (-size-mb is not used)")
+	workloads := flag.Int("workloads", 10000, "with -only manifests, how many workloads (a Deployment and its Service each, some an Ingress) to write")
+	namespaces := flag.Int("namespaces", 1, "with -only manifests, how many namespaces the workloads are spread over")
 	compact := flag.Bool("compact", false, "with -only pods, write one compact item per line, as readygap triage does, rather than indented as kubectl prints")
 	flag.Parse()
 	var err error
-	if *only == "pods" {
+	switch *only {
+	case "pods":
 		err = writePods(filepath.Join(*out, "pods"), podlist.Options{Pods: *pods, Seed: *seed, Compact: *compact})
-	} else {
+	case "manifests":
+		err = writeManifests(filepath.Join(*out, "manifests"), manifestgen.Options{Workloads: *workloads, Namespaces: *namespaces})
+	default:
 		err = generate(*out, int64(*sizeMB)<<20, *seed, *span, *only)
 	}
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// writeManifests writes the workloads into dir/objects.yaml.
+func writeManifests(dir string, o manifestgen.Options) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "objects.yaml"))
+	if err != nil {
+		return err
+	}
+	err = manifestgen.Write(f, o)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writePods writes a List of pods into dir/pods.json, created in the week
