@@ -49,11 +49,13 @@ prefixes are unwrapped and reported as the format they wrap.`,
 		Example: `  # everything exported after an incident, in one folder
   readygap analyze ./incident-2024-05-01/
 
-  # only the ten minutes around the rollout, as JSON for a script
-  readygap analyze --since 2024-05-01T11:55:00Z --until 2024-05-01T12:05:00Z -o json alb-logs/ events.json
+  # the ten minutes around the rollout, as JSON for a script
+  readygap analyze -o json alb-logs/ events.json \
+    --since 2024-05-01T11:55:00Z --until 2024-05-01T12:05:00Z
 
-  # ingress-nginx logs from a pipe; nginx error-log times are in Europe/Berlin
-  kubectl logs -n ingress-nginx deploy/ingress-nginx-controller --since=1h | readygap analyze --tz Europe/Berlin -`,
+  # ingress-nginx logs from a pipe; error-log times in Berlin time
+  kubectl logs -n ingress-nginx deploy/ingress-nginx-controller \
+    --since=1h | readygap analyze --tz Europe/Berlin -`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError(errors.New("analyze needs at least one PATH: a file, a directory, or - for standard input"))

@@ -95,7 +95,7 @@ default; warning, or none to always exit 0).`,
   readygap check -o sarif deploy/ > readygap.sarif
 
   # fail CI on warnings too, with a JUnit report
-  readygap check --fail-on warning -o junit k8s/ > readygap-junit.xml
+  readygap check --fail-on warning -o junit k8s/ > junit.xml
 
   # the objects of a live namespace
   readygap check --context prod -n shop`,

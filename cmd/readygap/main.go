@@ -12,8 +12,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/fang"
 	"github.com/readygap/readygap/report"
+	"golang.org/x/term"
 )
 
 // Exit codes. exitCodes documents them; `readygap help exit-codes` and the
@@ -50,7 +52,10 @@ func main() { os.Exit(runMain()) }
 func runMain() int {
 	setMemoryLimit()
 	root := newRootCmd(os.Stdin, os.Stdout, os.Stderr)
-	err := fang.Execute(context.Background(), root,
+	if invokedAsPlugin(os.Args[0]) {
+		asKubectlPlugin(root)
+	}
+	err := fang.Execute(context.Background(), root, fang.WithoutVersion(),
 		fang.WithNotifySignal(os.Interrupt, syscall.SIGTERM), fang.WithErrorHandler(printError))
 	return exitCode(err)
 }
@@ -69,22 +74,48 @@ func exitCode(err error) int {
 
 // printError writes a command's error for a person: file names keep their
 // case, control characters in them are made visible line by line, and a
-// mistake in the command line points at --help.
+// mistake in the command line points at --help. An exit code that reports
+// a finding (3, 5) is no error: its one line is printed plain. The ERROR
+// box is drawn only on a terminal; piped, the lines are plain, with no
+// padding.
 func printError(w io.Writer, styles fang.Styles, err error) {
-	fmt.Fprintln(w, styles.ErrorHeader.String())
-	text := styles.ErrorText.UnsetTransform()
 	lines := strings.Split(strings.TrimRight(err.Error(), "\n"), "\n")
 	for i, line := range lines {
 		line = report.Sanitize(strings.ReplaceAll(line, "\t", "  "))
 		if i == len(lines)-1 && !strings.HasSuffix(line, ".") && !strings.HasSuffix(line, "?") {
 			line += "."
 		}
+		lines[i] = line
+	}
+	code := exitCode(err)
+	if code == exitUsage {
+		lines = append(lines, "Try --help for usage.")
+	}
+	if code == exitIncident || code == exitRisk {
+		fmt.Fprintf(w, "%s (exit code %d)\n", strings.Join(lines, "\n"), code)
+		return
+	}
+	if !isTerminal(w) {
+		lines[0] = "Error: " + lines[0]
+		fmt.Fprintln(w, strings.Join(lines, "\n"))
+		return
+	}
+	fmt.Fprintln(w, styles.ErrorHeader.String())
+	text := styles.ErrorText.UnsetTransform().UnsetWidth()
+	for _, line := range lines {
 		fmt.Fprintln(w, text.Render(line))
 	}
-	if exitCode(err) == exitUsage {
-		fmt.Fprintln(w, text.Render("Try --help for usage."))
-	}
 	fmt.Fprintln(w)
+}
+
+// isTerminal reports whether w writes to a terminal, through the colour
+// profile writer fang wraps standard error in.
+func isTerminal(w io.Writer) bool {
+	if cw, ok := w.(*colorprofile.Writer); ok {
+		w = cw.Forward
+	}
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // codedError is an error that asks for a specific exit code.
