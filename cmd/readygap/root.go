@@ -41,6 +41,7 @@ during a rollout: ` + causeList() + `.`,
 	root.AddCommand(newAnalyzeCmd(nil))
 	root.AddCommand(newTriageCmd(nil))
 	root.AddCommand(newCheckCmd(nil))
+	root.AddCommand(newMCPCmd())
 	root.AddCommand(newVersionCmd())
 	root.AddCommand(newExitCodesTopic())
 	setVersion(root)
