@@ -89,7 +89,7 @@ func TestPrintErrorPlainWhenPiped(t *testing.T) {
 	}
 	b.Reset()
 	printError(&b, fang.Styles{}, &codedError{code: exitIncident, err: errors.New("1 incident found")})
-	if got := b.String(); got != "1 incident found. (exit code 3)\n" {
+	if got := b.String(); got != "1 incident found (exit code 3)\n" {
 		t.Errorf("finding %q", got)
 	}
 	b.Reset()

@@ -19,7 +19,7 @@ import (
 )
 
 // Exit codes. exitCodes documents them; `readygap help exit-codes` and the
-// README's table are made from it.
+// table of docs/exit-codes.md are made from it.
 const (
 	exitOK       = 0
 	exitError    = 1
@@ -30,7 +30,7 @@ const (
 )
 
 // exitCodes is the one table of exit codes, in order. Meanings are Markdown
-// (the README's table); the help topic prints them without backticks. Only a
+// (the table of docs/exit-codes.md); the help topic prints them without backticks. Only a
 // mistake in the command line exits 2: the Go runtime also exits 2 when it
 // dies (an unrecovered panic, a failed allocation), which is why commands
 // recover their own panics, and their workers' (internal/safego), into exit 1.
@@ -79,6 +79,11 @@ func exitCode(err error) int {
 // box is drawn only on a terminal; piped, the lines are plain, with no
 // padding.
 func printError(w io.Writer, styles fang.Styles, err error) {
+	code := exitCode(err)
+	if code == exitIncident || code == exitRisk {
+		fmt.Fprintf(w, "%s (exit code %d)\n", report.Sanitize(strings.Join(strings.Fields(err.Error()), " ")), code)
+		return
+	}
 	lines := strings.Split(strings.TrimRight(err.Error(), "\n"), "\n")
 	for i, line := range lines {
 		line = report.Sanitize(strings.ReplaceAll(line, "\t", "  "))
@@ -87,13 +92,8 @@ func printError(w io.Writer, styles fang.Styles, err error) {
 		}
 		lines[i] = line
 	}
-	code := exitCode(err)
 	if code == exitUsage {
 		lines = append(lines, "Try --help for usage.")
-	}
-	if code == exitIncident || code == exitRisk {
-		fmt.Fprintf(w, "%s (exit code %d)\n", strings.Join(lines, "\n"), code)
-		return
 	}
 	if !isTerminal(w) {
 		lines[0] = "Error: " + lines[0]

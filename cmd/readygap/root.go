@@ -119,7 +119,7 @@ func internalError(r any, stack []byte) error {
 }
 
 // newExitCodesTopic documents the exit codes as a help topic
-// (`readygap help exit-codes`), from the same table as the README.
+// (`readygap help exit-codes`), from the same table as docs/exit-codes.md.
 func newExitCodesTopic() *cobra.Command {
 	return &cobra.Command{
 		Use:   "exit-codes",
