@@ -109,6 +109,13 @@ func run() error {
 			return errors.New("HEAD has no tag: give -version, or -snapshot")
 		}
 	}
+	if !snapshot {
+		// A release is what its tag holds: go build and the archives read
+		// the working tree.
+		if changes, err := git("status", "--porcelain"); err != nil || changes != "" {
+			return fmt.Errorf("the working tree is not clean (%v): build a release from a clean checkout of its tag, or give -snapshot\n%s", err, changes)
+		}
+	}
 	if !strings.HasPrefix(r.Version, "v") {
 		return fmt.Errorf("-version %q: want a tag such as v1.2.3", r.Version)
 	}
