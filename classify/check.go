@@ -33,8 +33,8 @@ func (s Severity) Rank() int {
 	return 0
 }
 
-// StaticCheck describes one static check of a rule: what the README's
-// check table, the SARIF rules and the help text say about it.
+// StaticCheck describes one static check of a rule: what the check table
+// of docs/check.md, the SARIF rules and the help text say about it.
 type StaticCheck struct {
 	// ID names the check within its cause (kebab-case); the rule id the
 	// outputs use is "<cause>/<id>".

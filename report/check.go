@@ -22,7 +22,7 @@ const CheckSchemaVersion = "readygap-check/v1"
 
 // CheckReport is what `readygap check` finds in manifests or a cluster's
 // objects, before a deploy: every renderer draws from it, and its JSON
-// form is the contract documented in the README.
+// form is the contract documented in docs/check.md.
 type CheckReport struct {
 	Schema  string       `json:"schema"`
 	Summary CheckSummary `json:"summary"`

@@ -369,18 +369,18 @@ func TestCheckTextSanitized(t *testing.T) {
 	}
 }
 
-// TestCheckJSONDocumented checks that the README's table of the check
-// contract has a row for every field of CheckReport, and none for a field
+// TestCheckJSONDocumented checks that the table of the check contract in
+// docs/check.md has a row for every field of CheckReport, and none for a field
 // that does not exist.
 func TestCheckJSONDocumented(t *testing.T) {
 	want := map[string]bool{}
 	contractPaths(reflect.TypeOf(CheckReport{}), "", want)
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "check.md"))
 	must(t, err)
 	s := string(readme)
 	i := strings.Index(s, "### Check JSON output")
 	if i < 0 {
-		t.Fatal("README has no Check JSON output section")
+		t.Fatal("docs/check.md has no Check JSON output section")
 	}
 	section := s[i:]
 	if j := strings.Index(section[4:], "\n#"); j >= 0 {
@@ -415,21 +415,21 @@ func TestCheckJSONDocumented(t *testing.T) {
 	sort.Strings(missing)
 	sort.Strings(extra)
 	if len(missing)+len(extra) > 0 {
-		t.Errorf("README's check JSON table: lacks %v; documents fields the contract lacks: %v", missing, extra)
+		t.Errorf("docs/check.md's check JSON table: lacks %v; documents fields the contract lacks: %v", missing, extra)
 	}
 }
 
-// TestCheckReadmeTable checks that the README's table of checks is the
-// registry, row for row.
+// TestCheckReadmeTable checks that the table of checks in docs/check.md is
+// the registry, row for row.
 func TestCheckReadmeTable(t *testing.T) {
 	const header = "| rule | what it finds | how it decides |"
-	path := filepath.Join("..", "README.md")
+	path := filepath.Join("..", "docs", "check.md")
 	readme, err := os.ReadFile(path)
 	must(t, err)
 	text := string(readme)
 	start := strings.Index(text, header)
 	if start < 0 {
-		t.Fatalf("README.md has no table starting %q", header)
+		t.Fatalf("docs/check.md has no table starting %q", header)
 	}
 	end := start
 	for end < len(text) && strings.HasPrefix(text[end:], "|") {
@@ -444,8 +444,8 @@ func TestCheckReadmeTable(t *testing.T) {
 		must(t, os.WriteFile(path, []byte(text[:start]+want.String()+text[end:]), 0o644))
 		return
 	}
-	if d := golden.Diff("README.md check table", []byte(text[start:end]), []byte(want.String())); d != "" {
-		t.Errorf("the README's check table is not the registry (go test ./report -run TestCheckReadmeTable -update rewrites it):\n%s", d)
+	if d := golden.Diff("docs/check.md check table", []byte(text[start:end]), []byte(want.String())); d != "" {
+		t.Errorf("the check table of docs/check.md is not the registry (go test ./report -run TestCheckReadmeTable -update rewrites it):\n%s", d)
 	}
 }
 

@@ -6,7 +6,7 @@ import "time"
 const SchemaVersion = "readygap/v1"
 
 // Report is what every renderer draws from; its JSON form is the contract
-// documented in the README. Times are UTC; zero times are left out of JSON.
+// documented in docs/json.md. Times are UTC; zero times are left out of JSON.
 type Report struct {
 	Schema string `json:"schema"`
 	// Summary is what a reader needs first: how many incidents, how many

@@ -44,19 +44,19 @@ func contractPaths(t reflect.Type, prefix string, out map[string]bool) {
 
 var reContractRow = regexp.MustCompile("(?m)^\\| (`[^|]*`) \\|")
 
-// TestREADMEDocumentsEveryField checks that the README's table of the JSON
-// contract has a row for every field of Report, and none for a field that
+// TestREADMEDocumentsEveryField checks that the table of the JSON contract
+// in docs/json.md has a row for every field of Report, and none for a field that
 // does not exist. A row names one or more fields in its first cell: a full
 // path, then more fields of the same parent as ".name".
 func TestREADMEDocumentsEveryField(t *testing.T) {
 	want := map[string]bool{}
 	contractPaths(reflect.TypeOf(Report{}), "", want)
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "json.md"))
 	must(t, err)
 	s := string(readme)
 	i := strings.Index(s, "## JSON output")
 	if i < 0 {
-		t.Fatal("README has no JSON output section")
+		t.Fatal("docs/json.md has no JSON output section")
 	}
 	section := s[i:]
 	if j := strings.Index(section[3:], "\n## "); j >= 0 {
@@ -91,9 +91,9 @@ func TestREADMEDocumentsEveryField(t *testing.T) {
 	sort.Strings(missing)
 	sort.Strings(extra)
 	if len(missing) > 0 {
-		t.Errorf("README's JSON table lacks %d fields:\n%s", len(missing), strings.Join(missing, "\n"))
+		t.Errorf("docs/json.md's JSON table lacks %d fields:\n%s", len(missing), strings.Join(missing, "\n"))
 	}
 	if len(extra) > 0 {
-		t.Errorf("README's JSON table documents fields the contract lacks:\n%s", strings.Join(extra, "\n"))
+		t.Errorf("docs/json.md's JSON table documents fields the contract lacks:\n%s", strings.Join(extra, "\n"))
 	}
 }

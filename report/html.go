@@ -13,7 +13,8 @@ import (
 
 // htmlBaseStyle is the page's CSS without the palette: readable from a
 // phone (390 px: one column, tables stacked, the charts scrolling in their
-// own box) to a wide screen, and printable ("Save as PDF").
+// own box, with a shade on the side there is more to scroll to) to a wide
+// screen, and printable ("Save as PDF").
 const htmlBaseStyle = `
 *{box-sizing:border-box}
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;margin:24px auto;max-width:1160px;padding:0 16px;overflow-wrap:break-word}
@@ -39,7 +40,13 @@ figure{margin:0}
 pre{background:#f6f6f6;border:1px solid #e0e0e0;padding:8px 10px;font-size:13px;white-space:pre-wrap;overflow-wrap:anywhere}
 .note{color:#555;font-size:13px}
 .fix{font-weight:600}
+.chart-wrap{position:relative}
 .chart-box{overflow-x:auto;margin:4px 0;border:1px solid #eee}
+.chart-wrap.more-left::before,.chart-wrap.more-right::after{content:"";position:absolute;top:0;bottom:0;width:28px;pointer-events:none;z-index:1}
+.chart-wrap.more-left::before{left:0;background:linear-gradient(to right,rgba(0,0,0,.28),rgba(0,0,0,0))}
+.chart-wrap.more-right::after{right:0;background:linear-gradient(to left,rgba(0,0,0,.28),rgba(0,0,0,0))}
+.scroll-cue{font-size:13px;font-weight:600;margin:4px 0}
+.tap-info{position:sticky;bottom:0;z-index:2;margin:0;padding:6px 8px;background:#fff;border:1px solid #bbb;font-size:13px}
 svg.chart{display:block;width:100%;min-width:880px;height:auto;font:13px system-ui,sans-serif;background:#fff}
 .lane-bg{fill:#fff}.lane-bg.odd{fill:#f3f3f3}
 .lane-label{fill:#1a1a1a}.group-label{fill:#1a1a1a;font-weight:700}
@@ -67,7 +74,7 @@ table.stack td[data-label]::before{content:attr(data-label) ": ";color:#555;font
 @media print{
 body{max-width:none;margin:0;padding:0;font-size:10.5pt}
 .chart-box{overflow:visible;border:0}svg.chart{min-width:0}
-.cursor,.cursor-label{display:none}
+.cursor,.cursor-label,.scroll-cue,.tap-info,.chart-wrap::before,.chart-wrap::after{display:none}
 h2,h3{break-after:avoid}tr,pre,figure,.legend{break-inside:avoid}
 .summary,.summary.none,.summary.unjudged{background:none}
 a{color:inherit;text-decoration:none}
@@ -77,12 +84,17 @@ a{color:inherit;text-decoration:none}
 // htmlStyle is the page's only CSS; the Content-Security-Policy admits it by hash.
 var htmlStyle = htmlBaseStyle + paletteCSS() + "\n"
 
-// htmlScript moves a time cursor across both charts with the mouse; it is the
-// page's only script, admitted by hash. Setting data-script lets a headless
-// browser check that it ran.
+// htmlScript is the page's only script, admitted by hash. It moves a time
+// cursor across both charts with the mouse; a tap (or click) puts it there
+// and writes the exact time, with what was tapped (a bar's counts, a lane
+// state, a marker), in a line that stays at the bottom of the screen, since
+// a touch screen shows no tooltip. A chart wider than its box (a phone)
+// opens scrolled to the first incident, says it scrolls, and shades the
+// sides there is more to see on. Setting data-script lets a headless browser
+// check that it ran.
 const htmlScript = `
 (function () {
-  var charts = document.querySelectorAll("svg.chart");
+  var charts = document.querySelectorAll("svg.chart"), info = document.getElementById("tap-info");
   function place(x, label) {
     charts.forEach(function (c) {
       var line = c.querySelector(".cursor"), text = c.querySelector(".cursor-label");
@@ -91,15 +103,45 @@ const htmlScript = `
       line.classList.toggle("on", label !== ""); text.classList.toggle("on", label !== "");
     });
   }
+  function at(svg, clientX) {
+    var r = svg.getBoundingClientRect(), d = svg.dataset;
+    var x = (clientX - r.left) * svg.viewBox.baseVal.width / r.width;
+    if (x < +d.x0 || x > +d.x1) { return null; }
+    var t = +d.t0 + (x - d.x0) / (d.x1 - d.x0) * (d.t1 - d.t0);
+    return {x: x, label: new Date(t).toISOString().slice(11, 23) + " UTC"};
+  }
   charts.forEach(function (svg) {
     svg.addEventListener("mousemove", function (e) {
-      var r = svg.getBoundingClientRect(), d = svg.dataset;
-      var x = (e.clientX - r.left) * svg.viewBox.baseVal.width / r.width;
-      if (x < +d.x0 || x > +d.x1) { place(0, ""); return; }
-      var t = +d.t0 + (x - d.x0) / (d.x1 - d.x0) * (d.t1 - d.t0);
-      place(x, new Date(t).toISOString().slice(11, 23) + " UTC");
+      var p = at(svg, e.clientX);
+      place(p ? p.x : 0, p ? p.label : "");
     });
     svg.addEventListener("mouseleave", function () { place(0, ""); });
+    svg.addEventListener("click", function (e) {
+      var p = at(svg, e.clientX), title = null, parts = [];
+      for (var el = e.target; el && el !== svg && !title; el = el.parentNode) {
+        title = el.querySelector(":scope > title");
+      }
+      if (p) { place(p.x, p.label); parts.push(p.label); }
+      if (title) { parts.push(title.textContent); }
+      if (parts.length) { info.textContent = parts.join(" · "); info.hidden = false; }
+    });
+  });
+  var cue = document.getElementById("scroll-cue");
+  document.querySelectorAll(".chart-box").forEach(function (box) {
+    var wrap = box.parentNode, svg = box.querySelector("svg.chart"), first = svg.querySelector("rect.window");
+    function shade() {
+      wrap.classList.toggle("more-left", box.scrollLeft > 1);
+      wrap.classList.toggle("more-right", box.scrollLeft + box.clientWidth < box.scrollWidth - 1);
+    }
+    if (box.scrollWidth > box.clientWidth + 1) {
+      cue.hidden = false;
+      if (first) {
+        var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        box.scrollLeft = Math.max(0, first.x.baseVal.value * scale - 24);
+      }
+    }
+    shade();
+    box.addEventListener("scroll", shade, {passive: true});
   });
   document.documentElement.setAttribute("data-script", "ok");
 })();
@@ -144,9 +186,10 @@ var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <ol class="changes-list">{{range .Changes}}<li><a href="#{{.ID}}">{{.Title}}</a> <small>for {{.For}}</small></li>{{end}}</ol>{{end}}
 </section>
 {{with .Charts}}<h2 id="timeline">Timeline</h2>
-<p class="note">From the first to the last record: {{.Span}}, {{.Day}} (UTC). Hover for exact times.{{if .LanesNote}} {{.LanesNote}}.{{end}}</p>
+<p class="note">From the first to the last record: {{.Span}}, {{.Day}} (UTC). Hover over or tap the charts for exact times.{{if .LanesNote}} {{.LanesNote}}.{{end}}</p>
+<p class="scroll-cue" id="scroll-cue" hidden="">⇆ The charts are wider than the screen: {{if .Windows}}they open at the first incident; {{end}}swipe sideways for the rest.</p>
 <figure>
-<div class="chart-box"><svg class="chart" id="lanes" width="{{.Width}}" height="{{.LanesHeight}}" viewBox="0 0 {{.Width}} {{.LanesHeight}}" data-t0="{{.T0}}" data-t1="{{.T1}}" data-x0="{{.PlotLeft}}" data-x1="{{.PlotRight}}" role="img" aria-label="one lane per backend, grouped by ReplicaSet">
+<div class="chart-wrap"><div class="chart-box"><svg class="chart" id="lanes" width="{{.Width}}" height="{{.LanesHeight}}" viewBox="0 0 {{.Width}} {{.LanesHeight}}" data-t0="{{.T0}}" data-t1="{{.T1}}" data-x0="{{.PlotLeft}}" data-x1="{{.PlotRight}}" role="img" aria-label="one lane per backend, grouped by ReplicaSet">
 <defs>{{range .Hatches}}<pattern id="hatch-{{.}}" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="5" height="5" fill="#fff"/><line class="{{.}} h{{slice . 1}}" x1="0" y1="0" x2="0" y2="5" stroke-width="2.4"/></pattern>{{end}}</defs>
 {{range .Lanes}}<rect class="lane-bg{{if .Odd}} odd{{end}}" x="0" y="{{.Y}}" width="{{$.Charts.Width}}" height="24"/>{{end}}
 <g class="grid">{{range .Ticks}}<line x1="{{.At}}" x2="{{.At}}" y1="16" y2="{{$.Charts.LanesHeight}}"/><text x="{{.At}}" y="12" text-anchor="middle">{{.Label}}</text>{{end}}</g>
@@ -156,22 +199,23 @@ var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{range .Segs}}<rect class="{{.Class}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Title}}</title></rect>{{end}}
 {{range .Markers}}<path class="{{.Class}}" d="{{.Path}}"><title>{{.Title}}</title></path>{{end}}</g>
 {{end}}<line class="cursor" x1="0" x2="0" y1="16" y2="{{.LanesHeight}}"/><text class="cursor-label" x="0" y="28"></text>
-</svg></div>
+</svg></div></div>
 <figcaption><ul class="legend">{{range .States}}<li><svg width="18" height="14"><rect class="st st-{{.State}} c0" x="1" y="1" width="16" height="12"/></svg>{{.Name}}</li>{{end}}
 {{range .Replicas}}<li><span class="sw {{.Colour}}"></span>{{.Name}}{{if .Role}} ({{.Role}}){{end}}</li>{{end}}
 {{if index .Drawn "m-attach"}}<li><svg width="14" height="14"><path class="mk m-attach" d="M7,1L13,12L1,12Z"/></svg>registered / NEG attach</li>{{end}}{{if index .Drawn "m-detach"}}<li><svg width="14" height="14"><path class="mk m-detach" d="M7,13L13,2L1,2Z"/></svg>deregistered / detach</li>{{end}}{{if index .Drawn "m-gate"}}<li><svg width="14" height="14"><path class="mk m-gate" d="M7,1L13,7L7,13L1,7Z"/></svg>readiness gate</li>{{end}}{{if index .Drawn "m-fail"}}<li><svg width="14" height="14"><path class="mk m-fail" d="M2,2L12,12M12,2L2,12"/></svg>probe failed</li>{{end}}{{if index .Drawn "m-stop"}}<li><svg width="14" height="14"><path class="mk m-stop" d="M2,2H12V12H2Z"/></svg>killed / deleted</li>{{end}}{{if .Windows}}<li><svg width="16" height="12"><rect class="window" x="0" y="0" width="16" height="12"/></svg>incident</li>{{end}}</ul></figcaption>
 </figure>
 <figure>
-<div class="chart-box"><svg class="chart" id="series" width="{{.Width}}" height="{{.BarsHeight}}" viewBox="0 0 {{.Width}} {{.BarsHeight}}" data-t0="{{.T0}}" data-t1="{{.T1}}" data-x0="{{.PlotLeft}}" data-x1="{{.PlotRight}}" role="img" aria-label="requests by outcome">
+<div class="chart-wrap"><div class="chart-box"><svg class="chart" id="series" width="{{.Width}}" height="{{.BarsHeight}}" viewBox="0 0 {{.Width}} {{.BarsHeight}}" data-t0="{{.T0}}" data-t1="{{.T1}}" data-x0="{{.PlotLeft}}" data-x1="{{.PlotRight}}" role="img" aria-label="requests by outcome">
 {{range .Windows}}<rect class="window" x="{{.X}}" y="12" width="{{.W}}" height="180"><title>{{.Title}}</title></rect><text class="window-label" x="{{.Mid}}" y="10">{{.Label}}</text>{{end}}
 <g class="yaxis">{{range .YTicks}}<line x1="{{$.Charts.PlotLeft}}" x2="{{$.Charts.PlotRight}}" y1="{{.At}}" y2="{{.At}}" stroke="#e3e3e3"/><text x="{{$.Charts.PlotLeft}}" dx="-6" y="{{.At}}" dy="4" text-anchor="end">{{.Label}}</text>{{end}}</g>
 {{range .Bars}}<g class="bucket"><title>{{.Title}}</title>{{range .Parts}}<rect class="{{.Class}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"/>{{end}}</g>{{end}}
 <g class="grid">{{range .Ticks}}<line x1="{{.At}}" x2="{{.At}}" y1="{{$.Charts.BarsBase}}" y2="198"/><text x="{{.At}}" y="212" text-anchor="middle">{{.Label}}</text>{{end}}</g>
 <line class="cursor" x1="0" x2="0" y1="12" y2="{{.BarsBase}}"/><text class="cursor-label" x="0" y="24"></text>
-</svg></div>
+</svg></div></div>
 <figcaption><p class="note">{{.BarsNote}} Same time axis as the lanes; the outcomes are the ones the verdicts count.</p>
 <ul class="legend">{{range .Outcomes}}<li><span class="sw {{.Class}}"></span>{{.Label}}</li>{{end}}</ul></figcaption>
 </figure>
+<p class="tap-info" id="tap-info" aria-live="polite" hidden=""></p>
 {{else}}<p class="note">Nothing in the inputs carries a time: no timeline to draw.</p>
 {{end}}
 {{range .Incidents}}<section class="incident" id="{{.ID}}">

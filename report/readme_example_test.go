@@ -17,7 +17,7 @@ const (
 	readmeExampleFixture = "gke-neg-zone-move"
 	// readmeExampleHead is how many lines of the report's beginning the
 	// example shows before its first elision.
-	readmeExampleHead = 30
+	readmeExampleHead = 13
 	// elision is the line that stands for output left out.
 	elision = "\n…\n"
 )

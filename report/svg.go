@@ -374,7 +374,7 @@ func (c *svgCharts) layoutLanes(rep *Report, ax axis) {
 	c.LanesInner = c.LanesHeight - lanesTop + 4
 	var notes []string
 	if collapsed > 0 {
-		notes = append(notes, fmt.Sprintf("%s drawn in the row of one alike at this scale (“+N” in a label; hover for the names)", plural(collapsed, "backend")))
+		notes = append(notes, fmt.Sprintf("%s drawn in the row of one alike at this scale (“+N” in a label; hover over or tap it for the names)", plural(collapsed, "backend")))
 	}
 	if v != nil && v.Omitted > 0 {
 		notes = append(notes, fmt.Sprintf("%s not drawn (the JSON report lists every lane)", plural(v.Omitted, "more backend")))

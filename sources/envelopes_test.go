@@ -452,11 +452,12 @@ func TestStripSGR(t *testing.T) {
 	}
 }
 
-// TestREADMEEnvelopeTable checks that the README's table of envelopes is
-// the envelope table, row for row (go test ./sources -update rewrites it).
+// TestREADMEEnvelopeTable checks that the table of envelopes in
+// docs/formats.md is the envelope table, row for row (go test ./sources
+// -update rewrites it).
 func TestREADMEEnvelopeTable(t *testing.T) {
 	const header = "| envelope | what it looks like | the command that produces it |"
-	path := filepath.Join("..", "README.md")
+	path := filepath.Join("..", "docs", "formats.md")
 	readme, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -464,7 +465,7 @@ func TestREADMEEnvelopeTable(t *testing.T) {
 	text := string(readme)
 	start := strings.Index(text, header)
 	if start < 0 {
-		t.Fatalf("README.md has no table starting %q", header)
+		t.Fatalf("docs/formats.md has no table starting %q", header)
 	}
 	end := start
 	for end < len(text) && strings.HasPrefix(text[end:], "|") {
@@ -481,8 +482,8 @@ func TestREADMEEnvelopeTable(t *testing.T) {
 		}
 		return
 	}
-	if d := golden.Diff("README.md envelope table", []byte(text[start:end]), []byte(want.String())); d != "" {
-		t.Errorf("the README's envelope table is not the envelope table (go test ./sources -run TestREADMEEnvelopeTable -update rewrites it):\n%s", d)
+	if d := golden.Diff("docs/formats.md envelope table", []byte(text[start:end]), []byte(want.String())); d != "" {
+		t.Errorf("the envelope table of docs/formats.md is not the envelope table (go test ./sources -run TestREADMEEnvelopeTable -update rewrites it):\n%s", d)
 	}
 }
 

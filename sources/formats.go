@@ -49,8 +49,8 @@ const (
 	PlatformKgateway Platform = "kgateway"
 )
 
-// FormatInfo describes one format readygap reads: the table row in the
-// README, the help texts and detection all come from it.
+// FormatInfo describes one format readygap reads: the table row in
+// docs/formats.md, the help texts and detection all come from it.
 type FormatInfo struct {
 	ID Format
 	// Family is the load balancer or platform the format comes from.
@@ -73,7 +73,8 @@ type FormatInfo struct {
 // when the sample lines of an input match two line formats equally often,
 // or a JSON element matches two JSON formats, the earlier one wins. Adding a
 // format is adding its row here, its adapter file, its tests and sample
-// lines, and its README row (TestREADMEFormatTable keeps the README in step).
+// lines, and its row in docs/formats.md (TestREADMEFormatTable keeps it in
+// step).
 var formatTable = []FormatInfo{
 	{
 		ID: FormatGCPLogging, Family: FamilyGCP, json: gcpLogging{},

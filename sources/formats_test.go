@@ -9,11 +9,11 @@ import (
 	"github.com/readygap/readygap/internal/golden"
 )
 
-// TestREADMEFormatTable checks that the README's table of formats is the
-// format table, row for row (go test ./sources -update rewrites it).
+// TestREADMEFormatTable checks that the table of formats in docs/formats.md
+// is the format table, row for row (go test ./sources -update rewrites it).
 func TestREADMEFormatTable(t *testing.T) {
 	const header = "| format id | what it is | how you usually get it |"
-	path := filepath.Join("..", "README.md")
+	path := filepath.Join("..", "docs", "formats.md")
 	readme, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -21,7 +21,7 @@ func TestREADMEFormatTable(t *testing.T) {
 	text := string(readme)
 	start := strings.Index(text, header)
 	if start < 0 {
-		t.Fatalf("README.md has no table starting %q", header)
+		t.Fatalf("docs/formats.md has no table starting %q", header)
 	}
 	end := start
 	for end < len(text) && strings.HasPrefix(text[end:], "|") {
@@ -38,8 +38,8 @@ func TestREADMEFormatTable(t *testing.T) {
 		}
 		return
 	}
-	if d := golden.Diff("README.md format table", []byte(text[start:end]), []byte(want.String())); d != "" {
-		t.Errorf("the README's format table is not the format table (go test ./sources -run TestREADMEFormatTable -update rewrites it):\n%s", d)
+	if d := golden.Diff("docs/formats.md format table", []byte(text[start:end]), []byte(want.String())); d != "" {
+		t.Errorf("the format table of docs/formats.md is not the format table (go test ./sources -run TestREADMEFormatTable -update rewrites it):\n%s", d)
 	}
 }
 

@@ -59,17 +59,20 @@ exits 6.`,
 		Example: `  # everything exported after an incident, in one folder
   readygap analyze ./incident-2024-05-01/
 
-  # only the ten minutes around the rollout, as JSON for a script
-  readygap analyze --since 2024-05-01T11:55:00Z --until 2024-05-01T12:05:00Z -o json alb-logs/ events.json
+  # the ten minutes around the rollout, as JSON for a script
+  readygap analyze -o json alb-logs/ events.json \
+    --since 2024-05-01T11:55:00Z --until 2024-05-01T12:05:00Z
 
   # ingress-nginx with a custom log-format-upstream, as in its ConfigMap
-  readygap analyze --nginx-format '$remote_addr [$time_local] "$request" $status $upstream_addr $upstream_status $upstream_response_length' controller.log
+  readygap analyze controller.log --nginx-format \
+    '$time_iso8601 "$request" $status $upstream_addr $upstream_status'
 
-  # a kubectl describe pasted at 14:05 UTC: its ages (16m, 2m30s) count back from --now
+  # kubectl describe output taken at 14:05 UTC: ages count back from it
   readygap analyze --now 2024-05-01T14:05:00Z describe-pod.txt
 
-  # ingress-nginx logs from a pipe; nginx error-log times are in Europe/Berlin
-  kubectl logs -n ingress-nginx deploy/ingress-nginx-controller --since=1h | readygap analyze --tz Europe/Berlin -`,
+  # ingress-nginx logs from a pipe; error-log times in Berlin time
+  kubectl logs -n ingress-nginx deploy/ingress-nginx-controller \
+    --since=1h | readygap analyze --tz Europe/Berlin -`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError(errors.New("analyze needs at least one PATH: a file, a directory, or - for standard input"))

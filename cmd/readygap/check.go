@@ -108,7 +108,7 @@ above --fail-on (error by default; warning, or none to always exit 0).`,
   readygap check -o sarif deploy/ > readygap.sarif
 
   # fail CI on warnings too, with a JUnit report
-  readygap check --fail-on warning -o junit k8s/ > readygap-junit.xml
+  readygap check --fail-on warning -o junit k8s/ > junit.xml
 
   # a changed file, judged with the Service and Ingress beside it
   readygap check --neighbors deploy/web/deployment.yaml

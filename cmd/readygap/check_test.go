@@ -287,8 +287,9 @@ func TestCheckNeighbors(t *testing.T) {
 	}
 }
 
-// TestPreCommitHook checks the hook definition: it runs check, builds
-// with Go, and takes YAML and JSON files.
+// TestPreCommitHook checks the hook definition: it runs check through the
+// script that installs a release (TestPreCommitScriptInstallsRelease runs
+// it), and takes YAML and JSON files.
 func TestPreCommitHook(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", ".pre-commit-hooks.yaml"))
 	must(t, err)
@@ -299,7 +300,7 @@ func TestPreCommitHook(t *testing.T) {
 		TypesOr  []string `json:"types_or"`
 	}
 	must(t, yaml.Unmarshal(raw, &hooks))
-	if len(hooks) != 1 || hooks[0].ID != "readygap-check" || hooks[0].Entry != "readygap check --neighbors" || hooks[0].Language != "golang" ||
+	if len(hooks) != 1 || hooks[0].ID != "readygap-check" || hooks[0].Entry != "scripts/pre-commit.sh check --neighbors" || hooks[0].Language != "script" ||
 		!reflect.DeepEqual(hooks[0].TypesOr, []string{"yaml", "json"}) {
 		t.Errorf("hooks %+v", hooks)
 	}

@@ -49,13 +49,14 @@ Exits 1 when none of the inputs is a value or line readygap knows.`,
   readygap explain UF,URX
 
   # a GCP load balancer's statusDetails
-  readygap explain backend_connection_closed_before_data_sent_to_client
+  readygap explain failed_to_pick_backend
 
-  # an ALB access line, pasted
-  readygap explain 'http 2024-01-02T03:04:05.123456Z app/my-alb/50dc6c495c0c9188 203.0.113.9:46532 10.0.1.17:8080 -1 -1 -1 502 - 34 366 "GET http://shop.example.com:80/ HTTP/1.1" "curl/8.5.0" - - arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/web/1a2b3c4d5e6f7a8b "Root=1-65934f45-1a2b3c4d5e6f7a8b9c0d1e2f" "-" "-" 0 2024-01-02T03:04:05.100000Z "forward" "-" "-" "10.0.1.17:8080" "-" "-" "-"'
+  # ALB access lines pasted into a file, one a line
+  readygap explain < alb-lines.txt
 
   # nginx error lines from a pipe, as JSON
-  kubectl logs -n ingress-nginx deploy/ingress-nginx-controller | grep upstream | readygap explain -o json`,
+  kubectl logs -n ingress-nginx deploy/ingress-nginx-controller \
+    | grep upstream | readygap explain -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Items = args
 			opts.In = cmd.InOrStdin()

@@ -12,12 +12,14 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/fang"
 	"github.com/readygap/readygap/report"
+	"golang.org/x/term"
 )
 
 // Exit codes. exitCodes documents them; `readygap help exit-codes` and the
-// README's table are made from it.
+// table of docs/exit-codes.md are made from it.
 const (
 	exitOK        = 0
 	exitError     = 1
@@ -29,7 +31,7 @@ const (
 )
 
 // exitCodes is the one table of exit codes, in order. Meanings are Markdown
-// (the README's table); the help topic prints them without backticks. Only a
+// (the table of docs/exit-codes.md); the help topic prints them without backticks. Only a
 // mistake in the command line exits 2: the Go runtime also exits 2 when it
 // dies (an unrecovered panic, a failed allocation), which is why commands
 // recover their own panics, and their workers' (internal/safego), into exit 1.
@@ -52,7 +54,10 @@ func main() { os.Exit(runMain()) }
 func runMain() int {
 	setMemoryLimit()
 	root := newRootCmd(os.Stdin, os.Stdout, os.Stderr)
-	err := fang.Execute(context.Background(), root,
+	if invokedAsPlugin(os.Args[0]) {
+		asKubectlPlugin(root)
+	}
+	err := fang.Execute(context.Background(), root, fang.WithoutVersion(),
 		fang.WithNotifySignal(os.Interrupt, syscall.SIGTERM), fang.WithErrorHandler(printError))
 	return exitCode(err)
 }
@@ -71,22 +76,48 @@ func exitCode(err error) int {
 
 // printError writes a command's error for a person: file names keep their
 // case, control characters in them are made visible line by line, and a
-// mistake in the command line points at --help.
+// mistake in the command line points at --help. An exit code that reports
+// a finding (3, 5) is no error: its one line is printed plain. The ERROR
+// box is drawn only on a terminal; piped, the lines are plain, with no
+// padding.
 func printError(w io.Writer, styles fang.Styles, err error) {
-	fmt.Fprintln(w, styles.ErrorHeader.String())
-	text := styles.ErrorText.UnsetTransform()
+	code := exitCode(err)
+	if code == exitIncident || code == exitRisk {
+		fmt.Fprintf(w, "%s (exit code %d)\n", report.Sanitize(strings.Join(strings.Fields(err.Error()), " ")), code)
+		return
+	}
 	lines := strings.Split(strings.TrimRight(err.Error(), "\n"), "\n")
 	for i, line := range lines {
 		line = report.Sanitize(strings.ReplaceAll(line, "\t", "  "))
 		if i == len(lines)-1 && !strings.HasSuffix(line, ".") && !strings.HasSuffix(line, "?") {
 			line += "."
 		}
+		lines[i] = line
+	}
+	if code == exitUsage {
+		lines = append(lines, "Try --help for usage.")
+	}
+	if !isTerminal(w) {
+		lines[0] = "Error: " + lines[0]
+		fmt.Fprintln(w, strings.Join(lines, "\n"))
+		return
+	}
+	fmt.Fprintln(w, styles.ErrorHeader.String())
+	text := styles.ErrorText.UnsetTransform().UnsetWidth()
+	for _, line := range lines {
 		fmt.Fprintln(w, text.Render(line))
 	}
-	if exitCode(err) == exitUsage {
-		fmt.Fprintln(w, text.Render("Try --help for usage."))
-	}
 	fmt.Fprintln(w)
+}
+
+// isTerminal reports whether w writes to a terminal, through the colour
+// profile writer fang wraps standard error in.
+func isTerminal(w io.Writer) bool {
+	if cw, ok := w.(*colorprofile.Writer); ok {
+		w = cw.Forward
+	}
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // codedError is an error that asks for a specific exit code.

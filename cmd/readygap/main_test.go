@@ -39,7 +39,7 @@ func TestPrintErrorKeepsCaseAndEscapesControls(t *testing.T) {
 func TestUsageErrorsExitTwo(t *testing.T) {
 	for _, tt := range []struct{ args, want string }{
 		{"analyse x", `unknown command "analyse"; did you mean "analyze"?`},
-		{"bogus", `unknown command "bogus"; the commands are analyze, check, completion, explain, triage`},
+		{"bogus", `unknown command "bogus"; the commands are analyze, check, completion, explain, mcp, triage, version`},
 		{"analyze", "analyze needs at least one PATH"},
 		{"analyze --bogus x", "unknown flag: --bogus"},
 		{"analyze -o yaml x", "must be one of text, json, markdown, html"},
@@ -116,15 +116,16 @@ func TestWindowWithoutRecordExitsFour(t *testing.T) {
 
 var reExitRow = regexp.MustCompile("(?m)^\\| (\\d+) \\| (.*) \\|$")
 
-// TestExitCodesDocumented checks that the README's exit-code table and
+// TestExitCodesDocumented checks that the exit-code table of
+// docs/exit-codes.md and
 // `readygap help exit-codes` list exactly the codes of exitCodes.
 func TestExitCodesDocumented(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "exit-codes.md"))
 	must(t, err)
 	s := string(readme)
 	i := strings.Index(s, "## Exit codes")
 	if i < 0 {
-		t.Fatal("README has no Exit codes section")
+		t.Fatal("docs/exit-codes.md has no Exit codes section")
 	}
 	section := s[i:]
 	if j := strings.Index(section[3:], "\n## "); j >= 0 {
@@ -139,7 +140,7 @@ func TestExitCodesDocumented(t *testing.T) {
 		want = append(want, fmt.Sprintf("%d %s", c.Code, c.Meaning))
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("README exit codes:\n%s\nwant (from exitCodes):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("docs/exit-codes.md exit codes:\n%s\nwant (from exitCodes):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	out, _, code := runCLI(t, "", "help", "exit-codes")
 	for _, c := range exitCodes {

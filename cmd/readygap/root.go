@@ -42,7 +42,10 @@ during a rollout: ` + causeList() + `.`,
 	root.AddCommand(newTriageCmd(nil))
 	root.AddCommand(newCheckCmd(nil))
 	root.AddCommand(newExplainCmd(nil))
+	root.AddCommand(newMCPCmd())
+	root.AddCommand(newVersionCmd())
 	root.AddCommand(newExitCodesTopic())
+	setVersion(root)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	harden(root)
@@ -117,7 +120,7 @@ func internalError(r any, stack []byte) error {
 }
 
 // newExitCodesTopic documents the exit codes as a help topic
-// (`readygap help exit-codes`), from the same table as the README.
+// (`readygap help exit-codes`), from the same table as docs/exit-codes.md.
 func newExitCodesTopic() *cobra.Command {
 	return &cobra.Command{
 		Use:   "exit-codes",

@@ -118,27 +118,37 @@ to fix; the others still run, and the exit code is 1 after the report.
 Server error text is redacted (query strings, signatures, tokens), and
 container env values, last-applied-configuration annotations and Secret
 data are never saved.`,
-		Example: `  # GKE: the last 30 minutes of one load balancer and the cluster's events
-  readygap triage --project shop-prod --url-map k8s2-um-web --cluster prod-1 -n shop
+		Example: `  # GKE: the last 30 minutes of one load balancer and the events
+  readygap triage --project shop-prod --url-map k8s2-um-web \
+    --cluster prod-1 -n shop
 
-  # EKS: ALB logs from S3 and the controller's logs around a rollout, kept for the postmortem
-  readygap triage --alb-logs s3://alb-logs/prod --region us-east-1 \
+  # EKS: ALB logs from S3 and the controller's logs around a
+  # rollout, kept for the postmortem
+  readygap triage --alb-logs s3://alb-logs/prod \
+    --region us-east-1 \
     --log-group /aws/containerinsights/prod/application \
-    --filter-pattern '{ $.kubernetes.container_name = "aws-load-balancer-controller" }' \
+    --filter-pattern \
+    '{ $.kubernetes.container_name = "aws-load-balancer-controller" }' \
     --around 2024-05-01T12:00:00Z --save ./incident-0501
 
-  # Istio, Envoy Gateway and ingress-nginx: every replica of the gateway, and the cluster's events
-  readygap triage -n shop --proxy-logs istio-system/deploy/istio-ingressgateway
+  # Istio, Envoy Gateway and ingress-nginx: every replica of the
+  # gateway, and the cluster's events
   readygap triage -n shop \
-    --proxy-logs 'envoy-gateway-system/-l gateway.envoyproxy.io/owning-gateway-name=eg -c envoy'
-  readygap triage -n shop --proxy-logs ingress-nginx/deploy/ingress-nginx-controller --since 1h
+    --proxy-logs istio-system/deploy/istio-ingressgateway
+  readygap triage -n shop --proxy-logs \
+    'envoy-gateway-system/-l gateway.envoyproxy.io/owning-gateway-name=eg'
+  readygap triage -n shop --since 1h \
+    --proxy-logs ingress-nginx/deploy/ingress-nginx-controller
 
-  # the Istio sidecars of a workload (in -n's namespace), and Contour's Envoy
+  # the Istio sidecars of a workload (in -n's namespace), and
+  # Contour's Envoy
   readygap triage -n shop --proxy-logs 'deploy/web -c istio-proxy' \
     --proxy-logs 'projectcontour/ds/envoy -c envoy'
 
-  # a flaky network: give up on a silent endpoint after 30 s, on a source after 3 minutes
-  readygap triage --project shop-prod --response-timeout 30s --source-timeout 3m
+  # a flaky network: give up on a silent endpoint after 30 s, on a
+  # source after 3 minutes
+  readygap triage --project shop-prod \
+    --response-timeout 30s --source-timeout 3m
 
   # what would be asked, without asking
   readygap triage --project shop-prod --since 1h --dry-run`,
@@ -163,11 +173,11 @@ data are never saved.`,
 	f.StringVar(&opts.Cluster, "cluster", "", "only Kubernetes events of this GKE cluster (Cloud Logging)")
 	f.StringVar(&opts.LoggingEndpoint, "logging-endpoint", "", "Cloud Logging API host:port (plaintext gRPC without credentials on localhost)")
 	f.StringVar(&opts.ALBLogs, "alb-logs", "", "where the ALB writes its access logs: s3://bucket/prefix (the part before AWSLogs/)")
-	f.StringVar(&opts.Account, "account", "", "AWS account id in the ALB log keys (default: found by listing AWSLogs/)")
-	f.StringVar(&opts.Region, "region", "", "AWS region of the load balancer and of the API calls (default: the profile's)")
-	f.StringVar(&opts.Profile, "profile", "", "AWS shared config profile")
-	f.StringArrayVar(&opts.LogGroups, "log-group", nil, "CloudWatch log group to read (repeatable): the AWS Load Balancer Controller's, ingress-nginx's, a Container Insights application group")
-	f.StringVar(&opts.FilterPattern, "filter-pattern", "", "CloudWatch Logs filter pattern for --log-group")
+	f.StringVar(&opts.Account, "account", "", "the AWS account id in the ALB log keys (default: found by listing AWSLogs/)")
+	f.StringVar(&opts.Region, "region", "", "the AWS region of the load balancer and of the API calls (default: the profile's)")
+	f.StringVar(&opts.Profile, "profile", "", "the AWS shared config profile")
+	f.StringArrayVar(&opts.LogGroups, "log-group", nil, "a CloudWatch log group to read (repeatable): the AWS Load Balancer Controller's, ingress-nginx's, a Container Insights application group")
+	f.StringVar(&opts.FilterPattern, "filter-pattern", "", "the CloudWatch Logs filter pattern for --log-group")
 	f.IntVar(&opts.Workers, "parallel", live.DefaultS3Workers, "S3 objects downloaded at once")
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: KUBECONFIG or ~/.kube/config)")
 	f.StringVar(&opts.Context, "context", "", "kubeconfig context (default: the current one)")

@@ -229,7 +229,7 @@ func TestTriageProxyLogsVerdictMatchesAnalyze(t *testing.T) {
 func TestTriageProxyLogsFlags(t *testing.T) {
 	help, _, code := runCLI(t, "", "triage", "--help")
 	for _, want := range []string{"--proxy-logs stringArray", "--proxy-logs-limit string", `(default "256Mi")`,
-		"--proxy-logs istio-system/deploy/istio-ingressgateway", "--proxy-logs 'envoy-gateway-system/-l gateway.envoyproxy.io/owning-gateway-name=eg -c envoy'",
+		"--proxy-logs istio-system/deploy/istio-ingressgateway", "'envoy-gateway-system/-l gateway.envoyproxy.io/owning-gateway-name=eg'",
 		"--proxy-logs ingress-nginx/deploy/ingress-nginx-controller"} {
 		if code != exitOK || !strings.Contains(help, want) {
 			t.Errorf("--help lacks %q", want)

@@ -440,7 +440,7 @@ func TestKubernetesFaults(t *testing.T) {
 		dir := t.TempDir()
 		k := &Kubernetes{Kubeconfig: srv.Kubeconfig(t, t.TempDir(), "t"), Timeouts: faultTimeouts}
 		rep, err := k.Fetch(context.Background(), midnightWindow, dir, nil)
-		want := "kubernetes: RBAC forbids list pods, list services in namespace shop: grant each verb on its resource (a Role in the namespace, or the README's ClusterRole)"
+		want := "kubernetes: RBAC forbids list pods, list services in namespace shop: grant each verb on its resource (a Role in the namespace, or the ClusterRole in docs/triage.md)"
 		if err == nil || err.Error() != want {
 			t.Fatalf("error\n%v\nwant\n%s", err, want)
 		}

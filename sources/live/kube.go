@@ -599,7 +599,7 @@ func kubeSummary(namespace string, forbidden []string, calls map[string]string, 
 			verb, resource, _ := strings.Cut(forbidden[0], " ")
 			grant = fmt.Sprintf("grant verb %q on %q", verb, resource)
 		}
-		parts = append(parts, fmt.Sprintf("RBAC forbids %s in namespace %s: %s (a Role in the namespace, or the README's ClusterRole)",
+		parts = append(parts, fmt.Sprintf("RBAC forbids %s in namespace %s: %s (a Role in the namespace, or the ClusterRole in docs/triage.md)",
 			strings.Join(forbidden, ", "), namespace, grant))
 	}
 	answer := func(reason string) string {

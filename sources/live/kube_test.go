@@ -109,7 +109,7 @@ func TestKubernetesErrors(t *testing.T) {
 	srv.Forbidden["/api/v1/namespaces/shop"] = true
 	k := &Kubernetes{Kubeconfig: srv.Kubeconfig(t, t.TempDir(), "t")}
 	rep, err := k.Fetch(context.Background(), midnightWindow, t.TempDir(), nil)
-	if err == nil || err.Error() != `kubernetes: RBAC forbids get namespaces, list pods in namespace shop: grant each verb on its resource (a Role in the namespace, or the README's ClusterRole)` {
+	if err == nil || err.Error() != `kubernetes: RBAC forbids get namespaces, list pods in namespace shop: grant each verb on its resource (a Role in the namespace, or the ClusterRole in docs/triage.md)` {
 		t.Fatalf("error = %v", err)
 	}
 	if len(rep.Files) != 2 || rep.Items[1].Status != bundle.ItemFailed || !rep.Items[1].Optional || rep.Items[2].Status != bundle.ItemFailed || rep.Items[3].Status != bundle.ItemComplete {
