@@ -99,6 +99,16 @@ func judge(rep *Report, res *sources.Result, rollouts []*correlate.Rollout) {
 	// incident (a second gateway's log in a format not read): the verdict
 	// says what it rests on at the top, not only among the warnings. An
 	// empty one cannot.
+	if n := orderOnlyRequests(res); n > 0 {
+		// Pasted lines without their time: how they fall against the
+		// rollout is not known, so no run of errors can be ruled out.
+		why := fmt.Sprintf("%d of the %d requests read have no time of their own (access lines pasted without it): their order is known, not when they happened against the rollout", n, req.Records)
+		if len(rep.Incidents) == 0 {
+			rep.cannotJudge(why)
+		} else {
+			rep.Summary.Caveats = append(rep.Summary.Caveats, why+"; the incidents' times from them are order only")
+		}
+	}
 	if held := slices.DeleteFunc(slices.Clone(res.Unread), func(u sources.Unread) bool { return u.Empty }); len(held) > 0 {
 		rep.Summary.Caveats = append(rep.Summary.Caveats, unreadText(held)+": the verdict rests on the other inputs")
 	}
@@ -137,6 +147,15 @@ func judge(rep *Report, res *sources.Result, rollouts []*correlate.Rollout) {
 		while = "; failures while they ran may be missing"
 	}
 	rep.Summary.Caveats = append(rep.Summary.Caveats, why+while)
+}
+
+// orderOnlyRequests counts the requests read whose time only orders them.
+func orderOnlyRequests(res *sources.Result) int {
+	n := 0
+	for _, in := range res.Inputs {
+		n += in.OrderOnly
+	}
+	return n
 }
 
 // cannotJudge makes the verdict cannot_judge, for why (added after the

@@ -305,3 +305,31 @@ func TestCoverageWindowKeepsNoRequest(t *testing.T) {
 		t.Fatalf("verdict %q (%s), want the reason %q", rep.Summary.Verdict, rep.Summary.CannotJudge, want)
 	}
 }
+
+// TestCoverageOrderOnlyRequestsCannotJudge checks that access lines read
+// without their time (Envoy lines pasted without [%START_TIME%]) never
+// give "No incident": when they happened against a rollout is not known.
+// The control, the same lines with their times, does.
+func TestCoverageOrderOnlyRequestsCannotJudge(t *testing.T) {
+	const line = `"GET /api/items HTTP/1.1" 200 - 0 19 3 2 "-" "curl/8.5.0" "6f3c9a2e-1b7d-4e2a-9c8f-0d1e2f3a4b5c" "shop.example.com" "10.8.2.31:8080"`
+	dir := t.TempDir()
+	var cut, whole []string
+	for i := range 4 {
+		cut = append(cut, line)
+		whole = append(whole, "[2026-03-04T10:15:0"+string(rune('0'+i))+".000Z] "+line)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "cut.log"), []byte(strings.Join(cut, "\n")+"\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "whole.log"), []byte(strings.Join(whole, "\n")+"\n"), 0o644))
+	rep, err := Analyze(t.Context(), []string{filepath.Join(dir, "cut.log")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary.Verdict != VerdictCannotJudge {
+		t.Fatalf("verdict %q (%s), want cannot_judge", rep.Summary.Verdict, rep.Summary.CannotJudge)
+	}
+	assertVerdictEverywhere(t, rep, "Cannot judge:", "4 of the 4 requests read have no time of their own")
+	full, err := Analyze(t.Context(), []string{filepath.Join(dir, "whole.log")}, Options{})
+	if err != nil || full.Summary.Verdict != VerdictNoIncident {
+		t.Fatalf("with their times: %v, verdict %q (%s), want no_incident", err, full.Summary.Verdict, full.Summary.CannotJudge)
+	}
+}

@@ -36,9 +36,10 @@ type Options struct {
 	// TableNow is when the kubectl tables among the inputs were printed
 	// (--now): their ages count back from it. Zero means inferred from an
 	// absolute time in the table, else the time of reading (order only).
+	// Envoy lines pasted without their time count on from it too.
 	TableNow time.Time
 	// ReadAt is the time of reading, which order-only table ages count
-	// back from; zero means time.Now().
+	// back from and order-only requests on from; zero means time.Now().
 	ReadAt time.Time
 
 	// envoy is EnvoyFormat compiled by prepare; nil without one.

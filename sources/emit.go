@@ -77,10 +77,33 @@ func (e *Emitter) Location() *time.Location {
 	return e.opts.location()
 }
 
+// orderOnlyStep is how far apart the order-only requests of consecutive
+// lines are timed: a millisecond keeps their order through correlation
+// and puts a pasted few lines within one second of each other.
+const orderOnlyStep = time.Millisecond
+
+// orderOnlyAnchor is the time order-only requests count from: --now when
+// given, else the time of reading.
+func (e *Emitter) orderOnlyAnchor() time.Time {
+	if !e.opts.TableNow.IsZero() {
+		return e.opts.TableNow.UTC().Truncate(time.Second)
+	}
+	return e.opts.ReadAt.UTC().Truncate(time.Second)
+}
+
+// OrderOnlyTime is the time of a request with no time of its own on line
+// of its input: the anchor, a step per line later.
+func (e *Emitter) OrderOnlyTime(line int) time.Time {
+	return e.orderOnlyAnchor().Add(time.Duration(line) * orderOnlyStep)
+}
+
 // Request reports a request outcome.
 func (e *Emitter) Request(r *Request) {
 	if !e.keep(r.Time, KindRequestLog) {
 		return
+	}
+	if r.OrderOnly {
+		e.report.OrderOnly++
 	}
 	e.h.Request(r)
 }

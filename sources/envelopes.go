@@ -26,6 +26,7 @@ const (
 	EnvelopeAWSLogsTail       Envelope = "aws-logs-tail"
 	EnvelopeAWSLogsTailShort  Envelope = "aws-logs-tail-short"
 	EnvelopeFluentBit         Envelope = "fluent-bit"
+	EnvelopePasted            Envelope = "pasted"
 )
 
 // EnvelopeInfo describes one envelope readygap takes off: the README's
@@ -127,6 +128,11 @@ var envelopeTable = []EnvelopeInfo{
 		ID:          EnvelopeFluentBit,
 		Description: "Fluent Bit, Container Insights and Docker json-file records (`{\"log\":\"...\",...}`), with or without the CRI prefix `TIME stdout F ` inside or in front",
 		HowToGet:    "a node's `/var/log/containers/*.log`, Container Insights' `/aws/containerinsights/CLUSTER/application` group",
+	},
+	{
+		ID: EnvelopePasted, line: pastedEnvelope{},
+		Description: "lines pasted rather than exported: typographic quotes, non-breaking or doubled spaces, a log viewer's table row (`|`, `│` or tab between cells; the widest cell is the line); repaired with a warning counting the lines",
+		HowToGet:    "a line copied from an issue, a chat, a wiki or a log viewer's table",
 	},
 }
 

@@ -496,8 +496,8 @@ func TestEnvelopeTable(t *testing.T) {
 		}
 		seen[e.ID] = true
 	}
-	if len(lineEnvelopes) != 8 {
-		t.Errorf("%d line envelopes, want 8", len(lineEnvelopes))
+	if len(lineEnvelopes) != 9 {
+		t.Errorf("%d line envelopes, want 9", len(lineEnvelopes))
 	}
 }
 

@@ -169,6 +169,9 @@ type envoyFormat struct {
 	ops  []envoyCommand
 	// platform is what the format alone says about the product.
 	platform Platform
+	// headless marks a default format whose leading [%START_TIME%] was
+	// cut off (mustCompileHeadless).
+	headless bool
 }
 
 // Reasons for refusing a format.

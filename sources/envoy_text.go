@@ -5,6 +5,7 @@ import (
 	"errors"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,6 +70,22 @@ var envoyTextDefaults = []*envoyFormat{
 	mustCompileEnvoyFormat(istioDefaultFormat, PlatformIstio),
 	mustCompileEnvoyFormat(istioMixerFormat, PlatformIstio),
 	mustCompileEnvoyFormat(envoyDefaultFormat, ""),
+	mustCompileHeadless(istioDefaultFormat, PlatformIstio),
+	mustCompileHeadless(istioMixerFormat, PlatformIstio),
+	mustCompileHeadless(envoyDefaultFormat, ""),
+}
+
+// envoyStartTime is the leading time of the default formats, which a
+// pasted line loses first.
+const envoyStartTime = "[%START_TIME%] "
+
+// mustCompileHeadless compiles a default format without its leading
+// [%START_TIME%]: the line as pasted into an issue or a chat. Its lines
+// are read in order, their time only ordering them (Request.OrderOnly).
+func mustCompileHeadless(text string, p Platform) *envoyFormat {
+	f := mustCompileEnvoyFormat(strings.TrimPrefix(text, envoyStartTime), p)
+	f.headless = true
+	return f
 }
 
 // Format returns FormatEnvoyAccess.
@@ -138,7 +155,31 @@ func (a envoyText) Parse(line []byte, ln *Line, out *Emitter) error {
 		}
 		return errEnvoyTextUnknown
 	}
+	if st.last.headless && ln.Stamp.IsZero() {
+		return emitOrderOnly(&st.rec, &st.buf, ln, out)
+	}
 	return emitEnvoyRecord(&st.rec, &st.buf, FormatEnvoyAccess, ln, out)
+}
+
+// emitOrderOnly reports the Request of a line whose [%START_TIME%] was cut
+// off and that no wrapper timed: at the input's order-only time for its
+// line, with a warning saying so.
+func emitOrderOnly(rec *envoyRecord, buf *envoyRequestBuffer, ln *Line, out *Emitter) error {
+	rec.time = out.OrderOnlyTime(ln.Origin.Line)
+	out.WarnOnce("envoy-headless", "Envoy access lines without their leading [%%START_TIME%%] (cut off when pasted) were read in "+
+		"their order only: each is timed %s after %s per line, a time that lines up with no other input; "+
+		"export the log with its times (`kubectl logs --timestamps`) to place them", orderOnlyStep, out.orderOnlyAnchor().Format(time.RFC3339))
+	if envoyTCP(rec) {
+		return nil
+	}
+	flags, err := parseEnvoyFlags(rec.flags)
+	if err != nil {
+		return err
+	}
+	r := buf.build(rec, flags, FormatEnvoyAccess, ln.Origin)
+	r.OrderOnly = true
+	out.Request(r)
+	return nil
 }
 
 // emitEnvoyRecord reports the Request of a line's record, timed by the
@@ -370,23 +411,17 @@ func (rec *envoyRecord) setText(op envoyOp, value []byte) {
 	}
 }
 
-// envoyCutTimeStamp stands in for the [%START_TIME%] a line lost, to see
-// whether the rest is an access line.
-var envoyCutTimeStamp = []byte("[2000-01-01T00:00:00.000Z] ")
-
 // envoyRequestShape is what any Envoy text access line shows: a quoted
 // request line, then the response code and the response flags.
 var envoyRequestShape = regexp.MustCompile(`"[A-Z]+ \S+ HTTP/[0-9.]+" \d{3} (-|[A-Z]{2,4}(,[A-Z]{2,4})*) `)
 
-// NearMiss recognises an access line whose leading [%START_TIME%] was cut
-// off, and the shape of an Envoy access line in a format of its own.
+// NearMiss recognises the shape of an Envoy access line in a format of
+// its own. (A default line whose leading [%START_TIME%] was cut off is
+// read, order only: see mustCompileHeadless.)
 func (a envoyText) NearMiss(s *nearSample) (nearScore, string) {
 	line := s.first()
 	if len(line) == 0 {
 		return nearNone, ""
-	}
-	if line[0] == '"' && a.Match(append(bytes.Clone(envoyCutTimeStamp), line...)) {
-		return nearKnown, "no timestamp: the line starts at the quoted request where Envoy's default format starts with [%START_TIME%] (the time was cut off)"
 	}
 	if envoyRequestShape.Match(line) {
 		return nearShape, "an Envoy-like access line (a quoted request, a status, response flags) in neither Envoy's nor Istio's default format: give its format with --envoy-format"

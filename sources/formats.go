@@ -116,7 +116,7 @@ var formatTable = []FormatInfo{
 	},
 	{
 		ID: FormatEnvoyAccess, Family: FamilyEnvoy, line: envoyText{},
-		Description: "Envoy access logs in text: Envoy's default format (Contour, kgateway, plain Envoy), Istio's default (1.9+ and 1.3–1.8), any format string given with `--envoy-format`; the proxy's own log lines are passed over",
+		Description: "Envoy access logs in text: Envoy's default format (Contour, kgateway, plain Envoy), Istio's default (1.9+ and 1.3–1.8), any format string given with `--envoy-format`; a default line pasted without its leading `[START_TIME]` is read in order only; the proxy's own log lines are passed over",
 		HowToGet:    "`kubectl logs --timestamps -n istio-system deploy/istio-ingressgateway`, `kubectl logs --timestamps POD -c istio-proxy`, `kubectl logs -n projectcontour ds/envoy -c envoy`",
 	},
 	{

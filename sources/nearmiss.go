@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/valyala/fastjson"
 )
@@ -12,9 +11,9 @@ import (
 // This file says, for an input in no format readygap reads, which format
 // it comes closest to and why it was not taken. Each format knows its own
 // near misses (the adapters' NearMiss methods, asked in the format table's
-// order); the damage any line can suffer on its way to a file (typographic
-// quotes, a table's borders, non-breaking spaces) is undone here and the
-// repaired line offered to every format's Match.
+// order), on lines whose damage from being pasted (typographic quotes, a
+// table's borders, non-breaking spaces) is undone first (pasted.go), as
+// when such an input is read.
 
 // nearScore says how close an input comes to a format.
 type nearScore int
@@ -89,31 +88,26 @@ func nearestFormat(head []byte, complete bool, lines []lineAdapter) errUnknownFo
 			best, bestScore, bestWhy = f, score, why
 		}
 	}
-	if first := s.first(); first != nil {
-		for _, d := range lineDamages {
-			repaired, ok := d.repair(first)
-			if !ok {
-				continue
-			}
-			for _, a := range lines {
-				if a.Match(repaired) {
-					consider(a.Format(), nearKnown, d.why)
-					break
-				}
-			}
-		}
+	// The formats judge the lines as they are and, when a pasted line's
+	// damage could be undone (pasted.go), as repaired: a table's tabs are
+	// its shape, a pasted line's are not.
+	samples := []*nearSample{s}
+	if r := s.repaired(); r != nil {
+		samples = append(samples, r)
 	}
-	for _, f := range formatTable {
-		var a any = f.json
-		switch {
-		case f.line != nil:
-			a = f.line
-		case f.table != nil:
-			a = f.table
-		}
-		if n, ok := a.(nearMisser); ok {
-			score, why := n.NearMiss(s)
-			consider(f.ID, score, why)
+	for _, s := range samples {
+		for _, f := range formatTable {
+			var a any = f.json
+			switch {
+			case f.line != nil:
+				a = f.line
+			case f.table != nil:
+				a = f.table
+			}
+			if n, ok := a.(nearMisser); ok {
+				score, why := n.NearMiss(s)
+				consider(f.ID, score, why)
+			}
 		}
 	}
 	if best == "" {
@@ -149,49 +143,23 @@ func newNearSample(head []byte, complete bool) *nearSample {
 	return s
 }
 
-// lineDamage is a way a log line is changed on its way to a file.
-type lineDamage struct {
-	why string
-	// repair undoes the damage in line; ok is false when line shows none.
-	repair func(line []byte) (repaired []byte, ok bool)
+// repaired returns s with the damage of pasted lines undone
+// (repairLine), nil when no line shows any.
+func (s *nearSample) repaired() *nearSample {
+	r := &nearSample{elem: s.elem, lines: make([][]byte, 0, len(s.lines))}
+	damaged := false
+	for _, l := range s.lines {
+		rl, done := repairLine(l)
+		if rl = bytes.TrimSpace(rl); len(rl) > 0 {
+			r.lines = append(r.lines, rl)
+		}
+		damaged = damaged || done != 0
+	}
+	if !damaged {
+		return nil
+	}
+	return r
 }
-
-// typographicQuotes replaces the quotes word processors, chat tools and
-// wikis put in place of ASCII ones.
-var typographicQuotes = strings.NewReplacer("“", `"`, "”", `"`, "„", `"`, "‟", `"`, "″", `"`, "‘", "'", "’", "'")
-
-// lineDamages are the damages undone before a line is offered again to
-// every format.
-var lineDamages = []lineDamage{
-	{"typographic quotes (“ ”) where the log has plain \" (the line went through a word processor, chat tool or wiki)",
-		func(line []byte) ([]byte, bool) {
-			r := typographicQuotes.Replace(string(line))
-			return []byte(r), r != string(line)
-		}},
-	{"non-breaking spaces where the log has plain ones (copied from a web page)",
-		func(line []byte) ([]byte, bool) {
-			r := bytes.ReplaceAll(line, []byte("\u00a0"), []byte(" "))
-			return r, len(r) != len(line)
-		}},
-	{"a table row: a log viewer's columns (time, labels, borders) around the log line",
-		func(line []byte) ([]byte, bool) {
-			cells := tableCells.Split(string(line), -1)
-			if len(cells) < 2 {
-				return nil, false
-			}
-			// The log line is the widest cell.
-			widest := ""
-			for _, c := range cells {
-				if c = strings.TrimSpace(c); len(c) > len(widest) {
-					widest = c
-				}
-			}
-			return []byte(widest), widest != ""
-		}},
-}
-
-// tableCells splits a table row: `|` and `│` borders, tabs.
-var tableCells = regexp.MustCompile(`\s*[|│\t]\s*`)
 
 // jsonKeys returns the top-level keys of a JSON object, lower-cased and
 // without `_`, `-` and `@` (see nginxJSONKey), and the object; for an

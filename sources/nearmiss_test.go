@@ -14,21 +14,6 @@ var nearMissCases = []struct {
 	closest    Format
 	why        string
 }{
-	{"Envoy line whose leading time was cut",
-		`"GET /api/items HTTP/1.1" 503 UH 0 19 0 - "-" "curl/8.5.0" "6f3c9a2e-1b7d-4e2a-9c8f-0d1e2f3a4b5c" "shop.example.com" "-"` + "\n",
-		FormatEnvoyAccess, "no timestamp"},
-	{"Envoy line with typographic quotes",
-		`[2024-07-20T07:05:54.173Z] “GET /api/items HTTP/1.1” 503 UH 0 19 0 - “-” “curl/8.5.0” “6f3c9a2e-1b7d-4e2a-9c8f-0d1e2f3a4b5c” “shop.example.com” “-”` + "\n",
-		FormatEnvoyAccess, "typographic quotes"},
-	{"ingress-nginx line in a log viewer's table",
-		"| 2024-01-02 03:04:06.123 | " + nginxAccessCases[2].line + " |\n",
-		FormatIngressNginx, "a table row"},
-	{"Envoy line behind a Loki-like label column, tab-separated",
-		"2024-07-20 07:05:54.173\t{pod=\"gw-1\"}\t[2024-07-20T07:05:54.173Z] \"GET /api/items HTTP/1.1\" 503 UH 0 19 0 - \"-\" \"curl/8.5.0\" \"6f3c9a2e-1b7d-4e2a-9c8f-0d1e2f3a4b5c\" \"shop.example.com\" \"-\"\n",
-		FormatEnvoyAccess, "a table row"},
-	{"non-breaking spaces",
-		strings.ReplaceAll(nginxAccessCases[0].line, " ", "\u00a0") + "\n",
-		FormatIngressNginx, "non-breaking spaces"},
 	{"kubectl 1.7 describe events table",
 		"Events:\n  FirstSeen\tLastSeen\tCount\tFrom\t\t\tSubObjectPath\tType\tReason\tMessage\n  ---------\t--------\t-----\t----\t\t\t-------------\t--------\t------\t-------\n",
 		FormatK8sEvents, "`kubectl describe` text of kubectl 1.3–1.7"},
@@ -105,10 +90,16 @@ func TestNearMissNone(t *testing.T) {
 // closest format.
 func TestNearMissThroughRead(t *testing.T) {
 	dir := t.TempDir()
-	bad := writeFile(t, dir, "gateway.log", []byte(nearMissCases[0].text))
+	var cut string
+	for _, tc := range nearMissCases {
+		if tc.name == "ALB access line cut short" {
+			cut = tc.text
+		}
+	}
+	bad := writeFile(t, dir, "gateway.log", []byte(cut))
 	good := writeFile(t, dir, "nginx.log", []byte(nginxAccessCases[0].line+"\n"))
 	res, _ := readPaths(t, Options{}, bad, good)
-	want := filepath.Join(dir, "gateway.log") + ": not in a format readygap reads; closest: envoy-access, not taken: no timestamp"
+	want := filepath.Join(dir, "gateway.log") + ": not in a format readygap reads; closest: alb-access, not taken: an ALB access line with"
 	found := false
 	for _, w := range res.Warnings {
 		found = found || strings.HasPrefix(w, want)

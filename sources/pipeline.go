@@ -96,6 +96,11 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 	if err := opts.prepare(); err != nil {
 		return nil, err
 	}
+	if opts.ReadAt.IsZero() {
+		// One time of reading for every input and worker: order-only
+		// records count from it.
+		opts.ReadAt = time.Now()
+	}
 	files, walkWarnings, err := expand(paths)
 	if err != nil {
 		return nil, err
@@ -611,6 +616,8 @@ type part struct {
 	// nil when the lines come bare; envScratch is its scratch.
 	env        lineEnvelope
 	envScratch []byte
+	// repairs counts the damages the pasted envelope undid.
+	repairs repairCounts
 	// yamlJSON is the buffer YAML chunks are converted into.
 	yamlJSON []byte
 	// duplicateKeys counts the duplicate YAML keys warned of, up to
@@ -700,6 +707,7 @@ func (in *inputReader) merge() {
 		in.rep.Filtered += r.Filtered
 		in.rep.Duplicates += r.Duplicates
 		in.rep.Passed += r.Passed
+		in.rep.OrderOnly += r.OrderOnly
 		for k := range r.Kinds {
 			in.rep.Kinds[k].merge(r.Kinds[k])
 		}
@@ -711,6 +719,15 @@ func (in *inputReader) merge() {
 		}
 		in.rep.Warnings = append(in.rep.Warnings, r.Warnings...)
 		skips = append(skips, r.skipSamples...)
+	}
+	var repairs repairCounts
+	for _, p := range in.parts {
+		for i, n := range p.repairs {
+			repairs[i] += n
+		}
+	}
+	if w := repairs.warning(); w != "" {
+		in.rep.Warnings = append(in.rep.Warnings, w)
 	}
 	sort.SliceStable(skips, func(i, j int) bool { return skips[i].origin.Line < skips[j].origin.Line })
 	if max := in.parts[0].em.maxWarnings(); len(skips) > max {
@@ -845,7 +862,12 @@ func (p *part) parseLine(a lineAdapter, raw []byte, o Origin, stamp time.Time) {
 		var envStamp time.Time
 		var ok bool
 		var inner []byte
-		if inner, envStamp, p.envScratch, ok = p.env.Unwrap(raw, p.envScratch); ok {
+		if _, pasted := p.env.(pastedEnvelope); pasted {
+			var done damage
+			if raw, done = repairLine(raw); done != 0 {
+				p.repairs.add(done)
+			}
+		} else if inner, envStamp, p.envScratch, ok = p.env.Unwrap(raw, p.envScratch); ok {
 			raw = inner
 			if !envStamp.IsZero() {
 				stamp = envStamp

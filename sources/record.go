@@ -145,6 +145,10 @@ type Request struct {
 	// RetryLimit says the proxy stopped because its retry limit was reached
 	// (Envoy's URX response flag): every attempt it was allowed failed.
 	RetryLimit bool
+	// OrderOnly marks a time that only orders the request among its
+	// input's: a pasted access line whose own time was cut off, timed
+	// from the input's anchor (see Emitter.OrderOnlyTime).
+	OrderOnly bool
 	// Backend is the address the request was finally sent to; zero when no
 	// backend was chosen. Its port is 0 when the log does not give one.
 	Backend netip.AddrPort

@@ -23,6 +23,9 @@ type InputReport struct {
 	// that is not an access line). With Records, Skipped, Filtered and
 	// Duplicates it accounts for every non-blank line or element read.
 	Passed int
+	// OrderOnly counts the requests kept whose time only orders them
+	// (Request.OrderOnly): a verdict cannot rest on when they happened.
+	OrderOnly int
 	// First and Last are the earliest and latest record times kept.
 	First, Last time.Time
 	// Kinds counts the records kept by the kind of source they come from

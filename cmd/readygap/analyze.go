@@ -96,7 +96,7 @@ exits 6.`,
 	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit with code 3 when an incident is found (for scripts and CI)")
 	cmd.Flags().StringVar(&opts.EnvoyFormat, "envoy-format", "", "Envoy access-log format of Envoy logs in a custom format: a format string ('[%START_TIME%] \"%REQ(:METHOD)% ...') or a JSON dictionary")
 	cmd.Flags().StringVar(&opts.NginxFormat, "nginx-format", "", "nginx access-log format of ingress-nginx logs in a custom log-format-upstream (or nginx logs with $upstream_addr and $upstream_status added): the log_format string or JSON template, as configured")
-	cmd.Flags().StringVar(&opts.TableNow, "now", "", "when the kubectl describe or get events tables among the inputs were printed (RFC 3339): their ages (16m, 2m30s) count back from it; without it they are anchored by an absolute time in the table, or read in order only")
+	cmd.Flags().StringVar(&opts.TableNow, "now", "", "when the kubectl describe or get events tables among the inputs were printed (RFC 3339): their ages (16m, 2m30s) count back from it; without it they are anchored by an absolute time in the table, or read in order only; Envoy lines pasted without their time count on from it, in order only")
 	cmd.Flags().StringVar(&opts.TZ, "tz", "UTC", "time zone of log times written without one (nginx error log, klog), e.g. Europe/Berlin or Local")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.FormatNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("tz", cobra.FixedCompletions([]string{"UTC", "Local"}, cobra.ShellCompDirectiveNoFileComp))
