@@ -28,6 +28,10 @@ const (
 	layoutNDJSON
 	// layoutTable: a kubectl text table, read whole by one tableAdapter.
 	layoutTable
+	// layoutJoinedJSON: JSON access lines pretty-printed over several
+	// lines (pasted), each object made one line again by the splitter and
+	// handed to one lineAdapter.
+	layoutJoinedJSON
 )
 
 // plan is what detection decided about one input.
@@ -78,6 +82,9 @@ func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 			}
 			return plan{layout: layoutJSON, format: a.Format()}, nil
 		}
+		if a := matchJoinedJSON(body, complete, lines); a != nil {
+			return plan{layout: layoutJoinedJSON, line: a, format: a.Format()}, nil
+		}
 	case looksLikeYAML(body):
 		if f, ok := yamlFormat(body); ok {
 			return plan{layout: layoutYAML, format: f}, nil
@@ -90,6 +97,26 @@ func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 		return plan{layout: layoutLines, line: a, env: env, format: a.Format()}, nil
 	}
 	return plan{}, nearestFormat(head, complete, lines)
+}
+
+// matchJoinedJSON returns the line adapter that reads the first JSON
+// object of body made one line (the splitter gives it so), when its first
+// line alone is no line of that adapter: a JSON access line
+// pretty-printed over several lines (pasted from a viewer or jq); nil
+// otherwise. JSON lines one per line are read as lines.
+func matchJoinedJSON(body []byte, complete bool, lines []lineAdapter) lineAdapter {
+	first := textSample(body, complete)
+	sp := newJSONSplitter(bytes.NewReader(body), 64<<10)
+	elem, _, err := sp.Next()
+	if err != nil || len(elem) == 0 || elem[0] != '{' || len(first) == 0 {
+		return nil
+	}
+	for _, a := range lines {
+		if a.Match(elem) && !a.Match(bytes.TrimSpace(first[0])) {
+			return a
+		}
+	}
+	return nil
 }
 
 // matchTable returns the table adapter whose format the sample lines are

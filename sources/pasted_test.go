@@ -197,3 +197,25 @@ func TestHeadlessEnvoyOrderOnly(t *testing.T) {
 		t.Errorf("stamped: %v, %d requests, %+v", err, len(h.requests), res.Inputs)
 	}
 }
+
+// TestPrettyJSONAccessLine checks that a JSON access line pretty-printed
+// over several lines is read as the one line it was, with the warning;
+// the control, the same object on one line, is read without it.
+func TestPrettyJSONAccessLine(t *testing.T) {
+	for _, tc := range []struct {
+		path    string
+		warning bool
+	}{
+		{filepath.Join(pastedSampleDir, "envoy-gateway-pretty.json"), true},
+		{filepath.Join("testdata", "samples", "envoy", "envoyproxy--gateway--troubleshooting-configuration.jsonl"), false},
+	} {
+		in, h, accounted := readAccounted(t, tc.path)
+		if in.Format != FormatEnvoyJSON || len(h.requests) != 1 || accounted != 1 || h.requests[0].Status != 500 {
+			t.Fatalf("%s: format %s, %d requests, %d accounted", tc.path, in.Format, len(h.requests), accounted)
+		}
+		warned := len(in.Warnings) == 1 && strings.Contains(in.Warnings[0], "pretty-printed over several lines") && strings.HasSuffix(in.Warnings[0], "before reading: 1")
+		if warned != tc.warning {
+			t.Errorf("%s: warnings %q", tc.path, in.Warnings)
+		}
+	}
+}

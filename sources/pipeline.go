@@ -443,6 +443,8 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 		err = in.parallel(in.produceYAML, in.consumeYAML)
 	case layoutCloudWatch:
 		err = in.parallel(in.produceJSON, in.cloudWatchConsumer(p.line))
+	case layoutJoinedJSON:
+		err = in.parallel(in.produceJSON, in.joinedJSONConsumer(p.line))
 	case layoutTable:
 		err = in.readTable(p.table)
 	}
@@ -616,8 +618,10 @@ type part struct {
 	// nil when the lines come bare; envScratch is its scratch.
 	env        lineEnvelope
 	envScratch []byte
-	// repairs counts the damages the pasted envelope undid.
+	// repairs counts the damages the pasted envelope undid; joined
+	// counts the JSON objects read as lines (layoutJoinedJSON).
 	repairs repairCounts
+	joined  int
 	// yamlJSON is the buffer YAML chunks are converted into.
 	yamlJSON []byte
 	// duplicateKeys counts the duplicate YAML keys warned of, up to
@@ -728,6 +732,13 @@ func (in *inputReader) merge() {
 	}
 	if w := repairs.warning(); w != "" {
 		in.rep.Warnings = append(in.rep.Warnings, w)
+	}
+	joined := 0
+	for _, p := range in.parts {
+		joined += p.joined
+	}
+	if joined > 0 {
+		in.rep.Warnings = append(in.rep.Warnings, fmt.Sprintf("JSON access lines pretty-printed over several lines (pasted from a viewer or jq) were made one line each before reading: %d", joined))
 	}
 	sort.SliceStable(skips, func(i, j int) bool { return skips[i].origin.Line < skips[j].origin.Line })
 	if max := in.parts[0].em.maxWarnings(); len(skips) > max {
@@ -1074,6 +1085,22 @@ func (in *inputReader) consumeYAML(p *part, b *batch) {
 				}
 				p.parseElement(elem, o, &last)
 			}
+		}
+	}
+}
+
+// joinedJSONConsumer parses each JSON element, made one line by the
+// splitter, with a (layoutJoinedJSON).
+func (in *inputReader) joinedJSONConsumer(a lineAdapter) func(*part, *batch) {
+	return func(p *part, b *batch) {
+		for _, it := range b.items {
+			o := Origin{in.name, it.line}
+			if it.skip != "" {
+				p.em.Skip(o, it.skip)
+				continue
+			}
+			p.joined++
+			p.parseLine(a, b.buf[it.start:it.end], o, time.Time{})
 		}
 	}
 }
