@@ -28,9 +28,9 @@ const (
 	layoutNDJSON
 	// layoutTable: a kubectl text table, read whole by one tableAdapter.
 	layoutTable
-	// layoutJoinedJSON: JSON access lines pretty-printed over several
-	// lines (pasted), each object made one line again by the splitter and
-	// handed to one lineAdapter.
+	// layoutJoinedJSON: JSON access lines pretty-printed or wrapped over
+	// several lines (pasted), each object made one line again
+	// (jsonLineJoiner) and handed to one lineAdapter.
 	layoutJoinedJSON
 )
 
@@ -100,13 +100,14 @@ func detect(head []byte, complete bool, lines []lineAdapter) (plan, error) {
 }
 
 // matchJoinedJSON returns the line adapter that reads the first JSON
-// object of body made one line (the splitter gives it so), when its first
-// line alone is no line of that adapter: a JSON access line
-// pretty-printed over several lines (pasted from a viewer or jq); nil
-// otherwise. JSON lines one per line are read as lines.
+// object of body made one line (jsonLineJoiner), when its first line
+// alone is no line of that adapter: a JSON access line pretty-printed
+// over several lines (pasted from a viewer or jq) or wrapped by a
+// terminal or an issue; nil otherwise. JSON lines one per line are read
+// as lines.
 func matchJoinedJSON(body []byte, complete bool, lines []lineAdapter) lineAdapter {
 	first := textSample(body, complete)
-	sp := newJSONSplitter(bytes.NewReader(body), 64<<10)
+	sp := newJSONSplitter(newJSONLineJoiner(bytes.NewReader(body)), 64<<10)
 	elem, _, err := sp.Next()
 	if err != nil || len(elem) == 0 || elem[0] != '{' || len(first) == 0 {
 		return nil

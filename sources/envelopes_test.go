@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
@@ -97,6 +98,18 @@ func unitsOf(t *testing.T, path string) (units int, ok bool) {
 	switch p.layout {
 	case layoutLines:
 		return countLines(data), true
+	case layoutJoinedJSON:
+		// JSON values spread over lines: counted by encoding/json with
+		// every line break taken out.
+		flat := bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\n"), nil), []byte("\r"), nil)
+		dec := json.NewDecoder(bytes.NewReader(flat))
+		for {
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return units, true
+			}
+			units++
+		}
 	case layoutYAML:
 		return 0, false
 	}

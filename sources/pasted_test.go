@@ -3,10 +3,12 @@ package sources
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 	"unicode/utf8"
 )
@@ -207,15 +209,63 @@ func TestPrettyJSONAccessLine(t *testing.T) {
 		warning bool
 	}{
 		{filepath.Join(pastedSampleDir, "envoy-gateway-pretty.json"), true},
+		{filepath.Join(pastedSampleDir, "envoy-gateway-wrapped.log"), true},
 		{filepath.Join("testdata", "samples", "envoy", "envoyproxy--gateway--troubleshooting-configuration.jsonl"), false},
 	} {
 		in, h, accounted := readAccounted(t, tc.path)
 		if in.Format != FormatEnvoyJSON || len(h.requests) != 1 || accounted != 1 || h.requests[0].Status != 500 {
 			t.Fatalf("%s: format %s, %d requests, %d accounted", tc.path, in.Format, len(h.requests), accounted)
 		}
-		warned := len(in.Warnings) == 1 && strings.Contains(in.Warnings[0], "pretty-printed over several lines") && strings.HasSuffix(in.Warnings[0], "before reading: 1")
+		warned := len(in.Warnings) == 1 && strings.Contains(in.Warnings[0], "pretty-printed or wrapped over several lines") && strings.HasSuffix(in.Warnings[0], "before reading: 1")
 		if warned != tc.warning {
 			t.Errorf("%s: warnings %q", tc.path, in.Warnings)
 		}
 	}
+}
+
+// TestJSONLineJoiner checks that breaks inside values go, even inside a
+// string after a backslash, that breaks between values stay, and that
+// each output line maps back to the input line it starts on.
+func TestJSONLineJoiner(t *testing.T) {
+	in := "{\"a\":\"x\\\n\"y\",\n \"b\": [1,\n2]}\n{\"c\":nu\nll}\n\n{\"d\":1}\n"
+	j := newJSONLineJoiner(strings.NewReader(in))
+	out, err := io.ReadAll(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\"a\":\"x\\\"y\", \"b\": [1,2]}\n{\"c\":null}\n\n{\"d\":1}\n"
+	if string(out) != want {
+		t.Errorf("joined %q, want %q", out, want)
+	}
+	for out, in := range map[int]int{1: 1, 2: 5, 3: 7, 4: 8} {
+		if got := j.line(out); got != in {
+			t.Errorf("output line %d from input line %d, want %d", out, got, in)
+		}
+	}
+}
+
+// FuzzJSONLineJoiner checks that the joiner never fails, drops only line
+// breaks, and maps every output line to an input line at or after it.
+func FuzzJSONLineJoiner(f *testing.F) {
+	for _, s := range []string{"{\"a\":\n1}\n", "[\n{\"a\":\"b\\\n\"}\n]\n", "}}}\n{{{\n\"", "\r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		j := newJSONLineJoiner(iotest.OneByteReader(bytes.NewReader(in)))
+		out, err := io.ReadAll(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		strip := func(b []byte) []byte {
+			return bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("\n"), nil), []byte("\r"), nil)
+		}
+		if !bytes.Equal(strip(out), strip(in)) {
+			t.Fatalf("%q joined to %q", in, out)
+		}
+		for i := 1; i <= bytes.Count(out, []byte("\n"))+1; i++ {
+			if l := j.line(i); l < i {
+				t.Fatalf("output line %d from input line %d", i, l)
+			}
+		}
+	})
 }

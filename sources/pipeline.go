@@ -444,7 +444,7 @@ func readInput(ctx context.Context, name string, opts *Options, dedup *dedupSet,
 	case layoutCloudWatch:
 		err = in.parallel(in.produceJSON, in.cloudWatchConsumer(p.line))
 	case layoutJoinedJSON:
-		err = in.parallel(in.produceJSON, in.joinedJSONConsumer(p.line))
+		err = in.parallel(in.produceJoinedJSON, in.joinedJSONConsumer(p.line))
 	case layoutTable:
 		err = in.readTable(p.table)
 	}
@@ -738,7 +738,7 @@ func (in *inputReader) merge() {
 		joined += p.joined
 	}
 	if joined > 0 {
-		in.rep.Warnings = append(in.rep.Warnings, fmt.Sprintf("JSON access lines pretty-printed over several lines (pasted from a viewer or jq) were made one line each before reading: %d", joined))
+		in.rep.Warnings = append(in.rep.Warnings, fmt.Sprintf("JSON access lines pretty-printed or wrapped over several lines (pasted from a viewer, jq or a terminal) were made one line each before reading: %d", joined))
 	}
 	sort.SliceStable(skips, func(i, j int) bool { return skips[i].origin.Line < skips[j].origin.Line })
 	if max := in.parts[0].em.maxWarnings(); len(skips) > max {
@@ -1087,6 +1087,14 @@ func (in *inputReader) consumeYAML(p *part, b *batch) {
 			}
 		}
 	}
+}
+
+// produceJoinedJSON cuts an input of JSON access lines spread over
+// several lines into elements, each made one line (jsonLineJoiner); the
+// elements' lines are the input's.
+func (in *inputReader) produceJoinedJSON(send func(*batch)) error {
+	j := newJSONLineJoiner(in.br)
+	return in.splitJSON(j, jsonReadBuffer, func(_, line int) int { return j.line(line) }, send)
 }
 
 // joinedJSONConsumer parses each JSON element, made one line by the
