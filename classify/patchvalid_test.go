@@ -564,6 +564,17 @@ func TestEveryPatchAppliesCleanly(t *testing.T) {
 	}
 	for _, p := range variants {
 		check(p, variantFixes(t, objectsOfPaths(t, p)), rawObjects(t, p))
+		// Before Kubernetes 1.30 the preStop fixes are exec sleeps, and
+		// must apply as cleanly; a sleep handler there is a defect.
+		old := objectsOfPaths(t, p)
+		old.KubeVersion = sources.KubeVersion{Major: 1, Minor: 29}
+		fixes := variantFixes(t, old)
+		check(p+" (1.29)", fixes, rawObjects(t, p))
+		for _, fix := range fixes {
+			if fix.Patch != nil && strings.Contains(patchJSON(t, fix.Patch), `"sleep":{"seconds"`) {
+				t.Errorf("%s (1.29): %q uses the sleep handler, which 1.29 lacks", p, fix.Title)
+			}
+		}
 	}
 	if count < 100 || len(variants) < 4 {
 		t.Errorf("%d patches from %d variants: the fixtures and variants were not all read", count, len(variants))
@@ -704,4 +715,14 @@ func TestVariantsPatchTheServingContainer(t *testing.T) {
 			t.Errorf("a fix patches the StatefulSet, which no rule reads: %s\n%s", f.Title, patchText(t, f.Patch))
 		}
 	}
+}
+
+// patchJSON is a patch as compact JSON.
+func patchJSON(t testing.TB, p Patch) string {
+	t.Helper()
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -98,6 +98,7 @@ func linkTargets(objs *Objects) []*target {
 			continue
 		}
 		t := &target{Config: d, wl: workloadOf(d), Replicas: 1, Namespace: x.namespaces[d.Namespace]}
+		t.wl.Kube = objs.KubeVersion
 		if d.Workload.Replicas != nil {
 			t.Replicas = *d.Workload.Replicas
 		}

@@ -19,6 +19,9 @@ type Options struct {
 	// Read tunes how inputs are read: the time window, the zone of zone-less
 	// times, standard input.
 	Read sources.Options
+	// KubeVersion is the cluster's Kubernetes version as given
+	// (--kube-version); zero to take the one the inputs record, if any.
+	KubeVersion sources.KubeVersion
 }
 
 // Analyze reads every input named in paths (files, directories, "-" for
@@ -42,7 +45,7 @@ func Analyze(ctx context.Context, paths []string, opts Options) (*Report, error)
 	if win != nil && win.Empty && !slices.Contains(paths, "-") {
 		win.DataFirst, win.DataLast = dataRange(ctx, paths, opts.Read)
 	}
-	a := correlate.Analyze(collectors.Merge(), correlate.Options{})
+	a := correlate.Analyze(collectors.Merge(), correlate.Options{KubeVersion: opts.KubeVersion})
 	rep := newReport(res, a, classify.Classify(a), win)
 	rep.Warnings = append(bundleWarnings(paths), rep.Warnings...)
 	for _, p := range paths {

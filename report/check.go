@@ -207,6 +207,9 @@ type CheckOptions struct {
 	// names an object of the inputs in paths, and a context input that
 	// cannot be read is a warning.
 	Context []string
+	// KubeVersion is the cluster's Kubernetes version as given
+	// (--kube-version); zero when unknown.
+	KubeVersion sources.KubeVersion
 }
 
 // checkMaxUnread is how many unread documents of one input a check lists,
@@ -252,6 +255,7 @@ func Check(ctx context.Context, paths []string, opts CheckOptions) (*CheckReport
 		return a.File < b.File || (a.File == b.File && a.Line < b.Line)
 	})
 	objs := classify.NewObjects(configs)
+	objs.KubeVersion = opts.KubeVersion
 	risks := classify.Check(objs)
 	return newCheckReport(res, objs, risks, classify.Coverage(objs), opts), nil
 }
