@@ -685,6 +685,7 @@ func TestVariantsPatchTheServingContainer(t *testing.T) {
 		{"Let a drain evict one pod at a time", "PodDisruptionBudget", "web", []string{"maxUnavailable: 1", "app: web", "tier: front"}, []string{"minAvailable"}, false},
 		{"Spread the pods over the zones", "Deployment", "my-app", []string{"topologySpreadConstraints", "app: my-app"}, []string{"replicas"}, false},
 		{"Delay SIGTERM", "StatefulSet", "db-api", []string{"name: db-api", "seconds: 15"}, nil, false},
+		{"Probe the port that serves", "StatefulSet", "db-api", []string{"name: db-api", "port: http"}, []string{"9090"}, false},
 		{"Let each new pod settle", "StatefulSet", "db-api", []string{"minReadySeconds: 25"}, []string{"maxSurge", "strategy"}, false},
 		{"Let the autoscaler run at least 3 replicas", "HorizontalPodAutoscaler", "my-app-scaler", []string{"minReplicas: 3", "maxReplicas: 3"}, nil, false},
 	} {
