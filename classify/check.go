@@ -104,6 +104,9 @@ func Check(objs *Objects) []*Risk {
 	}
 	for _, r := range Rules {
 		for _, risk := range r.Check(objs) {
+			if risk.Workload != nil && notAppliedTo[risk.Workload.Kind][risk.Cause] != "" {
+				continue
+			}
 			key := risk.RuleID() + "\x00" + objectKey(risk.Workload) + "\x00" + risk.Reason
 			if seen[key] {
 				continue

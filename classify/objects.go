@@ -15,7 +15,10 @@ import (
 // configure that path, so that the same helpers answer for that path.
 // Where a helper takes the first object of a kind, order decides.
 type Objects struct {
-	configs []*sources.Config
+	// KubeVersion is the cluster's Kubernetes version, given or read;
+	// zero when unknown. The fixes choose by it.
+	KubeVersion sources.KubeVersion
+	configs     []*sources.Config
 	// targets are the workloads and the paths to them, linked once.
 	targets     []*target
 	targetsOnce sync.Once
@@ -45,4 +48,8 @@ func (o *Objects) ConfigsOf(kind string) []*sources.Config {
 }
 
 // objectsOf is the view of every object an analysis read.
-func objectsOf(a *correlate.Analysis) *Objects { return NewObjects(a.Configs) }
+func objectsOf(a *correlate.Analysis) *Objects {
+	o := NewObjects(a.Configs)
+	o.KubeVersion = a.Opts.KubeVersion
+	return o
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -564,6 +565,17 @@ func TestEveryPatchAppliesCleanly(t *testing.T) {
 	}
 	for _, p := range variants {
 		check(p, variantFixes(t, objectsOfPaths(t, p)), rawObjects(t, p))
+		// Before Kubernetes 1.30 the preStop fixes are exec sleeps, and
+		// must apply as cleanly; a sleep handler there is a defect.
+		old := objectsOfPaths(t, p)
+		old.KubeVersion = sources.KubeVersion{Major: 1, Minor: 29}
+		fixes := variantFixes(t, old)
+		check(p+" (1.29)", fixes, rawObjects(t, p))
+		for _, fix := range fixes {
+			if fix.Patch != nil && strings.Contains(patchJSON(t, fix.Patch), `"sleep":{"seconds"`) {
+				t.Errorf("%s (1.29): %q uses the sleep handler, which 1.29 lacks", p, fix.Title)
+			}
+		}
 	}
 	if count < 100 || len(variants) < 4 {
 		t.Errorf("%d patches from %d variants: the fixtures and variants were not all read", count, len(variants))
@@ -643,7 +655,7 @@ func TestPatchValidatorCatches(t *testing.T) {
 // scales set in the autoscaler, not in spec.replicas.
 func TestVariantsPatchTheServingContainer(t *testing.T) {
 	var all []Fix
-	for _, v := range []string{"sidecar-first", "istio-hooks", "contour-native", "node-alb", "gke-hpa"} {
+	for _, v := range []string{"sidecar-first", "istio-hooks", "contour-native", "node-alb", "gke-hpa", "statefulset"} {
 		all = append(all, variantFixes(t, objectsOfPaths(t, filepath.Join("testdata", "variants", v+".yaml")))...)
 	}
 	text := func(title, kind, name string) (string, Fix) {
@@ -672,6 +684,9 @@ func TestVariantsPatchTheServingContainer(t *testing.T) {
 		{"Keep idle connections open 4005 s", "Deployment", "web", []string{"KEEP_ALIVE_TIMEOUT", "\"4005000\""}, nil, false},
 		{"Let a drain evict one pod at a time", "PodDisruptionBudget", "web", []string{"maxUnavailable: 1", "app: web", "tier: front"}, []string{"minAvailable"}, false},
 		{"Spread the pods over the zones", "Deployment", "my-app", []string{"topologySpreadConstraints", "app: my-app"}, []string{"replicas"}, false},
+		{"Delay SIGTERM", "StatefulSet", "db-api", []string{"name: db-api", "seconds: 15"}, nil, false},
+		{"Probe the port that serves", "StatefulSet", "db-api", []string{"name: db-api", "port: http"}, []string{"9090"}, false},
+		{"Let each new pod settle", "StatefulSet", "db-api", []string{"minReadySeconds: 25"}, []string{"maxSurge", "strategy"}, false},
 		{"Let the autoscaler run at least 3 replicas", "HorizontalPodAutoscaler", "my-app-scaler", []string{"minReplicas: 3", "maxReplicas: 3"}, nil, false},
 	} {
 		got, fix := text(c.title, c.kind, c.name)
@@ -699,9 +714,33 @@ func TestVariantsPatchTheServingContainer(t *testing.T) {
 	if risks := risksOf(Check(objectsOfPaths(t, filepath.Join("testdata", "variants", "sidecar-first.yaml"))), "termination_race/prestop", "web"); len(risks) != 1 {
 		t.Errorf("%d preStop risks for the app behind a sleeping proxy, want 1", len(risks))
 	}
+	// The StatefulSet is judged and patched as one, never with the
+	// Deployment's strategy, maxSurge or progressDeadlineSeconds.
+	statefulSet := 0
 	for _, f := range all {
-		if f.Patch != nil && f.Patch["metadata"].(map[string]any)["name"] == "db-api" {
-			t.Errorf("a fix patches the StatefulSet, which no rule reads: %s\n%s", f.Title, patchText(t, f.Patch))
+		if f.Patch == nil || f.Patch["metadata"].(map[string]any)["name"] != "db-api" || !slices.Contains(workloadKinds, f.Patch["kind"].(string)) {
+			continue
+		}
+		statefulSet++
+		text := patchText(t, f.Patch)
+		if f.Patch["kind"] != "StatefulSet" || strings.Contains(text, "maxSurge") || strings.Contains(text, "strategy") || strings.Contains(text, "progressDeadlineSeconds") {
+			t.Errorf("a fix patches the StatefulSet as something else: %s\n%s", f.Title, text)
+		}
+		if strings.Contains(f.Why, "kubectl patch") && !strings.Contains(f.Why, "kubectl patch statefulset db-api") {
+			t.Errorf("%s: the command does not name the StatefulSet: %s", f.Title, f.Why)
 		}
 	}
+	if statefulSet == 0 {
+		t.Error("no fix for the StatefulSet: check does not judge it")
+	}
+}
+
+// patchJSON is a patch as compact JSON.
+func patchJSON(t testing.TB, p Patch) string {
+	t.Helper()
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -108,6 +108,8 @@ type workload struct {
 	// Autoscaler is the HorizontalPodAutoscaler that scales the workload;
 	// nil when none was read. It, not spec.replicas, sets the replicas.
 	Autoscaler *sources.Config
+	// Kube is the cluster's Kubernetes version; zero when unknown.
+	Kube sources.KubeVersion
 }
 
 // placeholderName stands for an object whose name no record gives; fixes
@@ -133,13 +135,15 @@ func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef
 	deployments := a.ConfigsOf("Deployment")
 	for _, c := range deployments {
 		if (c.Name == name && (ns == "" || c.Namespace == ns)) || (name == "" && len(deployments) == 1) {
-			return workloadOf(c).withServing(a.ConfigsOf("Service")).withAutoscaler(a.ConfigsOf("HorizontalPodAutoscaler"))
+			wl := workloadOf(c).withServing(a.ConfigsOf("Service")).withAutoscaler(a.ConfigsOf("HorizontalPodAutoscaler"))
+			wl.Kube = a.Opts.KubeVersion
+			return wl
 		}
 	}
 	if name == "" {
 		name = placeholderName("Deployment")
 	}
-	return workload{Namespace: ns, Name: name}
+	return workload{Namespace: ns, Name: name, Kube: a.Opts.KubeVersion}
 }
 
 // workloadOf is what a Deployment object says about its rollouts.

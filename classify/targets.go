@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,11 +94,12 @@ func linkTargets(objs *Objects) []*target {
 	x := objs.indexOf()
 	var out []*target
 	of := map[*sources.Config]*target{}
-	for _, d := range x.byKind["Deployment"] {
+	for _, d := range judgedWorkloads(x) {
 		if d.Workload == nil || d.Workload.Template == nil {
 			continue
 		}
 		t := &target{Config: d, wl: workloadOf(d), Replicas: 1, Namespace: x.namespaces[d.Namespace]}
+		t.wl.Kube = objs.KubeVersion
 		if d.Workload.Replicas != nil {
 			t.Replicas = *d.Workload.Replicas
 		}
@@ -480,4 +482,30 @@ func (t *target) servedPorts() map[int]*sources.Config {
 		}
 	}
 	return out
+}
+
+// judgedWorkloads are the workloads check judges, Deployments then
+// StatefulSets, each kind in input order.
+func judgedWorkloads(x *objectIndex) []*sources.Config {
+	return append(slices.Clone(x.byKind["Deployment"]), x.byKind["StatefulSet"]...)
+}
+
+// notAppliedTo names, per workload kind, the causes whose static checks
+// do not apply to it, and why; a kind not listed is judged by every one.
+var notAppliedTo = map[string]map[string]string{
+	"StatefulSet": {
+		registrationLagCause.ID: "a StatefulSet replaces its pods one at a time, the old one first, without maxSurge",
+	},
+}
+
+// NotApplied says which static checks do not judge a workload of kind,
+// and why: "" when every check applies.
+func NotApplied(kind string) string {
+	var parts []string
+	for _, r := range Rules {
+		if why, ok := notAppliedTo[kind][r.Cause().ID]; ok {
+			parts = append(parts, r.Cause().ID+" ("+why+")")
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -450,10 +450,13 @@ func graceFor(grace, sleep int) int { return max(grace, sleep+appShutdown) }
 func preStopFix(wl workload, sleep int) Fix {
 	fix := Fix{Title: fmt.Sprintf("Delay SIGTERM with a %d s preStop sleep", sleep)}
 	hook := servingPreStop(wl)
-	handler := map[string]any{"sleep": map[string]any{"seconds": sleep}}
+	handler, needs := map[string]any{"sleep": map[string]any{"seconds": sleep}}, sleepHandlerNeeds(sleep, wl.Kube)
+	if wl.Kube.Below(sleepHandlerMajor, sleepHandlerMinor) {
+		handler, needs = map[string]any{"exec": map[string]any{"command": []any{"sleep", strconv.Itoa(sleep)}}}, execSleepNeeds(wl.Kube)
+	}
 	switch {
 	case hook == nil || hook.Handler == "sleep" || hook.Handler == "":
-		fix.Why = " " + sleepHandlerNeeds(sleep)
+		fix.Why = " " + needs
 	case hook.Handler == "exec" && hook.SleepSec != nil:
 		handler = map[string]any{"exec": map[string]any{"command": anyList(withSleep(hook.Command, sleep))}}
 		fix.Why = fmt.Sprintf(" The container's preStop already runs `%s`: its sleep is raised to %d s and the rest of the command stays.", strings.Join(hook.Command, " "), sleep)
@@ -463,19 +466,34 @@ func preStopFix(wl workload, sleep int) Fix {
 	default:
 		handler[hook.Handler] = nil
 		fix.Template = true
-		fix.Why = fmt.Sprintf(" The container's preStop is %s, and a container has one preStop handler: this replaces it with the sleep, so move what it does into the app's SIGTERM handling first, or make the endpoint wait %d s before it answers.", hook.Description, sleep)
+		fix.Why = fmt.Sprintf(" The container's preStop is %s, and a container has one preStop handler: this replaces it with the sleep, so move what it does into the app's SIGTERM handling first, or make the endpoint wait %d s before it answers.", hook.Description, sleep) + " " + needs
 	}
 	fix.Why += servingNote(wl)
 	fix.Patch = containerPatch(wl, mainContainer(wl), map[string]any{"lifecycle": map[string]any{"preStop": handler}})
 	return fix
 }
 
-// sleepHandlerNeeds says what the sleep preStop handler needs, and the
-// exec sleep of as many seconds that replaces it on older clusters: the
-// sleep action is beta and on by default from Kubernetes 1.30
-// (PodLifecycleSleepAction, KEP-3960).
-func sleepHandlerNeeds(seconds int) string {
-	return fmt.Sprintf("The sleep handler needs Kubernetes 1.30 or later; before that use `exec: {command: [sleep, \"%d\"]}`, which needs a sleep binary in the image (distroless images have none).", seconds)
+// sleepHandlerMajor and sleepHandlerMinor are the first Kubernetes
+// version whose sleep preStop handler is on by default: the sleep action
+// is beta and enabled from 1.30 (PodLifecycleSleepAction, KEP-3960).
+const (
+	sleepHandlerMajor = 1
+	sleepHandlerMinor = 30
+)
+
+// sleepHandlerNeeds says what the sleep preStop handler needs: with the
+// cluster's version known (and not below 1.30), that it has it; unknown,
+// the exec sleep of as many seconds that replaces it on older clusters.
+func sleepHandlerNeeds(seconds int, kube sources.KubeVersion) string {
+	if kube.Known() {
+		return fmt.Sprintf("The sleep handler needs Kubernetes %d.%d or later; the cluster runs %s.", sleepHandlerMajor, sleepHandlerMinor, kube)
+	}
+	return fmt.Sprintf("The sleep handler needs Kubernetes %d.%d or later (the cluster's version is not in the inputs; --kube-version gives it); before that use `exec: {command: [sleep, \"%d\"]}`, which needs a sleep binary in the image (distroless images have none).", sleepHandlerMajor, sleepHandlerMinor, seconds)
+}
+
+// execSleepNeeds says why the fix is an exec sleep and what it needs.
+func execSleepNeeds(kube sources.KubeVersion) string {
+	return fmt.Sprintf("The cluster runs Kubernetes %s, before the sleep handler (%d.%d), so the sleep is an exec of the image's sleep binary: distroless and scratch images have none, and the hook then fails at once; add one (a busybox sleep) or make the app delay its own shutdown on SIGTERM.", kube, sleepHandlerMajor, sleepHandlerMinor)
 }
 
 // servingPreStop is the preStop hook of the workload's serving container

@@ -334,6 +334,17 @@ func startupFix(wl workload, probe *sources.Probe, container string, servingPort
 // start-to-listen time plus settleMargin (minSettle at the least).
 func settleFix(wl workload, listen time.Duration) Fix {
 	settle := max(ceilSeconds(listen+settleMargin), minSettle)
+	if wl.Kind == "StatefulSet" {
+		// A StatefulSet has no maxSurge, maxUnavailable (but an alpha
+		// one) or progressDeadlineSeconds: it already replaces one pod
+		// at a time, and minReadySeconds (GA in 1.25) holds each back.
+		return Fix{
+			Title: "Let each new pod settle before the next is replaced",
+			Why: fmt.Sprintf("A StatefulSet replaces one pod at a time, after the previous one is Ready (podManagementPolicy OrderedReady, the default; with Parallel it does not wait); minReadySeconds %d (Kubernetes 1.25 or later) makes it wait until the new pod has been Ready that long.",
+				settle),
+			Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": settle}),
+		}
+	}
 	spec, deadline := withMinReady(wl, map[string]any{"strategy": map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}, settle)
 	return Fix{
 		Title: "Roll out one pod at a time and let each settle",

@@ -1,6 +1,10 @@
 package correlate
 
-import "time"
+import (
+	"time"
+
+	"github.com/readygap/readygap/sources"
+)
 
 // Tuning values of the correlation. Each decides one judgement; the
 // scenario files under classify/testdata pin every one of them from both
@@ -128,6 +132,9 @@ type Options struct {
 	MinSignals int
 	// Skew is the clock difference tolerated between sources.
 	Skew time.Duration
+	// KubeVersion is the cluster's Kubernetes version, given or read from
+	// the inputs; zero when unknown. The fixes choose by it.
+	KubeVersion sources.KubeVersion
 }
 
 func (o Options) withDefaults() Options {

@@ -19,6 +19,9 @@ type Options struct {
 	// Read tunes how inputs are read: the time window, the zone of zone-less
 	// times, standard input.
 	Read sources.Options
+	// KubeVersion is the cluster's Kubernetes version as given
+	// (--kube-version); zero to take the one the inputs record, if any.
+	KubeVersion sources.KubeVersion
 }
 
 // Analyze reads every input named in paths (files, directories, "-" for
@@ -42,9 +45,13 @@ func Analyze(ctx context.Context, paths []string, opts Options) (*Report, error)
 	if win != nil && win.Empty && !slices.Contains(paths, "-") {
 		win.DataFirst, win.DataLast = dataRange(ctx, paths, opts.Read)
 	}
-	a := correlate.Analyze(collectors.Merge(), correlate.Options{})
+	kube, kubeWarnings := opts.KubeVersion, []string(nil)
+	if !kube.Known() {
+		kube, kubeWarnings = bundleKubeVersion(paths)
+	}
+	a := correlate.Analyze(collectors.Merge(), correlate.Options{KubeVersion: kube})
 	rep := newReport(res, a, classify.Classify(a), win)
-	rep.Warnings = append(bundleWarnings(paths), rep.Warnings...)
+	rep.Warnings = append(append(bundleWarnings(paths), kubeWarnings...), rep.Warnings...)
 	for _, p := range paths {
 		if why := incompleteBundle(p); why != "" {
 			rep.cannotJudgeFirst(why)
@@ -77,6 +84,37 @@ func bundleWarnings(paths []string) []string {
 		out = append(out, ws...)
 	}
 	return out
+}
+
+// bundleKubeVersion is the Kubernetes version the triage bundles among
+// paths recorded (their kubernetes source's server_version): zero when
+// none did, or when two disagree, which a warning then says.
+func bundleKubeVersion(paths []string) (sources.KubeVersion, []string) {
+	var v sources.KubeVersion
+	from := ""
+	for _, p := range paths {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			continue
+		}
+		m, err := bundle.ReadManifest(p)
+		if err != nil {
+			continue // bundleWarnings says why
+		}
+		for _, s := range m.Sources {
+			if s.ServerVersion == "" {
+				continue
+			}
+			got, err := sources.ParseKubeVersion(s.ServerVersion)
+			if err != nil {
+				return sources.KubeVersion{}, []string{fmt.Sprintf("%s: the bundle's server version %q cannot be read (%v): the fixes do not depend on it; give --kube-version", p, s.ServerVersion, err)}
+			}
+			if v.Known() && got != v {
+				return sources.KubeVersion{}, []string{fmt.Sprintf("%s records Kubernetes %s and %s records %s: the fixes do not depend on either; give --kube-version", from, v, p, got)}
+			}
+			v, from = got, p
+		}
+	}
+	return v, nil
 }
 
 // readWindow describes the window of o as applied to res; nil without one.

@@ -38,7 +38,8 @@ type CheckReport struct {
 	// it could not read, workloads and routes whose Service, Ingress or
 	// Gateway is not among the inputs.
 	NotJudged []CheckNotJudged `json:"not_judged"`
-	// Workloads are the Deployments checked, in the order read.
+	// Workloads are the Deployments and StatefulSets checked, in the order
+	// read.
 	Workloads []ObjectRef `json:"workloads"`
 	// Findings are the risks found, ordered by file and line, then rule.
 	Findings []CheckFinding `json:"findings"`
@@ -47,7 +48,7 @@ type CheckReport struct {
 // CheckSummary is the check at a glance.
 type CheckSummary struct {
 	// Objects counts the objects read that the checks know; Workloads the
-	// Deployments among them.
+	// Deployments and StatefulSets among them.
 	Objects   int `json:"objects"`
 	Workloads int `json:"workloads"`
 	// AtRisk counts the workloads with at least one finding.
@@ -207,6 +208,9 @@ type CheckOptions struct {
 	// names an object of the inputs in paths, and a context input that
 	// cannot be read is a warning.
 	Context []string
+	// KubeVersion is the cluster's Kubernetes version as given
+	// (--kube-version); zero when unknown.
+	KubeVersion sources.KubeVersion
 }
 
 // checkMaxUnread is how many unread documents of one input a check lists,
@@ -252,6 +256,7 @@ func Check(ctx context.Context, paths []string, opts CheckOptions) (*CheckReport
 		return a.File < b.File || (a.File == b.File && a.Line < b.Line)
 	})
 	objs := classify.NewObjects(configs)
+	objs.KubeVersion = opts.KubeVersion
 	risks := classify.Check(objs)
 	return newCheckReport(res, objs, risks, classify.Coverage(objs), opts), nil
 }
@@ -355,18 +360,20 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 		return false
 	}
 	for _, c := range configs {
-		if c.Kind == "Deployment" && checked(c) {
+		if (c.Kind == "Deployment" || c.Kind == "StatefulSet") && checked(c) {
 			rep.Workloads = append(rep.Workloads, objectRef(c, opts.Source))
 		}
 	}
 	for _, c := range configs {
+		where := objectRef(c, opts.Source)
+		loc := ""
+		if l := where.Location(); l != "" {
+			loc = " (" + l + ")"
+		}
 		if why, ok := unjudgedKinds[c.Kind]; ok && c.Workload == nil {
-			where := objectRef(c, opts.Source)
-			loc := ""
-			if l := where.Location(); l != "" {
-				loc = " (" + l + ")"
-			}
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s not checked: %s; check judges Deployments only", where, loc, why))
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s not checked: %s; check judges Deployments and StatefulSets only", where, loc, why))
+		} else if why := classify.NotApplied(c.Kind); why != "" && c.Workload != nil && checked(c) {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s checked in part: not for %s", where, loc, why))
 		}
 	}
 	for _, g := range gaps {
@@ -389,7 +396,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 	}
 	rep.Summary.Workloads = len(rep.Workloads)
 	if rep.Summary.Workloads == 0 {
-		rep.Warnings = append(rep.Warnings, "no Deployment among the objects read: the checks look at Deployments and what sends them traffic")
+		rep.Warnings = append(rep.Warnings, "no Deployment or StatefulSet among the objects read: the checks look at them and what sends them traffic")
 	}
 	atRisk := map[string]bool{}
 	for _, r := range risks {
@@ -434,9 +441,8 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 // unjudgedKinds are the workload kinds check reads by name but does not
 // judge, with what differs from a Deployment's rollout.
 var unjudgedKinds = map[string]string{
-	"StatefulSet": "a StatefulSet replaces its pods one at a time, the old one first, without maxSurge",
-	"DaemonSet":   "a DaemonSet runs one pod per node and rolls them node by node",
-	"Rollout":     "an Argo Rollout moves traffic in its own canary or blue-green steps",
+	"DaemonSet": "a DaemonSet runs one pod per node and rolls them node by node",
+	"Rollout":   "an Argo Rollout moves traffic in its own canary or blue-green steps",
 }
 
 // readAtFile matches where a fix says a setting was read: "read at

@@ -122,9 +122,9 @@ var objectDecoders = map[objectKey]func(elem []byte, c *Config, out *Emitter) er
 	{"elbv2.k8s.aws", "IngressClassParams"}:    decodeIngressClassParams,
 	{"", "ConfigMap"}:                          decodeConfigMap,
 	{"autoscaling", "HorizontalPodAutoscaler"}: decodeAutoscaler,
+	{"apps", "StatefulSet"}:                    decodeStatefulSet,
 	// Workload kinds the rules do not judge: read by name only, so that
 	// check names them instead of passing over them in silence.
-	{"apps", "StatefulSet"}:    decodeNameOnly,
 	{"apps", "DaemonSet"}:      decodeNameOnly,
 	{"argoproj.io", "Rollout"}: decodeNameOnly,
 	// Envoy-based gateways and meshes (k8s_objects_mesh.go).
@@ -212,6 +212,23 @@ func decodeDeployment(elem []byte, c *Config, out *Emitter) error {
 		w.MaxSurge = intOrStringText(ru.MaxSurge)
 		w.MaxUnavailable = intOrStringText(ru.MaxUnavailable)
 	}
+	c.Workload = w
+	out.Config(c)
+	return nil
+}
+
+// decodeStatefulSet reads a StatefulSet as a workload: its pod template,
+// replicas and minReadySeconds, and spec.updateStrategy.type as its
+// strategy (RollingUpdate or OnDelete). It has no maxSurge and no
+// progressDeadlineSeconds, so those stay unset.
+func decodeStatefulSet(elem []byte, c *Config, out *Emitter) error {
+	var ss appsv1.StatefulSet
+	if err := json.Unmarshal(elem, &ss); err != nil {
+		return err
+	}
+	setMeta(c, &ss.ObjectMeta)
+	w := workloadFacts(&ss.ObjectMeta, ss.Spec.Replicas, ss.Spec.MinReadySeconds, ss.Spec.Selector, &ss.Spec.Template)
+	w.Strategy = string(ss.Spec.UpdateStrategy.Type)
 	c.Workload = w
 	out.Config(c)
 	return nil

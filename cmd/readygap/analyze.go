@@ -28,6 +28,8 @@ type analyzeOptions struct {
 	ExitCode bool
 	// TableNow is --now: when the kubectl tables among the inputs were printed.
 	TableNow string
+	// KubeVersion is --kube-version: the cluster's Kubernetes version.
+	KubeVersion kubeVersionFlag
 
 	In     io.Reader
 	Out    io.Writer
@@ -97,6 +99,7 @@ exits 6.`,
 	cmd.Flags().StringVar(&opts.EnvoyFormat, "envoy-format", "", "Envoy access-log format of Envoy logs in a custom format: a format string ('[%START_TIME%] \"%REQ(:METHOD)% ...') or a JSON dictionary")
 	cmd.Flags().StringVar(&opts.NginxFormat, "nginx-format", "", "nginx access-log format of ingress-nginx logs in a custom log-format-upstream (or nginx logs with $upstream_addr and $upstream_status added): the log_format string or JSON template, as configured")
 	cmd.Flags().StringVar(&opts.TableNow, "now", "", "when the kubectl describe or get events tables among the inputs were printed (RFC 3339): their ages (16m, 2m30s) count back from it; without it they are anchored by an absolute time in the table, or read in order only; Envoy lines pasted without their time count on from it, in order only")
+	addKubeVersionFlag(cmd.Flags(), &opts.KubeVersion)
 	cmd.Flags().StringVar(&opts.TZ, "tz", "UTC", "time zone of log times written without one (nginx error log, klog), e.g. Europe/Berlin or Local")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.FormatNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("tz", cobra.FixedCompletions([]string{"UTC", "Local"}, cobra.ShellCompDirectiveNoFileComp))
@@ -155,7 +158,7 @@ func analyzeRun(cmd *cobra.Command, opts *analyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := report.Analyze(cmd.Context(), opts.Paths, report.Options{Read: ropts})
+	rep, err := report.Analyze(cmd.Context(), opts.Paths, report.Options{Read: ropts, KubeVersion: opts.KubeVersion.v})
 	if err != nil {
 		return err
 	}

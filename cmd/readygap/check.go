@@ -21,6 +21,8 @@ import (
 type checkOptions struct {
 	Paths  []string
 	Output report.CheckFormat
+	// KubeVersion is --kube-version: the cluster's Kubernetes version.
+	KubeVersion kubeVersionFlag
 	// FailOn is the severity from which the command exits with exitRisk.
 	FailOn failOnFlag
 
@@ -139,6 +141,7 @@ above --fail-on (error by default; warning, or none to always exit 0).`,
 	f := cmd.Flags()
 	f.VarP(&opts.Output, "output", "o", "output format: "+strings.Join(report.CheckFormatNames(), ", "))
 	f.BoolVar(&opts.Neighbors, "neighbors", false, "also read the other manifests in the directories of the files given, as context: their objects count, findings are reported for the files given (the pre-commit hook)")
+	addKubeVersionFlag(f, &opts.KubeVersion)
 	f.Var(&opts.FailOn, "fail-on", "exit with code 5 when a finding is at or above this severity: "+strings.Join(failOnValues, ", "))
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "read a live cluster with this kubeconfig file (default: KUBECONFIG or ~/.kube/config)")
 	f.StringVar(&opts.Context, "context", "", "read a live cluster: this kubeconfig context (default: the current one)")
@@ -179,7 +182,7 @@ func checkRun(cmd *cobra.Command, o *checkOptions) error {
 		}
 		paths = []string{dir}
 	}
-	copts := report.CheckOptions{Read: ropts, Source: source, FailOn: o.FailOn.severity()}
+	copts := report.CheckOptions{Read: ropts, Source: source, FailOn: o.FailOn.severity(), KubeVersion: o.KubeVersion.v}
 	if o.Neighbors {
 		if copts.Context, err = neighbors(paths); err != nil {
 			return err

@@ -31,6 +31,8 @@ const defaultSince = "30m"
 // triageOptions holds what `readygap triage` needs: parsed flags and streams.
 type triageOptions struct {
 	Project, URLMap, BackendService, Cluster, LoggingEndpoint string
+	// KubeVersion is --kube-version: the cluster's Kubernetes version.
+	KubeVersion kubeVersionFlag
 
 	ALBLogs, Account, Region, Profile string
 	LogGroups                         []string
@@ -167,6 +169,7 @@ data are never saved.`,
 		},
 	}
 	f := cmd.Flags()
+	addKubeVersionFlag(f, &opts.KubeVersion)
 	f.StringVar(&opts.Project, "project", "", "Google Cloud project whose Cloud Logging is read")
 	f.StringVar(&opts.URLMap, "url-map", "", "only request logs of this URL map (load balancer)")
 	f.StringVar(&opts.BackendService, "backend-service", "", "only request logs of this backend service")
@@ -409,7 +412,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 		}
 		return fmt.Errorf("no data in %s from any source", w)
 	}
-	rep, err := report.Analyze(ctx, []string{dir}, report.Options{Read: sources.Options{EnvoyFormat: o.EnvoyFormat, NginxFormat: o.NginxFormat}})
+	rep, err := report.Analyze(ctx, []string{dir}, report.Options{Read: sources.Options{EnvoyFormat: o.EnvoyFormat, NginxFormat: o.NginxFormat}, KubeVersion: o.KubeVersion.v})
 	if err != nil {
 		return err
 	}

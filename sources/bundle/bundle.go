@@ -93,6 +93,10 @@ type FetchReport struct {
 	Complete bool `json:"complete"`
 	// Error is the source's one-line error, when it failed in part or whole.
 	Error string `json:"error,omitempty"`
+	// ServerVersion is the Kubernetes API server's version as its /version
+	// endpoint gives it (gitVersion, such as v1.29.3-gke.1200); kubernetes
+	// source only, "" when not read.
+	ServerVersion string `json:"server_version,omitempty"`
 	// Notes are one-line remarks: a window with no data, an optional resource
 	// that is not installed in the cluster.
 	Notes []string `json:"notes,omitempty"`

@@ -609,9 +609,10 @@ func TestKubernetesFaults(t *testing.T) {
 		k := &Kubernetes{Kubeconfig: livetest.KubeconfigFor(t, t.TempDir(), srv.URL, "t"), Timeouts: faultTimeouts}
 		rep, err := k.Fetch(context.Background(), midnightWindow, dir, nil)
 		took := time.Since(start)
-		// The first call takes the attempts; the 15 others are asked once.
-		if requests != kubeMaxAttempts+15 || took > giveUpBound {
-			t.Fatalf("%d requests in %v, want %d", requests, took, kubeMaxAttempts+15)
+		// The first call takes the attempts; the 15 others and /version
+		// are asked once.
+		if requests != kubeMaxAttempts+16 || took > giveUpBound {
+			t.Fatalf("%d requests in %v, want %d", requests, took, kubeMaxAttempts+16)
 		}
 		var calls []string
 		for _, res := range append([]kubeResource{kubeEvents}, kubeObjects...) {

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -357,6 +358,7 @@ func (k *Kubernetes) Fetch(ctx context.Context, w Window, dir string, progress P
 		k.list(r, rc, kubeEvents, events, func(ev map[string]any) bool { return kubeEventMayOverlap(ev, w) }, counts, word, &absent)
 	}
 	k.getNamespace(r, dc, objects, counts, word)
+	k.getVersion(r, rc)
 	for _, res := range kubeObjects {
 		k.list(r, rc, res, objects, nil, counts, word, &absent)
 	}
@@ -430,6 +432,29 @@ func (k *Kubernetes) getNamespace(r *run, dc dynamic.Interface, out *kubeListFil
 		it.Status, it.File, it.Records, it.Bytes, it.Impact = bundle.ItemComplete, out.f.rel, 1, n, ""
 	})
 	r.saved(1, n)
+}
+
+// getVersion reads the API server's version (GET /version, which every
+// authenticated user may read) into the report, for the fixes that depend
+// on it; a server that does not answer it leaves a note, not a failure.
+func (k *Kubernetes) getVersion(r *run, rc rest.Interface) {
+	if r.stopReason() != "" {
+		return
+	}
+	raw, err := rc.Get().AbsPath("/version").Do(r.ctx).Raw()
+	var info version.Info
+	if err == nil {
+		err = json.Unmarshal(raw, &info)
+	}
+	if err == nil && info.GitVersion == "" {
+		err = errors.New("no gitVersion in the answer")
+	}
+	if err != nil {
+		msg, _ := Redact(err.Error())
+		r.note("server version not read (GET /version: %s): fixes that depend on it say so", msg)
+		return
+	}
+	r.rep.ServerVersion = info.GitVersion
 }
 
 // kubeListClient returns a REST client of cfg's API server that reads

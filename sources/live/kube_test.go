@@ -61,6 +61,7 @@ func TestKubernetesFetch(t *testing.T) {
 	want := []string{
 		"GET /api/v1/namespaces/shop/events?limit=500",
 		"GET /api/v1/namespaces/shop?",
+		"GET /version?",
 		"GET /api/v1/namespaces/shop/pods?limit=500",
 		"GET /apis/apps/v1/namespaces/shop/replicasets?limit=500",
 		"GET /apis/apps/v1/namespaces/shop/deployments?limit=500",
@@ -82,6 +83,9 @@ func TestKubernetesFetch(t *testing.T) {
 	if !slices.Equal(rep.Notes, []string{"not installed, so not listed: backendconfigs.cloud.google.com, gateways.gateway.networking.k8s.io, httproutes.gateway.networking.k8s.io, " +
 		"backendtrafficpolicies.gateway.envoyproxy.io, destinationrules.networking.istio.io, virtualservices.networking.istio.io, httpproxies.projectcontour.io"}) || rep.Records != 2+1+5 {
 		t.Fatalf("report %+v", rep)
+	}
+	if rep.ServerVersion != "v1.29.3-eks-ae9a62a" {
+		t.Errorf("server version %q, want the /version gitVersion", rep.ServerVersion)
 	}
 	var list struct {
 		APIVersion, Kind string

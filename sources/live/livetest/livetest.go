@@ -673,9 +673,13 @@ func (p *PagedList) serve(w http.ResponseWriter, r *http.Request) {
 	p.Pages++
 }
 
+// KubeVersionJSON is what NewKube's server answers at /version, as an
+// EKS API server does.
+const KubeVersionJSON = `{"major":"1","minor":"29+","gitVersion":"v1.29.3-eks-ae9a62a","platform":"linux/amd64"}`
+
 // NewKube starts a Kubernetes API server; it stops when t ends.
 func NewKube(t testing.TB) *Kube {
-	k := &Kube{Paths: map[string]string{}, Forbidden: map[string]bool{}, Lists: map[string]*PagedList{}, Faults: map[string]*Fault{}, Message: "forbidden",
+	k := &Kube{Paths: map[string]string{"/version": KubeVersionJSON}, Forbidden: map[string]bool{}, Lists: map[string]*PagedList{}, Faults: map[string]*Fault{}, Message: "forbidden",
 		PodLogs: map[string]map[string]*ContainerLogs{}}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
