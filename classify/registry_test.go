@@ -1,9 +1,7 @@
 package classify
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/readygap/readygap/internal/golden"
@@ -13,36 +11,12 @@ import (
 // rules' registry, row for row (go test ./classify -run TestREADMECauseTable
 // -update rewrites it).
 func TestREADMECauseTable(t *testing.T) {
-	const header = "| cause | what happened | the signature it looks for |"
-	path := filepath.Join("..", "README.md")
-	readme, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(readme)
-	start := strings.Index(text, header)
-	if start < 0 {
-		t.Fatalf("README.md has no table starting %q", header)
-	}
-	end := start
-	for end < len(text) && strings.HasPrefix(text[end:], "|") {
-		end += strings.IndexByte(text[end:], '\n') + 1
-	}
-	var want strings.Builder
-	want.WriteString(header + "\n|---|---|---|\n")
+	var rows []string
 	for _, r := range Rules {
 		c := r.Cause()
-		want.WriteString("| `" + c.ID + "` | " + c.Description + " | " + c.Signature + " |\n")
+		rows = append(rows, "| `"+c.ID+"` | "+c.Description+" | "+c.Signature+" |")
 	}
-	if *golden.Update {
-		if err := os.WriteFile(path, []byte(text[:start]+want.String()+text[end:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if d := golden.Diff("README.md cause table", []byte(text[start:end]), []byte(want.String())); d != "" {
-		t.Errorf("the README's cause table is not the registry (go test ./classify -run TestREADMECauseTable -update rewrites it):\n%s", d)
-	}
+	golden.AssertTable(t, filepath.Join("..", "README.md"), "| cause | what happened | the signature it looks for |", rows)
 }
 
 // TestCauseRegistry checks that every cause has one id, a name and texts,

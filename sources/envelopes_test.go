@@ -469,35 +469,11 @@ func TestStripSGR(t *testing.T) {
 // docs/formats.md is the envelope table, row for row (go test ./sources
 // -update rewrites it).
 func TestREADMEEnvelopeTable(t *testing.T) {
-	const header = "| envelope | what it looks like | the command that produces it |"
-	path := filepath.Join("..", "docs", "formats.md")
-	readme, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(readme)
-	start := strings.Index(text, header)
-	if start < 0 {
-		t.Fatalf("docs/formats.md has no table starting %q", header)
-	}
-	end := start
-	for end < len(text) && strings.HasPrefix(text[end:], "|") {
-		end += strings.IndexByte(text[end:], '\n') + 1
-	}
-	var want strings.Builder
-	want.WriteString(header + "\n|---|---|---|\n")
+	var rows []string
 	for _, e := range Envelopes() {
-		want.WriteString("| `" + string(e.ID) + "` | " + e.Description + " | " + e.HowToGet + " |\n")
+		rows = append(rows, "| `"+string(e.ID)+"` | "+e.Description+" | "+e.HowToGet+" |")
 	}
-	if *golden.Update {
-		if err := os.WriteFile(path, []byte(text[:start]+want.String()+text[end:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if d := golden.Diff("docs/formats.md envelope table", []byte(text[start:end]), []byte(want.String())); d != "" {
-		t.Errorf("the envelope table of docs/formats.md is not the envelope table (go test ./sources -run TestREADMEEnvelopeTable -update rewrites it):\n%s", d)
-	}
+	golden.AssertTable(t, filepath.Join("..", "docs", "formats.md"), "| envelope | what it looks like | the command that produces it |", rows)
 }
 
 // TestEnvelopeTable checks that every envelope has one row and texts.

@@ -1,9 +1,7 @@
 package sources
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/readygap/readygap/internal/golden"
@@ -12,35 +10,11 @@ import (
 // TestREADMEFormatTable checks that the table of formats in docs/formats.md
 // is the format table, row for row (go test ./sources -update rewrites it).
 func TestREADMEFormatTable(t *testing.T) {
-	const header = "| format id | what it is | how you usually get it |"
-	path := filepath.Join("..", "docs", "formats.md")
-	readme, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(readme)
-	start := strings.Index(text, header)
-	if start < 0 {
-		t.Fatalf("docs/formats.md has no table starting %q", header)
-	}
-	end := start
-	for end < len(text) && strings.HasPrefix(text[end:], "|") {
-		end += strings.IndexByte(text[end:], '\n') + 1
-	}
-	var want strings.Builder
-	want.WriteString(header + "\n|---|---|---|\n")
+	var rows []string
 	for _, f := range Formats() {
-		want.WriteString("| `" + string(f.ID) + "` | " + f.Description + " | " + f.HowToGet + " |\n")
+		rows = append(rows, "| `"+string(f.ID)+"` | "+f.Description+" | "+f.HowToGet+" |")
 	}
-	if *golden.Update {
-		if err := os.WriteFile(path, []byte(text[:start]+want.String()+text[end:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if d := golden.Diff("docs/formats.md format table", []byte(text[start:end]), []byte(want.String())); d != "" {
-		t.Errorf("the format table of docs/formats.md is not the format table (go test ./sources -run TestREADMEFormatTable -update rewrites it):\n%s", d)
-	}
+	golden.AssertTable(t, filepath.Join("..", "docs", "formats.md"), "| format id | what it is | how you usually get it |", rows)
 }
 
 // TestFormatTable checks that every format has one row, a family and texts,

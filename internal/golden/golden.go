@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -56,4 +57,44 @@ func Diff(name string, want, got []byte) string {
 		return "the files differ in white space at the ends of lines"
 	}
 	return d
+}
+
+// AssertTable compares the Markdown table of the document at path that
+// starts with the line header with header, its separator and rows (one
+// line each, without the newline), or rewrites that table in place when
+// -update is given: tables generated from a registry stay equal to it.
+func AssertTable(t testing.TB, path, header string, rows []string) {
+	t.Helper()
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	start := strings.Index(text, header)
+	if start < 0 {
+		t.Fatalf("%s has no table starting %q", path, header)
+	}
+	end := start
+	for end < len(text) && strings.HasPrefix(text[end:], "|") {
+		next := strings.IndexByte(text[end:], '\n')
+		if next < 0 {
+			end = len(text)
+			break
+		}
+		end += next + 1
+	}
+	var want strings.Builder
+	want.WriteString(header + "\n" + strings.Repeat("|---", strings.Count(header, "|")-1) + "|\n")
+	for _, r := range rows {
+		want.WriteString(r + "\n")
+	}
+	if *Update {
+		if err := os.WriteFile(path, []byte(text[:start]+want.String()+text[end:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if d := Diff(path+" table", []byte(text[start:end]), []byte(want.String())); d != "" {
+		t.Errorf("the table of %s starting %q is not what it is generated from (go test -run %s -update rewrites it):\n%s", path, header, t.Name(), d)
+	}
 }
