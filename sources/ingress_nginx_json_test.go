@@ -290,26 +290,7 @@ func nginxJSONBenchLines(t testing.TB, n int) [][]byte {
 }
 
 func BenchmarkIngressNginxJSONParse(b *testing.B) {
-	lines := nginxJSONBenchLines(b, 10000)
-	total := 0
-	for _, l := range lines {
-		total += len(l) + 1
-	}
-	rep := &InputReport{}
-	em := newEmitter(nginxDiscard{}, &Options{}, rep, nil)
-	ln := &Line{Origin: Origin{File: "bench", Line: 1}}
-	a := ingressNginxJSON{}
-	b.SetBytes(int64(total))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		for _, l := range lines {
-			if err := a.Parse(l, ln, em); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
+	benchmarkLines(b, ingressNginxJSON{}, nginxJSONBenchLines(b, 10000))
 }
 
 // TestIngressNginxJSONWithoutTime reads JSON access lines without a time of

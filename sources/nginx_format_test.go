@@ -274,24 +274,5 @@ func BenchmarkNginxFormatParse(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	lines := nginxBenchLines(10000)
-	total := 0
-	for _, l := range lines {
-		total += len(l) + 1
-	}
-	rep := &InputReport{}
-	em := newEmitter(nginxDiscard{}, &Options{}, rep, nil)
-	ln := &Line{Origin: Origin{File: "bench", Line: 1}}
-	a := ingressNginx{custom: c.text}
-	b.SetBytes(int64(total))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		for _, l := range lines {
-			if err := a.Parse(l, ln, em); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
+	benchmarkLines(b, ingressNginx{custom: c.text}, nginxBenchLines(10000))
 }
