@@ -150,9 +150,17 @@ func callDeadlines(endpoint string, t Timeouts) grpc.UnaryClientInterceptor {
 		callTimeout := t.Response + t.Idle
 		cctx, cancel := context.WithTimeoutCause(ctx, callTimeout, &TimeoutError{Endpoint: endpoint, After: callTimeout})
 		defer cancel()
+		deadline, _ := cctx.Deadline()
 		err := invoker(cctx, method, req, reply, cc, opts...)
-		if err != nil && ctx.Err() == nil && cctx.Err() != nil {
-			return context.Cause(cctx)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		// The server enforces the same deadline (grpc-timeout) and its
+		// DEADLINE_EXCEEDED can arrive before cctx's own timer has fired:
+		// past the deadline, it is this timeout either way, not a
+		// server-side deadline worth a retry.
+		if cctx.Err() != nil || (status.Code(err) == codes.DeadlineExceeded && !time.Now().Before(deadline)) {
+			return &TimeoutError{Endpoint: endpoint, After: callTimeout}
 		}
 		return err
 	}
