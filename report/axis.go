@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -50,7 +51,7 @@ func (x dataAxis) warning() string {
 		return ""
 	}
 	return fmt.Sprintf("%s (%d requests, %d events) lie more than %s from the rest of the data, at %s – %s UTC: they are counted but not drawn, and do not size the charts",
-		plural(n, "record"), x.OutsideRequests, x.OutsideEvents, roundSpan(farGap),
+		words.Plural(n, "record"), x.OutsideRequests, x.OutsideEvents, roundSpan(farGap),
 		x.OutsideFirst.UTC().Format(time.DateTime), x.OutsideLast.UTC().Format(time.DateTime))
 }
 

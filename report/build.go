@@ -8,6 +8,7 @@ import (
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
 	yaml "go.yaml.in/yaml/v2"
 )
@@ -227,7 +228,7 @@ func caveats(rep *Report, x dataAxis) []string {
 	}
 	for _, c := range rep.Clocks {
 		out = append(out, fmt.Sprintf("%s times were shifted by %+.1f s to the load balancer's clock (%s, %s)",
-			c.Source, c.OffsetSeconds, plural(c.Pairs, "paired observation"), c.How))
+			c.Source, c.OffsetSeconds, words.Plural(c.Pairs, "paired observation"), c.How))
 	}
 	for _, in := range rep.Incidents {
 		if in.SampleRate > 0 && in.SampleRate < 1 {
@@ -269,12 +270,4 @@ func utc(t time.Time) time.Time {
 		return t
 	}
 	return t.UTC()
-}
-
-// plural renders n with a noun in singular or plural.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

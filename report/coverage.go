@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -263,7 +264,7 @@ func noRequestLogWhy(rep *Report, res *sources.Result) string {
 		if n > maxUnreadNamed {
 			empty = append(empty[:maxUnreadNamed], fmt.Sprintf("and %d more", n-maxUnreadNamed))
 		}
-		parts = append(parts, fmt.Sprintf("%s gave no record (%s)", plural(n, "file"), strings.Join(empty, "; ")))
+		parts = append(parts, fmt.Sprintf("%s gave no record (%s)", words.Plural(n, "file"), strings.Join(empty, "; ")))
 	}
 	var held []string
 	for _, c := range rep.Summary.Coverage {
@@ -288,7 +289,7 @@ func unreadText(unread []sources.Unread) string {
 	if n > maxUnreadNamed {
 		named = append(named, fmt.Sprintf("and %d more", n-maxUnreadNamed))
 	}
-	return fmt.Sprintf("%s not read (%s)", plural(n, "file"), strings.Join(named, "; "))
+	return fmt.Sprintf("%s not read (%s)", words.Plural(n, "file"), strings.Join(named, "; "))
 }
 
 // kindName names a kind of source (Coverage.Kind) for people.
@@ -329,7 +330,7 @@ func coverageLine(c Coverage) (kind, what string) {
 	if c.Files == 0 {
 		return kindName(c.Kind), "none read"
 	}
-	what = plural(c.Files, "file") + " · " + plural(c.Records, "record")
+	what = words.Plural(c.Files, "file") + " · " + words.Plural(c.Records, "record")
 	switch {
 	case c.First.IsZero():
 	case sameDay(c.First, c.Last):
@@ -349,7 +350,7 @@ func unreadLine(rep *Report) string {
 	for _, u := range rep.Unread {
 		named = append(named, u.Name+": "+u.Reason)
 	}
-	return plural(len(rep.Unread), "file") + " · " + strings.Join(named, "; ")
+	return words.Plural(len(rep.Unread), "file") + " · " + strings.Join(named, "; ")
 }
 
 // headline is the report's first line in two parts, the verdict and what
@@ -358,7 +359,7 @@ func headline(rep *Report) (verdict, rest string) {
 	s := rep.Summary
 	incidents := ""
 	if n := len(rep.Incidents); n > 0 {
-		incidents = plural(n, "incident") + ": " + failedText(s.FailedRequests, s.LoggedFailedRequests, s.HiddenFailures, "")
+		incidents = words.Plural(n, "incident") + ": " + failedText(s.FailedRequests, s.LoggedFailedRequests, s.HiddenFailures, "")
 	}
 	switch {
 	case s.Verdict == VerdictCannotJudge:
@@ -368,7 +369,7 @@ func headline(rep *Report) (verdict, rest string) {
 		}
 		return "Cannot judge:", rest
 	case incidents != "":
-		return plural(len(rep.Incidents), "incident") + ":", failedText(s.FailedRequests, s.LoggedFailedRequests, s.HiddenFailures, "")
+		return words.Plural(len(rep.Incidents), "incident") + ":", failedText(s.FailedRequests, s.LoggedFailedRequests, s.HiddenFailures, "")
 	}
 	return "No incident:", "the load balancer and proxy generated no run of errors."
 }

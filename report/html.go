@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/readygap/readygap/internal/words"
 )
 
 // htmlBaseStyle is the page's CSS without the palette: readable from a
@@ -358,7 +360,7 @@ func newHTMLPage(rep *Report) *htmlPage {
 	names := newSourceNames(rep.Inputs)
 	p := &htmlPage{Policy: htmlPolicy, Style: template.CSS(htmlStyle), Script: template.JS(htmlScript),
 		Count: len(rep.Incidents), Charts: newCharts(rep), Data: dataText(rep)}
-	p.Sub = "From " + plural(len(rep.Inputs), "input") + "; times are UTC."
+	p.Sub = "From " + words.Plural(len(rep.Inputs), "input") + "; times are UTC."
 	verdict, rest := headline(rep)
 	p.Headline = verdict + " " + Sanitize(strings.TrimSuffix(rest, "."))
 	p.CannotJudge = s.Verdict == VerdictCannotJudge
@@ -431,7 +433,7 @@ func newHTMLIncident(rep *Report, i int, in Incident, names *sourceNames, change
 	}
 	if in.Rate != nil {
 		h.Rate = fmt.Sprintf("Spread over %.1f h: %.1f failed requests an hour, %s of requests, on %s.",
-			in.Rate.Hours, in.Rate.PerHour, percent(in.Rate.Share), plural(in.Rate.Backends, "backend"))
+			in.Rate.Hours, in.Rate.PerHour, percent(in.Rate.Share), words.Plural(in.Rate.Backends, "backend"))
 	}
 	for _, to := range in.Timeouts {
 		h.Timeouts = append(h.Timeouts, fmt.Sprintf("%s: %s (%s)", capitalized(Sanitize(to.What)), durationText(to.Seconds), Sanitize(to.Source)))

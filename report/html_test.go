@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/internal/golden"
+	"github.com/readygap/readygap/internal/words"
 )
 
 // seedFixtures are the recreated seed incidents whose HTML structure is pinned
@@ -464,10 +464,10 @@ func TestHTMLLaneTitleBoundsCandidates(t *testing.T) {
 			t.Fatalf("%d candidates: no lane title names them", n)
 		}
 		title := html.UnescapeString(m[1])
-		if want := classify.SomePods(pods); !strings.Contains(title, "one of the pods "+want+" (") {
+		if want := words.SomePods(pods); !strings.Contains(title, "one of the pods "+want+" (") {
 			t.Errorf("%d candidates: title %q, want them as %q", n, title, want)
 		}
-		if last := pods[n-1]; strings.Contains(title, last) != (classify.SomePods(pods) == strings.Join(pods, ", ")) {
+		if last := pods[n-1]; strings.Contains(title, last) != (words.SomePods(pods) == strings.Join(pods, ", ")) {
 			t.Errorf("%d candidates: the last, %s, named %v in %q", n, last, strings.Contains(title, last), title)
 		}
 	}

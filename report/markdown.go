@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/readygap/readygap/internal/words"
 )
 
 // Mermaid chart bounds: a gantt chart draws every state of every lane on a
@@ -185,7 +187,7 @@ func writeIncidentMarkdown(b *strings.Builder, rep *Report, i int, in Incident, 
 	}
 	if in.Rate != nil {
 		fmt.Fprintf(b, "- **Rate:** %.1f failed requests an hour over %.1f h, %s of requests, on %s\n",
-			in.Rate.PerHour, in.Rate.Hours, percent(in.Rate.Share), plural(in.Rate.Backends, "backend"))
+			in.Rate.PerHour, in.Rate.Hours, percent(in.Rate.Share), words.Plural(in.Rate.Backends, "backend"))
 	}
 	for _, to := range in.Timeouts {
 		fmt.Fprintf(b, "- **%s:** %s (%s)\n", mdText(capitalized(to.What)), durationText(to.Seconds), mdText(to.Source))
@@ -308,11 +310,11 @@ func mermaidGantt(rep *Report) string {
 		}
 	}
 	if v.Omitted > 0 {
-		fmt.Fprintf(&b, "%%%% %s more not drawn\n", plural(v.Omitted, "backend"))
+		fmt.Fprintf(&b, "%%%% %s more not drawn\n", words.Plural(v.Omitted, "backend"))
 	}
 	b.WriteString("```\n")
 	if v.Omitted > 0 {
-		fmt.Fprintf(&b, "\n%s more not drawn; the JSON report lists every lane.\n", plural(v.Omitted, "backend"))
+		fmt.Fprintf(&b, "\n%s more not drawn; the JSON report lists every lane.\n", words.Plural(v.Omitted, "backend"))
 	}
 	return b.String()
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/readygap/readygap/classify"
+	"github.com/readygap/readygap/internal/words"
 )
 
 // Geometry of the two charts of the HTML report, in viewBox units. Both
@@ -217,7 +217,7 @@ func newCharts(rep *Report) *svgCharts {
 		}
 		x0, x1 := ax.x(s), ax.x(e)
 		w := svgWindow{X: x0, W: max(x1-x0, 2), Label: "#" + strconv.Itoa(i+1),
-			Title: fmt.Sprintf("Incident %d: %s, %s–%s UTC, %s", i+1, causeName(in.Cause), clock(s), clock(e), plural(in.FailedRequests, "failed request"))}
+			Title: fmt.Sprintf("Incident %d: %s, %s–%s UTC, %s", i+1, causeName(in.Cause), clock(s), clock(e), words.Plural(in.FailedRequests, "failed request"))}
 		w.Mid = windowLabelAt(w.X, w.W, w.Label)
 		c.Windows = append(c.Windows, w)
 	}
@@ -374,10 +374,10 @@ func (c *svgCharts) layoutLanes(rep *Report, ax axis) {
 	c.LanesInner = c.LanesHeight - lanesTop + 4
 	var notes []string
 	if collapsed > 0 {
-		notes = append(notes, fmt.Sprintf("%s drawn in the row of one alike at this scale (“+N” in a label; hover over or tap it for the names)", plural(collapsed, "backend")))
+		notes = append(notes, fmt.Sprintf("%s drawn in the row of one alike at this scale (“+N” in a label; hover over or tap it for the names)", words.Plural(collapsed, "backend")))
 	}
 	if v != nil && v.Omitted > 0 {
-		notes = append(notes, fmt.Sprintf("%s not drawn (the JSON report lists every lane)", plural(v.Omitted, "more backend")))
+		notes = append(notes, fmt.Sprintf("%s not drawn (the JSON report lists every lane)", words.Plural(v.Omitted, "more backend")))
 	}
 	c.LanesNote = strings.Join(notes, "; ")
 }
@@ -422,7 +422,7 @@ func laneTitle(l viewLane, g laneGroup) string {
 		parts = append(parts, Sanitize(strings.Join(named, ", ")))
 	}
 	if len(l.OneOf) > 0 {
-		parts = append(parts, "one of the pods "+Sanitize(classify.SomePods(l.OneOf))+" (the records cannot tell which)")
+		parts = append(parts, "one of the pods "+Sanitize(words.SomePods(l.OneOf))+" (the records cannot tell which)")
 	}
 	if g.ReplicaSet != "" {
 		parts = append(parts, "ReplicaSet "+Sanitize(g.ReplicaSet))
@@ -598,16 +598,16 @@ func (c *svgCharts) layoutBars(rep *Report, ax axis) {
 		}
 		if total > 0 {
 			c.Bars = append(c.Bars, svgBucket{Parts: rects, Title: fmt.Sprintf("%s – %s UTC: %s — %s",
-				clock(b.t), clock(b.t.Add(width)), plural(total, "request"), strings.Join(parts, ", "))})
+				clock(b.t), clock(b.t.Add(width)), words.Plural(total, "request"), strings.Join(parts, ", "))})
 		}
 	}
 	for _, v := range []int{0, peak / 2, peak} {
 		c.YTicks = append(c.YTicks, svgTick{At: c.BarsBase - px(float64(v)*scale), Label: strconv.Itoa(v)})
 	}
 	if width == time.Second {
-		c.BarsNote = fmt.Sprintf("Requests per second, stacked by outcome; %s drawn.", plural(len(c.Bars), "bar"))
+		c.BarsNote = fmt.Sprintf("Requests per second, stacked by outcome; %s drawn.", words.Plural(len(c.Bars), "bar"))
 	} else {
-		c.BarsNote = fmt.Sprintf("Requests per %s, stacked by outcome; %s drawn.", roundSpan(width), plural(len(c.Bars), "bar"))
+		c.BarsNote = fmt.Sprintf("Requests per %s, stacked by outcome; %s drawn.", roundSpan(width), words.Plural(len(c.Bars), "bar"))
 	}
 }
 

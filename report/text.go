@@ -12,6 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/readygap/readygap/classify"
+	"github.com/readygap/readygap/internal/words"
 	"golang.org/x/term"
 )
 
@@ -391,12 +392,12 @@ func sameDay(a, b time.Time) bool {
 // retries hid.
 func dataText(rep *Report) string {
 	s := rep.Summary
-	parts := []string{spanText(rep), plural(s.Requests, "request")}
+	parts := []string{spanText(rep), words.Plural(s.Requests, "request")}
 	if s.AppErrors > 0 {
 		parts = append(parts, fmt.Sprintf("%d application 5xx (sent by the backends; never an incident)", s.AppErrors))
 	}
 	if hidden := hiddenOutsideIncidents(rep); hidden > 0 {
-		parts = append(parts, fmt.Sprintf("%s outside incidents failed on a first attempt and a retry rescued them", plural(hidden, "request")))
+		parts = append(parts, fmt.Sprintf("%s outside incidents failed on a first attempt and a retry rescued them", words.Plural(hidden, "request")))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -417,7 +418,7 @@ func hiddenOutsideIncidents(rep *Report) int {
 // failedText renders the failed requests of one incident or all of them,
 // with the estimate from sampled logs and the failures retries hid.
 func failedText(failed, logged, hidden int, statuses string) string {
-	s := plural(failed, "failed request")
+	s := words.Plural(failed, "failed request")
 	if statuses != "" {
 		s += " (" + statuses + ")"
 	}
@@ -440,7 +441,7 @@ func (t *textOut) incident(rep *Report, i int, in Incident) {
 	t.para("", head, "  ")
 	if in.Rate != nil {
 		t.para("", fmt.Sprintf("Spread over %.1f h: %.1f failed requests an hour, %s of requests, on %s.",
-			in.Rate.Hours, in.Rate.PerHour, percent(in.Rate.Share), plural(in.Rate.Backends, "backend")), "  ")
+			in.Rate.Hours, in.Rate.PerHour, percent(in.Rate.Share), words.Plural(in.Rate.Backends, "backend")), "  ")
 	}
 	if in.Summary != "" {
 		t.para("", Sanitize(in.Summary), "")
@@ -615,7 +616,7 @@ func (t *textOut) inputs(rep *Report) {
 		default:
 			rng = rangeText(in.First, in.Last)
 		}
-		rows = append(rows, []string{t.names.short(in.Name), in.Format, plural(in.Records, "record"), fmt.Sprintf("%d skipped", in.Skipped), rng})
+		rows = append(rows, []string{t.names.short(in.Name), in.Format, words.Plural(in.Records, "record"), fmt.Sprintf("%d skipped", in.Skipped), rng})
 	}
 	t.tableWhole(rows)
 	if rep.PrunedObjects > 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+	"github.com/readygap/readygap/internal/words"
 )
 
 // Text lanes.
@@ -133,7 +134,7 @@ func (t *textOut) lanes(rep *Report) {
 		rows.line(" " + padRight("incidents", labelW) + "  " + marks)
 	}
 	if v.Omitted > 0 {
-		rows.line(dimStyle.Render(fmt.Sprintf("%s more not drawn (the JSON report lists every lane).", plural(v.Omitted, "backend"))))
+		rows.line(dimStyle.Render(fmt.Sprintf("%s more not drawn (the JSON report lists every lane).", words.Plural(v.Omitted, "backend"))))
 	}
 
 	t.para(headingStyle.Render("Lanes")+" ", head, "  ")

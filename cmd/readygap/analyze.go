@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/spf13/cobra"
@@ -184,15 +185,7 @@ func writeReport(w io.Writer, f report.Format, rep *report.Report, exitOnInciden
 		return &codedError{code: exitNotJudged, err: errors.New("cannot judge: " + s.CannotJudge)}
 	}
 	if n := len(rep.Incidents); exitOnIncident && n > 0 {
-		return &codedError{code: exitIncident, err: fmt.Errorf("%s found", plural(n, "incident"))}
+		return &codedError{code: exitIncident, err: fmt.Errorf("%s found", words.Plural(n, "incident"))}
 	}
 	return nil
-}
-
-// plural renders n with a noun in singular or plural.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

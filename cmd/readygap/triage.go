@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/readygap/readygap/internal/safego"
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/bundle"
@@ -579,7 +580,7 @@ func (p *progressLine) done(source string, rep bundle.FetchReport, err error) {
 	case live.SourceProxyLogs:
 		unit = "line"
 	}
-	line := fmt.Sprintf("%s: %s, %s in %s", source, plural(rep.Records, unit), humanBytes(rep.Bytes), plural(len(rep.Files), "file"))
+	line := fmt.Sprintf("%s: %s, %s in %s", source, words.Plural(rep.Records, unit), humanBytes(rep.Bytes), words.Plural(len(rep.Files), "file"))
 	if missing, of := incompleteItems(rep); missing > 0 {
 		line += fmt.Sprintf(" (%d of %d %s incomplete)", missing, of, itemNoun(rep))
 	}
