@@ -95,6 +95,12 @@ func newIncident(f *classify.Finding) Incident {
 		StatusCounts: map[string]int{}, Summary: f.Summary, Backends: []Backend{}, Evidence: []Evidence{}, Remediation: []Remediation{},
 		Timeline: []Moment{}, Notes: f.Notes,
 	}
+	if c, ok := classify.CauseByID(f.Cause); ok {
+		in.CauseName = c.Name
+		if f.Variant != "" {
+			in.VariantName = c.VariantName(f.Variant)
+		}
+	}
 	if f.Rollout != nil {
 		in.Rollout = f.Rollout.ID()
 	}
@@ -233,7 +239,7 @@ func caveats(rep *Report, x dataAxis) []string {
 	for _, in := range rep.Incidents {
 		if in.SampleRate > 0 && in.SampleRate < 1 {
 			out = append(out, fmt.Sprintf("%s: request logs are sampled at %s; its %d failed requests are an estimate from the %d logged",
-				in.ID, percent(in.SampleRate), in.FailedRequests, in.LoggedFailedRequests))
+				in.ID, words.Percent(in.SampleRate), in.FailedRequests, in.LoggedFailedRequests))
 		}
 		if in.Cut != "" {
 			out = append(out, fmt.Sprintf("%s %s: it may have begun or ended outside the window", in.ID, in.Cut))
@@ -254,14 +260,6 @@ func windowText(w *Window) string {
 		return t.UTC().Format(time.DateTime)
 	}
 	return "[" + t(w.Since, "…") + ", " + t(w.Until, "…") + ") UTC"
-}
-
-// percent renders a share as a percentage for people.
-func percent(f float64) string {
-	if f*100 >= 10 {
-		return fmt.Sprintf("%.0f %%", f*100)
-	}
-	return fmt.Sprintf("%.2g %%", f*100)
 }
 
 // utc returns t in UTC; the zero time stays zero.

@@ -117,7 +117,7 @@ var _ sources.OutcomeHandler = (*configKeeper)(nil)
 func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classify.Risk, gaps []*classify.NotJudged, opts CheckOptions) *CheckReport {
 	configs := objs.All()
 	rep := &CheckReport{Schema: CheckSchemaVersion, Source: opts.Source, Inputs: []Input{}, Warnings: []string{}, Workloads: []ObjectRef{},
-		Findings: []CheckFinding{}, NotJudged: []CheckNotJudged{}}
+		Findings: []CheckFinding{}, NotJudged: []CheckNotJudged{}, Checks: []CheckRule{}}
 	rep.Summary.FailOn = string(opts.FailOn)
 	if rep.Summary.FailOn == "" {
 		rep.Summary.FailOn = "none"
@@ -219,13 +219,14 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 		rep.NotJudged = append(rep.NotJudged, CheckNotJudged{Kind: NotJudgedMissing, Severity: string(classify.SeverityWarning),
 			File: ref.File, Line: ref.Line, Object: &ref, Missing: g.Missing, Reason: g.Reason})
 	}
-	for _, n := range rep.NotJudged {
+	for i, n := range rep.NotJudged {
 		if n.Kind == NotJudgedUnreadable {
 			rep.Summary.Unreadable += max(n.Count, 1)
 		} else {
 			rep.Summary.NotJudged++
 		}
 		if opts.FailOn.Rank() > 0 && classify.Severity(n.Severity).Rank() >= opts.FailOn.Rank() {
+			rep.NotJudged[i].Fails = true
 			rep.Summary.Failed = true
 		}
 	}
@@ -264,12 +265,17 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 			rep.Summary.Warnings++
 		}
 		if opts.FailOn.Rank() > 0 && r.Severity.Rank() >= opts.FailOn.Rank() {
+			f.Fails = true
 			rep.Summary.Failed = true
 		}
 		atRisk[f.Workload.String()] = true
 		rep.Findings = append(rep.Findings, f)
 	}
 	rep.Summary.AtRisk = len(atRisk)
+	for _, rc := range classify.StaticChecks() {
+		rep.Checks = append(rep.Checks, CheckRule{Rule: rc.RuleID, Cause: rc.Cause.ID, CauseName: rc.Cause.Name, CauseDescription: rc.Cause.Description,
+			Check: rc.Check.ID, Name: rc.Check.Name, Description: rc.Check.Description})
+	}
 	return rep
 }
 

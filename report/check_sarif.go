@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-
-	"github.com/readygap/readygap/classify"
 )
 
 // SARIF 2.1.0 (OASIS), the subset readygap writes: one run, the rules of
@@ -141,16 +139,16 @@ type sarifLogicalLocation struct {
 func renderSARIF(w io.Writer, rep *CheckReport) error {
 	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "readygap", InformationURI: sarifInformationURI}}, Results: []sarifResult{}}
 	index := map[string]int{}
-	for i, rc := range classify.StaticChecks() {
-		index[rc.RuleID] = i
+	for i, rc := range rep.Checks {
+		index[rc.Rule] = i
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{
-			ID:                   rc.RuleID,
-			Name:                 sarifRuleName(rc.RuleID),
-			ShortDescription:     sarifText{rc.Check.Name},
-			FullDescription:      sarifText{rc.Check.Description},
-			Help:                 sarifText{rc.Cause.Name + ": " + rc.Cause.Description + ". This check: " + rc.Check.Description + "."},
+			ID:                   rc.Rule,
+			Name:                 sarifRuleName(rc.Rule),
+			ShortDescription:     sarifText{rc.Name},
+			FullDescription:      sarifText{rc.Description},
+			Help:                 sarifText{rc.CauseName + ": " + rc.CauseDescription + ". This check: " + rc.Description + "."},
 			DefaultConfiguration: sarifConfiguration{Level: "error"},
-			Properties:           sarifRuleProps{Tags: []string{"kubernetes", "reliability", rc.Cause.ID}},
+			Properties:           sarifRuleProps{Tags: []string{"kubernetes", "reliability", rc.Cause}},
 		})
 	}
 	relative := false

@@ -70,7 +70,7 @@ func renderCheckText(w io.Writer, rep *CheckReport, width int) error {
 		for _, n := range rep.NotJudged {
 			text := n.Reason
 			if loc := n.Location(); n.Object != nil && loc != "" {
-				text = loc + ": " + capitalized(n.Reason)
+				text = loc + ": " + words.Capitalized(n.Reason)
 			}
 			sev := warnStyle.Render("WARNING")
 			if n.Severity == "error" {

@@ -65,7 +65,9 @@ type Unread struct {
 type Coverage struct {
 	// Kind is request_logs, events, objects, controller_logs or
 	// health_checks.
-	Kind    string    `json:"kind"`
+	Kind string `json:"kind"`
+	// Name is the kind for a reader: "request logs".
+	Name    string    `json:"name"`
 	Files   int       `json:"files"`
 	Records int       `json:"records"`
 	First   time.Time `json:"first,omitzero"`
@@ -86,6 +88,20 @@ type Window struct {
 	DataFirst time.Time `json:"data_first,omitzero"`
 	DataLast  time.Time `json:"data_last,omitzero"`
 }
+
+// The verdicts of a report (Summary.Verdict).
+const (
+	// VerdictIncident: the analysis found at least one incident.
+	VerdictIncident = "incident"
+	// VerdictNoIncident: a request log was read, it covers every rollout
+	// the other sources show, and the load balancer generated no run of
+	// errors in it.
+	VerdictNoIncident = "no_incident"
+	// VerdictCannotJudge: what was read cannot tell (no request log, a
+	// request log that misses the rollout, an incomplete bundle);
+	// Summary.CannotJudge says why. Incidents found are still listed.
+	VerdictCannotJudge = "cannot_judge"
+)
 
 // Summary is the report at a glance.
 type Summary struct {
@@ -165,7 +181,12 @@ type Incident struct {
 	DurationSeconds float64   `json:"duration_seconds"`
 	Cause           string    `json:"cause"`
 	Variant         string    `json:"variant,omitempty"`
-	Confidence      string    `json:"confidence"`
+	// CauseName and VariantName are the cause's and the variant's names for
+	// a reader, from the rules' registry: a renderer draws them from the
+	// report alone.
+	CauseName   string `json:"cause_name"`
+	VariantName string `json:"variant_name,omitempty"`
+	Confidence  string `json:"confidence"`
 	// Rollout is the id of the rollout the incident belongs to, if any.
 	Rollout string `json:"rollout,omitempty"`
 	// Trigger says what deleted the pods of a termination race: rollout,

@@ -11,20 +11,6 @@ import (
 	"github.com/readygap/readygap/sources"
 )
 
-// The verdicts of a report (Summary.Verdict).
-const (
-	// VerdictIncident: the analysis found at least one incident.
-	VerdictIncident = "incident"
-	// VerdictNoIncident: a request log was read, it covers every rollout
-	// the other sources show, and the load balancer generated no run of
-	// errors in it.
-	VerdictNoIncident = "no_incident"
-	// VerdictCannotJudge: what was read cannot tell (no request log, a
-	// request log that misses the rollout, an incomplete bundle);
-	// Summary.CannotJudge says why. Incidents found are still listed.
-	VerdictCannotJudge = "cannot_judge"
-)
-
 // alwaysListed are the kinds of source every report's coverage lists, read
 // or not; the others (health checks) are listed only when read.
 var alwaysListed = []sources.RecordKind{sources.KindRequestLog, sources.KindEvent, sources.KindObject, sources.KindControllerLog}
@@ -41,7 +27,7 @@ const maxUnreadNamed = 3
 func newCoverage(res *sources.Result) []Coverage {
 	var spans [sources.NumRecordKinds]Coverage
 	for k := range spans {
-		spans[k].Kind = sources.RecordKind(k).String()
+		spans[k].Kind, spans[k].Name = sources.RecordKind(k).String(), kindNames[k]
 	}
 	for _, in := range res.Inputs {
 		for k, s := range in.Kinds {
@@ -269,7 +255,7 @@ func noRequestLogWhy(rep *Report, res *sources.Result) string {
 	var held []string
 	for _, c := range rep.Summary.Coverage {
 		if c.Records > 0 {
-			held = append(held, kindName(c.Kind))
+			held = append(held, c.Name)
 		}
 	}
 	if len(held) > 0 {
@@ -292,16 +278,6 @@ func unreadText(unread []sources.Unread) string {
 	return fmt.Sprintf("%s not read (%s)", words.Plural(n, "file"), strings.Join(named, "; "))
 }
 
-// kindName names a kind of source (Coverage.Kind) for people.
-func kindName(kind string) string {
-	for k := range sources.NumRecordKinds {
-		if k.String() == kind {
-			return kindNames[k]
-		}
-	}
-	return strings.ReplaceAll(kind, "_", " ")
-}
-
 // joinAnd joins words as a list: "a", "a and b", "a, b and c".
 func joinAnd(words []string) string {
 	if len(words) < 2 {
@@ -317,59 +293,8 @@ func spanOf(from, to time.Time) string {
 		return "no time"
 	}
 	end := to.UTC().Format(time.DateTime)
-	if sameDay(from, to) {
+	if words.SameDay(from, to) {
 		end = to.UTC().Format(time.TimeOnly)
 	}
 	return from.UTC().Format(time.DateTime) + " – " + end + " UTC"
-}
-
-// coverageLine words one kind's coverage for the summary: "request logs",
-// "2 files · 508 records · 00:56:30 – 00:58:04" (dates too when the times
-// span days); "none read" for a kind no input held.
-func coverageLine(c Coverage) (kind, what string) {
-	if c.Files == 0 {
-		return kindName(c.Kind), "none read"
-	}
-	what = words.Plural(c.Files, "file") + " · " + words.Plural(c.Records, "record")
-	switch {
-	case c.First.IsZero():
-	case sameDay(c.First, c.Last):
-		what += " · " + clockOf(c.First) + " – " + clockOf(c.Last)
-	default:
-		what += " · " + shortTime(c.First) + " – " + shortTime(c.Last)
-	}
-	return kindName(c.Kind), what
-}
-
-// unreadLine words the inputs not read for the summary; "" when none.
-func unreadLine(rep *Report) string {
-	if len(rep.Unread) == 0 {
-		return ""
-	}
-	var named []string
-	for _, u := range rep.Unread {
-		named = append(named, u.Name+": "+u.Reason)
-	}
-	return words.Plural(len(rep.Unread), "file") + " · " + strings.Join(named, "; ")
-}
-
-// headline is the report's first line in two parts, the verdict and what
-// follows it: "No incident:", "Cannot judge:", "2 incidents:".
-func headline(rep *Report) (verdict, rest string) {
-	s := rep.Summary
-	incidents := ""
-	if n := len(rep.Incidents); n > 0 {
-		incidents = words.Plural(n, "incident") + ": " + failedText(s.FailedRequests, s.LoggedFailedRequests, s.HiddenFailures, "")
-	}
-	switch {
-	case s.Verdict == VerdictCannotJudge:
-		rest = s.CannotJudge
-		if incidents != "" {
-			rest += "; found in what was read: " + incidents
-		}
-		return "Cannot judge:", rest
-	case incidents != "":
-		return words.Plural(len(rep.Incidents), "incident") + ":", failedText(s.FailedRequests, s.LoggedFailedRequests, s.HiddenFailures, "")
-	}
-	return "No incident:", "the load balancer and proxy generated no run of errors."
 }

@@ -237,8 +237,13 @@ func TestIncompleteBundleCannotJudge(t *testing.T) {
 // snake_case name for the contract.
 func TestCoverageKindNames(t *testing.T) {
 	for k := range sources.NumRecordKinds {
-		if kindName(k.String()) != kindNames[k] || strings.Contains(k.String(), " ") {
-			t.Errorf("kind %d: %q, %q", k, k.String(), kindName(k.String()))
+		if kindNames[k] == "" || strings.Contains(k.String(), " ") {
+			t.Errorf("kind %d: %q, %q", k, k.String(), kindNames[k])
+		}
+	}
+	for _, c := range newCoverage(&sources.Result{}) {
+		if c.Name == "" || strings.Contains(c.Name, "_") {
+			t.Errorf("coverage of %s named %q", c.Kind, c.Name)
 		}
 	}
 }

@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -31,7 +30,7 @@ func describeEvent(l *sources.Lifecycle) string {
 	case sources.NEGAttach, sources.NEGDetach:
 		return fmt.Sprintf("NEG %s %d endpoint(s) in %s", map[bool]string{true: "attach", false: "detach"}[l.Kind == sources.NEGAttach], l.Count, l.Zone)
 	case sources.ReadinessGate:
-		return fmt.Sprintf("readiness gate %s (%s)", orText(l.Status, "not ready"), orText(l.Reason, l.Group))
+		return fmt.Sprintf("readiness gate %s (%s)", words.Or(l.Status, "not ready"), words.Or(l.Reason, l.Group))
 	case sources.ProbeFailed:
 		return fmt.Sprintf("%s probe failed", l.Reason)
 	case sources.HealthCheck:
@@ -44,9 +43,9 @@ func describeEvent(l *sources.Lifecycle) string {
 	case sources.NoEndpoints:
 		return "proxy: Service has no active endpoint"
 	case sources.NodeDraining:
-		return fmt.Sprintf("node %s drained (%s: %s)", l.Node, orText(l.Source, "?"), l.Reason)
+		return fmt.Sprintf("node %s drained (%s: %s)", l.Node, words.Or(l.Source, "?"), l.Reason)
 	case sources.PodEvicted:
-		return fmt.Sprintf("evicted by %s (%s)", orText(l.Source, "?"), l.Reason)
+		return fmt.Sprintf("evicted by %s (%s)", words.Or(l.Source, "?"), l.Reason)
 	case sources.Rescaled:
 		return fmt.Sprintf("autoscaler set %d replicas", l.Count)
 	case sources.EventsLost:
@@ -66,7 +65,7 @@ func describeEvent(l *sources.Lifecycle) string {
 	case sources.PodDeleted:
 		return "pod deleted (termination begins)"
 	}
-	return orText(l.Reason, l.Kind.String())
+	return words.Or(l.Reason, l.Kind.String())
 }
 
 // describeRequest words one failed request for a timeline or an evidence
@@ -144,24 +143,6 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-// capitalized returns s with its first letter in upper case, for a label
-// that begins a line or a list item ("the ALB's idle timeout" → "The
-// ALB's idle timeout").
-func capitalized(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	if n == 0 || r == utf8.RuneError {
-		return s
-	}
-	return string(unicode.ToUpper(r)) + s[n:]
-}
-
-func orText(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
 }
 
 // describeEvidence words one piece of evidence: the record, what the rule

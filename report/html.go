@@ -419,24 +419,24 @@ func newHTMLPage(rep *Report) *htmlPage {
 // newHTMLIncident prepares the i-th incident for the page.
 func newHTMLIncident(rep *Report, i int, in Incident, names *sourceNames, changes []htmlChange) htmlIncident {
 	h := htmlIncident{N: i + 1, ID: "incident-" + strconv.Itoa(i+1), Failed: in.FailedRequests,
-		Cause: causeName(in.Cause), CauseID: Sanitize(in.Cause), VariantID: Sanitize(in.Variant), Confidence: Sanitize(in.Confidence),
+		Cause: causeName(in), CauseID: Sanitize(in.Cause), VariantID: Sanitize(in.Variant), Confidence: Sanitize(in.Confidence),
 		Cut: Sanitize(in.Cut), Summary: breakable(Sanitize(in.Summary)), Start: clock(in.Start), Duration: durationText(in.DurationSeconds),
 		FailedText:      failedText(in.FailedRequests, in.LoggedFailedRequests, in.HiddenFailures, statusText(in.StatusCounts)),
 		BackendsHeading: backendsHeading(in.Backends),
 		Window: fmt.Sprintf("%s – %s UTC on %s (%s)", clock(in.Start), clock(in.End), in.Start.UTC().Format("2006-01-02"),
 			roundSpan(time.Duration(in.DurationSeconds*float64(time.Second))))}
 	if in.Variant != "" {
-		h.Variant = Sanitize(variantName(in.Cause, in.Variant))
+		h.Variant = variantName(in)
 	}
 	if in.Trigger != "" && in.Trigger != "rollout" && in.Trigger != "unknown" {
 		h.Trigger = "triggered by " + strings.ReplaceAll(Sanitize(in.Trigger), "_", " ")
 	}
 	if in.Rate != nil {
 		h.Rate = fmt.Sprintf("Spread over %.1f h: %.1f failed requests an hour, %s of requests, on %s.",
-			in.Rate.Hours, in.Rate.PerHour, percent(in.Rate.Share), words.Plural(in.Rate.Backends, "backend"))
+			in.Rate.Hours, in.Rate.PerHour, words.Percent(in.Rate.Share), words.Plural(in.Rate.Backends, "backend"))
 	}
 	for _, to := range in.Timeouts {
-		h.Timeouts = append(h.Timeouts, fmt.Sprintf("%s: %s (%s)", capitalized(Sanitize(to.What)), durationText(to.Seconds), Sanitize(to.Source)))
+		h.Timeouts = append(h.Timeouts, fmt.Sprintf("%s: %s (%s)", words.Capitalized(Sanitize(to.What)), durationText(to.Seconds), Sanitize(to.Source)))
 	}
 	shown, rest := tableBackends(in.Backends)
 	h.Backends, h.MoreBackends = newHTMLBackends(shown), newHTMLBackends(rest)

@@ -187,10 +187,10 @@ func writeIncidentMarkdown(b *strings.Builder, rep *Report, i int, in Incident, 
 	}
 	if in.Rate != nil {
 		fmt.Fprintf(b, "- **Rate:** %.1f failed requests an hour over %.1f h, %s of requests, on %s\n",
-			in.Rate.PerHour, in.Rate.Hours, percent(in.Rate.Share), words.Plural(in.Rate.Backends, "backend"))
+			in.Rate.PerHour, in.Rate.Hours, words.Percent(in.Rate.Share), words.Plural(in.Rate.Backends, "backend"))
 	}
 	for _, to := range in.Timeouts {
-		fmt.Fprintf(b, "- **%s:** %s (%s)\n", mdText(capitalized(to.What)), durationText(to.Seconds), mdText(to.Source))
+		fmt.Fprintf(b, "- **%s:** %s (%s)\n", mdText(words.Capitalized(to.What)), durationText(to.Seconds), mdText(to.Source))
 	}
 	if in.Summary != "" {
 		fmt.Fprintf(b, "\n%s\n", mdText(in.Summary))

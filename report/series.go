@@ -8,23 +8,6 @@ import (
 	"github.com/readygap/readygap/sources"
 )
 
-// seriesColumns names the series columns: client-visible outcomes by kind,
-// then requests whose failed attempts a retry hid.
-var seriesColumns = []string{"ok", "app_5xx", "no_backend", "refused", "unreachable", "closed", "timeout", "other", "hidden"}
-
-// Positions of the series columns.
-const (
-	colOK = iota
-	colApp
-	colNoBackend
-	colRefused
-	colUnreachable
-	colClosed
-	colTimeout
-	colOther
-	colHidden
-)
-
 // Bounds of the series, whatever the span of the data.
 const (
 	// maxSeriesPoints bounds the rows of the overview: more than any chart
@@ -159,31 +142,4 @@ func addCounts(row []int, c correlate.Counts) {
 	row[colTimeout] += f[sources.FailureTimeout]
 	row[colOther] += f[sources.FailureOther]
 	row[colHidden] += c.Hidden
-}
-
-// lbFailed is a row's client-visible failures the LB or proxy generated.
-func lbFailed(row []int) int {
-	n := 0
-	for c := colNoBackend; c <= colOther; c++ {
-		n += row[c]
-	}
-	return n
-}
-
-// rowsFor returns the finest rows of s that cover [from, to]: a detail part
-// when one does, else the overview, with the time of its first row and its
-// step. A series from an older contract without Detail still works.
-func (s *Series) rowsFor(from, to time.Time) (start time.Time, step int, rows [][]int) {
-	for _, p := range s.Detail {
-		end := p.Start.Add(time.Duration(len(p.Values)*p.StepSeconds) * time.Second)
-		if !from.Before(p.Start) && !to.After(end) && p.StepSeconds < s.StepSeconds {
-			return p.Start, p.StepSeconds, p.Values
-		}
-	}
-	return s.Start, max(s.StepSeconds, 1), s.Values
-}
-
-// end is the end of the overview's last row.
-func (s *Series) end() time.Time {
-	return s.Start.Add(time.Duration(len(s.Values)*max(s.StepSeconds, 1)) * time.Second)
 }

@@ -217,7 +217,7 @@ func newCharts(rep *Report) *svgCharts {
 		}
 		x0, x1 := ax.x(s), ax.x(e)
 		w := svgWindow{X: x0, W: max(x1-x0, 2), Label: "#" + strconv.Itoa(i+1),
-			Title: fmt.Sprintf("Incident %d: %s, %s–%s UTC, %s", i+1, causeName(in.Cause), clock(s), clock(e), words.Plural(in.FailedRequests, "failed request"))}
+			Title: fmt.Sprintf("Incident %d: %s, %s–%s UTC, %s", i+1, causeName(in), clock(s), clock(e), words.Plural(in.FailedRequests, "failed request"))}
 		w.Mid = windowLabelAt(w.X, w.W, w.Label)
 		c.Windows = append(c.Windows, w)
 	}
@@ -403,7 +403,7 @@ func groupColours(v *laneView) []string {
 
 // laneTitle is a row's tooltip: names, IP, ReplicaSet and role; for an IP
 // the records cannot tie to one pod, the pods it may have been, a few
-// named and the rest counted as a backend's why does (classify.SomePods).
+// named and the rest counted as a backend's why does (words.SomePods).
 func laneTitle(l viewLane, g laneGroup) string {
 	var parts []string
 	if len(l.Names) == 1 {

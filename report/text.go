@@ -11,7 +11,6 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
-	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/internal/words"
 	"golang.org/x/term"
 )
@@ -49,21 +48,12 @@ func textWidthOf(w io.Writer) int {
 	return defaultTextWidth
 }
 
-// causeName is a cause's reader's name, from the rules' registry.
-func causeName(id string) string {
-	if c, ok := classify.CauseByID(id); ok {
-		return c.Name
-	}
-	return id
-}
+// causeName is the incident's cause for a reader: the name the report
+// carries, its id in a report that carries none.
+func causeName(in Incident) string { return Sanitize(words.Or(in.CauseName, in.Cause)) }
 
-// variantName is a variant's reader's name, from the rules' registry.
-func variantName(cause, variant string) string {
-	if c, ok := classify.CauseByID(cause); ok {
-		return c.VariantName(variant)
-	}
-	return variant
-}
+// variantName is the incident's variant for a reader, as causeName.
+func variantName(in Incident) string { return Sanitize(words.Or(in.VariantName, in.Variant)) }
 
 // renderText writes the report for a person at a terminal, laid out for
 // its width. Colours are dropped when w is not a terminal or NO_COLOR is
@@ -209,7 +199,7 @@ func (t *textOut) coverage(rep *Report) {
 	}
 	width := len("controller logs")
 	for _, c := range rep.Summary.Coverage {
-		width = max(width, len(kindName(c.Kind)))
+		width = max(width, len(c.Name))
 	}
 	for _, c := range rep.Summary.Coverage {
 		kind, what := coverageLine(c)
@@ -237,9 +227,9 @@ func (t *textOut) sourceLegend() {
 // causeLine is an incident's cause in one line: name, variant, trigger,
 // confidence, and a cut by the window.
 func causeLine(in Incident) string {
-	s := causeName(in.Cause)
+	s := causeName(in)
 	if in.Variant != "" {
-		s += " (" + Sanitize(variantName(in.Cause, in.Variant)) + ")"
+		s += " (" + variantName(in) + ")"
 	}
 	if in.Trigger != "" && in.Trigger != "rollout" && in.Trigger != "unknown" {
 		s += ", triggered by " + strings.ReplaceAll(Sanitize(in.Trigger), "_", " ")
@@ -324,7 +314,7 @@ func groupByRollout(rep *Report) []rolloutGroup {
 // one found in the traffic alone says so.
 func rolloutTitle(ro Rollout) string {
 	if ro.Workload == "" {
-		return "Rollout found in the " + orText(ro.How, "records") + ", " + rolloutSteps(ro)
+		return "Rollout found in the " + words.Or(ro.How, "records") + ", " + rolloutSteps(ro)
 	}
 	return "Rollout of " + rolloutWorkload(ro) + ", " + rolloutSteps(ro)
 }
@@ -376,15 +366,10 @@ func spanText(rep *Report) string {
 		return "data without times"
 	}
 	end := clockOf(to)
-	if !sameDay(from, to) {
+	if !words.SameDay(from, to) {
 		end = to.UTC().Format(time.DateTime)
 	}
 	return fmt.Sprintf("%s – %s UTC", from.UTC().Format(time.DateTime), end)
-}
-
-// sameDay reports whether a and b fall on one UTC day.
-func sameDay(a, b time.Time) bool {
-	return a.UTC().Format(time.DateOnly) == b.UTC().Format(time.DateOnly)
 }
 
 // dataText says what the data covers: its time span, the requests read,
@@ -441,7 +426,7 @@ func (t *textOut) incident(rep *Report, i int, in Incident) {
 	t.para("", head, "  ")
 	if in.Rate != nil {
 		t.para("", fmt.Sprintf("Spread over %.1f h: %.1f failed requests an hour, %s of requests, on %s.",
-			in.Rate.Hours, in.Rate.PerHour, percent(in.Rate.Share), words.Plural(in.Rate.Backends, "backend")), "  ")
+			in.Rate.Hours, in.Rate.PerHour, words.Percent(in.Rate.Share), words.Plural(in.Rate.Backends, "backend")), "  ")
 	}
 	if in.Summary != "" {
 		t.para("", Sanitize(in.Summary), "")
@@ -646,7 +631,7 @@ func rangeText(first, last time.Time) string {
 	if first.IsZero() {
 		return "-"
 	}
-	if sameDay(first, last) {
+	if words.SameDay(first, last) {
 		return shortTime(first) + " – " + clockOf(last)
 	}
 	return shortTime(first) + " – " + shortTime(last)

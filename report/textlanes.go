@@ -57,7 +57,7 @@ func (t *textOut) lanes(rep *Report) {
 		v = buildLaneView(rep, step, maxTextLanes)
 	}
 	layout := time.TimeOnly
-	if !sameDay(from, to) {
+	if !words.SameDay(from, to) {
 		layout = time.DateTime
 	}
 	head := fmt.Sprintf(" %s → %s UTC, one column ≈ %s", from.UTC().Format(layout), to.UTC().Format(layout), stepText(step))
