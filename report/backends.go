@@ -7,22 +7,22 @@ import (
 	"github.com/readygap/readygap/internal/words"
 )
 
-// maxTableBackends bounds the rows of an incident's backends table in the
+// MaxTableBackends bounds the rows of an incident's backends table in the
 // text, Markdown and HTML reports: as many as a reader compares at a
 // glance, about a screen at 80 columns where a row takes two lines. The
 // rest are counted in one line (the HTML report lists them in a folded
 // table); the JSON report lists them all.
-const maxTableBackends = 10
+const MaxTableBackends = 10
 
 // tableBackends splits an incident's backends into the rows its table
 // shows, the first maxTableBackends in the report's order (new, old, then
 // unknown, the busiest first in each), and the rest, which moreBackends
 // sums up.
 func tableBackends(bs []Backend) (shown, rest []Backend) {
-	if len(bs) <= maxTableBackends {
+	if len(bs) <= MaxTableBackends {
 		return bs, nil
 	}
-	return bs[:maxTableBackends], bs[maxTableBackends:]
+	return bs[:MaxTableBackends], bs[MaxTableBackends:]
 }
 
 // moreBackends sums up the backends an incident's table leaves out, for a

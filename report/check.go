@@ -203,13 +203,13 @@ const (
 	CheckJUnit CheckFormat = "junit"
 )
 
-// checkFormats lists the check formats, in the order help texts name them.
-var checkFormats = []CheckFormat{CheckText, CheckJSON, CheckSARIF, CheckJUnit}
+// CheckFormats lists the check formats, in the order help texts name them.
+var CheckFormats = []CheckFormat{CheckText, CheckJSON, CheckSARIF, CheckJUnit}
 
 // CheckFormatNames lists the values `check --output` accepts.
 func CheckFormatNames() []string {
-	names := make([]string, len(checkFormats))
-	for i, f := range checkFormats {
+	names := make([]string, len(CheckFormats))
+	for i, f := range CheckFormats {
 		names[i] = string(f)
 	}
 	return names
@@ -220,7 +220,7 @@ func (f *CheckFormat) String() string { return string(*f) }
 
 // Set implements pflag.Value.
 func (f *CheckFormat) Set(v string) error {
-	for _, x := range checkFormats {
+	for _, x := range CheckFormats {
 		if string(x) == strings.ToLower(v) {
 			*f = x
 			return nil
@@ -242,5 +242,5 @@ func WriteCheck(w io.Writer, f CheckFormat, rep *CheckReport) error {
 	case CheckJUnit:
 		return renderJUnit(w, rep)
 	}
-	return renderCheckText(w, rep, textWidthOf(w))
+	return WriteCheckText(w, rep, textWidthOf(w))
 }

@@ -7,12 +7,12 @@ import (
 	"strings"
 )
 
-// JUnit XML, as CI systems read it (Jenkins, GitLab, GitHub test
+// JUnitSuites is a check report as JUnit XML, as CI systems read it (Jenkins, GitLab, GitHub test
 // reporters): one test suite per cause, one test case per workload and
 // static check. A case fails when the check found a risk at or above the
 // report's fail-on severity; a risk below it passes with its text in
 // system-out, so that the report and the exit code agree.
-type junitSuites struct {
+type JUnitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
@@ -73,7 +73,7 @@ func renderJUnit(w io.Writer, rep *CheckReport) error {
 			notJudged[n.Object.String()] = "not judged: " + n.Reason
 		}
 	}
-	out := junitSuites{Name: "readygap check"}
+	out := JUnitSuites{Name: "readygap check"}
 	// One suite per cause, one case per check and workload, in the rules'
 	// order (rep.Checks lists each cause's checks together).
 	for i := 0; i < len(rep.Checks); {

@@ -27,7 +27,9 @@ const (
 	sarifFingerprint = "readygapFinding/v1"
 )
 
-type sarifLog struct {
+// SARIFLog is a check report as a SARIF 2.1.0 log, as code-scanning
+// pages read it.
+type SARIFLog struct {
 	Schema  string     `json:"$schema"`
 	Version string     `json:"version"`
 	Runs    []sarifRun `json:"runs"`
@@ -196,7 +198,7 @@ func renderSARIF(w io.Writer, rep *CheckReport) error {
 	if relative {
 		run.OriginalURIBaseIDs = map[string]sarifArtifactLocation{sarifSrcRoot: {}}
 	}
-	return writeIndentedJSON(w, sarifLog{Schema: sarifSchemaURI, Version: sarifVersion, Runs: []sarifRun{run}})
+	return writeIndentedJSON(w, SARIFLog{Schema: sarifSchemaURI, Version: sarifVersion, Runs: []sarifRun{run}})
 }
 
 // sarifRuleName is a rule's name in the PascalCase SARIF consumers show:

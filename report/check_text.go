@@ -9,13 +9,13 @@ import (
 	"github.com/readygap/readygap/internal/words"
 )
 
-// renderCheckText writes the check report for a person, laid out for width
+// WriteCheckText writes the check report for a person, laid out for width
 // columns (never fewer than minTextWidth): one line of counts, then each
 // finding with its severity, rule, object and file:line, the reason with
 // the numbers, and the fixes with their YAML; then the warnings. Text read
 // from the inputs is sanitized; colours follow the writer (none when it is
 // not a terminal or NO_COLOR is set).
-func renderCheckText(w io.Writer, rep *CheckReport, width int) error {
+func WriteCheckText(w io.Writer, rep *CheckReport, width int) error {
 	width = max(width, minTextWidth)
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }

@@ -2,27 +2,27 @@ package report
 
 import "time"
 
-// seriesColumns names the series columns: client-visible outcomes by kind,
+// SeriesColumns names the series columns: client-visible outcomes by kind,
 // then requests whose failed attempts a retry hid.
-var seriesColumns = []string{"ok", "app_5xx", "no_backend", "refused", "unreachable", "closed", "timeout", "other", "hidden"}
+var SeriesColumns = []string{"ok", "app_5xx", "no_backend", "refused", "unreachable", "closed", "timeout", "other", "hidden"}
 
 // Positions of the series columns.
 const (
-	colOK = iota
-	colApp
-	colNoBackend
-	colRefused
-	colUnreachable
-	colClosed
-	colTimeout
-	colOther
-	colHidden
+	ColOK = iota
+	ColApp
+	ColNoBackend
+	ColRefused
+	ColUnreachable
+	ColClosed
+	ColTimeout
+	ColOther
+	ColHidden
 )
 
-// lbFailed is a row's client-visible failures the LB or proxy generated.
-func lbFailed(row []int) int {
+// LBFailed is a row's client-visible failures the LB or proxy generated.
+func LBFailed(row []int) int {
 	n := 0
-	for c := colNoBackend; c <= colOther; c++ {
+	for c := ColNoBackend; c <= ColOther; c++ {
 		n += row[c]
 	}
 	return n

@@ -327,7 +327,7 @@ func failedIn(s *Series, from, to time.Time) int {
 		if !t.Before(to) {
 			break
 		}
-		n += lbFailed(rows[i])
+		n += LBFailed(rows[i])
 	}
 	return n
 }

@@ -229,7 +229,7 @@ func writeIncidentMarkdown(b *strings.Builder, rep *Report, i int, in Incident, 
 			if !e.Time.IsZero() {
 				where = clockOf(e.Time) + " " + where
 			}
-			fmt.Fprintf(b, "- %s — %s\n", where, mdInline(Sanitize(e.Text)))
+			fmt.Fprintf(b, "- %s — %s\n", where, MdInline(Sanitize(e.Text)))
 		}
 		b.WriteString("\n")
 	}
@@ -285,8 +285,8 @@ func mermaidGantt(rep *Report) string {
 			for _, s := range l.States {
 				// Every state gets at least a quantum, to be visible however
 				// short; a state after a widened one starts where it ends.
-				start := maxTime(s.From, prevEnd)
-				end := maxTime(s.To, start.Add(quantum))
+				start := words.MaxTime(s.From, prevEnd)
+				end := words.MaxTime(s.To, start.Add(quantum))
 				sec.tasks = append(sec.tasks, fmt.Sprintf("    %s :%s%s, %s", names[s.State], tags[s.State], start.UTC().Format(layout), end.UTC().Format(layout)))
 				prevEnd = end
 			}
@@ -395,19 +395,19 @@ const mdEscaped = "\\`*_[]<>!|~&@#$"
 func mdText(s string) string {
 	s = Sanitize(s)
 	if n := orderedMarker(s); n > 0 {
-		return s[:n] + "\\" + mdInline(s[n:])
+		return s[:n] + "\\" + MdInline(s[n:])
 	}
 	if s != "" && strings.IndexByte("-+=", s[0]) >= 0 {
-		return "\\" + mdInline(s)
+		return "\\" + MdInline(s)
 	}
-	return mdInline(s)
+	return MdInline(s)
 }
 
-// mdInline escapes sanitized text for the inside of a Markdown line: markup
+// MdInline escapes sanitized text for the inside of a Markdown line: markup
 // characters are backslash-escaped, and the two patterns GitHub turns into
 // links without any markup, "scheme://" and "www.", are broken by escaping
 // their ':' or '.'.
-func mdInline(s string) string {
+func MdInline(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -441,7 +441,7 @@ func orderedMarker(s string) int {
 
 // mdCell escapes untrusted text for a Markdown table cell, where no block
 // starts.
-func mdCell(s string) string { return mdInline(Sanitize(s)) }
+func mdCell(s string) string { return MdInline(Sanitize(s)) }
 
 // mdCode puts a source reference in a code span, where nothing is markup;
 // backticks, which would end the span, become quotes. Empty stays empty.

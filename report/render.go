@@ -17,8 +17,8 @@ const (
 	HTML     Format = "html"
 )
 
-// formats lists the report formats, in the order help texts name them.
-var formats = []Format{Text, JSON, Markdown, HTML}
+// Formats lists the report formats, in the order help texts name them.
+var Formats = []Format{Text, JSON, Markdown, HTML}
 
 // formatAliases are the other names --output takes for a format.
 var formatAliases = []struct {
@@ -30,7 +30,7 @@ var formatAliases = []struct {
 // its aliases, for completion.
 func FormatNames() []string {
 	var names []string
-	for _, f := range formats {
+	for _, f := range Formats {
 		names = append(names, string(f))
 		for _, a := range formatAliases {
 			if a.format == f {
@@ -44,8 +44,8 @@ func FormatNames() []string {
 // FormatHelp words the values --output accepts for help texts: "text,
 // json, markdown (or md), html".
 func FormatHelp() string {
-	words := make([]string, len(formats))
-	for i, f := range formats {
+	words := make([]string, len(Formats))
+	for i, f := range Formats {
 		words[i] = string(f)
 		for _, a := range formatAliases {
 			if a.format == f {
@@ -62,7 +62,7 @@ func (f *Format) String() string { return string(*f) }
 // Set implements pflag.Value: a format's name or alias, in any case.
 func (f *Format) Set(v string) error {
 	v = strings.ToLower(v)
-	for _, x := range formats {
+	for _, x := range Formats {
 		if string(x) == v {
 			*f = x
 			return nil
@@ -74,8 +74,8 @@ func (f *Format) Set(v string) error {
 			return nil
 		}
 	}
-	names := make([]string, len(formats))
-	for i, x := range formats {
+	names := make([]string, len(Formats))
+	for i, x := range Formats {
 		names[i] = string(x)
 	}
 	return fmt.Errorf("must be one of %s", strings.Join(names, ", "))

@@ -181,7 +181,7 @@ func newCharts(rep *Report) *svgCharts {
 		to = from.Add(10 * time.Second)
 	}
 	ax := axis{from, to}
-	c := &svgCharts{Width: chartWidth, PlotLeft: plotLeft, PlotRight: plotRight, Span: roundSpan(to.Sub(from))}
+	c := &svgCharts{Width: chartWidth, PlotLeft: plotLeft, PlotRight: plotRight, Span: words.RoundSpan(to.Sub(from))}
 	c.T0, c.T1 = ax.t0.UnixMilli(), ax.t1.UnixMilli()
 	c.Day = ax.t0.UTC().Format("2006-01-02")
 	if d := ax.t1.UTC().Format("2006-01-02"); d != c.Day {
@@ -441,7 +441,7 @@ func stateSegments(states []LaneState, ax axis, y px, colour string) []svgRect {
 			continue
 		}
 		x0, x1 := ax.x(s.From), ax.x(s.To)
-		title := fmt.Sprintf("%s: %s – %s UTC (%s)", stateName(s.State), clock(s.From), clock(s.To), roundSpan(s.To.Sub(s.From)))
+		title := fmt.Sprintf("%s: %s – %s UTC (%s)", stateName(s.State), clock(s.From), clock(s.To), words.RoundSpan(s.To.Sub(s.From)))
 		if s.To.Equal(s.From) {
 			title = fmt.Sprintf("%s from %s UTC; its end is not in the data", stateName(s.State), clock(s.From))
 		}
@@ -607,7 +607,7 @@ func (c *svgCharts) layoutBars(rep *Report, ax axis) {
 	if width == time.Second {
 		c.BarsNote = fmt.Sprintf("Requests per second, stacked by outcome; %s drawn.", words.Plural(len(c.Bars), "bar"))
 	} else {
-		c.BarsNote = fmt.Sprintf("Requests per %s, stacked by outcome; %s drawn.", roundSpan(width), words.Plural(len(c.Bars), "bar"))
+		c.BarsNote = fmt.Sprintf("Requests per %s, stacked by outcome; %s drawn.", words.RoundSpan(width), words.Plural(len(c.Bars), "bar"))
 	}
 }
 
@@ -622,22 +622,6 @@ func niceCeil(n int) int {
 	}
 }
 
-// roundSpan renders a duration for people: 37 s, 4.5 s, 12 min, 2 h 5 min.
-func roundSpan(d time.Duration) string {
-	switch {
-	case d < 10*time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
-	case d < 2*time.Minute:
-		return strconv.Itoa(int(d.Round(time.Second).Seconds())) + " s"
-	case d < 2*time.Hour:
-		return strconv.Itoa(int(d.Round(time.Minute).Minutes())) + " min"
-	case d < 72*time.Hour:
-		d = d.Round(time.Minute)
-		return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return strconv.Itoa(int(d.Round(24*time.Hour).Hours()/24)) + " days"
-}
-
 // shorten cuts s to n runes by replacing its middle with an ellipsis, keeping
 // the end, where pod names carry their distinguishing hash.
 func shorten(s string, n int) string {
@@ -647,22 +631,4 @@ func shorten(s string, n int) string {
 	}
 	head := (n - 1) / 3
 	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
-}
-
-// firstTime is the first non-zero time of ts.
-func firstTime(ts ...time.Time) time.Time {
-	for _, t := range ts {
-		if !t.IsZero() {
-			return t
-		}
-	}
-	return time.Time{}
-}
-
-// maxTime is the later of a and b.
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }

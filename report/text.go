@@ -26,8 +26,8 @@ var (
 
 // Widths of text output.
 const (
-	// defaultTextWidth is the width when the output is not a terminal.
-	defaultTextWidth = 100
+	// DefaultTextWidth is the width when the output is not a terminal.
+	DefaultTextWidth = 100
 	// minTextWidth is the narrowest layout; narrower terminals wrap it.
 	minTextWidth = 80
 	// minFlexWidth is the narrowest a wrapped column may get before a table
@@ -38,14 +38,14 @@ const (
 )
 
 // textWidthOf is the width to lay text out for w: the terminal's when w is
-// one (never under minTextWidth), else defaultTextWidth.
+// one (never under minTextWidth), else DefaultTextWidth.
 func textWidthOf(w io.Writer) int {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
 			return max(cols, minTextWidth)
 		}
 	}
-	return defaultTextWidth
+	return DefaultTextWidth
 }
 
 // causeName is the incident's cause for a reader: the name the report
@@ -59,17 +59,17 @@ func variantName(in Incident) string { return Sanitize(words.Or(in.VariantName, 
 // its width. Colours are dropped when w is not a terminal or NO_COLOR is
 // set; untrusted text is sanitized.
 func renderText(w io.Writer, rep *Report) error {
-	return renderTextWidth(w, rep, textWidthOf(w))
+	return WriteText(w, rep, textWidthOf(w))
 }
 
-// renderTextWidth writes the text report laid out for width columns: a
+// WriteText writes the text report laid out for width columns: a
 // summary that fits one screen (counts, the incidents by rollout with their
 // causes in one line each, the changes to make, what changes how to read
 // them), then each incident's key moments, evidence and backends, the
 // changes in full, the lanes and the inputs. Identifiers (IPs, pod names,
 // reasons, file:line) are never cut: cells wrap at spaces, and long file
 // names are shortened by prefixes the report names once.
-func renderTextWidth(w io.Writer, rep *Report, width int) error {
+func WriteText(w io.Writer, rep *Report, width int) error {
 	t := &textOut{w: w, width: max(width, minTextWidth), names: newSourceNames(rep.Inputs), colour: colorprofile.Detect(w, os.Environ()) >= colorprofile.ANSI}
 	t.summary(rep)
 	for i, in := range rep.Incidents {
@@ -395,7 +395,7 @@ func hiddenOutsideIncidents(rep *Report) int {
 	}
 	n := 0
 	for _, v := range rep.Series.Values {
-		n += v[colHidden]
+		n += v[ColHidden]
 	}
 	return max(n-rep.Summary.HiddenFailures, 0)
 }
@@ -661,7 +661,7 @@ func durationText(s float64) string {
 	case s < 120:
 		return fmt.Sprintf("%.0f s", s)
 	}
-	return roundSpan(time.Duration(s * float64(time.Second)))
+	return words.RoundSpan(time.Duration(s * float64(time.Second)))
 }
 
 // shortTime renders a report time for a person: UTC, to the millisecond.

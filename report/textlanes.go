@@ -12,8 +12,8 @@ import (
 
 // Text lanes.
 const (
-	// maxTextLanes bounds the rows of the text lanes; alike lanes share one.
-	maxTextLanes = 24
+	// MaxTextLanes bounds the rows of the text lanes; alike lanes share one.
+	MaxTextLanes = 24
 	// textLabelMin and textLabelMax bound the label column; a longer label
 	// gets a line of its own above its row.
 	textLabelMin = 14
@@ -43,10 +43,10 @@ func (t *textOut) lanes(rep *Report) {
 	// The label column fits the labels of the lanes drawn, which depend on
 	// the column's step: sized from every lane apart, then once more from
 	// the rows drawn when their "+N" labels are wider.
-	labelW := textLabelWidth(buildLaneView(rep, time.Nanosecond, maxTextLanes))
+	labelW := textLabelWidth(buildLaneView(rep, time.Nanosecond, MaxTextLanes))
 	cols := t.width - labelW - 4 // a space, the label, a space and two bars
 	step := max(to.Sub(from)/time.Duration(cols), time.Millisecond)
-	v := buildLaneView(rep, step, maxTextLanes)
+	v := buildLaneView(rep, step, MaxTextLanes)
 	if v == nil || v.Rows == 0 {
 		return
 	}
@@ -54,7 +54,7 @@ func (t *textOut) lanes(rep *Report) {
 		labelW = w
 		cols = t.width - labelW - 4
 		step = max(to.Sub(from)/time.Duration(cols), time.Millisecond)
-		v = buildLaneView(rep, step, maxTextLanes)
+		v = buildLaneView(rep, step, MaxTextLanes)
 	}
 	layout := time.TimeOnly
 	if !words.SameDay(from, to) {
@@ -314,5 +314,5 @@ func stepText(d time.Duration) string {
 	if d < time.Minute {
 		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
 	}
-	return roundSpan(d)
+	return words.RoundSpan(d)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/internal/words"
+	"github.com/readygap/readygap/pipeline"
 	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/spf13/cobra"
@@ -159,7 +160,7 @@ func analyzeRun(cmd *cobra.Command, opts *analyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := report.Analyze(cmd.Context(), opts.Paths, report.Options{Read: ropts, KubeVersion: opts.KubeVersion.v})
+	rep, err := pipeline.Analyze(cmd.Context(), opts.Paths, pipeline.Options{Read: ropts, KubeVersion: opts.KubeVersion.v})
 	if err != nil {
 		return err
 	}

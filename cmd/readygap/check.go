@@ -12,6 +12,7 @@ import (
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/internal/words"
+	"github.com/readygap/readygap/pipeline"
 	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/live"
@@ -183,13 +184,13 @@ func checkRun(cmd *cobra.Command, o *checkOptions) error {
 		}
 		paths = []string{dir}
 	}
-	copts := report.CheckOptions{Read: ropts, Source: source, FailOn: o.FailOn.severity(), KubeVersion: o.KubeVersion.v}
+	copts := pipeline.CheckOptions{Read: ropts, Source: source, FailOn: o.FailOn.severity(), KubeVersion: o.KubeVersion.v}
 	if o.Neighbors {
 		if copts.Context, err = neighbors(paths); err != nil {
 			return err
 		}
 	}
-	rep, err := report.Check(cmd.Context(), paths, copts)
+	rep, err := pipeline.Check(cmd.Context(), paths, copts)
 	if err != nil {
 		return errors.Join(fetchErr, err)
 	}

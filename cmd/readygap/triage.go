@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/readygap/readygap/internal/safego"
 	"github.com/readygap/readygap/internal/words"
+	"github.com/readygap/readygap/pipeline"
 	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/bundle"
@@ -413,7 +414,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 		}
 		return fmt.Errorf("no data in %s from any source", w)
 	}
-	rep, err := report.Analyze(ctx, []string{dir}, report.Options{Read: sources.Options{EnvoyFormat: o.EnvoyFormat, NginxFormat: o.NginxFormat}, KubeVersion: o.KubeVersion.v})
+	rep, err := pipeline.Analyze(ctx, []string{dir}, pipeline.Options{Read: sources.Options{EnvoyFormat: o.EnvoyFormat, NginxFormat: o.NginxFormat}, KubeVersion: o.KubeVersion.v})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ package words
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -63,4 +64,38 @@ func Or(s, alt string) string {
 // SameDay reports whether a and b fall on one UTC day.
 func SameDay(a, b time.Time) bool {
 	return a.UTC().Format(time.DateOnly) == b.UTC().Format(time.DateOnly)
+}
+
+// RoundSpan renders a duration for people: 37 s, 4.5 s, 12 min, 2 h 5 min.
+func RoundSpan(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+	case d < 2*time.Minute:
+		return strconv.Itoa(int(d.Round(time.Second).Seconds())) + " s"
+	case d < 2*time.Hour:
+		return strconv.Itoa(int(d.Round(time.Minute).Minutes())) + " min"
+	case d < 72*time.Hour:
+		d = d.Round(time.Minute)
+		return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return strconv.Itoa(int(d.Round(24*time.Hour).Hours()/24)) + " days"
+}
+
+// FirstTime is the first non-zero time of ts.
+func FirstTime(ts ...time.Time) time.Time {
+	for _, t := range ts {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// MaxTime is the later of a and b.
+func MaxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/fixtures/sim"
+	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -38,7 +39,7 @@ var largeRaces = []int{9, 10, 31}
 // correlate.Collector, then correlate, classify and the report. The records
 // stand in for the simulator's scenario of the same shape; once it is in
 // fixtures/, analyze(t, fixture(name)) replaces them.
-func largeRollout(tb testing.TB) *Report {
+func largeRollout(tb testing.TB) *report.Report {
 	tb.Helper()
 	c := correlate.NewCollector()
 	start := time.Date(2026, 4, 7, 9, 0, 0, 0, time.UTC)
@@ -105,7 +106,7 @@ func largeRollout(tb testing.TB) *Report {
 // on every backend throughout. Too large to commit, it is written into a
 // temporary folder once per test binary and read as every command reads
 // a folder.
-func simulatedRollout(tb testing.TB) *Report {
+func simulatedRollout(tb testing.TB) *report.Report {
 	tb.Helper()
 	if testing.Short() {
 		tb.Skip("simulates a two-hour rollout of 50 pods")
@@ -137,7 +138,7 @@ const simulatedName = "eks-alb-big-rollout"
 
 var (
 	simulatedOnce sync.Once
-	simulatedRep  *Report
+	simulatedRep  *report.Report
 	simulatedErr  error
 )
 
@@ -164,7 +165,7 @@ func TestLargeRolloutSummaryFitsOneScreen(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		rep  *Report
+		rep  *report.Report
 		span string
 	}{{"synthetic", synthetic, "09:00:00 → 11:00:00 UTC"}, {"simulated", simulated, "17:24:05 → 19:24:05 UTC"}} {
 		for _, width := range textWidths {
@@ -185,8 +186,8 @@ func TestLargeRolloutSummaryFitsOneScreen(t *testing.T) {
 				t.Errorf("%s: lanes do not span the data:\n%s", c.name, lanes)
 			}
 			rows := strings.Count(lanes, "│\n")
-			if rows > maxTextLanes+1 || !strings.Contains(lanes, " alike") {
-				t.Errorf("%s at %d columns: %d lane rows (at most %d) or no alike lanes collapsed:\n%s", c.name, width, rows, maxTextLanes+1, lanes)
+			if rows > report.MaxTextLanes+1 || !strings.Contains(lanes, " alike") {
+				t.Errorf("%s at %d columns: %d lane rows (at most %d) or no alike lanes collapsed:\n%s", c.name, width, rows, report.MaxTextLanes+1, lanes)
 			}
 			for i, in := range c.rep.Incidents {
 				section := out[strings.Index(out, fmt.Sprintf("INCIDENT %d of", i+1)):]
@@ -196,19 +197,19 @@ func TestLargeRolloutSummaryFitsOneScreen(t *testing.T) {
 				for _, role := range []string{"new", "old", "unknown"} {
 					rows += strings.Count(section, "\n  "+role+" ")
 				}
-				if want := min(len(in.Backends), maxTableBackends); rows != want {
+				if want := min(len(in.Backends), report.MaxTableBackends); rows != want {
 					t.Errorf("%s at %d columns: incident %d has %d rows of backends, want %d:\n%s", c.name, width, i+1, rows, want, section)
 				}
 			}
 		}
-		page := render(t, HTML, c.rep)
+		page := render(t, report.HTML, c.rep)
 		for i, in := range c.rep.Incidents {
 			sec := page[strings.Index(page, fmt.Sprintf(`<section class="incident" id="incident-%d">`, i+1)):]
 			sec = sec[:strings.Index(sec, "</section>")]
 			shown, more := len(reRow.FindAllString(tableOf(sec, "backends stack"), -1)), len(reRow.FindAllString(foldedOf(sec), -1))
-			if shown != min(len(in.Backends), maxTableBackends) || shown+more != len(in.Backends) {
+			if shown != min(len(in.Backends), report.MaxTableBackends) || shown+more != len(in.Backends) {
 				t.Errorf("%s in HTML: incident %d shows %d backends and folds %d, want %d shown of %d", c.name, i+1, shown, more,
-					min(len(in.Backends), maxTableBackends), len(in.Backends))
+					min(len(in.Backends), report.MaxTableBackends), len(in.Backends))
 			}
 		}
 	}
@@ -219,14 +220,14 @@ func TestLargeRolloutSummaryFitsOneScreen(t *testing.T) {
 func BenchmarkRenderLargeRollout(b *testing.B) {
 	for _, r := range []struct {
 		name string
-		rep  func(testing.TB) *Report
+		rep  func(testing.TB) *report.Report
 	}{{"synthetic", largeRollout}, {"simulated", simulatedRollout}} {
 		rep := r.rep(b)
-		for _, f := range formats {
+		for _, f := range report.Formats {
 			b.Run(r.name+"/"+string(f), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := Write(io.Discard, f, rep); err != nil {
+					if err := report.Write(io.Discard, f, rep); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -249,9 +250,9 @@ func BenchmarkBuildLargeRollout(b *testing.B) {
 // tasks) breaks on it.
 func TestLargeRolloutRendersEveryFormat(t *testing.T) {
 	rep := largeRollout(t)
-	for _, f := range formats {
+	for _, f := range report.Formats {
 		var buf bytes.Buffer
-		if err := Write(&buf, f, rep); err != nil || buf.Len() == 0 {
+		if err := report.Write(&buf, f, rep); err != nil || buf.Len() == 0 {
 			t.Errorf("%s: %v, %d bytes", f, err, buf.Len())
 		}
 	}

@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/readygap/readygap/report"
 )
 
 // determinismRuns is how many times TestSameReportEveryRun analyzes its
@@ -40,7 +42,7 @@ func TestSameReportEveryRun(t *testing.T) {
 	for i := 0; i < runs; i++ {
 		rep := analyze(t, dir)
 		var buf bytes.Buffer
-		must(t, renderJSON(&buf, rep))
+		must(t, report.Write(&buf, report.JSON, rep))
 		if i == 0 {
 			first = buf.Bytes()
 			for _, o := range oddStatuses {

@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/readygap/readygap/report"
 )
 
 // These tests state what holds for any input rather than for one example:
@@ -32,11 +34,11 @@ var invariantFixtures = []string{
 }
 
 // reportJSON analyzes dir and returns the JSON report with dir written as IN.
-func reportJSON(t *testing.T, dir string) (string, *Report) {
+func reportJSON(t *testing.T, dir string) (string, *report.Report) {
 	t.Helper()
 	rep := analyze(t, dir)
 	var b bytes.Buffer
-	must(t, renderJSON(&b, rep))
+	must(t, report.Write(&b, report.JSON, rep))
 	return strings.ReplaceAll(b.String(), filepath.ToSlash(dir), "IN"), rep
 }
 
@@ -97,8 +99,8 @@ func TestShiftedTimesSameReport(t *testing.T) {
 // which file each record was read.
 type verdict struct {
 	Incidents, FailedRequests, LoggedFailedRequests, HiddenFailures, Requests, AppErrors int
-	Changes                                                                              []Change
-	Rollouts                                                                             []Rollout
+	Changes                                                                              []report.Change
+	Rollouts                                                                             []report.Rollout
 	Findings                                                                             []finding
 }
 
@@ -109,12 +111,12 @@ type finding struct {
 	Start, End                                            time.Time
 	FailedRequests, LoggedFailedRequests, HiddenFailures  int
 	StatusCounts                                          map[string]int
-	Backends                                              []Backend
-	Remediation                                           []Remediation
+	Backends                                              []report.Backend
+	Remediation                                           []report.Remediation
 }
 
 // verdictOf returns rep's verdict as indented JSON.
-func verdictOf(t testing.TB, rep *Report) string {
+func verdictOf(t testing.TB, rep *report.Report) string {
 	t.Helper()
 	s := rep.Summary
 	v := verdict{Incidents: s.Incidents, FailedRequests: s.FailedRequests, LoggedFailedRequests: s.LoggedFailedRequests,
@@ -138,7 +140,7 @@ func verdictOf(t testing.TB, rep *Report) string {
 var readAtStored = regexp.MustCompile(`read at (?:[^ ,;)"]*/)?([^ ,;)"/]*?)(?:\.gz)?(:\d+)`)
 
 // sameVerdict analyzes dir and requires the verdict of the fixture name.
-func sameVerdict(t *testing.T, name, dir string) *Report {
+func sameVerdict(t *testing.T, name, dir string) *report.Report {
 	t.Helper()
 	want := analyze(t, fixture(name))
 	if len(want.Incidents) == 0 {
@@ -274,7 +276,7 @@ func TestConcatenatedInputsSameVerdict(t *testing.T) {
 			}
 			must(t, os.WriteFile(filepath.Join(dir, file), all, 0o644))
 			rep := sameVerdict(t, name, dir)
-			if !slices.ContainsFunc(rep.Inputs, func(in Input) bool { return filepath.Base(in.Name) == file && in.Format == "alb-access" }) {
+			if !slices.ContainsFunc(rep.Inputs, func(in report.Input) bool { return filepath.Base(in.Name) == file && in.Format == "alb-access" }) {
 				t.Errorf("no ALB input %s: %+v", file, rep.Inputs)
 			}
 		})

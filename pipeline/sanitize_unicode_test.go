@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/readygap/readygap/report"
 )
 
 // runesOf lists every code point of a Unicode table (the standard library's
@@ -69,7 +71,7 @@ func TestSanitizeUnicodeCategories(t *testing.T) {
 		n := 0
 		for _, r := range runesOf(table) {
 			n++
-			if got, want := Sanitize("a"+string(r)+"b"), "a"+escapedForm(r)+"b"; got != want {
+			if got, want := report.Sanitize("a"+string(r)+"b"), "a"+escapedForm(r)+"b"; got != want {
 				t.Errorf("%s: Sanitize(a %U b) = %q, want %q", name, r, got, want)
 			}
 		}
@@ -85,7 +87,7 @@ func TestSanitizeUnicodeCategories(t *testing.T) {
 		{"Mongolian vowel separator", 0x180E}, {"Hangul filler", 0x3164}, {"Hangul choseong filler", 0x115F},
 		{"Hangul jungseong filler", 0x1160}, {"halfwidth Hangul filler", 0xFFA0}, {"variation selector 16", 0xFE0F},
 		{"variation selector 17", 0xE0100}, {"right-to-left override", 0x202E}, {"word joiner", 0x2060}} {
-		if !hidden(tc.r) || !unsafeRune(tc.r) {
+		if !hidden(tc.r) || !report.UnsafeRune(tc.r) {
 			t.Errorf("%s %U is not among the characters Sanitize escapes", tc.name, tc.r)
 		}
 	}
@@ -97,8 +99,8 @@ func TestSanitizeUnicodeCategories(t *testing.T) {
 			if hidden(r) {
 				continue
 			}
-			if s := "a" + string(r) + "b"; Sanitize(s) != s {
-				t.Errorf("%s: Sanitize(a %U b) = %q, want it unchanged", name, r, Sanitize(s))
+			if s := "a" + string(r) + "b"; report.Sanitize(s) != s {
+				t.Errorf("%s: Sanitize(a %U b) = %q, want it unchanged", name, r, report.Sanitize(s))
 			}
 		}
 	}
@@ -139,22 +141,22 @@ func rawHidden(out string) rune {
 // to the text the inputs held.
 func TestEveryFormatShowsHiddenCharacters(t *testing.T) {
 	text := hiddenText()
-	visible := Sanitize(text)
+	visible := report.Sanitize(text)
 	for _, must := range []string{`\u{202e}`, `\u{200b}`, `\u{feff}`, `\u{e0041}`, `\u{3164}`, `\u{fe0f}`, `\u{180e}`, `\u{00ad}`} {
 		if !strings.Contains(visible, must) {
 			t.Fatalf("Sanitize of the hidden text lacks %s", must)
 		}
 	}
-	rep := &Report{Schema: SchemaVersion, Warnings: []string{text}}
-	for _, f := range []Format{Text, Markdown, HTML, JSON} {
+	rep := &report.Report{Schema: report.SchemaVersion, Warnings: []string{text}}
+	for _, f := range report.Formats {
 		var b bytes.Buffer
-		must(t, Write(&b, f, rep))
+		must(t, report.Write(&b, f, rep))
 		out := b.String()
 		if r := rawHidden(out); r >= 0 {
 			t.Errorf("%s: raw %U in the output", f, r)
 		}
-		if f == JSON {
-			var back Report
+		if f == report.JSON {
+			var back report.Report
 			must(t, json.Unmarshal(b.Bytes(), &back))
 			if !slices.Equal(back.Warnings, []string{text}) {
 				t.Errorf("JSON: the warning decodes to %+q, want the text read", back.Warnings)
@@ -180,17 +182,17 @@ func TestEveryFormatShowsHiddenCharacters(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "evil.yaml")
 	must(t, os.WriteFile(p, []byte(evil), 0o644))
 	crep := check(t, p)
-	if !slices.ContainsFunc(crep.Workloads, func(o ObjectRef) bool { return o.Name == text }) {
+	if !slices.ContainsFunc(crep.Workloads, func(o report.ObjectRef) bool { return o.Name == text }) {
 		t.Fatalf("the Deployment's name was not read whole: %+q", crep.Workloads)
 	}
-	for _, f := range checkFormats {
+	for _, f := range report.CheckFormats {
 		out := renderCheck(t, f, crep)
 		if r := rawHidden(out); r >= 0 {
 			t.Errorf("check %s: raw %U in the output", f, r)
 		}
 		switch f {
-		case CheckJUnit:
-			var got junitSuites
+		case report.CheckJUnit:
+			var got report.JUnitSuites
 			must(t, xml.Unmarshal([]byte(out), &got))
 			named := false
 			for _, s := range got.Suites {
@@ -204,15 +206,15 @@ func TestEveryFormatShowsHiddenCharacters(t *testing.T) {
 			if !named {
 				t.Error("check junit: no test case names the Deployment escaped")
 			}
-		case CheckSARIF:
-			var got sarifLog
+		case report.CheckSARIF:
+			var got report.SARIFLog
 			must(t, json.Unmarshal([]byte(out), &got))
 			for _, res := range got.Runs[0].Results {
 				if r := rawHidden(res.Message.Text + res.Locations[0].LogicalLocations[0].FullyQualifiedName); r >= 0 {
 					t.Errorf("check sarif: a result's text decodes to a raw %U", r)
 				}
 			}
-		case CheckText:
+		case report.CheckText:
 			if !strings.Contains(out, `\u{202e}`) {
 				t.Errorf("check text: the hidden characters are not shown escaped")
 			}

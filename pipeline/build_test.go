@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -22,7 +23,7 @@ var day0 = time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
 
 // collect feeds requests of one second each, from (offset, count) pairs,
 // and the given failures to a collector and builds the report.
-func reportOf(t *testing.T, seconds map[time.Time]int, failures []time.Time, win *Window) *Report {
+func reportOf(t *testing.T, seconds map[time.Time]int, failures []time.Time, win *report.Window) *report.Report {
 	t.Helper()
 	c := correlate.NewCollector()
 	backend := netip.MustParseAddrPort("10.0.0.5:8080")
@@ -67,7 +68,7 @@ func TestSeriesIsBoundedWhateverTheSpan(t *testing.T) {
 		if len(s.Detail) != 1 || s.Detail[0].StepSeconds != 1 || len(s.Detail[0].Values) > int((20*time.Second+2*detailContext)/time.Second)+1 {
 			t.Fatalf("detail %+v, want the incident and its context at one second", s.Detail)
 		}
-		if got := sumColumn(s.Values, colOK); got != 2*600*3 {
+		if got := sumColumn(s.Values, report.ColOK); got != 2*600*3 {
 			t.Errorf("overview holds %d ok requests, want %d", got, 2*600*3)
 		}
 		if got := lbFailedRows(s.Detail[0].Values); got != 20 {
@@ -100,7 +101,7 @@ func TestSeriesIsBoundedWhateverTheSpan(t *testing.T) {
 			t.Errorf("summary counts %d requests, want every one of %d, stray ones too", rep.Summary.Requests, 600*3+3+20)
 		}
 		var buf bytes.Buffer
-		must(t, renderJSON(&buf, rep))
+		must(t, report.Write(&buf, report.JSON, rep))
 		if buf.Len() > 200_000 {
 			t.Errorf("JSON of 10 minutes with stray years is %d bytes", buf.Len())
 		}
@@ -118,7 +119,7 @@ func sumColumn(rows [][]int, col int) int {
 func lbFailedRows(rows [][]int) int {
 	n := 0
 	for _, r := range rows {
-		n += lbFailed(r)
+		n += report.LBFailed(r)
 	}
 	return n
 }
@@ -156,31 +157,31 @@ func TestLaneStates(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name string
-		lane Lane
+		lane report.Lane
 		want []st
 	}{
-		{"a new pod through every state", Lane{Name: "web-a-1", IP: "10.0.0.1", Milestones: map[string]time.Time{"created": at(10), "ready": at(20), "lb_healthy": at(35), "terminating": at(80), "deleted": at(90)}},
-			[]st{{StateStarting, 10, 20, ""}, {StateReady, 20, 35, ""}, {StateLBHealthy, 35, 80, ""}, {StateTerminating, 80, 90, ""}}},
-		{"Ready not recorded: healthy from its first request", Lane{Name: "web-a-2", IP: "10.0.0.2", Milestones: map[string]time.Time{"created": at(10)}, FirstServed: at(40), LastServed: at(99)},
-			[]st{{StateStarting, 10, 40, ""}, {StateLBHealthy, 40, 100, "first served"}}},
-		{"healthy for the LB before Ready (a readiness gate)", Lane{Name: "web-a-3", IP: "10.0.0.3", Milestones: map[string]time.Time{"created": at(10), "lb_healthy": at(25), "ready": at(30)}},
-			[]st{{StateStarting, 10, 25, ""}, {StateLBHealthy, 25, 100, ""}}},
-		{"a bare IP: healthy while it served", Lane{Name: "10.0.0.9", IP: "10.0.0.9", FirstServed: at(0), LastServed: at(50)},
-			[]st{{StateLBHealthy, 0, 50, "first served"}}},
-		{"deregistered, never seen deleted", Lane{Name: "10.0.0.8", IP: "10.0.0.8", Milestones: map[string]time.Time{"lb_detached": at(60)}, FirstServed: at(0), LastServed: at(62)},
-			[]st{{StateLBHealthy, 0, 60, "first served"}, {StateTerminating, 60, 62, "deregistered from the load balancer"}}},
-		{"terminating, sent requests after its last response and its deregistration", Lane{Name: "web-a-4", IP: "10.0.0.4",
+		{"a new pod through every state", report.Lane{Name: "web-a-1", IP: "10.0.0.1", Milestones: map[string]time.Time{"created": at(10), "ready": at(20), "lb_healthy": at(35), "terminating": at(80), "deleted": at(90)}},
+			[]st{{report.StateStarting, 10, 20, ""}, {report.StateReady, 20, 35, ""}, {report.StateLBHealthy, 35, 80, ""}, {report.StateTerminating, 80, 90, ""}}},
+		{"Ready not recorded: healthy from its first request", report.Lane{Name: "web-a-2", IP: "10.0.0.2", Milestones: map[string]time.Time{"created": at(10)}, FirstServed: at(40), LastServed: at(99)},
+			[]st{{report.StateStarting, 10, 40, ""}, {report.StateLBHealthy, 40, 100, "first served"}}},
+		{"healthy for the LB before Ready (a readiness gate)", report.Lane{Name: "web-a-3", IP: "10.0.0.3", Milestones: map[string]time.Time{"created": at(10), "lb_healthy": at(25), "ready": at(30)}},
+			[]st{{report.StateStarting, 10, 25, ""}, {report.StateLBHealthy, 25, 100, ""}}},
+		{"a bare IP: healthy while it served", report.Lane{Name: "10.0.0.9", IP: "10.0.0.9", FirstServed: at(0), LastServed: at(50)},
+			[]st{{report.StateLBHealthy, 0, 50, "first served"}}},
+		{"deregistered, never seen deleted", report.Lane{Name: "10.0.0.8", IP: "10.0.0.8", Milestones: map[string]time.Time{"lb_detached": at(60)}, FirstServed: at(0), LastServed: at(62)},
+			[]st{{report.StateLBHealthy, 0, 60, "first served"}, {report.StateTerminating, 60, 62, "deregistered from the load balancer"}}},
+		{"terminating, sent requests after its last response and its deregistration", report.Lane{Name: "web-a-4", IP: "10.0.0.4",
 			Milestones: map[string]time.Time{"terminating": at(50), "lb_detached": at(52)}, FirstServed: at(0), LastServed: at(51), LastSent: at(58)},
-			[]st{{StateLBHealthy, 0, 50, "first served"}, {StateTerminating, 50, 58, ""}}},
-		{"terminating, its last request before its deregistration", Lane{Name: "web-a-5", IP: "10.0.0.5",
+			[]st{{report.StateLBHealthy, 0, 50, "first served"}, {report.StateTerminating, 50, 58, ""}}},
+		{"terminating, its last request before its deregistration", report.Lane{Name: "web-a-5", IP: "10.0.0.5",
 			Milestones: map[string]time.Time{"terminating": at(50), "lb_detached": at(52)}, FirstServed: at(0), LastServed: at(51), LastSent: at(51)},
-			[]st{{StateLBHealthy, 0, 50, "first served"}, {StateTerminating, 50, 52, ""}}},
-		{"a bare IP refused requests after its last response: nothing says it was terminating", Lane{Name: "10.0.0.6", IP: "10.0.0.6", FirstServed: at(0), LastServed: at(50), LastSent: at(55)},
-			[]st{{StateLBHealthy, 0, 50, "first served"}}},
-		{"terminating of unknown end", Lane{Name: "web-b-1", Milestones: map[string]time.Time{"terminating": at(70)}},
-			[]st{{StateTerminating, 70, 70, ""}}},
-		{"created before the data", Lane{Name: "web-b-2", IP: "10.0.0.7", Milestones: map[string]time.Time{"created": at(-50), "ready": at(-40)}},
-			[]st{{StateReady, 0, 100, "before the data began"}}},
+			[]st{{report.StateLBHealthy, 0, 50, "first served"}, {report.StateTerminating, 50, 52, ""}}},
+		{"a bare IP refused requests after its last response: nothing says it was terminating", report.Lane{Name: "10.0.0.6", IP: "10.0.0.6", FirstServed: at(0), LastServed: at(50), LastSent: at(55)},
+			[]st{{report.StateLBHealthy, 0, 50, "first served"}}},
+		{"terminating of unknown end", report.Lane{Name: "web-b-1", Milestones: map[string]time.Time{"terminating": at(70)}},
+			[]st{{report.StateTerminating, 70, 70, ""}}},
+		{"created before the data", report.Lane{Name: "web-b-2", IP: "10.0.0.7", Milestones: map[string]time.Time{"created": at(-50), "ready": at(-40)}},
+			[]st{{report.StateReady, 0, 100, "before the data began"}}},
 	} {
 		got := laneStates(tt.lane, first, last)
 		var gotS []st
@@ -205,17 +206,17 @@ func TestLaneStates(t *testing.T) {
 // --until.
 func TestCutByWindow(t *testing.T) {
 	gap := 5 * time.Second
-	in := Incident{Start: day0.Add(4 * time.Second), End: day0.Add(20 * time.Second)}
+	in := report.Incident{Start: day0.Add(4 * time.Second), End: day0.Add(20 * time.Second)}
 	for _, tt := range []struct {
-		win  *Window
+		win  *report.Window
 		want string
 	}{
 		{nil, ""},
-		{&Window{Since: day0}, "starts before --since"},
-		{&Window{Since: day0.Add(-time.Second)}, ""}, // 5 s before the first failure: no failure could join it
-		{&Window{Until: day0.Add(24 * time.Second)}, "ends after --until"},
-		{&Window{Until: day0.Add(25 * time.Second)}, ""},
-		{&Window{Since: day0, Until: day0.Add(21 * time.Second)}, "starts before --since, ends after --until"},
+		{&report.Window{Since: day0}, "starts before --since"},
+		{&report.Window{Since: day0.Add(-time.Second)}, ""}, // 5 s before the first failure: no failure could join it
+		{&report.Window{Until: day0.Add(24 * time.Second)}, "ends after --until"},
+		{&report.Window{Until: day0.Add(25 * time.Second)}, ""},
+		{&report.Window{Since: day0, Until: day0.Add(21 * time.Second)}, "starts before --since, ends after --until"},
 	} {
 		if got := cutBy(tt.win, in, gap); got != tt.want {
 			t.Errorf("window %+v: %q, want %q", tt.win, got, tt.want)
@@ -229,28 +230,28 @@ func TestCutByWindow(t *testing.T) {
 // joins, a trigger and a cut) and checks that every format shows them.
 func TestRendersTheFieldsTheRulesWillFill(t *testing.T) {
 	at := func(s int) time.Time { return day0.Add(time.Duration(s) * time.Second) }
-	rep := &Report{Schema: SchemaVersion,
-		Inputs:   []Input{{Name: "bundle/lb.json", Format: "gcp-logging", Records: 100, First: at(0), Last: at(600)}},
-		Clocks:   []Clock{{Source: "kubernetes", OffsetSeconds: -2.5, Pairs: 4, How: "NEG attach against the first request to the new pod"}},
-		Rollouts: []Rollout{{ID: "rollout-1", Workload: "Deployment/web", Namespace: "shop", OldReplicaSets: []string{"web-old1"}, NewReplicaSet: "web-new2", Revision: "7", Start: at(60), End: at(300)}},
+	rep := &report.Report{Schema: report.SchemaVersion,
+		Inputs:   []report.Input{{Name: "bundle/lb.json", Format: "gcp-logging", Records: 100, First: at(0), Last: at(600)}},
+		Clocks:   []report.Clock{{Source: "kubernetes", OffsetSeconds: -2.5, Pairs: 4, How: "NEG attach against the first request to the new pod"}},
+		Rollouts: []report.Rollout{{ID: "rollout-1", Workload: "Deployment/web", Namespace: "shop", OldReplicaSets: []string{"web-old1"}, NewReplicaSet: "web-new2", Revision: "7", Start: at(60), End: at(300)}},
 		Notes:    []string{"2 LB 5xx at 00:01 without a mechanism"},
-		Incidents: []Incident{{ID: "incident-1", Start: at(100), End: at(130), DurationSeconds: 30, Cause: "termination_race", Confidence: "high",
+		Incidents: []report.Incident{{ID: "incident-1", Start: at(100), End: at(130), DurationSeconds: 30, Cause: "termination_race", Confidence: "high",
 			Rollout: "rollout-1", Trigger: "node_drain", Cut: "starts before --since", FailedRequests: 120, LoggedFailedRequests: 12, SampleRate: 0.1,
 			StatusCounts: map[string]int{"502": 120}, Summary: "Old pods stopped listening.",
-			Backends: []Backend{{IP: "10.0.0.5", Pod: "web-old1-abcde", ReplicaSet: "web-old1", Role: "old", Failures: 15, FailedRequests: 12,
+			Backends: []report.Backend{{IP: "10.0.0.5", Pod: "web-old1-abcde", ReplicaSet: "web-old1", Role: "old", Failures: 15, FailedRequests: 12,
 				Start: at(100), End: at(130), Why: "terminating from 00:01:40", Joined: "EndpointSlice at 00:01:35"}},
-			Remediation: []Remediation{{Title: "Delay SIGTERM", Why: "because", Patch: "a: 1\n"}},
-			Rate:        &Rate{PerHour: 3.5, Share: 0.0002, Backends: 7, Hours: 5.5},
-			Timeouts:    []Timeout{{What: "ALB idle timeout", Seconds: 60, Source: "default"}, {What: "app keep-alive", Seconds: 5, Source: "Deployment/web env KEEPALIVE"}},
+			Remediation: []report.Remediation{{Title: "Delay SIGTERM", Why: "because", Patch: "a: 1\n"}},
+			Rate:        &report.Rate{PerHour: 3.5, Share: 0.0002, Backends: 7, Hours: 5.5},
+			Timeouts:    []report.Timeout{{What: "ALB idle timeout", Seconds: 60, Source: "default"}, {What: "app keep-alive", Seconds: 5, Source: "Deployment/web env KEEPALIVE"}},
 		}},
 	}
-	rep.Summary = Summary{Incidents: 1, FailedRequests: 120, LoggedFailedRequests: 12, Requests: 1000,
-		Changes: []Change{{Remediation: rep.Incidents[0].Remediation[0], Incidents: []string{"incident-1"}}}}
+	rep.Summary = report.Summary{Incidents: 1, FailedRequests: 120, LoggedFailedRequests: 12, Requests: 1000,
+		Changes: []report.Change{{Remediation: rep.Incidents[0].Remediation[0], Incidents: []string{"incident-1"}}}}
 	rep.Summary.Caveats = caveats(rep, dataAxis{})
-	for _, f := range formats {
+	for _, f := range report.Formats {
 		out := render(t, f, rep)
-		if f == JSON {
-			var back Report
+		if f == report.JSON {
+			var back report.Report
 			must(t, json.Unmarshal([]byte(out), &back))
 			continue
 		}
@@ -262,20 +263,20 @@ func TestRendersTheFieldsTheRulesWillFill(t *testing.T) {
 			"12 requests", "15 attempts", "EndpointSlice at 00:01:35", // requests and attempts named as such
 			"2 LB 5xx at 00:01 without a mechanism",
 		} {
-			if f == HTML {
+			if f == report.HTML {
 				want = strings.ReplaceAll(want, "→", "→")
 			}
-			if f == Markdown {
-				want = mdInline(want)
+			if f == report.Markdown {
+				want = report.MdInline(want)
 			}
-			if f == HTML && (want == "12 requests" || want == "15 attempts") {
+			if f == report.HTML && (want == "12 requests" || want == "15 attempts") {
 				continue // the HTML table has a column for each
 			}
 			if !strings.Contains(out, want) {
 				t.Errorf("%s report lacks %q", f, want)
 			}
 		}
-		if f == HTML && !strings.Contains(out, "<th class=\"num\">failed requests</th><th class=\"num\">failed attempts</th>") {
+		if f == report.HTML && !strings.Contains(out, "<th class=\"num\">failed requests</th><th class=\"num\">failed attempts</th>") {
 			t.Errorf("HTML backends table lacks the requests and attempts columns")
 		}
 	}
@@ -294,7 +295,7 @@ func TestSummaryStatesEachChangeOnce(t *testing.T) {
 	for _, name := range []string{"eks-alb-ip-reuse", "nginx-wrong-probe-port-two-rollouts", "nginx-canary-wrong-probe-port", "gke-neg-zone-move"} {
 		t.Run(name, func(t *testing.T) {
 			rep := analyze(t, fixture(name))
-			shape := func(r Remediation) string {
+			shape := func(r report.Remediation) string {
 				if r.Patch == "" {
 					return r.Title + "\n" + r.Why
 				}
@@ -354,7 +355,7 @@ func TestObjectTimesDoNotStretchTheAxis(t *testing.T) {
 		seconds[day0.Add(time.Duration(s)*time.Second)] = 1
 	}
 	old := day0.Add(-72 * time.Hour)
-	build := func(requests map[time.Time]int, format sources.Format, events int) *Report {
+	build := func(requests map[time.Time]int, format sources.Format, events int) *report.Report {
 		c := correlate.NewCollector()
 		for at, n := range requests {
 			for i := 0; i < n; i++ {
@@ -378,24 +379,6 @@ func TestObjectTimesDoNotStretchTheAxis(t *testing.T) {
 	}
 	if rep := build(nil, sources.FormatK8sObjects, 10); !rep.Summary.First.Equal(old) || !rep.Summary.Last.Equal(old.Add(9*time.Second)) {
 		t.Errorf("objects alone: axis %v – %v, want theirs", rep.Summary.First, rep.Summary.Last)
-	}
-}
-
-// TestSpanAcrossDaysNamesBothDates checks that data spanning midnight is
-// written with the date of each end, in the summary and the lanes.
-func TestSpanAcrossDaysNamesBothDates(t *testing.T) {
-	rep := boundsReport(2, 2)
-	rep.Summary.First = time.Date(2026, 1, 2, 23, 50, 0, 0, time.UTC)
-	rep.Summary.Last = time.Date(2026, 1, 3, 0, 10, 0, 0, time.UTC)
-	out := renderTextAt(t, rep, 100)
-	for _, want := range []string{"2026-01-02 23:50:00 – 2026-01-03 00:10:00 UTC", "Lanes 2026-01-02 23:50:00 → 2026-01-03 00:10:00 UTC"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("text lacks %q:\n%s", want, out)
-		}
-	}
-	rep.Summary.Last = time.Date(2026, 1, 2, 23, 59, 0, 0, time.UTC)
-	if out := renderTextAt(t, rep, 100); !strings.Contains(out, "2026-01-02 23:50:00 – 23:59:00 UTC") || !strings.Contains(out, "Lanes 23:50:00 → 23:59:00 UTC") {
-		t.Errorf("one day: the end's date is repeated:\n%s", out)
 	}
 }
 

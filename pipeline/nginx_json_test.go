@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -95,7 +96,7 @@ func nginxLineAsJSON(t *testing.T, line string, k nginxJSONKeys) string {
 
 // verdictDigest is what a verdict says, without the evidence text and
 // origins that name the lines.
-func verdictDigest(rep *Report) string {
+func verdictDigest(rep *report.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "requests=%d failed=%d hidden=%d\n", rep.Summary.Requests, rep.Summary.FailedRequests, rep.Summary.HiddenFailures)
 	for _, in := range rep.Incidents {

@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/bundle"
 )
@@ -21,16 +22,16 @@ func probeFixed(name string) string { return filepath.Join(fixture("nginx-probe-
 
 // assertVerdictEverywhere checks that every format of rep heads with want
 // ("No incident:", "Cannot judge:") and, for cannot judge, names why.
-func assertVerdictEverywhere(t *testing.T, rep *Report, want, why string) {
+func assertVerdictEverywhere(t *testing.T, rep *report.Report, want, why string) {
 	t.Helper()
-	for _, f := range formats {
+	for _, f := range report.Formats {
 		out := render(t, f, rep)
-		if f == JSON {
+		if f == report.JSON {
 			var doc struct {
 				Summary struct {
 					Verdict     string `json:"verdict"`
 					CannotJudge string `json:"cannot_judge"`
-					Coverage    []Coverage
+					Coverage    []report.Coverage
 				}
 			}
 			if err := json.Unmarshal([]byte(out), &doc); err != nil {
@@ -54,13 +55,13 @@ func assertVerdictEverywhere(t *testing.T, rep *Report, want, why string) {
 
 func TestCoverageOnlyEventsAndObjectsCannotJudge(t *testing.T) {
 	rep := analyze(t, probeFixed("events.json"), probeFixed("objects.yaml"))
-	if rep.Summary.Verdict != VerdictCannotJudge || len(rep.Incidents) != 0 {
+	if rep.Summary.Verdict != report.VerdictCannotJudge || len(rep.Incidents) != 0 {
 		t.Fatalf("verdict %q with %d incidents, want cannot_judge", rep.Summary.Verdict, len(rep.Incidents))
 	}
 	assertVerdictEverywhere(t, rep, "Cannot judge:", "no request log was read: the inputs read hold only events and objects")
 	// The control: the same inputs with the request log judge.
 	full := analyze(t, fixture("nginx-probe-fixed"))
-	if full.Summary.Verdict != VerdictNoIncident || full.Summary.CannotJudge != "" {
+	if full.Summary.Verdict != report.VerdictNoIncident || full.Summary.CannotJudge != "" {
 		t.Fatalf("with the request log: verdict %q (%s), want no_incident", full.Summary.Verdict, full.Summary.CannotJudge)
 	}
 	assertVerdictEverywhere(t, full, "No incident:", "")
@@ -74,7 +75,7 @@ func TestCoverageUnknownFormatCannotJudge(t *testing.T) {
 	if err != nil {
 		t.Fatalf("an input in no known format is a report, not an error: %v", err)
 	}
-	if rep.Summary.Verdict != VerdictCannotJudge || len(rep.Unread) != 2 {
+	if rep.Summary.Verdict != report.VerdictCannotJudge || len(rep.Unread) != 2 {
 		t.Fatalf("verdict %q, unread %+v", rep.Summary.Verdict, rep.Unread)
 	}
 	for _, u := range rep.Unread {
@@ -85,14 +86,14 @@ func TestCoverageUnknownFormatCannotJudge(t *testing.T) {
 	// The per-file reason the reading gives is what the headline shows.
 	why := "no request log was read: 2 files not read (" + rep.Unread[0].Name + ": " + rep.Unread[0].Reason
 	assertVerdictEverywhere(t, rep, "Cannot judge:", why)
-	if text := render(t, Text, rep); !strings.Contains(text, "not read") || !strings.Contains(text, "request logs     none read") {
+	if text := render(t, report.Text, rep); !strings.Contains(text, "not read") || !strings.Contains(text, "request logs     none read") {
 		t.Errorf("text lacks the coverage lines:\n%s", text)
 	}
 }
 
 func TestCoverageLinesCountEachKind(t *testing.T) {
 	rep := analyze(t, fixture("nginx-probe-fixed"))
-	got := map[string]Coverage{}
+	got := map[string]report.Coverage{}
 	for _, c := range rep.Summary.Coverage {
 		got[c.Kind] = c
 	}
@@ -146,9 +147,9 @@ func TestCoverageRequestLogMissesTheRollout(t *testing.T) {
 	for _, c := range []struct {
 		until, verdict, why string
 	}{
-		{"2026-02-11T06:20:00", VerdictCannotJudge, "lies outside the request logs: the request logs cover 2026-02-11 06:19:45 – 06:19:59 UTC"},
-		{"2026-02-11T06:21:30", VerdictCannotJudge, "is only partly inside the request logs"},
-		{"2026-02-11T06:23", VerdictNoIncident, ""},
+		{"2026-02-11T06:20:00", report.VerdictCannotJudge, "lies outside the request logs: the request logs cover 2026-02-11 06:19:45 – 06:19:59 UTC"},
+		{"2026-02-11T06:21:30", report.VerdictCannotJudge, "is only partly inside the request logs"},
+		{"2026-02-11T06:23", report.VerdictNoIncident, ""},
 	} {
 		t.Run(c.until, func(t *testing.T) {
 			rep := analyze(t, cutLog(t, c.until), probeFixed("events.json"), probeFixed("objects.yaml"))
@@ -164,7 +165,7 @@ func TestCoverageRequestLogMissesTheRollout(t *testing.T) {
 
 func TestRolloutGapStampResolution(t *testing.T) {
 	t0 := time.Date(2026, 2, 11, 6, 20, 0, 0, time.UTC)
-	req := Coverage{First: t0, Last: t0.Add(time.Minute), Records: 10, Files: 1}
+	req := report.Coverage{First: t0, Last: t0.Add(time.Minute), Records: 10, Files: 1}
 	for _, c := range []struct {
 		start, end time.Duration
 		want       string
@@ -209,10 +210,10 @@ func TestIncompleteBundleCannotJudge(t *testing.T) {
 	for _, c := range []struct {
 		state, verdict string
 	}{
-		{bundle.StateInProgress, VerdictCannotJudge},
-		{bundle.StateComplete, VerdictNoIncident},
-		{"", VerdictNoIncident},  // a bundle written before the state existed
-		{"-", VerdictNoIncident}, // a directory of exports
+		{bundle.StateInProgress, report.VerdictCannotJudge},
+		{bundle.StateComplete, report.VerdictNoIncident},
+		{"", report.VerdictNoIncident},  // a bundle written before the state existed
+		{"-", report.VerdictNoIncident}, // a directory of exports
 	} {
 		t.Run(c.state, func(t *testing.T) {
 			dir := writeBundle(t, c.state)
@@ -220,7 +221,7 @@ func TestIncompleteBundleCannotJudge(t *testing.T) {
 			if rep.Summary.Verdict != c.verdict {
 				t.Fatalf("verdict %q (%s), want %q", rep.Summary.Verdict, rep.Summary.CannotJudge, c.verdict)
 			}
-			if c.verdict == VerdictCannotJudge {
+			if c.verdict == report.VerdictCannotJudge {
 				assertVerdictEverywhere(t, rep, "Cannot judge:", "the bundle "+dir+" is incomplete: the fetch that began writing it at 2026-02-11T06:25:00Z never finished")
 			}
 		})
@@ -228,7 +229,7 @@ func TestIncompleteBundleCannotJudge(t *testing.T) {
 	// A manifest cut short leaves the bundle's state unknown.
 	dir := writeBundle(t, "-")
 	must(t, os.WriteFile(filepath.Join(dir, bundle.ManifestName), []byte(`{"schema":"readygap-bundle/v1","sta`), 0o644))
-	if rep := analyze(t, dir); rep.Summary.Verdict != VerdictCannotJudge || !strings.Contains(rep.Summary.CannotJudge, "unreadable manifest") {
+	if rep := analyze(t, dir); rep.Summary.Verdict != report.VerdictCannotJudge || !strings.Contains(rep.Summary.CannotJudge, "unreadable manifest") {
 		t.Fatalf("verdict %q (%s)", rep.Summary.Verdict, rep.Summary.CannotJudge)
 	}
 }
@@ -255,10 +256,10 @@ func TestCoverageUnreadBesideARequestLog(t *testing.T) {
 	must(t, os.WriteFile(notes, []byte("“GET / HTTP/1.1” 502\n"), 0o644))
 	rep := analyze(t, fixture("nginx-probe-fixed"), notes)
 	want := "1 file not read (" + notes + ": not in a format readygap reads): the verdict rests on the other inputs"
-	if rep.Summary.Verdict != VerdictNoIncident || len(rep.Summary.Caveats) != 1 || rep.Summary.Caveats[0] != want {
+	if rep.Summary.Verdict != report.VerdictNoIncident || len(rep.Summary.Caveats) != 1 || rep.Summary.Caveats[0] != want {
 		t.Fatalf("verdict %q, caveats %q, want %q", rep.Summary.Verdict, rep.Summary.Caveats, want)
 	}
-	for _, f := range []Format{Text, Markdown} {
+	for _, f := range []report.Format{report.Text, report.Markdown} {
 		out := render(t, f, rep)
 		head := strings.Join(strings.Fields(out[:min(len(out), 1200)]), " ")
 		if !strings.Contains(head, want) {
@@ -292,11 +293,11 @@ func TestCoverageRolloutBehindNoLoadBalancerRead(t *testing.T) {
 	must(t, os.WriteFile(worker, []byte(workerEvents), 0o644))
 	rep := analyze(t, fixture("nginx-probe-fixed"), worker)
 	want := "the rollout of Deployment/worker in jobs (2026-02-11 07:00:00 – 07:00:20 UTC) lies outside the request logs, and none of its pods shows in them: not judged"
-	if rep.Summary.Verdict != VerdictNoIncident || !slices.Contains(rep.Summary.Caveats, want) {
+	if rep.Summary.Verdict != report.VerdictNoIncident || !slices.Contains(rep.Summary.Caveats, want) {
 		t.Fatalf("verdict %q (%s), caveats %q, want no_incident and %q", rep.Summary.Verdict, rep.Summary.CannotJudge, rep.Summary.Caveats, want)
 	}
 	rep = analyze(t, probeFixed("ingress-nginx-controller.log"), worker)
-	if rep.Summary.Verdict != VerdictCannotJudge || !strings.Contains(rep.Summary.CannotJudge, "the rollout of Deployment/worker in jobs (2026-02-11 07:00:00 – 07:00:20 UTC) lies outside the request logs") {
+	if rep.Summary.Verdict != report.VerdictCannotJudge || !strings.Contains(rep.Summary.CannotJudge, "the rollout of Deployment/worker in jobs (2026-02-11 07:00:00 – 07:00:20 UTC) lies outside the request logs") {
 		t.Fatalf("without the web rollout: verdict %q (%s)", rep.Summary.Verdict, rep.Summary.CannotJudge)
 	}
 }
@@ -306,7 +307,7 @@ func TestCoverageWindowKeepsNoRequest(t *testing.T) {
 	rep, err := Analyze(t.Context(), []string{fixture("nginx-probe-fixed")}, Options{Read: sources.Options{Since: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}})
 	must(t, err)
 	want := probeFixed("ingress-nginx-controller.log") + " (ingress-nginx): 0 records, 0 skipped, 1837 outside the time window"
-	if rep.Summary.Verdict != VerdictCannotJudge || !strings.Contains(rep.Summary.CannotJudge, want) {
+	if rep.Summary.Verdict != report.VerdictCannotJudge || !strings.Contains(rep.Summary.CannotJudge, want) {
 		t.Fatalf("verdict %q (%s), want the reason %q", rep.Summary.Verdict, rep.Summary.CannotJudge, want)
 	}
 }
@@ -329,12 +330,12 @@ func TestCoverageOrderOnlyRequestsCannotJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Summary.Verdict != VerdictCannotJudge {
+	if rep.Summary.Verdict != report.VerdictCannotJudge {
 		t.Fatalf("verdict %q (%s), want cannot_judge", rep.Summary.Verdict, rep.Summary.CannotJudge)
 	}
 	assertVerdictEverywhere(t, rep, "Cannot judge:", "4 of the 4 requests read have no time of their own")
 	full, err := Analyze(t.Context(), []string{filepath.Join(dir, "whole.log")}, Options{})
-	if err != nil || full.Summary.Verdict != VerdictNoIncident {
+	if err != nil || full.Summary.Verdict != report.VerdictNoIncident {
 		t.Fatalf("with their times: %v, verdict %q (%s), want no_incident", err, full.Summary.Verdict, full.Summary.CannotJudge)
 	}
 }

@@ -1,10 +1,11 @@
-package report
+package pipeline
 
 import (
 	"sort"
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -26,7 +27,7 @@ type laneCandidate struct {
 // (see boundLanes); omitted says how many were left out. The lanes are
 // built only for the backends kept, so a cluster of thousands of pods
 // costs a candidate each, not a lane.
-func newLanes(a *correlate.Analysis, incidents []Incident) (lanes []Lane, omitted int) {
+func newLanes(a *correlate.Analysis, incidents []report.Incident) (lanes []report.Lane, omitted int) {
 	named := map[string]bool{}
 	for _, in := range incidents {
 		for _, b := range in.Backends {
@@ -123,8 +124,8 @@ func hasMarker(b *correlate.Backend) bool {
 
 // newLane builds the lane of one backend: its milestones, its traffic, its
 // events as markers, and the pods it was one of.
-func newLane(a *correlate.Analysis, b *correlate.Backend) Lane {
-	l := Lane{Name: b.Name(), ReplicaSet: b.ReplicaSet, Zone: b.Zone, Role: b.Role.String(), Milestones: map[string]time.Time{}, Markers: []Marker{}}
+func newLane(a *correlate.Analysis, b *correlate.Backend) report.Lane {
+	l := report.Lane{Name: b.Name(), ReplicaSet: b.ReplicaSet, Zone: b.Zone, Role: b.Role.String(), Milestones: map[string]time.Time{}, Markers: []report.Marker{}}
 	if len(b.IPs) > 0 {
 		l.IP = b.IPs[0].String()
 	}
@@ -149,7 +150,7 @@ func newLane(a *correlate.Analysis, b *correlate.Backend) Lane {
 		if e.Kind == sources.LifecycleOther {
 			continue
 		}
-		l.Markers = append(l.Markers, Marker{Time: utc(e.Time), Kind: e.Kind.String(), Text: describeEvent(e), Source: e.Origin.String()})
+		l.Markers = append(l.Markers, report.Marker{Time: utc(e.Time), Kind: e.Kind.String(), Text: describeEvent(e), Source: e.Origin.String()})
 	}
 	return l
 }

@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/readygap/readygap/report"
 )
 
 // The end-to-end fuzz target: bytes in three files, the whole analysis,
@@ -149,10 +151,10 @@ func FuzzAnalyze(f *testing.F) {
 			}
 			return
 		}
-		out := map[Format][]byte{}
-		for _, format := range formats {
+		out := map[report.Format][]byte{}
+		for _, format := range report.Formats {
 			var b bytes.Buffer
-			if err := Write(&b, format, rep); err != nil {
+			if err := report.Write(&b, format, rep); err != nil {
 				t.Fatalf("%s: %v", format, err)
 			}
 			out[format] = b.Bytes()
@@ -162,21 +164,21 @@ func FuzzAnalyze(f *testing.F) {
 		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > fuzzAllocBase+fuzzAllocPerByte*size {
 			t.Fatalf("%d MB allocated for %d bytes of input", alloc>>20, size)
 		}
-		var back Report
-		if err := json.Unmarshal(out[JSON], &back); err != nil || back.Schema != SchemaVersion || len(back.Inputs) != len(rep.Inputs) {
-			t.Fatalf("JSON does not decode back (%v):\n%.2000s", err, out[JSON])
+		var back report.Report
+		if err := json.Unmarshal(out[report.JSON], &back); err != nil || back.Schema != report.SchemaVersion || len(back.Inputs) != len(rep.Inputs) {
+			t.Fatalf("JSON does not decode back (%v):\n%.2000s", err, out[report.JSON])
 		}
 		for format, b := range out {
 			for i, r := range string(b) {
-				if r != '\n' && r != '\t' && unsafeRune(r) || r == '\t' && format != HTML {
+				if r != '\n' && r != '\t' && report.UnsafeRune(r) || r == '\t' && format != report.HTML {
 					t.Fatalf("%s holds %U raw at byte %d:\n%.2000s", format, r, i, b)
 				}
 			}
 		}
-		if n := bytes.Count(bytes.ToLower(out[HTML]), []byte("<script")); n != 1 {
+		if n := bytes.Count(bytes.ToLower(out[report.HTML]), []byte("<script")); n != 1 {
 			t.Fatalf("HTML holds %d scripts", n)
 		}
-		if !slices.ContainsFunc(rep.Inputs, func(in Input) bool { return in.Name == paths[0] }) && len(lb) > 0 && len(rep.Warnings) == 0 {
+		if !slices.ContainsFunc(rep.Inputs, func(in report.Input) bool { return in.Name == paths[0] }) && len(lb) > 0 && len(rep.Warnings) == 0 {
 			t.Fatalf("the load-balancer file is neither an input nor a warning: %+v", rep.Inputs)
 		}
 	})

@@ -1,4 +1,11 @@
-package report
+// Package pipeline is readygap's one way from inputs to a report: it reads
+// the inputs (sources), lines them up per backend (correlate), names the
+// mechanisms (classify) and builds the versioned report contract of package
+// report from what they found — the incidents, the coverage and verdict,
+// the lanes' states and the outcome series. Analyze serves analyze, triage
+// and the tests; Check serves check. Package report draws the contract and
+// imports none of these.
+package pipeline
 
 import (
 	"context"
@@ -10,6 +17,7 @@ import (
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/bundle"
 )
@@ -33,7 +41,7 @@ type Options struct {
 // fetch never finished). When the time
 // window leaves no record with a time, the inputs are read a second time,
 // without it, to tell the reader what time range the data has.
-func Analyze(ctx context.Context, paths []string, opts Options) (*Report, error) {
+func Analyze(ctx context.Context, paths []string, opts Options) (*report.Report, error) {
 	collectors := correlate.NewCollectors()
 	res, err := sources.Read(ctx, paths, opts.Read, func(*sources.InputReport) sources.Handler {
 		return collectors.New()
@@ -54,7 +62,7 @@ func Analyze(ctx context.Context, paths []string, opts Options) (*Report, error)
 	rep.Warnings = append(append(bundleWarnings(paths), kubeWarnings...), rep.Warnings...)
 	for _, p := range paths {
 		if why := incompleteBundle(p); why != "" {
-			rep.cannotJudgeFirst(why)
+			cannotJudgeFirst(rep, why)
 		}
 	}
 	return rep, nil
@@ -118,11 +126,11 @@ func bundleKubeVersion(paths []string) (sources.KubeVersion, []string) {
 }
 
 // readWindow describes the window of o as applied to res; nil without one.
-func readWindow(o sources.Options, res *sources.Result) *Window {
+func readWindow(o sources.Options, res *sources.Result) *report.Window {
 	if o.Since.IsZero() && o.Until.IsZero() {
 		return nil
 	}
-	w := &Window{Since: utc(o.Since), Until: utc(o.Until), Empty: true}
+	w := &report.Window{Since: utc(o.Since), Until: utc(o.Until), Empty: true}
 	filtered := 0
 	for _, in := range res.Inputs {
 		filtered += in.Filtered

@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/internal/manifestgen"
+	"github.com/readygap/readygap/report"
 )
 
 // BenchmarkCheck times the whole check (reading, linking, every rule, the
@@ -36,7 +37,7 @@ func BenchmarkCheck(b *testing.B) {
 					b.Fatalf("%v: %d workloads, %d findings", err, rep.Summary.Workloads, len(rep.Findings))
 				}
 				var out bytes.Buffer
-				if err := renderCheckText(&out, rep, defaultTextWidth); err != nil {
+				if err := report.WriteCheckText(&out, rep, report.DefaultTextWidth); err != nil {
 					b.Fatal(err)
 				}
 			}

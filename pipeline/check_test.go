@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/internal/golden"
+	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -24,7 +25,7 @@ import (
 func manifests(name string) string { return filepath.Join("..", "fixtures", "manifests", name) }
 
 // check runs the whole check on paths as the command does, failing on errors.
-func check(t testing.TB, paths ...string) *CheckReport {
+func check(t testing.TB, paths ...string) *report.CheckReport {
 	t.Helper()
 	rep, err := Check(context.Background(), paths, CheckOptions{FailOn: classify.SeverityError})
 	if err != nil {
@@ -34,14 +35,14 @@ func check(t testing.TB, paths ...string) *CheckReport {
 }
 
 // renderCheck writes rep in format f (text at 100 columns).
-func renderCheck(t testing.TB, f CheckFormat, rep *CheckReport) string {
+func renderCheck(t testing.TB, f report.CheckFormat, rep *report.CheckReport) string {
 	t.Helper()
 	var b bytes.Buffer
 	var err error
-	if f == CheckText {
-		err = renderCheckText(&b, rep, defaultTextWidth)
+	if f == report.CheckText {
+		err = report.WriteCheckText(&b, rep, report.DefaultTextWidth)
 	} else {
-		err = WriteCheck(&b, f, rep)
+		err = report.WriteCheck(&b, f, rep)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -75,19 +76,19 @@ func TestCheckGolden(t *testing.T) {
 	for name, p := range manifestFixtures(t) {
 		t.Run(name, func(t *testing.T) {
 			rep := check(t, p)
-			golden.Assert(t, filepath.Join("testdata", "check", name+".txt"), []byte(renderCheck(t, CheckText, rep)))
-			golden.Assert(t, filepath.Join("testdata", "check", name+".json"), []byte(renderCheck(t, CheckJSON, rep)))
+			golden.Assert(t, filepath.Join("testdata", "check", name+".txt"), []byte(renderCheck(t, report.CheckText, rep)))
+			golden.Assert(t, filepath.Join("testdata", "check", name+".json"), []byte(renderCheck(t, report.CheckJSON, rep)))
 		})
 	}
 	// SARIF and JUnit of one fixture with findings of three causes.
 	rep := check(t, manifests("nginx-wrong-probe-port/broken.yaml"))
-	golden.Assert(t, filepath.Join("testdata", "check", "nginx-wrong-probe-port-broken.sarif"), []byte(renderCheck(t, CheckSARIF, rep)))
-	golden.Assert(t, filepath.Join("testdata", "check", "nginx-wrong-probe-port-broken.junit.xml"), []byte(renderCheck(t, CheckJUnit, rep)))
+	golden.Assert(t, filepath.Join("testdata", "check", "nginx-wrong-probe-port-broken.sarif"), []byte(renderCheck(t, report.CheckSARIF, rep)))
+	golden.Assert(t, filepath.Join("testdata", "check", "nginx-wrong-probe-port-broken.junit.xml"), []byte(renderCheck(t, report.CheckJUnit, rep)))
 }
 
 // findingsOf returns the findings of a cause.
-func findingsOf(rep *CheckReport, cause string) []CheckFinding {
-	var out []CheckFinding
+func findingsOf(rep *report.CheckReport, cause string) []report.CheckFinding {
+	var out []report.CheckFinding
 	for _, f := range rep.Findings {
 		if f.Cause == cause {
 			out = append(out, f)
@@ -97,7 +98,7 @@ func findingsOf(rep *CheckReport, cause string) []CheckFinding {
 }
 
 // findingText is a finding's reason and fixes, for assertions.
-func findingText(f CheckFinding) string {
+func findingText(f report.CheckFinding) string {
 	s := f.Title + "\n" + f.Reason
 	for _, x := range f.Fixes {
 		s += "\n" + x.Title + "\n" + x.Why + "\n" + x.Patch
@@ -200,10 +201,10 @@ func TestCheckLiveSource(t *testing.T) {
 	if rep.Source != "context prod, namespace pay" || rep.Inputs[0].Name != rep.Source || rep.Findings[0].Object.File != "" || rep.Findings[0].Object.Line != 0 {
 		t.Errorf("live report %+v", rep)
 	}
-	if !strings.Contains(renderCheck(t, CheckText, rep), "in context prod, namespace pay") {
+	if !strings.Contains(renderCheck(t, report.CheckText, rep), "in context prod, namespace pay") {
 		t.Error("the text does not name the source")
 	}
-	validateSARIF(t, "live", []byte(renderCheck(t, CheckSARIF, rep)))
+	validateSARIF(t, "live", []byte(renderCheck(t, report.CheckSARIF, rep)))
 }
 
 // TestCheckFailOn checks which findings make the check fail.
@@ -277,7 +278,7 @@ func validateSARIF(t testing.TB, name string, out []byte) {
 			t.Errorf("%s does not validate against %s: %v", name, p, err)
 		}
 	}
-	var log sarifLog
+	var log report.SARIFLog
 	must2(t, json.Unmarshal(out, &log))
 	for _, r := range log.Runs[0].Results {
 		if rules := log.Runs[0].Tool.Driver.Rules; r.RuleIndex >= len(rules) || rules[r.RuleIndex].ID != r.RuleID {
@@ -298,7 +299,7 @@ func must2(t testing.TB, err error) {
 // schema would catch a misspelt property.
 func TestCheckSARIFValidates(t *testing.T) {
 	for name, p := range manifestFixtures(t) {
-		validateSARIF(t, name, []byte(renderCheck(t, CheckSARIF, check(t, p))))
+		validateSARIF(t, name, []byte(renderCheck(t, report.CheckSARIF, check(t, p))))
 	}
 	dir := filepath.Join(t.TempDir(), "odd dir")
 	must(t, os.MkdirAll(dir, 0o755))
@@ -306,12 +307,12 @@ func TestCheckSARIFValidates(t *testing.T) {
 	must(t, err)
 	odd := filepath.Join(dir, "100% #1.yaml")
 	must(t, os.WriteFile(odd, body, 0o644))
-	out := renderCheck(t, CheckSARIF, check(t, odd))
+	out := renderCheck(t, report.CheckSARIF, check(t, odd))
 	validateSARIF(t, "escaped", []byte(out))
 	if !strings.Contains(out, `odd%20dir/100%25%20%231.yaml`) || !strings.Contains(out, `"uri": "file:///`) {
 		t.Errorf("artifact URI not escaped:\n%s", out)
 	}
-	rel := renderCheck(t, CheckSARIF, check(t, manifests("eks-alb-no-gate/broken.yaml")))
+	rel := renderCheck(t, report.CheckSARIF, check(t, manifests("eks-alb-no-gate/broken.yaml")))
 	if !strings.Contains(rel, `"uri": "../fixtures/manifests/eks-alb-no-gate/broken.yaml"`) || !strings.Contains(rel, `"uriBaseId": "%SRCROOT%"`) ||
 		!strings.Contains(rel, `"startLine": 4`) {
 		t.Errorf("relative location:\n%s", rel)
@@ -332,8 +333,8 @@ func TestCheckJUnit(t *testing.T) {
 	for _, failOn := range []classify.Severity{classify.SeverityError, classify.SeverityWarning, ""} {
 		rep, err := Check(context.Background(), []string{manifests("nginx-wrong-probe-port/broken.yaml"), manifests("eks-alb-rollout-502/fixed.yaml")}, CheckOptions{FailOn: failOn})
 		must(t, err)
-		var got junitSuites
-		must(t, xml.Unmarshal([]byte(renderCheck(t, CheckJUnit, rep)), &got))
+		var got report.JUnitSuites
+		must(t, xml.Unmarshal([]byte(renderCheck(t, report.CheckJUnit, rep)), &got))
 		want := map[classify.Severity]int{classify.SeverityError: 2, classify.SeverityWarning: 3, "": 0}[failOn]
 		if got.Tests != 2*len(classify.StaticChecks()) || got.Failures != want || len(got.Suites) != len(classify.Rules) {
 			t.Errorf("fail-on %q: %d tests, %d failures, %d suites; want %d failures", failOn, got.Tests, got.Failures, len(got.Suites), want)
@@ -363,59 +364,9 @@ func TestCheckTextSanitized(t *testing.T) {
 	evil := strings.ReplaceAll(string(body), "name: gateway-canary\n  namespace: gray\nspec:\n  replicas", "name: \"gateway\\e]0;pwned\\a\"\n  namespace: gray\nspec:\n  replicas")
 	p := filepath.Join(t.TempDir(), "evil.yaml")
 	must(t, os.WriteFile(p, []byte(evil), 0o644))
-	out := renderCheck(t, CheckText, check(t, p))
+	out := renderCheck(t, report.CheckText, check(t, p))
 	if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, "gateway") {
 		t.Errorf("raw control characters in:\n%q", out)
-	}
-}
-
-// TestCheckJSONDocumented checks that the table of the check contract in
-// docs/check.md has a row for every field of CheckReport, and none for a field
-// that does not exist.
-func TestCheckJSONDocumented(t *testing.T) {
-	want := map[string]bool{}
-	contractPaths(reflect.TypeOf(CheckReport{}), "", want)
-	readme, err := os.ReadFile(filepath.Join("..", "docs", "check.md"))
-	must(t, err)
-	s := string(readme)
-	i := strings.Index(s, "### Check JSON output")
-	if i < 0 {
-		t.Fatal("docs/check.md has no Check JSON output section")
-	}
-	section := s[i:]
-	if j := strings.Index(section[4:], "\n#"); j >= 0 {
-		section = section[:j+4]
-	}
-	documented := map[string]bool{}
-	for _, m := range reContractRow.FindAllStringSubmatch(section, -1) {
-		parent := ""
-		for _, cell := range strings.Split(m[1], ", ") {
-			p := strings.Trim(cell, "`")
-			if strings.HasPrefix(p, ".") {
-				p = parent + p
-			} else if k := strings.LastIndex(p, "."); k >= 0 {
-				parent = p[:k]
-			} else {
-				parent = ""
-			}
-			documented[strings.TrimSuffix(strings.TrimPrefix(p, "."), "[]")] = true
-		}
-	}
-	var missing, extra []string
-	for p := range want {
-		if !documented[p] {
-			missing = append(missing, p)
-		}
-	}
-	for p := range documented {
-		if !want[p] {
-			extra = append(extra, p)
-		}
-	}
-	sort.Strings(missing)
-	sort.Strings(extra)
-	if len(missing)+len(extra) > 0 {
-		t.Errorf("docs/check.md's check JSON table: lacks %v; documents fields the contract lacks: %v", missing, extra)
 	}
 }
 
@@ -508,7 +459,7 @@ spec: {healthCheck: {checkIntervalSec: 15, healthyThreshold: 2}}
 				b.Fatalf("%v: %d objects, %d findings", err, rep.Summary.Objects, len(rep.Findings))
 			}
 			var out bytes.Buffer
-			if err := renderCheckText(&out, rep, defaultTextWidth); err != nil {
+			if err := report.WriteCheckText(&out, rep, report.DefaultTextWidth); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -522,7 +473,7 @@ spec: {healthCheck: {checkIntervalSec: 15, healthyThreshold: 2}}
 func TestCheckPredictsSeedsTable(t *testing.T) {
 	const slack = 4 // seconds
 	rep := check(t, manifests("gke-neg-zone-move/broken.yaml"))
-	var f *CheckFinding
+	var f *report.CheckFinding
 	for i := range rep.Findings {
 		if rep.Findings[i].Rule == "registration_lag/neg-zone-move" {
 			f = &rep.Findings[i]
@@ -540,7 +491,7 @@ func TestCheckPredictsSeedsTable(t *testing.T) {
 			t.Errorf("%s: %d s predicted, the seed saw %d s", w.Settings, w.Seconds, want[i])
 		}
 	}
-	text := renderCheck(t, CheckText, rep)
+	text := renderCheck(t, report.CheckText, rep)
 	if !strings.Contains(text, "Predicted: "+f.Prediction.Summary[:20]) {
 		t.Errorf("text lacks the prediction:\n%s", text)
 	}
@@ -552,12 +503,12 @@ func TestCheckPredictsSeedsTable(t *testing.T) {
 					Text string `json:"text"`
 				} `json:"message"`
 				Properties struct {
-					Prediction *CheckPrediction `json:"prediction"`
+					Prediction *report.CheckPrediction `json:"prediction"`
 				} `json:"properties"`
 			} `json:"results"`
 		} `json:"runs"`
 	}
-	must(t, json.Unmarshal([]byte(renderCheck(t, CheckSARIF, rep)), &sarif))
+	must(t, json.Unmarshal([]byte(renderCheck(t, report.CheckSARIF, rep)), &sarif))
 	found := false
 	for _, r := range sarif.Runs[0].Results {
 		if r.RuleID == f.Rule {

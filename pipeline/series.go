@@ -1,10 +1,11 @@
-package report
+package pipeline
 
 import (
 	"sort"
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -48,7 +49,7 @@ func stepFor(first, end, points int64) int64 {
 // context at the finest step that keeps all of them within
 // maxDetailPoints. Requests off the axis are counted in Outside. It visits
 // the seconds with requests once and allocates only the rows it returns.
-func newSeries(a *correlate.Analysis, x dataAxis, incidents []Incident) *Series {
+func newSeries(a *correlate.Analysis, x dataAxis, incidents []report.Incident) *report.Series {
 	if !x.ok {
 		return nil
 	}
@@ -59,8 +60,8 @@ func newSeries(a *correlate.Analysis, x dataAxis, incidents []Incident) *Series 
 	end = max(end, first+1)
 	step := stepFor(first, end, maxSeriesPoints)
 	start := floorDiv(first, step) * step
-	s := &Series{Start: time.Unix(start, 0).UTC(), StepSeconds: int(step), Columns: seriesColumns,
-		Values: newRows((end - start + step - 1) / step), Detail: []SeriesPart{}}
+	s := &report.Series{Start: time.Unix(start, 0).UTC(), StepSeconds: int(step), Columns: report.SeriesColumns,
+		Values: newRows((end - start + step - 1) / step), Detail: []report.SeriesPart{}}
 
 	type part struct{ from, to int64 }
 	var parts []part
@@ -95,7 +96,7 @@ func newSeries(a *correlate.Analysis, x dataAxis, incidents []Incident) *Series 
 		}
 		for _, p := range merged {
 			from := floorDiv(p.from, dstep) * dstep
-			s.Detail = append(s.Detail, SeriesPart{Start: time.Unix(from, 0).UTC(), StepSeconds: int(dstep), Values: newRows((p.to-from)/dstep + 1)})
+			s.Detail = append(s.Detail, report.SeriesPart{Start: time.Unix(from, 0).UTC(), StepSeconds: int(dstep), Values: newRows((p.to-from)/dstep + 1)})
 		}
 		break
 	}
@@ -123,9 +124,9 @@ func newSeries(a *correlate.Analysis, x dataAxis, incidents []Incident) *Series 
 // newRows allocates n rows of the series columns.
 func newRows(n int64) [][]int {
 	rows := make([][]int, n)
-	cells := make([]int, n*int64(len(seriesColumns)))
+	cells := make([]int, n*int64(len(report.SeriesColumns)))
 	for i := range rows {
-		rows[i] = cells[i*len(seriesColumns) : (i+1)*len(seriesColumns) : (i+1)*len(seriesColumns)]
+		rows[i] = cells[i*len(report.SeriesColumns) : (i+1)*len(report.SeriesColumns) : (i+1)*len(report.SeriesColumns)]
 	}
 	return rows
 }
@@ -133,13 +134,13 @@ func newRows(n int64) [][]int {
 // addCounts adds one second's outcomes to a row.
 func addCounts(row []int, c correlate.Counts) {
 	f := c.LBFailed
-	row[colOK] += c.OK
-	row[colApp] += c.AppErrors
-	row[colNoBackend] += f[sources.FailureNoBackend]
-	row[colRefused] += f[sources.FailureRefused]
-	row[colUnreachable] += f[sources.FailureUnreachable]
-	row[colClosed] += f[sources.FailureClosed]
-	row[colTimeout] += f[sources.FailureTimeout]
-	row[colOther] += f[sources.FailureOther]
-	row[colHidden] += c.Hidden
+	row[report.ColOK] += c.OK
+	row[report.ColApp] += c.AppErrors
+	row[report.ColNoBackend] += f[sources.FailureNoBackend]
+	row[report.ColRefused] += f[sources.FailureRefused]
+	row[report.ColUnreachable] += f[sources.FailureUnreachable]
+	row[report.ColClosed] += f[sources.FailureClosed]
+	row[report.ColTimeout] += f[sources.FailureTimeout]
+	row[report.ColOther] += f[sources.FailureOther]
+	row[report.ColHidden] += c.Hidden
 }

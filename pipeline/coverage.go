@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/internal/words"
+	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -24,8 +25,8 @@ const maxUnreadNamed = 3
 
 // newCoverage sums what each kind of source gave over the inputs read:
 // the kinds every report lists, then any other kind read.
-func newCoverage(res *sources.Result) []Coverage {
-	var spans [sources.NumRecordKinds]Coverage
+func newCoverage(res *sources.Result) []report.Coverage {
+	var spans [sources.NumRecordKinds]report.Coverage
 	for k := range spans {
 		spans[k].Kind, spans[k].Name = sources.RecordKind(k).String(), kindNames[k]
 	}
@@ -45,7 +46,7 @@ func newCoverage(res *sources.Result) []Coverage {
 			}
 		}
 	}
-	out := []Coverage{}
+	out := []report.Coverage{}
 	for _, k := range alwaysListed {
 		out = append(out, spans[k])
 	}
@@ -59,27 +60,27 @@ func newCoverage(res *sources.Result) []Coverage {
 
 // coverageOf returns the coverage of kind k in rep; the zero Coverage
 // when rep lists none.
-func coverageOf(rep *Report, k sources.RecordKind) Coverage {
+func coverageOf(rep *report.Report, k sources.RecordKind) report.Coverage {
 	for _, c := range rep.Summary.Coverage {
 		if c.Kind == k.String() {
 			return c
 		}
 	}
-	return Coverage{Kind: k.String()}
+	return report.Coverage{Kind: k.String()}
 }
 
 // judge sets the report's verdict from what was read: without records of a
 // request log it cannot judge; with one that does not cover a rollout the
 // other sources show, that rollout was not judged (the verdict, when no
 // incident was found elsewhere, or a caveat).
-func judge(rep *Report, res *sources.Result, rollouts []*correlate.Rollout) {
-	rep.Summary.Verdict = VerdictNoIncident
+func judge(rep *report.Report, res *sources.Result, rollouts []*correlate.Rollout) {
+	rep.Summary.Verdict = report.VerdictNoIncident
 	if len(rep.Incidents) > 0 {
-		rep.Summary.Verdict = VerdictIncident
+		rep.Summary.Verdict = report.VerdictIncident
 	}
 	req := coverageOf(rep, sources.KindRequestLog)
 	if req.Records == 0 {
-		rep.cannotJudge("no request log was read: " + noRequestLogWhy(rep, res))
+		cannotJudge(rep, "no request log was read: "+noRequestLogWhy(rep, res))
 		return
 	}
 	// One of the inputs not read may be the request log that shows the
@@ -91,7 +92,7 @@ func judge(rep *Report, res *sources.Result, rollouts []*correlate.Rollout) {
 		// rollout is not known, so no run of errors can be ruled out.
 		why := fmt.Sprintf("%d of the %d requests read have no time of their own (access lines pasted without it): their order is known, not when they happened against the rollout", n, req.Records)
 		if len(rep.Incidents) == 0 {
-			rep.cannotJudge(why)
+			cannotJudge(rep, why)
 		} else {
 			rep.Summary.Caveats = append(rep.Summary.Caveats, why+"; the incidents' times from them are order only")
 		}
@@ -126,7 +127,7 @@ func judge(rep *Report, res *sources.Result, rollouts []*correlate.Rollout) {
 	}
 	why := strings.Join(gaps, "; ") + ": " + fmt.Sprintf("the request logs cover %s", spanOf(req.First, req.Last))
 	if len(rep.Incidents) == 0 {
-		rep.cannotJudge(why)
+		cannotJudge(rep, why)
 		return
 	}
 	while := "; failures while it ran may be missing"
@@ -147,9 +148,9 @@ func orderOnlyRequests(res *sources.Result) int {
 
 // cannotJudge makes the verdict cannot_judge, for why (added after the
 // reasons already given).
-func (rep *Report) cannotJudge(why string) {
+func cannotJudge(rep *report.Report, why string) {
 	s := &rep.Summary
-	s.Verdict = VerdictCannotJudge
+	s.Verdict = report.VerdictCannotJudge
 	if s.CannotJudge != "" {
 		why = s.CannotJudge + "; " + why
 	}
@@ -158,9 +159,9 @@ func (rep *Report) cannotJudge(why string) {
 
 // cannotJudgeFirst makes the verdict cannot_judge, for why (put before the
 // reasons already given: it is the one to act on first).
-func (rep *Report) cannotJudgeFirst(why string) {
+func cannotJudgeFirst(rep *report.Report, why string) {
 	s := &rep.Summary
-	s.Verdict = VerdictCannotJudge
+	s.Verdict = report.VerdictCannotJudge
 	if s.CannotJudge != "" {
 		why += "; " + s.CannotJudge
 	}
@@ -169,7 +170,7 @@ func (rep *Report) cannotJudgeFirst(why string) {
 
 // rolloutGap says how the request logs (req) miss rollout r; "" when they
 // cover it, or when the rollout was found in the traffic itself.
-func rolloutGap(r *correlate.Rollout, req Coverage) string {
+func rolloutGap(r *correlate.Rollout, req report.Coverage) string {
 	if r.How == correlate.FoundByTraffic || r.Start.IsZero() || req.First.IsZero() {
 		return ""
 	}
@@ -228,7 +229,7 @@ const stampResolution = time.Second
 
 // noRequestLogWhy says why no request log was read: the inputs that gave
 // nothing, with their reasons, and what the others hold.
-func noRequestLogWhy(rep *Report, res *sources.Result) string {
+func noRequestLogWhy(rep *report.Report, res *sources.Result) string {
 	var parts []string
 	if len(res.Inputs) == 0 && len(res.Unread) == 0 {
 		return "no input file was found"

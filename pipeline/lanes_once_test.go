@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/readygap/readygap/report"
 )
 
 // truthPods is the part of a fixture's truth that says which pod held which
@@ -72,8 +74,8 @@ func TestNoPodInTwoLanes(t *testing.T) {
 					}
 				}
 			}
-			md := render(t, Markdown, rep)
-			html := render(t, HTML, rep)
+			md := render(t, report.Markdown, rep)
+			html := render(t, report.HTML, rep)
 			text := renderTextAt(t, rep, 120)
 			lanes := text[strings.Index(text, "\nLanes "):]
 			if i := strings.Index(lanes, "\nInputs"); i >= 0 {
@@ -162,7 +164,7 @@ func TestInferredReadyNeverBeforeTheTruth(t *testing.T) {
 			for _, s := range l.States {
 				got = append(got, s.State)
 			}
-			if want := []string{StateStarting, StateReady, StateLBHealthy}; !slices.Equal(got, want) {
+			if want := []string{report.StateStarting, report.StateReady, report.StateLBHealthy}; !slices.Equal(got, want) {
 				t.Errorf("%s: %s goes through %v, want %v", name, l.Name, got, want)
 			}
 		}

@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"bytes"
@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/readygap/readygap/internal/golden"
+	"github.com/readygap/readygap/report"
 )
 
 // fixture is the path of a folder under fixtures/.
 func fixture(name string) string { return filepath.Join("..", "fixtures", name) }
 
 // analyze runs the whole pipeline on paths as every command does.
-func analyze(t testing.TB, paths ...string) *Report {
+func analyze(t testing.TB, paths ...string) *report.Report {
 	t.Helper()
 	rep, err := Analyze(context.Background(), paths, Options{})
 	if err != nil {
@@ -26,10 +27,10 @@ func analyze(t testing.TB, paths ...string) *Report {
 }
 
 // render writes rep in format f.
-func render(t testing.TB, f Format, rep *Report) string {
+func render(t testing.TB, f report.Format, rep *report.Report) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Write(&b, f, rep); err != nil {
+	if err := report.Write(&b, f, rep); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -45,7 +46,7 @@ func must(t testing.TB, err error) {
 // TestAnalyzeFormatsGolden reads one file of each format and compares the JSON
 // inputs report with testdata/formats.golden.json (go test -update rewrites it).
 func TestAnalyzeFormatsGolden(t *testing.T) {
-	out := render(t, JSON, analyze(t, fixture("formats")))
+	out := render(t, report.JSON, analyze(t, fixture("formats")))
 	golden.Assert(t, filepath.Join("testdata", "formats.golden.json"), []byte(out))
 	for _, f := range []string{"gcp-logging", "alb-access", "alb-healthcheck", "aws-lbc", "ingress-nginx", "k8s-events", "k8s-objects"} {
 		if !strings.Contains(out, `"format": "`+f+`"`) {
@@ -71,7 +72,7 @@ func TestAnalyzeBadInputs(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, "good.log"), []byte(line+line), 0o644))
 
 	rep := analyze(t, dir)
-	byName := map[string]Input{}
+	byName := map[string]report.Input{}
 	for _, in := range rep.Inputs {
 		byName[filepath.Base(in.Name)] = in
 	}
@@ -94,23 +95,31 @@ func TestAnalyzeBadInputs(t *testing.T) {
 
 func TestAnalyzeTextAndMarkdown(t *testing.T) {
 	rep := analyze(t, fixture("formats"))
-	out := render(t, Text, rep)
+	out := render(t, report.Text, rep)
 	if !strings.Contains(out, "alb-healthcheck") || strings.Contains(out, "\x1b") {
 		t.Fatalf("text output lacks a format or has escape codes on a non-terminal:\n%s", out)
 	}
-	md := render(t, Markdown, rep)
+	md := render(t, report.Markdown, rep)
 	if !strings.Contains(md, "| Input | Format | Records |") || !strings.Contains(md, "| k8s-events | 7 |") {
 		t.Fatalf("markdown output:\n%s", md)
 	}
 }
 
-// TestAnalyzeSeedGolden compares the JSON report of each seed incident with
-// testdata/<fixture>.golden.json (go test -update rewrites them).
-func TestAnalyzeSeedGolden(t *testing.T) {
-	for _, name := range []string{"gke-neg-zone-move", "eks-alb-no-gate", "nginx-wrong-probe-port", "eks-alb-termination-race", "nginx-probe-fixed"} {
+// savedReports are the fixtures whose JSON report is kept in
+// report/testdata/reports/: the report package's tests draw them from
+// there, as readygap render draws a saved report, without the pipeline.
+var savedReports = []string{"gke-neg-zone-move", "eks-alb-no-gate", "nginx-wrong-probe-port", "eks-alb-termination-race", "nginx-probe-fixed", "eks-alb-large", "hostile-content"}
+
+// TestSavedReports compares the JSON report of each of savedReports, and of
+// the synthetic large rollout, with report/testdata/reports/<name>.json (go
+// test -update rewrites them).
+func TestSavedReports(t *testing.T) {
+	for _, name := range savedReports {
 		t.Run(name, func(t *testing.T) {
-			out := render(t, JSON, analyze(t, fixture(name)))
-			golden.Assert(t, filepath.Join("testdata", name+".golden.json"), []byte(out))
+			out := render(t, report.JSON, analyze(t, fixture(name)))
+			golden.Assert(t, filepath.Join("..", "report", "testdata", "reports", name+".json"), []byte(out))
 		})
 	}
+	out := render(t, report.JSON, largeRollout(t))
+	golden.Assert(t, filepath.Join("..", "report", "testdata", "reports", "large-rollout.json"), []byte(out))
 }

@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"fmt"
@@ -51,7 +51,7 @@ func (x dataAxis) warning() string {
 		return ""
 	}
 	return fmt.Sprintf("%s (%d requests, %d events) lie more than %s from the rest of the data, at %s – %s UTC: they are counted but not drawn, and do not size the charts",
-		words.Plural(n, "record"), x.OutsideRequests, x.OutsideEvents, roundSpan(farGap),
+		words.Plural(n, "record"), x.OutsideRequests, x.OutsideEvents, words.RoundSpan(farGap),
 		x.OutsideFirst.UTC().Format(time.DateTime), x.OutsideLast.UTC().Format(time.DateTime))
 }
 

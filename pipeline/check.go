@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"context"
@@ -12,17 +12,18 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/classify"
+	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 )
 
 // checkPrediction renders a risk's prediction; nil for none.
-func checkPrediction(p *classify.Prediction) *CheckPrediction {
+func checkPrediction(p *classify.Prediction) *report.CheckPrediction {
 	if p == nil {
 		return nil
 	}
-	out := &CheckPrediction{Status: p.Status, Windows: []PredictedWindow{}, Summary: p.String(), Basis: p.Basis}
+	out := &report.CheckPrediction{Status: p.Status, Windows: []report.PredictedWindow{}, Summary: p.String(), Basis: p.Basis}
 	for _, w := range p.Windows {
-		out.Windows = append(out.Windows, PredictedWindow{Settings: w.Settings, Seconds: int(w.Window.Round(time.Second) / time.Second)})
+		out.Windows = append(out.Windows, report.PredictedWindow{Settings: w.Settings, Seconds: int(w.Window.Round(time.Second) / time.Second)})
 	}
 	return out
 }
@@ -58,7 +59,7 @@ const checkMaxUnread = 100
 // findings, sources → classify → report, that the command and the tests
 // use. It fails only when a path does not exist or the read is cancelled:
 // inputs in no known format are warnings.
-func Check(ctx context.Context, paths []string, opts CheckOptions) (*CheckReport, error) {
+func Check(ctx context.Context, paths []string, opts CheckOptions) (*report.CheckReport, error) {
 	var mu sync.Mutex
 	var keepers []*configKeeper
 	if opts.Read.MaxWarnings == 0 {
@@ -114,10 +115,10 @@ func (*configKeeper) OnlyOutcomesOfSuccesses() {}
 var _ sources.OutcomeHandler = (*configKeeper)(nil)
 
 // newCheckReport builds the report of a check from what was read and found.
-func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classify.Risk, gaps []*classify.NotJudged, opts CheckOptions) *CheckReport {
+func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classify.Risk, gaps []*classify.NotJudged, opts CheckOptions) *report.CheckReport {
 	configs := objs.All()
-	rep := &CheckReport{Schema: CheckSchemaVersion, Source: opts.Source, Inputs: []Input{}, Warnings: []string{}, Workloads: []ObjectRef{},
-		Findings: []CheckFinding{}, NotJudged: []CheckNotJudged{}, Checks: []CheckRule{}}
+	rep := &report.CheckReport{Schema: report.CheckSchemaVersion, Source: opts.Source, Inputs: []report.Input{}, Warnings: []string{}, Workloads: []report.ObjectRef{},
+		Findings: []report.CheckFinding{}, NotJudged: []report.CheckNotJudged{}, Checks: []report.CheckRule{}}
 	rep.Summary.FailOn = string(opts.FailOn)
 	if rep.Summary.FailOn == "" {
 		rep.Summary.FailOn = "none"
@@ -142,7 +143,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 		default:
 			// Not text though named like a manifest, or not readable.
 			dropped[f.Warning] = true
-			rep.NotJudged = append(rep.NotJudged, CheckNotJudged{Kind: NotJudgedUnreadable, Severity: string(classify.SeverityError), File: f.Name,
+			rep.NotJudged = append(rep.NotJudged, report.CheckNotJudged{Kind: report.NotJudgedUnreadable, Severity: string(classify.SeverityError), File: f.Name,
 				Reason: fmt.Sprintf("%s: %v: nothing in it was judged", f.Name, f.Err)})
 		}
 	}
@@ -154,7 +155,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 		if opts.Source != "" {
 			name = opts.Source
 		}
-		rep.Inputs = append(rep.Inputs, Input{Name: name, Format: string(in.Format), Records: in.Records, Skipped: in.Skipped})
+		rep.Inputs = append(rep.Inputs, report.Input{Name: name, Format: string(in.Format), Records: in.Records, Skipped: in.Skipped})
 		if neighbour[in.Name] {
 			rep.Context = append(rep.Context, name)
 		}
@@ -216,11 +217,11 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 			continue
 		}
 		ref := objectRef(g.Object, opts.Source)
-		rep.NotJudged = append(rep.NotJudged, CheckNotJudged{Kind: NotJudgedMissing, Severity: string(classify.SeverityWarning),
+		rep.NotJudged = append(rep.NotJudged, report.CheckNotJudged{Kind: report.NotJudgedMissing, Severity: string(classify.SeverityWarning),
 			File: ref.File, Line: ref.Line, Object: &ref, Missing: g.Missing, Reason: g.Reason})
 	}
 	for i, n := range rep.NotJudged {
-		if n.Kind == NotJudgedUnreadable {
+		if n.Kind == report.NotJudgedUnreadable {
 			rep.Summary.Unreadable += max(n.Count, 1)
 		} else {
 			rep.Summary.NotJudged++
@@ -239,10 +240,10 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 		if !checked(r.Workload, r.Object, r.Via) {
 			continue
 		}
-		f := CheckFinding{
+		f := report.CheckFinding{
 			Rule: r.RuleID(), Cause: r.Cause, Check: r.Check, Severity: string(r.Severity),
 			Title: r.Title, Reason: r.Reason,
-			Workload: objectRef(r.Workload, opts.Source), Object: objectRef(r.Object, opts.Source), Fixes: []Remediation{},
+			Workload: objectRef(r.Workload, opts.Source), Object: objectRef(r.Object, opts.Source), Fixes: []report.Remediation{},
 			Prediction: checkPrediction(r.Prediction),
 		}
 		if r.Via != nil {
@@ -256,7 +257,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 				// cluster, not the files.
 				why = readAtFile.ReplaceAllString(why, "read from "+opts.Source)
 			}
-			f.Fixes = append(f.Fixes, Remediation{Title: x.Title, Why: why, Patch: patchYAML(x.Patch)})
+			f.Fixes = append(f.Fixes, report.Remediation{Title: x.Title, Why: why, Patch: patchYAML(x.Patch)})
 		}
 		switch r.Severity {
 		case classify.SeverityError:
@@ -273,7 +274,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 	}
 	rep.Summary.AtRisk = len(atRisk)
 	for _, rc := range classify.StaticChecks() {
-		rep.Checks = append(rep.Checks, CheckRule{Rule: rc.RuleID, Cause: rc.Cause.ID, CauseName: rc.Cause.Name, CauseDescription: rc.Cause.Description,
+		rep.Checks = append(rep.Checks, report.CheckRule{Rule: rc.RuleID, Cause: rc.Cause.ID, CauseName: rc.Cause.Name, CauseDescription: rc.Cause.Description,
 			Check: rc.Check.ID, Name: rc.Check.Name, Description: rc.Check.Description})
 	}
 	return rep
@@ -293,11 +294,11 @@ var readAtFile = regexp.MustCompile(`read at [^ ,;)]+:\d+`)
 // unreadOf lists the documents of a manifest input that were not read, and
 // the rest of it when its read stopped early. The warnings they replace
 // are marked in dropped.
-func unreadOf(in *sources.InputReport, name string, dropped map[string]bool) []CheckNotJudged {
-	var out []CheckNotJudged
+func unreadOf(in *sources.InputReport, name string, dropped map[string]bool) []report.CheckNotJudged {
+	var out []report.CheckNotJudged
 	add := func(line int, reason, warning string) {
 		dropped[warning] = true
-		out = append(out, CheckNotJudged{Kind: NotJudgedUnreadable, Severity: string(classify.SeverityError), File: name, Line: line, Reason: reason})
+		out = append(out, report.CheckNotJudged{Kind: report.NotJudgedUnreadable, Severity: string(classify.SeverityError), File: name, Line: line, Reason: reason})
 	}
 	samples := in.SkipSamples()
 	for i, sk := range in.Skips() {
@@ -330,8 +331,8 @@ func manifestName(name string) bool {
 
 // objectRef names an object; without file and line when it came from a
 // live source.
-func objectRef(c *sources.Config, source string) ObjectRef {
-	ref := ObjectRef{Kind: c.Kind, Namespace: c.Namespace, Name: c.Name}
+func objectRef(c *sources.Config, source string) report.ObjectRef {
+	ref := report.ObjectRef{Kind: c.Kind, Namespace: c.Namespace, Name: c.Name}
 	if source == "" && c.Origin.File != "" {
 		ref.File, ref.Line = c.Origin.File, c.Origin.Line
 	}

@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"fmt"
@@ -9,28 +9,29 @@ import (
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/internal/words"
+	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	yaml "go.yaml.in/yaml/v2"
 )
 
 // newReport builds the report of a read and its classification; win is the
 // time window the inputs were read with (nil without one).
-func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, win *Window) *Report {
-	rep := &Report{Schema: SchemaVersion, Summary: Summary{Changes: []Change{}, Caveats: []string{}}, Inputs: []Input{}, Unread: []Unread{}, Warnings: []string{}, Window: win,
-		Rollouts: []Rollout{}, Incidents: []Incident{}, Lanes: []Lane{}, Notes: cl.Notes, PrunedObjects: res.Pruned}
+func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, win *report.Window) *report.Report {
+	rep := &report.Report{Schema: report.SchemaVersion, Summary: report.Summary{Changes: []report.Change{}, Caveats: []string{}}, Inputs: []report.Input{}, Unread: []report.Unread{}, Warnings: []string{}, Window: win,
+		Rollouts: []report.Rollout{}, Incidents: []report.Incident{}, Lanes: []report.Lane{}, Notes: cl.Notes, PrunedObjects: res.Pruned}
 	for _, in := range res.Inputs {
-		rep.Inputs = append(rep.Inputs, Input{
+		rep.Inputs = append(rep.Inputs, report.Input{
 			Name: in.Name, Format: string(in.Format), Records: in.Records, Skipped: in.Skipped,
 			Filtered: in.Filtered, Duplicates: in.Duplicates,
 			First: utc(in.First), Last: utc(in.Last),
 		})
 	}
 	for _, u := range res.Unread {
-		rep.Unread = append(rep.Unread, Unread{Name: u.Name, Reason: u.Reason, Empty: u.Empty})
+		rep.Unread = append(rep.Unread, report.Unread{Name: u.Name, Reason: u.Reason, Empty: u.Empty})
 	}
 	rep.Warnings = append(rep.Warnings, res.Warnings...)
 	if off := a.Clock; off.Offset != 0 {
-		rep.Clocks = append(rep.Clocks, Clock{Source: "kubernetes", OffsetSeconds: off.Offset.Seconds(), Pairs: off.Pairs, How: correlate.ClockPairs})
+		rep.Clocks = append(rep.Clocks, report.Clock{Source: "kubernetes", OffsetSeconds: off.Offset.Seconds(), Pairs: off.Pairs, How: correlate.ClockPairs})
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the cluster's clock is %+.1f s off the load balancer's (from %d paired observations); Kubernetes times are shown corrected", -off.Offset.Seconds(), off.Pairs))
 	}
 	used := map[*correlate.Rollout]bool{}
@@ -61,7 +62,7 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 	judge(rep, res, a.Rollouts)
 	lanes, omitted := newLanes(a, rep.Incidents)
 	for _, l := range lanes {
-		l.States = []LaneState{}
+		l.States = []report.LaneState{}
 		if x.ok {
 			l.States = laneStates(l, x.First, x.Last)
 		}
@@ -73,8 +74,8 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 }
 
 // newRollout describes one rollout for the contract.
-func newRollout(r *correlate.Rollout) Rollout {
-	out := Rollout{ID: r.ID(), Namespace: r.Namespace, OldReplicaSets: r.OldNames(), Start: utc(r.Start), End: utc(r.End), How: r.How}
+func newRollout(r *correlate.Rollout) report.Rollout {
+	out := report.Rollout{ID: r.ID(), Namespace: r.Namespace, OldReplicaSets: r.OldNames(), Start: utc(r.Start), End: utc(r.End), How: r.How}
 	if r.Workload != "" {
 		out.Workload = "Deployment/" + r.Workload
 	}
@@ -86,14 +87,14 @@ func newRollout(r *correlate.Rollout) Rollout {
 }
 
 // newIncident turns one finding into the contract's incident.
-func newIncident(f *classify.Finding) Incident {
+func newIncident(f *classify.Finding) report.Incident {
 	w := f.Window
-	in := Incident{
+	in := report.Incident{
 		Start: utc(w.Start), End: utc(w.End), DurationSeconds: w.Duration().Seconds(),
 		Cause: f.Cause, Variant: f.Variant, Confidence: string(f.Confidence), Trigger: f.Trigger,
 		FailedRequests: f.Estimated(), LoggedFailedRequests: w.Failed, SampleRate: f.SampleRate, HiddenFailures: w.Hidden,
-		StatusCounts: map[string]int{}, Summary: f.Summary, Backends: []Backend{}, Evidence: []Evidence{}, Remediation: []Remediation{},
-		Timeline: []Moment{}, Notes: f.Notes,
+		StatusCounts: map[string]int{}, Summary: f.Summary, Backends: []report.Backend{}, Evidence: []report.Evidence{}, Remediation: []report.Remediation{},
+		Timeline: []report.Moment{}, Notes: f.Notes,
 	}
 	if c, ok := classify.CauseByID(f.Cause); ok {
 		in.CauseName = c.Name
@@ -105,16 +106,16 @@ func newIncident(f *classify.Finding) Incident {
 		in.Rollout = f.Rollout.ID()
 	}
 	if r := f.Rate; r != nil {
-		in.Rate = &Rate{PerHour: r.PerHour, Share: r.Share, Backends: r.Backends, Hours: r.Hours}
+		in.Rate = &report.Rate{PerHour: r.PerHour, Share: r.Share, Backends: r.Backends, Hours: r.Hours}
 	}
 	for _, t := range f.Timeouts {
-		in.Timeouts = append(in.Timeouts, Timeout{What: t.What, Seconds: t.Seconds, Source: t.Source})
+		in.Timeouts = append(in.Timeouts, report.Timeout{What: t.What, Seconds: t.Seconds, Source: t.Source})
 	}
 	for code, n := range w.StatusCounts {
 		in.StatusCounts[fmt.Sprint(code)] = n
 	}
 	for _, b := range f.Backends {
-		rb := Backend{Pod: b.Pod, Role: b.Role.String(), Failures: b.Attempts, FailedRequests: b.Requests, Start: utc(b.Start), End: utc(b.End), Why: b.Why}
+		rb := report.Backend{Pod: b.Pod, Role: b.Role.String(), Failures: b.Attempts, FailedRequests: b.Requests, Start: utc(b.Start), End: utc(b.End), Why: b.Why}
 		if b.IP.IsValid() {
 			rb.IP = b.IP.String()
 		}
@@ -129,18 +130,18 @@ func newIncident(f *classify.Finding) Incident {
 		in.Backends = append(in.Backends, rb)
 	}
 	for _, e := range f.Evidence {
-		ev := Evidence{Time: utc(e.Time), Text: describeEvidence(e)}
+		ev := report.Evidence{Time: utc(e.Time), Text: describeEvidence(e)}
 		if e.Origin.File != "" {
 			ev.Source = e.Origin.String()
 		}
 		in.Evidence = append(in.Evidence, ev)
 	}
 	for _, x := range f.Remediation {
-		in.Remediation = append(in.Remediation, Remediation{Title: x.Title, Why: x.Why, Patch: patchYAML(x.Patch)})
+		in.Remediation = append(in.Remediation, report.Remediation{Title: x.Title, Why: x.Why, Patch: patchYAML(x.Patch)})
 	}
 	for _, m := range f.Timeline {
 		what, who := describeEntry(m)
-		mo := Moment{Time: utc(m.Time), What: what, Who: who}
+		mo := report.Moment{Time: utc(m.Time), What: what, Who: who}
 		switch {
 		case m.Event != nil:
 			mo.Zone, mo.Source = m.Event.Zone, m.Event.Origin.String()
@@ -171,7 +172,7 @@ func patchYAML(p classify.Patch) string {
 // failure lies closer to --since, or its last one closer to --until, than
 // the gap that joins failures into one incident, so failures outside the
 // window could have belonged to it.
-func cutBy(win *Window, in Incident, gap time.Duration) string {
+func cutBy(win *report.Window, in report.Incident, gap time.Duration) string {
 	if win == nil {
 		return ""
 	}
@@ -189,8 +190,8 @@ func cutBy(win *Window, in Incident, gap time.Duration) string {
 // the order they first appear: fixes of several incidents that make the
 // same change are one, sized for the incident that needs the most of it
 // (classify.Fix.Covers). findings are the incidents' findings, in order.
-func summarize(a *correlate.Analysis, incidents []Incident, findings []*classify.Finding) Summary {
-	sum := Summary{Incidents: len(incidents), Changes: []Change{}, Caveats: []string{}}
+func summarize(a *correlate.Analysis, incidents []report.Incident, findings []*classify.Finding) report.Summary {
+	sum := report.Summary{Incidents: len(incidents), Changes: []report.Change{}, Caveats: []string{}}
 	eachSecond(a, func(_ int64, c correlate.Counts) {
 		sum.Requests += c.Total
 		sum.AppErrors += c.AppErrors
@@ -207,7 +208,7 @@ func summarize(a *correlate.Analysis, incidents []Incident, findings []*classify
 			case k < 0:
 				k = len(sum.Changes)
 				fixes = append(fixes, fix)
-				sum.Changes = append(sum.Changes, Change{Remediation: r})
+				sum.Changes = append(sum.Changes, report.Change{Remediation: r})
 			case !fixes[k].Covers(fix):
 				// This incident needs more of the same change: its fix
 				// covers the others' too.
@@ -223,7 +224,7 @@ func summarize(a *correlate.Analysis, incidents []Incident, findings []*classify
 
 // caveats collects what changes how to read the verdicts, from the fields
 // that say so.
-func caveats(rep *Report, x dataAxis) []string {
+func caveats(rep *report.Report, x dataAxis) []string {
 	out := []string{}
 	if w := rep.Window; w != nil && w.Empty {
 		msg := "the time window " + windowText(w) + " holds no record with a time"
@@ -252,7 +253,7 @@ func caveats(rep *Report, x dataAxis) []string {
 }
 
 // windowText renders a window as [since, until).
-func windowText(w *Window) string {
+func windowText(w *report.Window) string {
 	t := func(t time.Time, open string) string {
 		if t.IsZero() {
 			return open

@@ -1,8 +1,11 @@
-package report
+package pipeline
 
 import (
 	"sort"
 	"time"
+
+	"github.com/readygap/readygap/internal/words"
+	"github.com/readygap/readygap/report"
 )
 
 // maxLanes bounds the lanes of a report: a rollout of hundreds of pods is
@@ -26,9 +29,9 @@ const readyByHow = "Ready by then at the latest: the Deployment scaled the old p
 // logs alone knew after its last response (nothing says what it was doing
 // when it failed after that: those failures are the 5xx row's); a pod
 // still there ends with the data.
-func laneStates(l Lane, first, last time.Time) []LaneState {
+func laneStates(l report.Lane, first, last time.Time) []report.LaneState {
 	m := func(name string) time.Time { return l.Milestones[name] }
-	begin := firstTime(m("created"), m("scheduled"), m("started"))
+	begin := words.FirstTime(m("created"), m("scheduled"), m("started"))
 	ready, readyHow := m("ready"), ""
 	if ready.IsZero() && !l.ReadyBy.IsZero() {
 		ready, readyHow = l.ReadyBy, readyByHow
@@ -47,7 +50,7 @@ func laneStates(l Lane, first, last time.Time) []LaneState {
 	switch {
 	case !gone.IsZero():
 	case !term.IsZero():
-		gone = maxTime(maxTime(term, l.LastServed), maxTime(l.LastSent, m("lb_detached")))
+		gone = words.MaxTime(words.MaxTime(term, l.LastServed), words.MaxTime(l.LastSent, m("lb_detached")))
 	case lbOnly && !l.LastServed.IsZero():
 		gone = l.LastServed
 	default:
@@ -65,14 +68,14 @@ func laneStates(l Lane, first, last time.Time) []LaneState {
 			changes = append(changes, change{t, state, how})
 		}
 	}
-	add(begin, StateStarting, "")
-	add(ready, StateReady, readyHow)
-	add(healthy, StateLBHealthy, healthyHow)
-	add(term, StateTerminating, termHow)
+	add(begin, report.StateStarting, "")
+	add(ready, report.StateReady, readyHow)
+	add(healthy, report.StateLBHealthy, healthyHow)
+	add(term, report.StateTerminating, termHow)
 	sort.SliceStable(changes, func(i, j int) bool { return changes[i].at.Before(changes[j].at) })
 
-	rank := map[string]int{StateStarting: 1, StateReady: 2, StateLBHealthy: 3, StateTerminating: 4}
-	out := []LaneState{}
+	rank := map[string]int{report.StateStarting: 1, report.StateReady: 2, report.StateLBHealthy: 3, report.StateTerminating: 4}
+	out := []report.LaneState{}
 	reached := 0
 	for i, c := range changes {
 		if rank[c.state] <= reached {
@@ -93,7 +96,7 @@ func laneStates(l Lane, first, last time.Time) []LaneState {
 		if to.Before(first) || from.After(last) {
 			continue
 		}
-		st := LaneState{State: c.state, From: clampTime(from, first, last), To: clampTime(to, first, last), Inferred: c.how}
+		st := report.LaneState{State: c.state, From: clampTime(from, first, last), To: clampTime(to, first, last), Inferred: c.how}
 		if from.Before(first) && st.Inferred == "" {
 			st.Inferred = "before the data began"
 		}

@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/readygap/readygap/classify"
+	"github.com/readygap/readygap/report"
 )
 
 // utf16File encodes text as UTF-16 little-endian with a byte-order mark,
@@ -103,7 +104,7 @@ func TestCheckNotJudged(t *testing.T) {
 				s := rep.Summary
 				if s.Unreadable != c.unreadable || s.NotJudged != c.missing || len(rep.Findings) < c.findings || (c.findings == 0) != (len(rep.Findings) == 0) {
 					t.Fatalf("fail-on %q: %d unreadable, %d missing, %d findings; want %d, %d, %d\n%s", failOn, s.Unreadable, s.NotJudged, len(rep.Findings),
-						c.unreadable, c.missing, c.findings, renderCheck(t, CheckText, rep))
+						c.unreadable, c.missing, c.findings, renderCheck(t, report.CheckText, rep))
 				}
 				if c.unreadable > 0 && rep.NotJudged[0].Line != c.line {
 					t.Errorf("not read at line %d, want %d", rep.NotJudged[0].Line, c.line)
@@ -113,19 +114,19 @@ func TestCheckNotJudged(t *testing.T) {
 				if s.Failed != wantFailed {
 					t.Errorf("fail-on %q: failed %v", failOn, s.Failed)
 				}
-				text := renderCheck(t, CheckText, rep)
+				text := renderCheck(t, report.CheckText, rep)
 				judged := c.unreadable+c.missing == 0
 				if strings.HasPrefix(text, "No risk found") != (judged && c.findings == 0) || !strings.Contains(strings.ToLower(strings.Join(strings.Fields(text), " ")), strings.ToLower(c.say)) {
 					t.Errorf("fail-on %q: text\n%s", failOn, text)
 				}
-				var js CheckReport
-				must(t, json.Unmarshal([]byte(renderCheck(t, CheckJSON, rep)), &js))
+				var js report.CheckReport
+				must(t, json.Unmarshal([]byte(renderCheck(t, report.CheckJSON, rep)), &js))
 				if len(js.NotJudged) != c.unreadable+c.missing || js.Summary != s {
 					t.Errorf("JSON: %+v", js.NotJudged)
 				}
-				out := renderCheck(t, CheckSARIF, rep)
+				out := renderCheck(t, report.CheckSARIF, rep)
 				validateSARIF(t, c.name, []byte(out))
-				var log sarifLog
+				var log report.SARIFLog
 				must(t, json.Unmarshal([]byte(out), &log))
 				inv := log.Runs[0].Invocations
 				errs, warns := 0, 0
@@ -140,8 +141,8 @@ func TestCheckNotJudged(t *testing.T) {
 				if len(inv) != 1 || inv[0].ExecutionSuccessful != (c.unreadable == 0) || errs != c.unreadable || warns != c.missing {
 					t.Errorf("SARIF invocations: %+v", inv)
 				}
-				var suites junitSuites
-				must(t, xml.Unmarshal([]byte(renderCheck(t, CheckJUnit, rep)), &suites))
+				var suites report.JUnitSuites
+				must(t, xml.Unmarshal([]byte(renderCheck(t, report.CheckJUnit, rep)), &suites))
 				wantErrors := 0
 				if failOn != "" {
 					wantErrors = c.unreadable
@@ -257,7 +258,7 @@ func TestCheckDuplicateKeys(t *testing.T) {
 	if len(rep.Warnings) != 1 || rep.Warnings[0] != p+`: lines 19 and 20: duplicate key "replicas" in one mapping: readygap reads the last, kubectl refuses the document` {
 		t.Errorf("warnings %q", rep.Warnings)
 	}
-	if !bytes.Contains([]byte(renderCheck(t, CheckSARIF, rep)), []byte(`duplicate key \"replicas\"`)) {
+	if !bytes.Contains([]byte(renderCheck(t, report.CheckSARIF, rep)), []byte(`duplicate key \"replicas\"`)) {
 		t.Error("SARIF does not carry the warning")
 	}
 }
