@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/readygap/readygap/classify"
@@ -38,9 +37,9 @@ type Options struct {
 // and test uses. It fails only when a path does not exist or the reading is
 // cancelled; inputs that cannot be read are listed in the report, whose
 // verdict then says it cannot judge (as it does for a triage bundle whose
-// fetch never finished). When the time
-// window leaves no record with a time, the inputs are read a second time,
-// without it, to tell the reader what time range the data has.
+// fetch never finished). When the time window leaves no record with a
+// time, the report says what time range the data has, from what the one
+// read saw of the records it left out.
 func Analyze(ctx context.Context, paths []string, opts Options) (*report.Report, error) {
 	collectors := correlate.NewCollectors()
 	res, err := sources.Read(ctx, paths, opts.Read, func(*sources.InputReport) sources.Handler {
@@ -50,8 +49,8 @@ func Analyze(ctx context.Context, paths []string, opts Options) (*report.Report,
 		return nil, err
 	}
 	win := readWindow(opts.Read, res)
-	if win != nil && win.Empty && !slices.Contains(paths, "-") {
-		win.DataFirst, win.DataLast = dataRange(ctx, paths, opts.Read)
+	if win != nil && win.Empty {
+		win.DataFirst, win.DataLast = dataRange(res)
 	}
 	kube, kubeWarnings := opts.KubeVersion, []string(nil)
 	if !kube.Known() {
@@ -142,35 +141,25 @@ func readWindow(o sources.Options, res *sources.Result) *report.Window {
 	return w
 }
 
-// dataRange reads the inputs again without the window and returns the
-// earliest and latest record time; zero when the second read fails.
-func dataRange(ctx context.Context, paths []string, o sources.Options) (first, last time.Time) {
-	o.Since, o.Until = time.Time{}, time.Time{}
-	res, err := sources.Read(ctx, paths, o, func(*sources.InputReport) sources.Handler { return discard{} })
-	if err != nil {
-		return time.Time{}, time.Time{}
+// dataRange is the earliest and latest record time of the inputs, inside
+// the window or not, and of the ALB objects their names left unread; zero
+// when no record has a time.
+func dataRange(res *sources.Result) (first, last time.Time) {
+	widen := func(from, to time.Time) {
+		if from.IsZero() {
+			return
+		}
+		if first.IsZero() || from.Before(first) {
+			first = from
+		}
+		if to.After(last) {
+			last = to
+		}
 	}
 	for _, in := range res.Inputs {
-		if !in.First.IsZero() && (first.IsZero() || in.First.Before(first)) {
-			first = in.First
-		}
-		if in.Last.After(last) {
-			last = in.Last
-		}
+		widen(in.First, in.Last)
+		widen(in.FilteredFirst, in.FilteredLast)
 	}
+	widen(res.PrunedFirst, res.PrunedLast)
 	return utc(first), utc(last)
 }
-
-// discard is a sources.Handler that keeps nothing: the second read only
-// needs the inputs' time ranges.
-type discard struct{}
-
-func (discard) Request(*sources.Request)     {}
-func (discard) Lifecycle(*sources.Lifecycle) {}
-func (discard) Config(*sources.Config)       {}
-
-// OnlyOutcomesOfSuccesses implements sources.OutcomeHandler: discard
-// reads nothing of a request.
-func (discard) OnlyOutcomesOfSuccesses() {}
-
-var _ sources.OutcomeHandler = discard{}

@@ -83,8 +83,9 @@ type Window struct {
 	// Empty says that no record with a time fell inside the window.
 	Empty bool `json:"empty"`
 	// DataFirst and DataLast bound the times of every record, inside the
-	// window or not; set only when Empty, and left out when they could not
-	// be found (standard input is read once).
+	// window or not (ALB objects skipped by their name count by the
+	// interval it gives); set only when Empty, and left out when no record
+	// has a time.
 	DataFirst time.Time `json:"data_first,omitzero"`
 	DataLast  time.Time `json:"data_last,omitzero"`
 }

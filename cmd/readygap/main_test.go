@@ -106,11 +106,12 @@ func TestWindowWithoutRecordExitsFour(t *testing.T) {
 	if _, errOut, code := runCLI(t, "", "analyze", "-o", "json", "--since", "2026-03-25T00:57:00Z", dir); code != exitOK {
 		t.Errorf("a window with records: exit %d: %s", code, errOut)
 	}
-	// Standard input is read once: the range cannot be given.
+	// Standard input is read once, and the range comes from that read.
 	logs, err := os.ReadFile(filepath.Join(dir, "lb-requests.json"))
 	must(t, err)
-	if _, errOut, code := runCLI(t, string(logs), "analyze", "--since", "2030-01-01T00:00:00Z", "-"); code != exitNoRecord || strings.Contains(errOut, "data runs") {
-		t.Errorf("stdin: exit %d, stderr %q", code, errOut)
+	if _, errOut, code := runCLI(t, string(logs), "analyze", "--since", "2030-01-01T00:00:00Z", "-"); code != exitNoRecord ||
+		!strings.Contains(errOut, "the data runs from 2026-03-25T00:56:30.000077Z to 2026-03-25T00:58:04.702764Z") {
+		t.Errorf("stdin: exit %d, stderr %q; want the data's time range", code, errOut)
 	}
 }
 
