@@ -192,10 +192,10 @@ func cutBy(win *report.Window, in report.Incident, gap time.Duration) string {
 // (classify.Fix.Covers). findings are the incidents' findings, in order.
 func summarize(a *correlate.Analysis, incidents []report.Incident, findings []*classify.Finding) report.Summary {
 	sum := report.Summary{Incidents: len(incidents), Changes: []report.Change{}, Caveats: []string{}}
-	eachSecond(a, func(_ int64, c correlate.Counts) {
-		sum.Requests += c.Total
-		sum.AppErrors += c.AppErrors
-	})
+	if first, last, ok := a.Span(); ok {
+		all := a.Sum(first, last)
+		sum.Requests, sum.AppErrors = all.Total, all.AppErrors
+	}
 	var fixes []classify.Fix // the fix behind each change
 	for i, in := range incidents {
 		sum.FailedRequests += in.FailedRequests
