@@ -51,10 +51,8 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 			rep.Rollouts = append(rep.Rollouts, newRollout(r))
 		}
 	}
+	// What lies off the axis is a caveat (caveats), and only that.
 	x := newDataAxis(a)
-	if w := x.warning(); w != "" {
-		rep.Warnings = append(rep.Warnings, w)
-	}
 	rep.Summary = summarize(a, rep.Incidents, cl.Findings)
 	rep.Summary.First, rep.Summary.Last = x.First, x.Last
 	rep.Summary.Caveats = caveats(rep, x)

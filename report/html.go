@@ -404,14 +404,8 @@ func newHTMLPage(rep *Report) *htmlPage {
 		}
 		p.Inputs = append(p.Inputs, htmlInput{Name: breakable(names.short(in.Name)), Format: Sanitize(in.Format), Range: r, Records: in.Records, Skipped: in.Skipped})
 	}
-	caveat := map[string]bool{}
-	for _, c := range s.Caveats {
-		caveat[c] = true
-	}
 	for _, w := range rep.Warnings {
-		if !caveat[w] {
-			p.Warnings = append(p.Warnings, breakable(Sanitize(w)))
-		}
+		p.Warnings = append(p.Warnings, breakable(Sanitize(w)))
 	}
 	return p
 }

@@ -60,17 +60,7 @@ func renderMarkdown(w io.Writer, rep *Report) error {
 	if rep.PrunedObjects > 0 {
 		fmt.Fprintf(&b, "\n%d ALB log objects outside the time window were not read.\n", rep.PrunedObjects)
 	}
-	caveat := map[string]bool{}
-	for _, c := range rep.Summary.Caveats {
-		caveat[c] = true
-	}
-	var warnings []string
-	for _, w := range rep.Warnings {
-		if !caveat[w] {
-			warnings = append(warnings, w)
-		}
-	}
-	if len(warnings) > 0 {
+	if warnings := rep.Warnings; len(warnings) > 0 {
 		b.WriteString("\n#### Warnings\n\n")
 		for _, w := range warnings {
 			fmt.Fprintf(&b, "- %s\n", mdText(w))

@@ -607,17 +607,7 @@ func (t *textOut) inputs(rep *Report) {
 	if rep.PrunedObjects > 0 {
 		t.line(dimStyle.Render(fmt.Sprintf("%d ALB log objects outside the time window were not read.", rep.PrunedObjects)))
 	}
-	caveat := map[string]bool{}
-	for _, c := range rep.Summary.Caveats {
-		caveat[c] = true
-	}
-	var warnings []string
-	for _, w := range rep.Warnings {
-		if !caveat[w] {
-			warnings = append(warnings, w)
-		}
-	}
-	if len(warnings) > 0 {
+	if warnings := rep.Warnings; len(warnings) > 0 {
 		t.blank()
 		t.heading("Warnings")
 		for _, wn := range warnings {
