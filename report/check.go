@@ -2,8 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
-	"strings"
 )
 
 // CheckSchemaVersion names the JSON contract of `readygap check`; renaming
@@ -189,58 +187,4 @@ func (o ObjectRef) String() string {
 		return o.Kind + " " + o.Name
 	}
 	return o.Kind + " " + o.Namespace + "/" + o.Name
-}
-
-// CheckFormat is how a check report is written; it is the value of
-// `readygap check --output`.
-type CheckFormat string
-
-// The check report formats.
-const (
-	CheckText  CheckFormat = "text"
-	CheckJSON  CheckFormat = "json"
-	CheckSARIF CheckFormat = "sarif"
-	CheckJUnit CheckFormat = "junit"
-)
-
-// CheckFormats lists the check formats, in the order help texts name them.
-var CheckFormats = []CheckFormat{CheckText, CheckJSON, CheckSARIF, CheckJUnit}
-
-// CheckFormatNames lists the values `check --output` accepts.
-func CheckFormatNames() []string {
-	names := make([]string, len(CheckFormats))
-	for i, f := range CheckFormats {
-		names[i] = string(f)
-	}
-	return names
-}
-
-// String implements pflag.Value.
-func (f *CheckFormat) String() string { return string(*f) }
-
-// Set implements pflag.Value.
-func (f *CheckFormat) Set(v string) error {
-	for _, x := range CheckFormats {
-		if string(x) == strings.ToLower(v) {
-			*f = x
-			return nil
-		}
-	}
-	return fmt.Errorf("must be one of %s", strings.Join(CheckFormatNames(), ", "))
-}
-
-// Type implements pflag.Value.
-func (f *CheckFormat) Type() string { return "format" }
-
-// WriteCheck writes rep to w in format f.
-func WriteCheck(w io.Writer, f CheckFormat, rep *CheckReport) error {
-	switch f {
-	case CheckJSON:
-		return writeIndentedJSON(w, rep)
-	case CheckSARIF:
-		return renderSARIF(w, rep)
-	case CheckJUnit:
-		return renderJUnit(w, rep)
-	}
-	return WriteCheckText(w, rep, textWidthOf(w))
 }
