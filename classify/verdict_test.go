@@ -38,7 +38,7 @@ func TestScenarioVerdicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := correlate.Analyze(correlate.Merge(s.records), correlate.Options{})
-			golden.Assert(t, filepath.Join("testdata", name+".verdict"), []byte(dumpVerdict(s.base, Classify(a))))
+			golden.Assert(t, filepath.Join("testdata", name+".verdict"), []byte(dumpVerdict(s.Base, Classify(a))))
 		})
 	}
 }
