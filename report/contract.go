@@ -1,3 +1,16 @@
+// Package report is readygap's versioned JSON contract and the renderers
+// that draw it: Report (schema readygap/v1, documented in docs/json.md) for
+// analyze and triage, written as text, Markdown, HTML or JSON by Write;
+// CheckReport (readygap-check/v1, docs/check.md) for check, written as
+// text, JSON, SARIF or JUnit by WriteCheck. One registry of output formats
+// serves both and their --output flags.
+//
+// A report carries everything its renderers draw — the causes' and
+// checks' names, the lanes' states, the outcome series — so that a report
+// decoded from its JSON is drawn byte for byte as the command drew it
+// (readygap render). The package imports none of sources, correlate or
+// classify: package pipeline builds reports from an analysis. Text from
+// the inputs is untrusted in every format (Sanitize).
 package report
 
 import "time"
