@@ -61,7 +61,7 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 	lanes, omitted := newLanes(a, rep.Incidents)
 	for _, l := range lanes {
 		l.States = []report.LaneState{}
-		if x.ok {
+		if x.OK {
 			l.States = laneStates(l, x.First, x.Last)
 		}
 		rep.Lanes = append(rep.Lanes, l)

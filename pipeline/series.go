@@ -50,7 +50,7 @@ func stepFor(first, end, points int64) int64 {
 // maxDetailPoints. Requests off the axis are counted in Outside. It visits
 // the seconds with requests once and allocates only the rows it returns.
 func newSeries(a *correlate.Analysis, x dataAxis, incidents []report.Incident) *report.Series {
-	if !x.ok {
+	if !x.OK {
 		return nil
 	}
 	first, end := x.First.Unix(), x.Last.Unix() // the series covers [first, end)
