@@ -141,16 +141,18 @@ type sarifLogicalLocation struct {
 func renderSARIF(w io.Writer, rep *CheckReport) error {
 	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "readygap", InformationURI: sarifInformationURI}}, Results: []sarifResult{}}
 	index := map[string]int{}
+	// The rules' texts come from the report, which may have been saved and
+	// edited: they pass through Sanitize like every other text.
 	for i, rc := range rep.Checks {
 		index[rc.Rule] = i
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{
-			ID:                   rc.Rule,
-			Name:                 sarifRuleName(rc.Rule),
-			ShortDescription:     sarifText{rc.Name},
-			FullDescription:      sarifText{rc.Description},
-			Help:                 sarifText{rc.CauseName + ": " + rc.CauseDescription + ". This check: " + rc.Description + "."},
+			ID:                   Sanitize(rc.Rule),
+			Name:                 Sanitize(sarifRuleName(rc.Rule)),
+			ShortDescription:     sarifText{Sanitize(rc.Name)},
+			FullDescription:      sarifText{Sanitize(rc.Description)},
+			Help:                 sarifText{Sanitize(rc.CauseName + ": " + rc.CauseDescription + ". This check: " + rc.Description + ".")},
 			DefaultConfiguration: sarifConfiguration{Level: "error"},
-			Properties:           sarifRuleProps{Tags: []string{"kubernetes", "reliability", rc.Cause}},
+			Properties:           sarifRuleProps{Tags: []string{"kubernetes", "reliability", Sanitize(rc.Cause)}},
 		})
 	}
 	relative := false
