@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -147,7 +148,7 @@ func roleWhy(a *correlate.Analysis, b *correlate.Backend, role correlate.Role, i
 		for i, p := range b.Alike {
 			names[i] = p.Pod
 		}
-		parts = append(parts, fmt.Sprintf("one of %s, which changed in the same moment as other IPs: the records cannot tell which", SomePods(names)))
+		parts = append(parts, fmt.Sprintf("one of %s, which changed in the same moment as other IPs: the records cannot tell which", words.SomePods(names)))
 	}
 	if b != nil {
 		switch {
@@ -169,20 +170,6 @@ func roleWhy(a *correlate.Analysis, b *correlate.Backend, role correlate.Role, i
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-// maxNamedAlike bounds the pods a text names when an IP may have been any
-// of them (a backend's why, a lane's hover text): a few names read at a
-// glance, the rest are counted (the JSON report lists every one).
-const maxNamedAlike = 3
-
-// SomePods names the first maxNamedAlike of the pods an IP may have been
-// and counts the rest: "a, b, c and 22 other pods".
-func SomePods(names []string) string {
-	if len(names) <= maxNamedAlike {
-		return strings.Join(names, ", ")
-	}
-	return strings.Join(names[:maxNamedAlike], ", ") + " and " + plural(len(names)-maxNamedAlike, "other pod")
 }
 
 // share is n/total, 0 when total is 0.
@@ -221,12 +208,4 @@ func statusList(counts map[int]int) string {
 		parts[i] = fmt.Sprintf("%d×%d", counts[code], code)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// plural renders n with a noun in singular or plural.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

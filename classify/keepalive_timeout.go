@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -300,7 +301,7 @@ func appSource(k *sources.KeepAlive) string {
 // keepaliveSummary is the one sentence a human reads first.
 func keepaliveSummary(w *correlate.Window, r *Rate, lb Timeout, app *sources.KeepAlive) string {
 	head := fmt.Sprintf("A steady trickle of %s (%s) over %.1f hours — %.1f an hour, %.3f %% of requests — on %s that kept serving normally",
-		plural(w.Failed, "failed request"), statusList(w.StatusCounts), r.Hours, r.PerHour, r.Share*100, plural(r.Backends, "backend"))
+		words.Plural(w.Failed, "failed request"), statusList(w.StatusCounts), r.Hours, r.PerHour, r.Share*100, words.Plural(r.Backends, "backend"))
 	if app != nil && app.Seconds < lb.Seconds {
 		return head + fmt.Sprintf(": the load balancer reuses idle connections for up to %g s (%s), but %s closes them after %g s (%s), so now and then a request goes out on a connection the app is closing.",
 			lb.Seconds, lb.Source, orDefault(app.Server, "the app"), app.Seconds, appSource(app))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -179,7 +180,7 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 	if nx := a.EventsBetween(w.Start.Add(-skew), w.End.Add(skew), sources.NoEndpoints); len(nx) > 0 {
 		corroborated += 2
 		f.Variant = variantNginxNoEndpoints
-		f.Evidence = append(f.Evidence, eventEvidence(nx[0], fmt.Sprintf("%s during the failures", plural(len(nx), "such line"))))
+		f.Evidence = append(f.Evidence, eventEvidence(nx[0], fmt.Sprintf("%s during the failures", words.Plural(len(nx), "such line"))))
 	}
 	// The load balancer saw the new backend healthy when the failures ended.
 	if l := firstEvent(a.EventsBetween(w.End.Add(-skew), w.End.Add(recoveryLookahead), sources.HealthCheck)); l != nil && l.Health == sources.HealthHealthy {
@@ -271,7 +272,7 @@ func appendBackend(bs []*correlate.Backend, b *correlate.Backend) []*correlate.B
 // of pods the data never mentions.
 func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy sources.Platform, variant string, hc healthCheck, wl workload, shown bool) string {
 	head := fmt.Sprintf("For %s (%s) %s had no backend it considered healthy and answered %s itself (%s)",
-		seconds(w.Duration()), span(w), proxyNoun(platform, envoy), plural(w.Failed, "request"), statusList(w.StatusCounts))
+		seconds(w.Duration()), span(w), proxyNoun(platform, envoy), words.Plural(w.Failed, "request"), statusList(w.StatusCounts))
 	switch variant {
 	case variantNEGWithoutHealthCheck:
 		return head + ": the new pod's NEG readiness gate opened without any health check (LoadBalancerNegWithoutHealthCheck, typical of the first pod in a new zone), so the old pod was removed before the load balancer had checked the new one."
@@ -786,9 +787,9 @@ func negGateRisk(t *target, f front) *Risk {
 	}
 	r := newRisk(registrationLagCause, checkNEGZoneMove, SeverityError, t)
 	r.Via = f.Via
-	r.Title = fmt.Sprintf("%s runs %s in %d zones behind a NEG", objectName(t.Config), plural(t.Replicas, "replica"), zones)
+	r.Title = fmt.Sprintf("%s runs %s in %d zones behind a NEG", objectName(t.Config), words.Plural(t.Replicas, "replica"), zones)
 	r.Reason = fmt.Sprintf("%s; with %s in %d zones%s and no topology spread over zones, a rollout may start the new pod in a zone of its own, where the NEG readiness gate opens without a health check (LoadBalancerNegWithoutHealthCheck, kubernetes/ingress-gce#1718).",
-		negPath(f), plural(t.Replicas, "replica"), zones, assumed)
+		negPath(f), words.Plural(t.Replicas, "replica"), zones, assumed)
 	return r
 }
 
@@ -815,7 +816,7 @@ func maxUnavailableRisk(t *target) *Risk {
 	r := newRisk(registrationLagCause, checkMaxUnavailable, SeverityError, t)
 	r.Title = fmt.Sprintf("a rollout of %s may leave no pod serving", objectName(t.Config))
 	r.Reason = fmt.Sprintf("%s runs %s and %s, so a rollout may take every pod away before a replacement is available: %s has no endpoint, and the load balancer no healthy backend.",
-		objectName(t.Config), plural(t.Replicas, "replica"), why, objectName(t.Services[0]))
+		objectName(t.Config), words.Plural(t.Replicas, "replica"), why, objectName(t.Services[0]))
 	r.Fixes = []Fix{rolloutStrategyFix(t.wl)}
 	return r
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -163,7 +164,7 @@ func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 	family := platformOf(w)
 	platform := envoyPlatformOf(a, w)
 	f.Summary = fmt.Sprintf("%s stopped accepting connections as they began terminating, but %s kept sending them requests for up to %s (%s; %s failed with %s on %s).",
-		terminatedBy(g.Trigger), proxyNoun(family, platform), seconds(lag), span(w), plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), plural(len(f.Backends), "pod IP"))
+		terminatedBy(g.Trigger), proxyNoun(family, platform), seconds(lag), span(w), words.Plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), words.Plural(len(f.Backends), "pod IP"))
 	f.Remediation = terminationFixes(objectsOf(a), wl, spec, lag, preStop, grace, family, platform)
 	f.Remediation = append(f.Remediation, triggerFixes(a, wl, g.Trigger, lag, family)...)
 	return f

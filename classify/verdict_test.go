@@ -38,7 +38,7 @@ func TestScenarioVerdicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := correlate.Analyze(correlate.Merge(s.records), correlate.Options{})
-			golden.Assert(t, filepath.Join("testdata", name+".verdict"), []byte(dumpVerdict(s.base, Classify(a))))
+			golden.Assert(t, filepath.Join("testdata", name+".verdict"), []byte(dumpVerdict(s.Base, Classify(a))))
 		})
 	}
 }
@@ -152,7 +152,7 @@ func dumpVerdict(base time.Time, res *Result) string {
 			case e.Request != nil:
 				what = fmt.Sprintf("%d %s %s", e.Request.Status, e.Request.Failure, e.Request.Backend)
 			}
-			p(1, "timeline %s kind=%d count=%d %s", at(e.Time), e.Kind, e.Count, strings.Join(strings.Fields(what), " "))
+			p(1, "timeline %s kind=%s count=%d %s", at(e.Time), e.Kind, e.Count, strings.Join(strings.Fields(what), " "))
 		}
 	}
 	for _, n := range res.Notes {

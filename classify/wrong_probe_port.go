@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -110,7 +111,7 @@ func explainWrongProbePort(a *correlate.Analysis, g incidentGroup) *Finding {
 		saved = fmt.Sprintf(", %d more were saved by retries", w.Hidden)
 	}
 	f.Summary = fmt.Sprintf("New pods were Ready before anything listened on %s%s, so connections to %s were refused for up to %s after each joined (%s; %s failed%s).",
-		portText, probeText, plural(len(f.Backends), "new pod IP"), seconds(listen), span(w), plural(w.Failed, "request"), saved)
+		portText, probeText, words.Plural(len(f.Backends), "new pod IP"), seconds(listen), span(w), words.Plural(w.Failed, "request"), saved)
 	f.Remediation = wrongProbePortFixes(wl, probe, container, servingPort, portName, listen)
 	if platformOf(w) == sources.FamilyEnvoy {
 		if fix, ok := envoyRetryFix(objectsOf(a), envoyPlatformOf(a, w), wl); ok {

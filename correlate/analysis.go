@@ -34,7 +34,8 @@ type Analysis struct {
 
 	byKey        map[string]*Backend
 	failuresByIP map[netip.Addr][]*Failure
-	// firstRequest and lastRequest bound the request logs.
+	// firstRequest and lastRequest bound the request logs, requests far
+	// from the rest left out (Axis).
 	firstRequest, lastRequest time.Time
 }
 
@@ -68,8 +69,8 @@ func (a *Analysis) termSkew() time.Duration {
 // build assembles identities, backends and rollouts.
 func build(d *Dataset, o Options) *Analysis {
 	a := &Analysis{Dataset: d, Opts: o, failuresByIP: map[netip.Addr][]*Failure{}}
-	if first, last, ok := d.Span(); ok {
-		a.firstRequest, a.lastRequest = time.Unix(first, 0).UTC(), time.Unix(last, 0).UTC()
+	if first, last, ok := requestSpan(d); ok {
+		a.firstRequest, a.lastRequest = first, last
 	}
 	for _, r := range d.Failures {
 		seen := map[netip.Addr]bool{}
@@ -183,7 +184,9 @@ func (a *Analysis) Backend(key string) *Backend { return a.byKey[key] }
 // BackendOf returns the backend that held ip at t, or nil.
 func (a *Analysis) BackendOf(ip netip.Addr, t time.Time) *Backend { return a.backendAt(ip, t) }
 
-// DataSpan returns the first and last request time of the request logs.
+// DataSpan returns the first and last second with requests, the requests
+// far from the rest left out by the rule of Axis, which the report's time
+// axis follows too.
 func (a *Analysis) DataSpan() (first, last time.Time) { return a.firstRequest, a.lastRequest }
 
 // EventsBetween returns the lifecycle records in [from, to] of the given

@@ -509,3 +509,19 @@ func groupOf(r *sources.Request) *Failure {
 	}
 	return nil
 }
+
+// TestMergeKeepsOneLinesEqualRecordsInOrder checks that records of one
+// line that compare equal (they differ only in what compareLifecycle does
+// not weigh, here the count) keep the order the adapter emitted them in.
+func TestMergeKeepsOneLinesEqualRecordsInOrder(t *testing.T) {
+	start := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	c := NewCollector()
+	for _, n := range []int{3, 1} {
+		c.Lifecycle(&sources.Lifecycle{Time: start, Kind: sources.ScaledUp, Namespace: "shop", Group: "web-new", Count: n,
+			Format: sources.FormatK8sEvents, Origin: sources.Origin{File: "events.json", Line: 7}})
+	}
+	d := Merge(c)
+	if len(d.Lifecycle) != 2 || d.Lifecycle[0].Count != 3 || d.Lifecycle[1].Count != 1 {
+		t.Errorf("merged %+v, want counts 3 then 1 as emitted", d.Lifecycle)
+	}
+}

@@ -112,38 +112,48 @@ func TestSecondStoreIsSizedByTrafficNotSpan(t *testing.T) {
 	}
 }
 
-// TestBusiestSpan checks that stray records far from the traffic do not
-// stretch the span a drawing covers, on each side of the bound.
-func TestBusiestSpan(t *testing.T) {
+// TestRequestSpan checks that stray records far from the traffic do not
+// stretch the rules' data span, and pins FarGap and farShare on both
+// sides: a group a little less than FarGap away and one holding farShare
+// of the records stay, one a little more than FarGap away or below
+// farShare is left out.
+func TestRequestSpan(t *testing.T) {
 	base := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC).Unix()
-	c := NewCollector()
-	for i := int64(0); i < 100; i++ {
-		c.Request(storeRequest(base+i*30, sources.FailureNone, false)) // 12:00 to 12:49:30
-	}
-	c.Request(storeRequest(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), sources.FailureNone, false))
-	c.Request(storeRequest(time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), sources.FailureNone, false))
-	d := Merge(c)
-	if first, last, ok := d.BusiestSpan(2 * 3600); !ok || first != base || last != base+99*30 {
-		t.Errorf("BusiestSpan = %d, %d, %v; want %d, %d", first, last, ok, base, base+99*30)
-	}
-	one := Merge(func() *Collector {
+	span := func(extra ...int64) (int64, int64) {
 		c := NewCollector()
-		c.Request(storeRequest(base, sources.FailureNone, false))
-		c.Request(storeRequest(base+3599, sources.FailureNone, false))
-		return c
-	}())
-	if first, last, _ := one.BusiestSpan(3600); first != base || last != base+3599 {
-		t.Errorf("a span just under the bound: %d, %d", first, last)
+		for i := int64(0); i < 200; i++ {
+			c.Request(storeRequest(base+i*15, sources.FailureNone, false)) // 12:00 to 12:49:45
+		}
+		for _, sec := range extra {
+			c.Request(storeRequest(sec, sources.FailureNone, false))
+		}
+		first, last, ok := requestSpan(Merge(c))
+		if !ok {
+			t.Fatal("no span")
+		}
+		return first.Unix(), last.Unix()
 	}
-	two := Merge(func() *Collector {
-		c := NewCollector()
-		c.Request(storeRequest(base, sources.FailureNone, false))
-		c.Request(storeRequest(base+3600, sources.FailureNone, false))
-		c.Request(storeRequest(base+3601, sources.FailureNone, false))
-		return c
-	}())
-	if first, last, _ := two.BusiestSpan(3600); first != base+3600 || last != base+3601 {
-		t.Errorf("a span at the bound: %d, %d; want the busier hour", first, last)
+	end := base + 199*15
+	year1, year9999 := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	if first, last := span(year1, year9999); first != base || last != end {
+		t.Errorf("stray years: %d, %d; want %d, %d", first, last, base, end)
+	}
+	gap := int64(FarGap / time.Second)
+	// The last second of the hour after FarGap of empty hours, and the
+	// first second of the next one.
+	near := (base/3600+1)*3600 + gap + 3600 - 1
+	if _, last := span(near); last != near {
+		t.Errorf("a record FarGap of empty hours away is left out: span ends %d, want %d", last, near)
+	}
+	if _, last := span(near + 1); last != end {
+		t.Errorf("a record more than FarGap away stays: span ends %d, want %d", last, end)
+	}
+	far := end + 30*gap
+	if _, last := span(far, far+1, far+2); last != far+2 { // 3 of 203 records: above farShare
+		t.Errorf("a far group above farShare is left out: span ends %d", last)
+	}
+	if _, last := span(far, far+1); last != end { // 2 of 202: below farShare
+		t.Errorf("a far group below farShare stays: span ends %d", last)
 	}
 }
 
@@ -224,8 +234,8 @@ func TestSecondCountsCarry(t *testing.T) {
 			if s := d.Sum(base-1, base+1); s.Total != n {
 				t.Errorf("%d requests, %s: Sum %+v", n, name, s)
 			}
-			if first, last, _ := d.BusiestSpan(3600); first != base || last != base {
-				t.Errorf("%d requests, %s: BusiestSpan %d, %d", n, name, first, last)
+			if first, last, _ := requestSpan(d); first.Unix() != base || last.Unix() != base {
+				t.Errorf("%d requests, %s: requestSpan %v, %v", n, name, first, last)
 			}
 		}
 	}
@@ -317,23 +327,6 @@ func TestSecondsLookups(t *testing.T) {
 	d.Each(2001, 2000, func(int64, Counts) { n++ })
 	if n != 1 {
 		t.Error("Each over an empty span called back")
-	}
-}
-
-// TestBusiestSpanBounds: data whose first and last second are maxSeconds
-// apart span one second more than maxSeconds, so a stretch is chosen, and
-// of two equally busy stretches the earlier wins.
-func TestBusiestSpanBounds(t *testing.T) {
-	const base = 1_700_000_000 / 3600 * 3600
-	c := NewCollector()
-	c.Request(storeRequest(base, sources.FailureNone, false))
-	c.Request(storeRequest(base+2*3600, sources.FailureNone, false))
-	d := Merge(c)
-	if first, last, _ := d.BusiestSpan(2 * 3600); first != base || last != base {
-		t.Errorf("seconds exactly the bound apart: %d, %d; want the first alone", first-base, last-base)
-	}
-	if first, last, _ := d.BusiestSpan(3600); first != base || last != base {
-		t.Errorf("two equally busy hours: %d, %d; want the first", first-base, last-base)
 	}
 }
 

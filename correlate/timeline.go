@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/readygap/readygap/sources"
@@ -28,6 +29,17 @@ const (
 	EntryLastSuccess
 	EntryRecovered
 )
+
+// entryKindNames are the names of the entry kinds, by EntryKind.
+var entryKindNames = [...]string{"event", "first_failure", "last_failure", "first_attempt", "last_attempt", "last_success", "recovered"}
+
+// String names the kind: "event", "first_failure", ….
+func (k EntryKind) String() string {
+	if int(k) < len(entryKindNames) {
+		return entryKindNames[k]
+	}
+	return "EntryKind(" + strconv.Itoa(int(k)) + ")"
+}
 
 // Entry is one key moment around an incident.
 type Entry struct {

@@ -78,3 +78,19 @@ func TestTimelineBounds(t *testing.T) {
 		t.Errorf("%d events in the timeline, want 30", n)
 	}
 }
+
+// TestEntryKindNames names every entry kind once, and a kind past the
+// last by its number.
+func TestEntryKindNames(t *testing.T) {
+	seen := map[string]bool{}
+	for k := EntryEvent; k <= EntryRecovered; k++ {
+		name := k.String()
+		if name == "" || seen[name] || strings.HasPrefix(name, "EntryKind(") {
+			t.Errorf("kind %d named %q", k, name)
+		}
+		seen[name] = true
+	}
+	if got := (EntryRecovered + 1).String(); got != "EntryKind(7)" {
+		t.Errorf("a kind past the last is %q", got)
+	}
+}

@@ -3,24 +3,26 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/readygap/readygap/internal/words"
 )
 
-// maxTableBackends bounds the rows of an incident's backends table in the
+// MaxTableBackends bounds the rows of an incident's backends table in the
 // text, Markdown and HTML reports: as many as a reader compares at a
 // glance, about a screen at 80 columns where a row takes two lines. The
 // rest are counted in one line (the HTML report lists them in a folded
 // table); the JSON report lists them all.
-const maxTableBackends = 10
+const MaxTableBackends = 10
 
 // tableBackends splits an incident's backends into the rows its table
 // shows, the first maxTableBackends in the report's order (new, old, then
 // unknown, the busiest first in each), and the rest, which moreBackends
 // sums up.
 func tableBackends(bs []Backend) (shown, rest []Backend) {
-	if len(bs) <= maxTableBackends {
+	if len(bs) <= MaxTableBackends {
 		return bs, nil
 	}
-	return bs[:maxTableBackends], bs[maxTableBackends:]
+	return bs[:MaxTableBackends], bs[MaxTableBackends:]
 }
 
 // moreBackends sums up the backends an incident's table leaves out, for a
@@ -40,7 +42,7 @@ func restOfBackends(rest []Backend) string {
 		if b.Role == "new" || b.Role == "old" {
 			noun = b.Role + " backend"
 		}
-		return fmt.Sprintf("and 1 more %s, with %s", noun, plural(b.Failures, "failed attempt"))
+		return fmt.Sprintf("and 1 more %s, with %s", noun, words.Plural(b.Failures, "failed attempt"))
 	}
 	lo, hi := rest[0].Failures, rest[0].Failures
 	for _, b := range rest {
@@ -48,7 +50,7 @@ func restOfBackends(rest []Backend) string {
 	}
 	attempts := fmt.Sprintf("%d–%d failed attempts each", lo, hi)
 	if lo == hi {
-		attempts = fmt.Sprintf("%s each", plural(lo, "failed attempt"))
+		attempts = fmt.Sprintf("%s each", words.Plural(lo, "failed attempt"))
 	}
 	roles := strings.TrimPrefix(backendsHeading(rest), "Backends ")
 	return fmt.Sprintf("and %d more backends %s, %s", len(rest), roles, attempts)
@@ -78,10 +80,10 @@ func backendsHeading(bs []Backend) string {
 func backendCounts(b Backend) string {
 	var parts []string
 	if b.FailedRequests > 0 {
-		parts = append(parts, plural(b.FailedRequests, "request"))
+		parts = append(parts, words.Plural(b.FailedRequests, "request"))
 	}
 	if b.Failures > 0 {
-		parts = append(parts, plural(b.Failures, "attempt"))
+		parts = append(parts, words.Plural(b.Failures, "attempt"))
 	}
 	if len(parts) == 0 {
 		return "0 failed"

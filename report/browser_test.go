@@ -152,7 +152,7 @@ func TestBrowserRendersReports(t *testing.T) {
 	must(t, chromedp.Do(browser)) // start the browser once
 
 	for _, name := range append([]string{"hostile-content"}, seedFixtures...) {
-		rep := fixtureReport(t, filepath.Join("..", "fixtures", name))
+		rep := saved(t, name)
 		var buf bytes.Buffer
 		must(t, renderHTML(&buf, rep))
 		page := filepath.Join(shots, name+".html")

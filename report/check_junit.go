@@ -5,16 +5,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/readygap/readygap/classify"
 )
 
-// JUnit XML, as CI systems read it (Jenkins, GitLab, GitHub test
+// JUnitSuites is a check report as JUnit XML, as CI systems read it (Jenkins, GitLab, GitHub test
 // reporters): one test suite per cause, one test case per workload and
 // static check. A case fails when the check found a risk at or above the
 // report's fail-on severity; a risk below it passes with its text in
 // system-out, so that the report and the exit code agree.
-type junitSuites struct {
+type JUnitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
@@ -63,7 +61,6 @@ type junitFailure struct {
 // escape a CI page shows as one, so a control or invisible character would
 // reach the reader raw.
 func renderJUnit(w io.Writer, rep *CheckReport) error {
-	failOn := classify.Severity(rep.Summary.FailOn)
 	byCase := map[string][]CheckFinding{}
 	for _, f := range rep.Findings {
 		k := f.Rule + "\x00" + f.Workload.String()
@@ -76,19 +73,19 @@ func renderJUnit(w io.Writer, rep *CheckReport) error {
 			notJudged[n.Object.String()] = "not judged: " + n.Reason
 		}
 	}
-	out := junitSuites{Name: "readygap check"}
-	for _, c := range classify.Causes() {
-		if len(c.Checks) == 0 {
-			continue
-		}
-		suite := junitSuite{Name: c.ID}
-		for _, sc := range c.Checks {
-			rule := c.ID + "/" + sc.ID
+	out := JUnitSuites{Name: "readygap check"}
+	// One suite per cause, one case per check and workload, in the rules'
+	// order (rep.Checks lists each cause's checks together).
+	for i := 0; i < len(rep.Checks); {
+		cause := rep.Checks[i].Cause
+		suite := junitSuite{Name: Sanitize(cause)}
+		for ; i < len(rep.Checks) && rep.Checks[i].Cause == cause; i++ {
+			rule := rep.Checks[i].Rule
 			for _, wl := range workloads {
-				tc := junitCase{Name: Sanitize(wl.String()), Classname: rule, File: Sanitize(wl.File), Line: wl.Line}
+				tc := junitCase{Name: Sanitize(wl.String()), Classname: Sanitize(rule), File: Sanitize(wl.File), Line: wl.Line}
 				for _, f := range byCase[rule+"\x00"+wl.String()] {
 					text := sanitizeLines(junitText(f))
-					if failOn.Rank() > 0 && classify.Severity(f.Severity).Rank() >= failOn.Rank() {
+					if f.Fails {
 						if tc.Failure == nil {
 							tc.Failure = &junitFailure{Message: Sanitize(f.Title), Type: f.Severity}
 							tc.File, tc.Line = Sanitize(f.Object.File), f.Object.Line
@@ -115,7 +112,7 @@ func renderJUnit(w io.Writer, rep *CheckReport) error {
 		out.Failures += suite.Failures
 		out.Suites = append(out.Suites, suite)
 	}
-	if nj := junitNotJudged(rep, failOn); len(nj.Cases) > 0 || nj.SystemErr != "" {
+	if nj := junitNotJudged(rep); len(nj.Cases) > 0 || nj.SystemErr != "" {
 		out.Tests += nj.Tests
 		out.Errors += nj.Errors
 		out.Suites = append(out.Suites, nj)
@@ -139,14 +136,14 @@ const junitNotJudgedSuite = "not_judged"
 // for each input, document or object, in error at or above fail-on (an
 // input not read is an error, a missing Service a warning), skipped below
 // it; the warnings in system-err.
-func junitNotJudged(rep *CheckReport, failOn classify.Severity) junitSuite {
+func junitNotJudged(rep *CheckReport) junitSuite {
 	suite := junitSuite{Name: junitNotJudgedSuite}
 	for _, n := range rep.NotJudged {
 		tc := junitCase{Name: n.Location(), Classname: junitNotJudgedSuite + "/" + n.Kind, File: n.File, Line: n.Line}
 		if n.Object != nil {
 			tc.Name = n.Object.String()
 		}
-		if failOn.Rank() > 0 && classify.Severity(n.Severity).Rank() >= failOn.Rank() {
+		if n.Fails {
 			tc.Error = &junitFailure{Message: n.Reason, Type: n.Kind, Text: strings.Join(append([]string{n.Reason}, n.Missing...), "\nmissing: ")}
 			suite.Errors++
 		} else {

@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-
-	"github.com/readygap/readygap/classify"
 )
 
 // SARIF 2.1.0 (OASIS), the subset readygap writes: one run, the rules of
@@ -29,7 +27,9 @@ const (
 	sarifFingerprint = "readygapFinding/v1"
 )
 
-type sarifLog struct {
+// SARIFLog is a check report as a SARIF 2.1.0 log, as code-scanning
+// pages read it.
+type SARIFLog struct {
 	Schema  string     `json:"$schema"`
 	Version string     `json:"version"`
 	Runs    []sarifRun `json:"runs"`
@@ -141,16 +141,18 @@ type sarifLogicalLocation struct {
 func renderSARIF(w io.Writer, rep *CheckReport) error {
 	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "readygap", InformationURI: sarifInformationURI}}, Results: []sarifResult{}}
 	index := map[string]int{}
-	for i, rc := range classify.StaticChecks() {
-		index[rc.RuleID] = i
+	// The rules' texts come from the report, which may have been saved and
+	// edited: they pass through Sanitize like every other text.
+	for i, rc := range rep.Checks {
+		index[rc.Rule] = i
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{
-			ID:                   rc.RuleID,
-			Name:                 sarifRuleName(rc.RuleID),
-			ShortDescription:     sarifText{rc.Check.Name},
-			FullDescription:      sarifText{rc.Check.Description},
-			Help:                 sarifText{rc.Cause.Name + ": " + rc.Cause.Description + ". This check: " + rc.Check.Description + "."},
+			ID:                   Sanitize(rc.Rule),
+			Name:                 Sanitize(sarifRuleName(rc.Rule)),
+			ShortDescription:     sarifText{Sanitize(rc.Name)},
+			FullDescription:      sarifText{Sanitize(rc.Description)},
+			Help:                 sarifText{Sanitize(rc.CauseName + ": " + rc.CauseDescription + ". This check: " + rc.Description + ".")},
 			DefaultConfiguration: sarifConfiguration{Level: "error"},
-			Properties:           sarifRuleProps{Tags: []string{"kubernetes", "reliability", rc.Cause.ID}},
+			Properties:           sarifRuleProps{Tags: []string{"kubernetes", "reliability", Sanitize(rc.Cause)}},
 		})
 	}
 	relative := false
@@ -198,7 +200,7 @@ func renderSARIF(w io.Writer, rep *CheckReport) error {
 	if relative {
 		run.OriginalURIBaseIDs = map[string]sarifArtifactLocation{sarifSrcRoot: {}}
 	}
-	return writeIndentedJSON(w, sarifLog{Schema: sarifSchemaURI, Version: sarifVersion, Runs: []sarifRun{run}})
+	return writeIndentedJSON(w, SARIFLog{Schema: sarifSchemaURI, Version: sarifVersion, Runs: []sarifRun{run}})
 }
 
 // sarifRuleName is a rule's name in the PascalCase SARIF consumers show:

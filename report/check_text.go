@@ -6,15 +6,16 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
+	"github.com/readygap/readygap/internal/words"
 )
 
-// renderCheckText writes the check report for a person, laid out for width
+// WriteCheckText writes the check report for a person, laid out for width
 // columns (never fewer than minTextWidth): one line of counts, then each
 // finding with its severity, rule, object and file:line, the reason with
 // the numbers, and the fixes with their YAML; then the warnings. Text read
 // from the inputs is sanitized; colours follow the writer (none when it is
 // not a terminal or NO_COLOR is set).
-func renderCheckText(w io.Writer, rep *CheckReport, width int) error {
+func WriteCheckText(w io.Writer, rep *CheckReport, width int) error {
 	width = max(width, minTextWidth)
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }
@@ -69,7 +70,7 @@ func renderCheckText(w io.Writer, rep *CheckReport, width int) error {
 		for _, n := range rep.NotJudged {
 			text := n.Reason
 			if loc := n.Location(); n.Object != nil && loc != "" {
-				text = loc + ": " + capitalized(n.Reason)
+				text = loc + ": " + words.Capitalized(n.Reason)
 			}
 			sev := warnStyle.Render("WARNING")
 			if n.Severity == "error" {
@@ -114,11 +115,11 @@ const checkPatchIndent = "          "
 // severity in how many workloads, from how many objects and inputs.
 func checkHeadline(rep *CheckReport) string {
 	s := rep.Summary
-	from := plural(len(rep.Inputs), "input")
+	from := words.Plural(len(rep.Inputs), "input")
 	if len(rep.Context) > 0 {
 		from += fmt.Sprintf(", %d of them context", len(rep.Context))
 	}
-	read := fmt.Sprintf("%s in %s (%s from %s)", plural(s.Workloads, "workload"), inputsText(rep), plural(s.Objects, "object"), from)
+	read := fmt.Sprintf("%s in %s (%s from %s)", words.Plural(s.Workloads, "workload"), inputsText(rep), words.Plural(s.Objects, "object"), from)
 	var gaps []string
 	if s.Unreadable > 0 {
 		what := "1 input or document"
@@ -128,7 +129,7 @@ func checkHeadline(rep *CheckReport) string {
 		gaps = append(gaps, what+" not read")
 	}
 	if s.NotJudged > 0 {
-		gaps = append(gaps, plural(s.NotJudged, "object")+" without the Service, Ingress or Gateway it needs")
+		gaps = append(gaps, words.Plural(s.NotJudged, "object")+" without the Service, Ingress or Gateway it needs")
 	}
 	var out string
 	switch {
@@ -139,12 +140,12 @@ func checkHeadline(rep *CheckReport) string {
 	default:
 		var counts []string
 		if s.Errors > 0 {
-			counts = append(counts, plural(s.Errors, "error"))
+			counts = append(counts, words.Plural(s.Errors, "error"))
 		}
 		if s.Warnings > 0 {
-			counts = append(counts, plural(s.Warnings, "warning"))
+			counts = append(counts, words.Plural(s.Warnings, "warning"))
 		}
-		out = fmt.Sprintf("%s (%s) in %d of %s", plural(len(rep.Findings), "risk"), strings.Join(counts, ", "), s.AtRisk, read)
+		out = fmt.Sprintf("%s (%s) in %d of %s", words.Plural(len(rep.Findings), "risk"), strings.Join(counts, ", "), s.AtRisk, read)
 		if len(gaps) > 0 {
 			out += "; not judged in full: " + strings.Join(gaps, ", ")
 		}

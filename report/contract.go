@@ -1,3 +1,16 @@
+// Package report is readygap's versioned JSON contract and the renderers
+// that draw it: Report (schema readygap/v1, documented in docs/json.md) for
+// analyze and triage, written as text, Markdown, HTML or JSON by Write;
+// CheckReport (readygap-check/v1, docs/check.md) for check, written as
+// text, JSON, SARIF or JUnit by WriteCheck. One registry of output formats
+// serves both and their --output flags.
+//
+// A report carries everything its renderers draw — the causes' and
+// checks' names, the lanes' states, the outcome series — so that a report
+// decoded from its JSON is drawn byte for byte as the command drew it
+// (readygap render). The package imports none of sources, correlate or
+// classify: package pipeline builds reports from an analysis. Text from
+// the inputs is untrusted in every format (Sanitize).
 package report
 
 import "time"
@@ -65,7 +78,9 @@ type Unread struct {
 type Coverage struct {
 	// Kind is request_logs, events, objects, controller_logs or
 	// health_checks.
-	Kind    string    `json:"kind"`
+	Kind string `json:"kind"`
+	// Name is the kind for a reader: "request logs".
+	Name    string    `json:"name"`
 	Files   int       `json:"files"`
 	Records int       `json:"records"`
 	First   time.Time `json:"first,omitzero"`
@@ -81,11 +96,26 @@ type Window struct {
 	// Empty says that no record with a time fell inside the window.
 	Empty bool `json:"empty"`
 	// DataFirst and DataLast bound the times of every record, inside the
-	// window or not; set only when Empty, and left out when they could not
-	// be found (standard input is read once).
+	// window or not (ALB objects skipped by their name count by the
+	// interval it gives); set only when Empty, and left out when no record
+	// has a time.
 	DataFirst time.Time `json:"data_first,omitzero"`
 	DataLast  time.Time `json:"data_last,omitzero"`
 }
+
+// The verdicts of a report (Summary.Verdict).
+const (
+	// VerdictIncident: the analysis found at least one incident.
+	VerdictIncident = "incident"
+	// VerdictNoIncident: a request log was read, it covers every rollout
+	// the other sources show, and the load balancer generated no run of
+	// errors in it.
+	VerdictNoIncident = "no_incident"
+	// VerdictCannotJudge: what was read cannot tell (no request log, a
+	// request log that misses the rollout, an incomplete bundle);
+	// Summary.CannotJudge says why. Incidents found are still listed.
+	VerdictCannotJudge = "cannot_judge"
+)
 
 // Summary is the report at a glance.
 type Summary struct {
@@ -165,7 +195,12 @@ type Incident struct {
 	DurationSeconds float64   `json:"duration_seconds"`
 	Cause           string    `json:"cause"`
 	Variant         string    `json:"variant,omitempty"`
-	Confidence      string    `json:"confidence"`
+	// CauseName and VariantName are the cause's and the variant's names for
+	// a reader, from the rules' registry: a renderer draws them from the
+	// report alone.
+	CauseName   string `json:"cause_name"`
+	VariantName string `json:"variant_name,omitempty"`
+	Confidence  string `json:"confidence"`
 	// Rollout is the id of the rollout the incident belongs to, if any.
 	Rollout string `json:"rollout,omitempty"`
 	// Trigger says what deleted the pods of a termination race: rollout,

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/readygap/readygap/internal/words"
 )
 
 // htmlBaseStyle is the page's CSS without the palette: readable from a
@@ -358,7 +360,7 @@ func newHTMLPage(rep *Report) *htmlPage {
 	names := newSourceNames(rep.Inputs)
 	p := &htmlPage{Policy: htmlPolicy, Style: template.CSS(htmlStyle), Script: template.JS(htmlScript),
 		Count: len(rep.Incidents), Charts: newCharts(rep), Data: dataText(rep)}
-	p.Sub = "From " + plural(len(rep.Inputs), "input") + "; times are UTC."
+	p.Sub = "From " + words.Plural(len(rep.Inputs), "input") + "; times are UTC."
 	verdict, rest := headline(rep)
 	p.Headline = verdict + " " + Sanitize(strings.TrimSuffix(rest, "."))
 	p.CannotJudge = s.Verdict == VerdictCannotJudge
@@ -402,14 +404,8 @@ func newHTMLPage(rep *Report) *htmlPage {
 		}
 		p.Inputs = append(p.Inputs, htmlInput{Name: breakable(names.short(in.Name)), Format: Sanitize(in.Format), Range: r, Records: in.Records, Skipped: in.Skipped})
 	}
-	caveat := map[string]bool{}
-	for _, c := range s.Caveats {
-		caveat[c] = true
-	}
 	for _, w := range rep.Warnings {
-		if !caveat[w] {
-			p.Warnings = append(p.Warnings, breakable(Sanitize(w)))
-		}
+		p.Warnings = append(p.Warnings, breakable(Sanitize(w)))
 	}
 	return p
 }
@@ -417,24 +413,24 @@ func newHTMLPage(rep *Report) *htmlPage {
 // newHTMLIncident prepares the i-th incident for the page.
 func newHTMLIncident(rep *Report, i int, in Incident, names *sourceNames, changes []htmlChange) htmlIncident {
 	h := htmlIncident{N: i + 1, ID: "incident-" + strconv.Itoa(i+1), Failed: in.FailedRequests,
-		Cause: causeName(in.Cause), CauseID: Sanitize(in.Cause), VariantID: Sanitize(in.Variant), Confidence: Sanitize(in.Confidence),
+		Cause: causeName(in), CauseID: Sanitize(in.Cause), VariantID: Sanitize(in.Variant), Confidence: Sanitize(in.Confidence),
 		Cut: Sanitize(in.Cut), Summary: breakable(Sanitize(in.Summary)), Start: clock(in.Start), Duration: durationText(in.DurationSeconds),
 		FailedText:      failedText(in.FailedRequests, in.LoggedFailedRequests, in.HiddenFailures, statusText(in.StatusCounts)),
 		BackendsHeading: backendsHeading(in.Backends),
 		Window: fmt.Sprintf("%s – %s UTC on %s (%s)", clock(in.Start), clock(in.End), in.Start.UTC().Format("2006-01-02"),
-			roundSpan(time.Duration(in.DurationSeconds*float64(time.Second))))}
+			words.RoundSpan(time.Duration(in.DurationSeconds*float64(time.Second))))}
 	if in.Variant != "" {
-		h.Variant = Sanitize(variantName(in.Cause, in.Variant))
+		h.Variant = variantName(in)
 	}
 	if in.Trigger != "" && in.Trigger != "rollout" && in.Trigger != "unknown" {
 		h.Trigger = "triggered by " + strings.ReplaceAll(Sanitize(in.Trigger), "_", " ")
 	}
 	if in.Rate != nil {
 		h.Rate = fmt.Sprintf("Spread over %.1f h: %.1f failed requests an hour, %s of requests, on %s.",
-			in.Rate.Hours, in.Rate.PerHour, percent(in.Rate.Share), plural(in.Rate.Backends, "backend"))
+			in.Rate.Hours, in.Rate.PerHour, words.Percent(in.Rate.Share), words.Plural(in.Rate.Backends, "backend"))
 	}
 	for _, to := range in.Timeouts {
-		h.Timeouts = append(h.Timeouts, fmt.Sprintf("%s: %s (%s)", capitalized(Sanitize(to.What)), durationText(to.Seconds), Sanitize(to.Source)))
+		h.Timeouts = append(h.Timeouts, fmt.Sprintf("%s: %s (%s)", words.Capitalized(Sanitize(to.What)), durationText(to.Seconds), Sanitize(to.Source)))
 	}
 	shown, rest := tableBackends(in.Backends)
 	h.Backends, h.MoreBackends = newHTMLBackends(shown), newHTMLBackends(rest)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -15,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/internal/golden"
+	"github.com/readygap/readygap/internal/words"
 )
 
 // seedFixtures are the recreated seed incidents whose HTML structure is pinned
@@ -24,7 +23,6 @@ import (
 var seedFixtures = []string{"gke-neg-zone-move", "eks-alb-no-gate", "nginx-wrong-probe-port", "eks-alb-termination-race", "eks-alb-large"}
 
 // fixtureReport analyzes the fixture folder dir and returns its report.
-func fixtureReport(tb testing.TB, dir string) *Report { return analyze(tb, dir) }
 
 // TestRenderHTMLGolden renders each seed fixture as HTML and compares a
 // structural summary (headings, lanes with their segments and markers, shaded
@@ -33,7 +31,7 @@ func fixtureReport(tb testing.TB, dir string) *Report { return analyze(tb, dir) 
 func TestRenderHTMLGolden(t *testing.T) {
 	for _, name := range seedFixtures {
 		t.Run(name, func(t *testing.T) {
-			got := htmlStructure(t, render(t, HTML, analyze(t, fixture(name))))
+			got := htmlStructure(t, render(t, HTML, saved(t, name)))
 			golden.Assert(t, filepath.Join("testdata", name+".html.golden"), []byte(got))
 			if !strings.Contains(got, "windows: lanes=") || strings.Contains(got, "windows: lanes=0 ") {
 				t.Errorf("no shaded incident window:\n%s", got)
@@ -178,17 +176,21 @@ var (
 	reTagStart = regexp.MustCompile(`<[a-zA-Z]`)
 )
 
-// TestRenderHTMLHostileContent renders fixtures/hostile-content — request
+// TestRenderHTMLHostileContent renders the report of fixtures/hostile-content — request
 // paths, user agents, event messages and node names carrying <script>,
 // quotes, </svg>, </title> and control characters, and pod names of 253
 // characters — from a folder whose own name is hostile, and checks that all
 // of it arrives as inert text.
 func TestRenderHTMLHostileContent(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "in<script>alert('dir')</script>\"\x1b[31m</title>")
-	copyDir(t, filepath.Join("..", "fixtures", "hostile-content"), dir)
+	// The saved report read the fixture from its own folder: name it as
+	// read from the hostile one.
+	dir := "in<script>alert('dir')</script>\"\x1b[31m</title>"
+	rep := saved(t, "hostile-content")
+	for i := range rep.Inputs {
+		rep.Inputs[i].Name = filepath.Join(dir, rep.Inputs[i].Name)
+	}
 
 	// The hostile text must reach the report, or this test proves nothing.
-	rep := fixtureReport(t, dir)
 	var all strings.Builder
 	enc := json.NewEncoder(&all)
 	enc.SetEscapeHTML(false)
@@ -257,25 +259,12 @@ func TestRenderHTMLHostileContent(t *testing.T) {
 	}
 }
 
-// copyDir copies the files of src (one level) into a new folder dst.
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	must(t, os.MkdirAll(dst, 0o755))
-	entries, err := os.ReadDir(src)
-	must(t, err)
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		must(t, err)
-		must(t, os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644))
-	}
-}
-
 // TestHTMLChartsScale draws a synthetic rollout of 50 pods over a 2-hour
 // input with a marker storm and checks the limits that keep it readable:
 // the whole span drawn, at most maxBars bars, at most maxHTMLLanes rows of
 // at least 14 px on a phone, and capped markers.
 func TestHTMLChartsScale(t *testing.T) {
-	rep := largeRollout(t)
+	rep := saved(t, "large-rollout")
 	for i := range rep.Lanes {
 		for k := 0; k < 300; k++ {
 			rep.Lanes[i].Markers = append(rep.Lanes[i].Markers, Marker{Time: rep.Summary.First.Add(time.Hour + time.Duration(k)*time.Second), Kind: "probe_failed", Text: "Readiness probe failed"})
@@ -308,7 +297,7 @@ func TestHTMLChartsScale(t *testing.T) {
 
 // BenchmarkRenderHTMLLargest renders the largest fixture's report, built once.
 func BenchmarkRenderHTMLLargest(b *testing.B) {
-	rep := fixtureReport(b, filepath.Join("..", "fixtures", "eks-alb-large"))
+	rep := saved(b, "eks-alb-large")
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := renderHTML(io.Discard, rep); err != nil {
@@ -329,7 +318,7 @@ func TestRenderHTMLNeutralisesBidiControls(t *testing.T) {
 	must(t, renderHTML(&buf, rep))
 	page := buf.String()
 	for _, r := range page {
-		if unsafeRune(r) && r != '\n' && r != '\t' {
+		if UnsafeRune(r) && r != '\n' && r != '\t' {
 			t.Fatalf("raw %U in the page", r)
 		}
 	}
@@ -400,7 +389,7 @@ func TestLegendNamesWhatIsDrawn(t *testing.T) {
 		"st-terminating": "terminating", "m-attach": "registered / NEG attach", "m-detach": "deregistered / detach",
 		"m-gate": "readiness gate", "m-fail": "probe failed", "m-stop": "killed / deleted"}
 	for _, name := range append([]string{"nginx-probe-fixed"}, seedFixtures...) {
-		page := render(t, HTML, analyze(t, fixture(name)))
+		page := render(t, HTML, saved(t, name))
 		start := strings.Index(page, `<svg class="chart" id="lanes"`)
 		end := strings.Index(page[start:], "</svg></div>") + start
 		lanes := page[start:end]
@@ -423,7 +412,7 @@ func TestLegendNamesWhatIsDrawn(t *testing.T) {
 // one more leaves the last out) and folds the rest into a table of their
 // own, under a line that counts them.
 func TestHTMLBackendsTableIsBounded(t *testing.T) {
-	for _, n := range []int{maxTableBackends, maxTableBackends + 1, maxTableBackends + 3} {
+	for _, n := range []int{MaxTableBackends, MaxTableBackends + 1, MaxTableBackends + 3} {
 		in := Incident{ID: "incident-1", Start: day0, End: day0.Add(time.Minute), DurationSeconds: 60, Cause: "termination_race", Confidence: "high", FailedRequests: n}
 		for i := 0; i < n; i++ {
 			in.Backends = append(in.Backends, Backend{IP: fmt.Sprintf("10.0.0.%d", i+1), Pod: fmt.Sprintf("web-old1-p%04d", i), Role: "old", Failures: 1, FailedRequests: 1})
@@ -431,8 +420,8 @@ func TestHTMLBackendsTableIsBounded(t *testing.T) {
 		page := strings.ReplaceAll(render(t, HTML, &Report{Schema: SchemaVersion, Incidents: []Incident{in}, Summary: Summary{Incidents: 1, FailedRequests: n}}), "<wbr>", "")
 		sec := page[strings.Index(page, `<section class="incident"`):]
 		shown, more := len(reRow.FindAllString(tableOf(sec, "backends stack"), -1)), len(reRow.FindAllString(foldedOf(sec), -1))
-		if shown != min(n, maxTableBackends) || more != n-shown {
-			t.Errorf("%d backends: %d shown, %d folded; want %d shown and the rest folded", n, shown, more, min(n, maxTableBackends))
+		if shown != min(n, MaxTableBackends) || more != n-shown {
+			t.Errorf("%d backends: %d shown, %d folded; want %d shown and the rest folded", n, shown, more, min(n, MaxTableBackends))
 		}
 		for i := 0; i < n; i++ {
 			if pod := fmt.Sprintf("web-old1-p%04d", i); !strings.Contains(sec, pod) {
@@ -464,10 +453,10 @@ func TestHTMLLaneTitleBoundsCandidates(t *testing.T) {
 			t.Fatalf("%d candidates: no lane title names them", n)
 		}
 		title := html.UnescapeString(m[1])
-		if want := classify.SomePods(pods); !strings.Contains(title, "one of the pods "+want+" (") {
+		if want := words.SomePods(pods); !strings.Contains(title, "one of the pods "+want+" (") {
 			t.Errorf("%d candidates: title %q, want them as %q", n, title, want)
 		}
-		if last := pods[n-1]; strings.Contains(title, last) != (classify.SomePods(pods) == strings.Join(pods, ", ")) {
+		if last := pods[n-1]; strings.Contains(title, last) != (words.SomePods(pods) == strings.Join(pods, ", ")) {
 			t.Errorf("%d candidates: the last, %s, named %v in %q", n, last, strings.Contains(title, last), title)
 		}
 	}

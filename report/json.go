@@ -190,4 +190,4 @@ func appendJSONEscape(out []byte, r rune) []byte {
 // jsonRaw says whether r is an unsafe rune that encoding/json writes raw:
 // DEL, the C1 controls and the invisible characters (it escapes the C0
 // controls and the line separators itself).
-func jsonRaw(r rune) bool { return r >= 0x7f && unsafeRune(r) }
+func jsonRaw(r rune) bool { return r >= 0x7f && UnsafeRune(r) }

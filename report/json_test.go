@@ -22,7 +22,7 @@ func TestJSONIndenterMatchesIndent(t *testing.T) {
 		nil,
 		map[string]any{"a": []any{}, "b": map[string]any{}, "c": []any{map[string]any{}, []any{[]any{}}, 1, true, nil}},
 		map[string]any{`k{"[\\`: `v}]",:\"\\\\`, "x": []string{`\"`, `\\`, `{`, `,:`, `é😀<&>`}},
-		analyze(t, fixture("nginx-wrong-probe-port")),
+		saved(t, "nginx-wrong-probe-port"),
 	}
 	for i, doc := range docs {
 		want, err := json.MarshalIndent(doc, "", jsonIndent)

@@ -126,9 +126,6 @@ func collapseLanes(rep *Report, quantum time.Duration, mergeInvolved bool) *lane
 	for _, l := range rep.Lanes {
 		states := l.States
 		if len(states) == 0 {
-			states = laneStates(l, from, to)
-		}
-		if len(states) == 0 {
 			continue
 		}
 		// A ReplicaSet is one group; bare IPs are grouped by their role.
@@ -330,7 +327,7 @@ func failedIn(s *Series, from, to time.Time) int {
 		if !t.Before(to) {
 			break
 		}
-		n += lbFailed(rows[i])
+		n += LBFailed(rows[i])
 	}
 	return n
 }

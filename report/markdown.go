@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/readygap/readygap/internal/words"
 )
 
 // Mermaid chart bounds: a gantt chart draws every state of every lane on a
@@ -58,17 +60,7 @@ func renderMarkdown(w io.Writer, rep *Report) error {
 	if rep.PrunedObjects > 0 {
 		fmt.Fprintf(&b, "\n%d ALB log objects outside the time window were not read.\n", rep.PrunedObjects)
 	}
-	caveat := map[string]bool{}
-	for _, c := range rep.Summary.Caveats {
-		caveat[c] = true
-	}
-	var warnings []string
-	for _, w := range rep.Warnings {
-		if !caveat[w] {
-			warnings = append(warnings, w)
-		}
-	}
-	if len(warnings) > 0 {
+	if warnings := rep.Warnings; len(warnings) > 0 {
 		b.WriteString("\n#### Warnings\n\n")
 		for _, w := range warnings {
 			fmt.Fprintf(&b, "- %s\n", mdText(w))
@@ -185,10 +177,10 @@ func writeIncidentMarkdown(b *strings.Builder, rep *Report, i int, in Incident, 
 	}
 	if in.Rate != nil {
 		fmt.Fprintf(b, "- **Rate:** %.1f failed requests an hour over %.1f h, %s of requests, on %s\n",
-			in.Rate.PerHour, in.Rate.Hours, percent(in.Rate.Share), plural(in.Rate.Backends, "backend"))
+			in.Rate.PerHour, in.Rate.Hours, words.Percent(in.Rate.Share), words.Plural(in.Rate.Backends, "backend"))
 	}
 	for _, to := range in.Timeouts {
-		fmt.Fprintf(b, "- **%s:** %s (%s)\n", mdText(capitalized(to.What)), durationText(to.Seconds), mdText(to.Source))
+		fmt.Fprintf(b, "- **%s:** %s (%s)\n", mdText(words.Capitalized(to.What)), durationText(to.Seconds), mdText(to.Source))
 	}
 	if in.Summary != "" {
 		fmt.Fprintf(b, "\n%s\n", mdText(in.Summary))
@@ -227,7 +219,7 @@ func writeIncidentMarkdown(b *strings.Builder, rep *Report, i int, in Incident, 
 			if !e.Time.IsZero() {
 				where = clockOf(e.Time) + " " + where
 			}
-			fmt.Fprintf(b, "- %s — %s\n", where, mdInline(Sanitize(e.Text)))
+			fmt.Fprintf(b, "- %s — %s\n", where, MdInline(Sanitize(e.Text)))
 		}
 		b.WriteString("\n")
 	}
@@ -283,8 +275,8 @@ func mermaidGantt(rep *Report) string {
 			for _, s := range l.States {
 				// Every state gets at least a quantum, to be visible however
 				// short; a state after a widened one starts where it ends.
-				start := maxTime(s.From, prevEnd)
-				end := maxTime(s.To, start.Add(quantum))
+				start := words.MaxTime(s.From, prevEnd)
+				end := words.MaxTime(s.To, start.Add(quantum))
 				sec.tasks = append(sec.tasks, fmt.Sprintf("    %s :%s%s, %s", names[s.State], tags[s.State], start.UTC().Format(layout), end.UTC().Format(layout)))
 				prevEnd = end
 			}
@@ -308,11 +300,11 @@ func mermaidGantt(rep *Report) string {
 		}
 	}
 	if v.Omitted > 0 {
-		fmt.Fprintf(&b, "%%%% %s more not drawn\n", plural(v.Omitted, "backend"))
+		fmt.Fprintf(&b, "%%%% %s more not drawn\n", words.Plural(v.Omitted, "backend"))
 	}
 	b.WriteString("```\n")
 	if v.Omitted > 0 {
-		fmt.Fprintf(&b, "\n%s more not drawn; the JSON report lists every lane.\n", plural(v.Omitted, "backend"))
+		fmt.Fprintf(&b, "\n%s more not drawn; the JSON report lists every lane.\n", words.Plural(v.Omitted, "backend"))
 	}
 	return b.String()
 }
@@ -393,19 +385,19 @@ const mdEscaped = "\\`*_[]<>!|~&@#$"
 func mdText(s string) string {
 	s = Sanitize(s)
 	if n := orderedMarker(s); n > 0 {
-		return s[:n] + "\\" + mdInline(s[n:])
+		return s[:n] + "\\" + MdInline(s[n:])
 	}
 	if s != "" && strings.IndexByte("-+=", s[0]) >= 0 {
-		return "\\" + mdInline(s)
+		return "\\" + MdInline(s)
 	}
-	return mdInline(s)
+	return MdInline(s)
 }
 
-// mdInline escapes sanitized text for the inside of a Markdown line: markup
+// MdInline escapes sanitized text for the inside of a Markdown line: markup
 // characters are backslash-escaped, and the two patterns GitHub turns into
 // links without any markup, "scheme://" and "www.", are broken by escaping
 // their ':' or '.'.
-func mdInline(s string) string {
+func MdInline(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -439,7 +431,7 @@ func orderedMarker(s string) int {
 
 // mdCell escapes untrusted text for a Markdown table cell, where no block
 // starts.
-func mdCell(s string) string { return mdInline(Sanitize(s)) }
+func mdCell(s string) string { return MdInline(Sanitize(s)) }
 
 // mdCode puts a source reference in a code span, where nothing is markup;
 // backticks, which would end the span, become quotes. Empty stays empty.

@@ -17,7 +17,7 @@ import (
 func TestRenderMarkdownGolden(t *testing.T) {
 	for _, name := range textFixtures {
 		t.Run(name, func(t *testing.T) {
-			rep := analyze(t, fixture(name))
+			rep := saved(t, name)
 			md := render(t, Markdown, rep)
 			golden.Assert(t, filepath.Join("testdata", name+".md"), []byte(md))
 			first := strings.Index(md, "\n### ")
@@ -47,7 +47,7 @@ func TestRenderMarkdownGolden(t *testing.T) {
 func TestMarkdownWithoutIncidentKeepsEveryCount(t *testing.T) {
 	start := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
 	rep := &Report{Summary: Summary{Requests: 1234, AppErrors: 17, First: start, Last: start.Add(time.Minute)},
-		Series: &Series{Start: start, StepSeconds: 60, Columns: seriesColumns, Values: [][]int{{1200, 17, 0, 0, 0, 0, 0, 0, 9}}}}
+		Series: &Series{Start: start, StepSeconds: 60, Columns: SeriesColumns, Values: [][]int{{1200, 17, 0, 0, 0, 0, 0, 0, 9}}}}
 	for _, f := range []Format{Markdown, Text} {
 		out := render(t, f, rep)
 		for _, want := range []string{"No incident", "1234 requests", "17 application 5xx", "9 requests outside incidents failed on a first attempt"} {
@@ -71,7 +71,7 @@ var (
 func TestMermaidTasksNeverOverlap(t *testing.T) {
 	const layout = "2006-01-02T15:04:05.000"
 	for _, name := range append(textFixtures, "eks-alb-large", "hostile-content") {
-		md := render(t, Markdown, analyze(t, fixture(name)))
+		md := render(t, Markdown, saved(t, name))
 		i := strings.Index(md, "```mermaid\n")
 		if i < 0 {
 			t.Fatalf("%s: no Mermaid chart", name)
@@ -122,13 +122,13 @@ func TestMermaidTasksNeverOverlap(t *testing.T) {
 // bound on each side: maxTableBackends rows, then one line for the rest.
 func TestMarkdownBoundsBackends(t *testing.T) {
 	for n, rest := range map[int]string{
-		maxTableBackends:     "",
-		maxTableBackends + 1: "\n…and 1 more old backend, with 1 failed attempt; the JSON report lists every one.\n",
-		maxTableBackends + 2: "\n…and 2 more backends (2 old), 1 failed attempt each; the JSON report lists every one.\n",
+		MaxTableBackends:     "",
+		MaxTableBackends + 1: "\n…and 1 more old backend, with 1 failed attempt; the JSON report lists every one.\n",
+		MaxTableBackends + 2: "\n…and 2 more backends (2 old), 1 failed attempt each; the JSON report lists every one.\n",
 	} {
 		md := render(t, Markdown, boundsReport(n, n))
 		more := rest != "" && strings.Contains(md, rest)
-		if rows := strings.Count(md, "\n| old | "); rows != maxTableBackends || more != (rest != "") || (rest == "" && strings.Contains(md, "…and ")) {
+		if rows := strings.Count(md, "\n| old | "); rows != MaxTableBackends || more != (rest != "") || (rest == "" && strings.Contains(md, "…and ")) {
 			t.Errorf("%d backends: %d rows, the line for the rest %q present %v:\n%s", n, rows, rest, more, md)
 		}
 	}

@@ -37,15 +37,15 @@ type outcome struct {
 // axis, then the application's 5xx, requests a retry rescued, and ok. They
 // are the series columns, so the chart counts what the verdict counts.
 var outcomes = []outcome{
-	{colNoBackend, "o-nobackend", oiVermillion, "no backend"},
-	{colRefused, "o-refused", oiOrange, "refused"},
-	{colUnreachable, "o-unreachable", oiBlue, "unreachable"},
-	{colClosed, "o-closed", oiSkyBlue, "closed / reset"},
-	{colTimeout, "o-timeout", oiBluishGreen, "timeout"},
-	{colOther, "o-other", oiBlack, "other LB/proxy error"},
-	{colApp, "o-app", oiReddishPurple, "app 5xx (the backend's own)"},
-	{colHidden, "o-hidden", oiYellow, "failed attempt, rescued by a retry"},
-	{colOK, "o-ok", greyOK, "ok"},
+	{ColNoBackend, "o-nobackend", oiVermillion, "no backend"},
+	{ColRefused, "o-refused", oiOrange, "refused"},
+	{ColUnreachable, "o-unreachable", oiBlue, "unreachable"},
+	{ColClosed, "o-closed", oiSkyBlue, "closed / reset"},
+	{ColTimeout, "o-timeout", oiBluishGreen, "timeout"},
+	{ColOther, "o-other", oiBlack, "other LB/proxy error"},
+	{ColApp, "o-app", oiReddishPurple, "app 5xx (the backend's own)"},
+	{ColHidden, "o-hidden", oiYellow, "failed attempt, rescued by a retry"},
+	{ColOK, "o-ok", greyOK, "ok"},
 }
 
 // roleColours are the lane colours of ReplicaSets by the role of their

@@ -43,7 +43,7 @@ func TestREADMEExampleIsTheOutput(t *testing.T) {
 	}
 	end += start
 	var buf bytes.Buffer
-	must(t, renderTextWidth(&buf, analyze(t, fixture(readmeExampleFixture)), defaultTextWidth))
+	must(t, WriteText(&buf, saved(t, readmeExampleFixture), DefaultTextWidth))
 	out := buf.String()
 	// The report names its inputs relative to the working directory: the
 	// README's command runs from the repository's root.

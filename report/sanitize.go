@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// unsafeRune reports whether r must never reach a reader raw: control
+// UnsafeRune reports whether r must never reach a reader raw: control
 // characters (C0, DEL and C1, including ESC, which starts terminal escape
 // sequences), the line and paragraph separators, and every character
 // Unicode draws as nothing or as a blank where it is not expected
@@ -15,7 +15,7 @@ import (
 // the text around them so that a log line reads as something else, and the
 // zero-width and filler characters that make one pod name or path look
 // like another.
-func unsafeRune(r rune) bool {
+func UnsafeRune(r rune) bool {
 	if r < 0x80 {
 		return r < 0x20 || r == 0x7f
 	}
@@ -48,7 +48,7 @@ var invisibleRunes = []*unicode.RangeTable{unicode.Cf, unicode.Variation_Selecto
 func Sanitize(s string) string {
 	clean := true
 	for _, r := range s {
-		if r == utf8.RuneError || unsafeRune(r) {
+		if r == utf8.RuneError || UnsafeRune(r) {
 			clean = false
 			break
 		}
@@ -64,7 +64,7 @@ func Sanitize(s string) string {
 			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case r < 0x80 && unicode.IsControl(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case unsafeRune(r):
+		case UnsafeRune(r):
 			fmt.Fprintf(&b, `\u{%04x}`, r)
 		default:
 			b.WriteString(s[i : i+size])

@@ -49,7 +49,7 @@ func FuzzSanitize(f *testing.F) {
 	f.Add("\u202Eevil")
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, r := range Sanitize(s) {
-			if unsafeRune(r) {
+			if UnsafeRune(r) {
 				t.Fatalf("Sanitize(%q) left rune %U", s, r)
 			}
 		}
@@ -66,7 +66,7 @@ func TestJSONEscapesUnsafeRunes(t *testing.T) {
 	must(t, renderJSON(&b, rep))
 	out := b.String()
 	for _, r := range out {
-		if r != '\n' && unsafeRune(r) {
+		if r != '\n' && UnsafeRune(r) {
 			t.Fatalf("raw %U in JSON output: %s", r, out)
 		}
 	}

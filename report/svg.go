@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/readygap/readygap/classify"
+	"github.com/readygap/readygap/internal/words"
 )
 
 // Geometry of the two charts of the HTML report, in viewBox units. Both
@@ -181,7 +181,7 @@ func newCharts(rep *Report) *svgCharts {
 		to = from.Add(10 * time.Second)
 	}
 	ax := axis{from, to}
-	c := &svgCharts{Width: chartWidth, PlotLeft: plotLeft, PlotRight: plotRight, Span: roundSpan(to.Sub(from))}
+	c := &svgCharts{Width: chartWidth, PlotLeft: plotLeft, PlotRight: plotRight, Span: words.RoundSpan(to.Sub(from))}
 	c.T0, c.T1 = ax.t0.UnixMilli(), ax.t1.UnixMilli()
 	c.Day = ax.t0.UTC().Format("2006-01-02")
 	if d := ax.t1.UTC().Format("2006-01-02"); d != c.Day {
@@ -217,7 +217,7 @@ func newCharts(rep *Report) *svgCharts {
 		}
 		x0, x1 := ax.x(s), ax.x(e)
 		w := svgWindow{X: x0, W: max(x1-x0, 2), Label: "#" + strconv.Itoa(i+1),
-			Title: fmt.Sprintf("Incident %d: %s, %s–%s UTC, %s", i+1, causeName(in.Cause), clock(s), clock(e), plural(in.FailedRequests, "failed request"))}
+			Title: fmt.Sprintf("Incident %d: %s, %s–%s UTC, %s", i+1, causeName(in), clock(s), clock(e), words.Plural(in.FailedRequests, "failed request"))}
 		w.Mid = windowLabelAt(w.X, w.W, w.Label)
 		c.Windows = append(c.Windows, w)
 	}
@@ -374,10 +374,10 @@ func (c *svgCharts) layoutLanes(rep *Report, ax axis) {
 	c.LanesInner = c.LanesHeight - lanesTop + 4
 	var notes []string
 	if collapsed > 0 {
-		notes = append(notes, fmt.Sprintf("%s drawn in the row of one alike at this scale (“+N” in a label; hover over or tap it for the names)", plural(collapsed, "backend")))
+		notes = append(notes, fmt.Sprintf("%s drawn in the row of one alike at this scale (“+N” in a label; hover over or tap it for the names)", words.Plural(collapsed, "backend")))
 	}
 	if v != nil && v.Omitted > 0 {
-		notes = append(notes, fmt.Sprintf("%s not drawn (the JSON report lists every lane)", plural(v.Omitted, "more backend")))
+		notes = append(notes, fmt.Sprintf("%s not drawn (the JSON report lists every lane)", words.Plural(v.Omitted, "more backend")))
 	}
 	c.LanesNote = strings.Join(notes, "; ")
 }
@@ -403,7 +403,7 @@ func groupColours(v *laneView) []string {
 
 // laneTitle is a row's tooltip: names, IP, ReplicaSet and role; for an IP
 // the records cannot tie to one pod, the pods it may have been, a few
-// named and the rest counted as a backend's why does (classify.SomePods).
+// named and the rest counted as a backend's why does (words.SomePods).
 func laneTitle(l viewLane, g laneGroup) string {
 	var parts []string
 	if len(l.Names) == 1 {
@@ -422,7 +422,7 @@ func laneTitle(l viewLane, g laneGroup) string {
 		parts = append(parts, Sanitize(strings.Join(named, ", ")))
 	}
 	if len(l.OneOf) > 0 {
-		parts = append(parts, "one of the pods "+Sanitize(classify.SomePods(l.OneOf))+" (the records cannot tell which)")
+		parts = append(parts, "one of the pods "+Sanitize(words.SomePods(l.OneOf))+" (the records cannot tell which)")
 	}
 	if g.ReplicaSet != "" {
 		parts = append(parts, "ReplicaSet "+Sanitize(g.ReplicaSet))
@@ -441,7 +441,7 @@ func stateSegments(states []LaneState, ax axis, y px, colour string) []svgRect {
 			continue
 		}
 		x0, x1 := ax.x(s.From), ax.x(s.To)
-		title := fmt.Sprintf("%s: %s – %s UTC (%s)", stateName(s.State), clock(s.From), clock(s.To), roundSpan(s.To.Sub(s.From)))
+		title := fmt.Sprintf("%s: %s – %s UTC (%s)", stateName(s.State), clock(s.From), clock(s.To), words.RoundSpan(s.To.Sub(s.From)))
 		if s.To.Equal(s.From) {
 			title = fmt.Sprintf("%s from %s UTC; its end is not in the data", stateName(s.State), clock(s.From))
 		}
@@ -598,16 +598,16 @@ func (c *svgCharts) layoutBars(rep *Report, ax axis) {
 		}
 		if total > 0 {
 			c.Bars = append(c.Bars, svgBucket{Parts: rects, Title: fmt.Sprintf("%s – %s UTC: %s — %s",
-				clock(b.t), clock(b.t.Add(width)), plural(total, "request"), strings.Join(parts, ", "))})
+				clock(b.t), clock(b.t.Add(width)), words.Plural(total, "request"), strings.Join(parts, ", "))})
 		}
 	}
 	for _, v := range []int{0, peak / 2, peak} {
 		c.YTicks = append(c.YTicks, svgTick{At: c.BarsBase - px(float64(v)*scale), Label: strconv.Itoa(v)})
 	}
 	if width == time.Second {
-		c.BarsNote = fmt.Sprintf("Requests per second, stacked by outcome; %s drawn.", plural(len(c.Bars), "bar"))
+		c.BarsNote = fmt.Sprintf("Requests per second, stacked by outcome; %s drawn.", words.Plural(len(c.Bars), "bar"))
 	} else {
-		c.BarsNote = fmt.Sprintf("Requests per %s, stacked by outcome; %s drawn.", roundSpan(width), plural(len(c.Bars), "bar"))
+		c.BarsNote = fmt.Sprintf("Requests per %s, stacked by outcome; %s drawn.", words.RoundSpan(width), words.Plural(len(c.Bars), "bar"))
 	}
 }
 
@@ -622,22 +622,6 @@ func niceCeil(n int) int {
 	}
 }
 
-// roundSpan renders a duration for people: 37 s, 4.5 s, 12 min, 2 h 5 min.
-func roundSpan(d time.Duration) string {
-	switch {
-	case d < 10*time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
-	case d < 2*time.Minute:
-		return strconv.Itoa(int(d.Round(time.Second).Seconds())) + " s"
-	case d < 2*time.Hour:
-		return strconv.Itoa(int(d.Round(time.Minute).Minutes())) + " min"
-	case d < 72*time.Hour:
-		d = d.Round(time.Minute)
-		return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return strconv.Itoa(int(d.Round(24*time.Hour).Hours()/24)) + " days"
-}
-
 // shorten cuts s to n runes by replacing its middle with an ellipsis, keeping
 // the end, where pod names carry their distinguishing hash.
 func shorten(s string, n int) string {
@@ -647,22 +631,4 @@ func shorten(s string, n int) string {
 	}
 	head := (n - 1) / 3
 	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
-}
-
-// firstTime is the first non-zero time of ts.
-func firstTime(ts ...time.Time) time.Time {
-	for _, t := range ts {
-		if !t.IsZero() {
-			return t
-		}
-	}
-	return time.Time{}
-}
-
-// maxTime is the later of a and b.
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }

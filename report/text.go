@@ -11,7 +11,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
-	"github.com/readygap/readygap/classify"
+	"github.com/readygap/readygap/internal/words"
 	"golang.org/x/term"
 )
 
@@ -26,8 +26,8 @@ var (
 
 // Widths of text output.
 const (
-	// defaultTextWidth is the width when the output is not a terminal.
-	defaultTextWidth = 100
+	// DefaultTextWidth is the width when the output is not a terminal.
+	DefaultTextWidth = 100
 	// minTextWidth is the narrowest layout; narrower terminals wrap it.
 	minTextWidth = 80
 	// minFlexWidth is the narrowest a wrapped column may get before a table
@@ -38,47 +38,38 @@ const (
 )
 
 // textWidthOf is the width to lay text out for w: the terminal's when w is
-// one (never under minTextWidth), else defaultTextWidth.
+// one (never under minTextWidth), else DefaultTextWidth.
 func textWidthOf(w io.Writer) int {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
 			return max(cols, minTextWidth)
 		}
 	}
-	return defaultTextWidth
+	return DefaultTextWidth
 }
 
-// causeName is a cause's reader's name, from the rules' registry.
-func causeName(id string) string {
-	if c, ok := classify.CauseByID(id); ok {
-		return c.Name
-	}
-	return id
-}
+// causeName is the incident's cause for a reader: the name the report
+// carries, its id in a report that carries none.
+func causeName(in Incident) string { return Sanitize(words.Or(in.CauseName, in.Cause)) }
 
-// variantName is a variant's reader's name, from the rules' registry.
-func variantName(cause, variant string) string {
-	if c, ok := classify.CauseByID(cause); ok {
-		return c.VariantName(variant)
-	}
-	return variant
-}
+// variantName is the incident's variant for a reader, as causeName.
+func variantName(in Incident) string { return Sanitize(words.Or(in.VariantName, in.Variant)) }
 
 // renderText writes the report for a person at a terminal, laid out for
 // its width. Colours are dropped when w is not a terminal or NO_COLOR is
 // set; untrusted text is sanitized.
 func renderText(w io.Writer, rep *Report) error {
-	return renderTextWidth(w, rep, textWidthOf(w))
+	return WriteText(w, rep, textWidthOf(w))
 }
 
-// renderTextWidth writes the text report laid out for width columns: a
+// WriteText writes the text report laid out for width columns: a
 // summary that fits one screen (counts, the incidents by rollout with their
 // causes in one line each, the changes to make, what changes how to read
 // them), then each incident's key moments, evidence and backends, the
 // changes in full, the lanes and the inputs. Identifiers (IPs, pod names,
 // reasons, file:line) are never cut: cells wrap at spaces, and long file
 // names are shortened by prefixes the report names once.
-func renderTextWidth(w io.Writer, rep *Report, width int) error {
+func WriteText(w io.Writer, rep *Report, width int) error {
 	t := &textOut{w: w, width: max(width, minTextWidth), names: newSourceNames(rep.Inputs), colour: colorprofile.Detect(w, os.Environ()) >= colorprofile.ANSI}
 	t.summary(rep)
 	for i, in := range rep.Incidents {
@@ -208,7 +199,7 @@ func (t *textOut) coverage(rep *Report) {
 	}
 	width := len("controller logs")
 	for _, c := range rep.Summary.Coverage {
-		width = max(width, len(kindName(c.Kind)))
+		width = max(width, len(c.Name))
 	}
 	for _, c := range rep.Summary.Coverage {
 		kind, what := coverageLine(c)
@@ -236,9 +227,9 @@ func (t *textOut) sourceLegend() {
 // causeLine is an incident's cause in one line: name, variant, trigger,
 // confidence, and a cut by the window.
 func causeLine(in Incident) string {
-	s := causeName(in.Cause)
+	s := causeName(in)
 	if in.Variant != "" {
-		s += " (" + Sanitize(variantName(in.Cause, in.Variant)) + ")"
+		s += " (" + variantName(in) + ")"
 	}
 	if in.Trigger != "" && in.Trigger != "rollout" && in.Trigger != "unknown" {
 		s += ", triggered by " + strings.ReplaceAll(Sanitize(in.Trigger), "_", " ")
@@ -323,7 +314,7 @@ func groupByRollout(rep *Report) []rolloutGroup {
 // one found in the traffic alone says so.
 func rolloutTitle(ro Rollout) string {
 	if ro.Workload == "" {
-		return "Rollout found in the " + orText(ro.How, "records") + ", " + rolloutSteps(ro)
+		return "Rollout found in the " + words.Or(ro.How, "records") + ", " + rolloutSteps(ro)
 	}
 	return "Rollout of " + rolloutWorkload(ro) + ", " + rolloutSteps(ro)
 }
@@ -375,15 +366,10 @@ func spanText(rep *Report) string {
 		return "data without times"
 	}
 	end := clockOf(to)
-	if !sameDay(from, to) {
+	if !words.SameDay(from, to) {
 		end = to.UTC().Format(time.DateTime)
 	}
 	return fmt.Sprintf("%s – %s UTC", from.UTC().Format(time.DateTime), end)
-}
-
-// sameDay reports whether a and b fall on one UTC day.
-func sameDay(a, b time.Time) bool {
-	return a.UTC().Format(time.DateOnly) == b.UTC().Format(time.DateOnly)
 }
 
 // dataText says what the data covers: its time span, the requests read,
@@ -391,12 +377,12 @@ func sameDay(a, b time.Time) bool {
 // retries hid.
 func dataText(rep *Report) string {
 	s := rep.Summary
-	parts := []string{spanText(rep), plural(s.Requests, "request")}
+	parts := []string{spanText(rep), words.Plural(s.Requests, "request")}
 	if s.AppErrors > 0 {
 		parts = append(parts, fmt.Sprintf("%d application 5xx (sent by the backends; never an incident)", s.AppErrors))
 	}
 	if hidden := hiddenOutsideIncidents(rep); hidden > 0 {
-		parts = append(parts, fmt.Sprintf("%s outside incidents failed on a first attempt and a retry rescued them", plural(hidden, "request")))
+		parts = append(parts, fmt.Sprintf("%s outside incidents failed on a first attempt and a retry rescued them", words.Plural(hidden, "request")))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -409,7 +395,7 @@ func hiddenOutsideIncidents(rep *Report) int {
 	}
 	n := 0
 	for _, v := range rep.Series.Values {
-		n += v[colHidden]
+		n += v[ColHidden]
 	}
 	return max(n-rep.Summary.HiddenFailures, 0)
 }
@@ -417,7 +403,7 @@ func hiddenOutsideIncidents(rep *Report) int {
 // failedText renders the failed requests of one incident or all of them,
 // with the estimate from sampled logs and the failures retries hid.
 func failedText(failed, logged, hidden int, statuses string) string {
-	s := plural(failed, "failed request")
+	s := words.Plural(failed, "failed request")
 	if statuses != "" {
 		s += " (" + statuses + ")"
 	}
@@ -440,7 +426,7 @@ func (t *textOut) incident(rep *Report, i int, in Incident) {
 	t.para("", head, "  ")
 	if in.Rate != nil {
 		t.para("", fmt.Sprintf("Spread over %.1f h: %.1f failed requests an hour, %s of requests, on %s.",
-			in.Rate.Hours, in.Rate.PerHour, percent(in.Rate.Share), plural(in.Rate.Backends, "backend")), "  ")
+			in.Rate.Hours, in.Rate.PerHour, words.Percent(in.Rate.Share), words.Plural(in.Rate.Backends, "backend")), "  ")
 	}
 	if in.Summary != "" {
 		t.para("", Sanitize(in.Summary), "")
@@ -615,23 +601,13 @@ func (t *textOut) inputs(rep *Report) {
 		default:
 			rng = rangeText(in.First, in.Last)
 		}
-		rows = append(rows, []string{t.names.short(in.Name), in.Format, plural(in.Records, "record"), fmt.Sprintf("%d skipped", in.Skipped), rng})
+		rows = append(rows, []string{t.names.short(in.Name), in.Format, words.Plural(in.Records, "record"), fmt.Sprintf("%d skipped", in.Skipped), rng})
 	}
 	t.tableWhole(rows)
 	if rep.PrunedObjects > 0 {
 		t.line(dimStyle.Render(fmt.Sprintf("%d ALB log objects outside the time window were not read.", rep.PrunedObjects)))
 	}
-	caveat := map[string]bool{}
-	for _, c := range rep.Summary.Caveats {
-		caveat[c] = true
-	}
-	var warnings []string
-	for _, w := range rep.Warnings {
-		if !caveat[w] {
-			warnings = append(warnings, w)
-		}
-	}
-	if len(warnings) > 0 {
+	if warnings := rep.Warnings; len(warnings) > 0 {
 		t.blank()
 		t.heading("Warnings")
 		for _, wn := range warnings {
@@ -645,7 +621,7 @@ func rangeText(first, last time.Time) string {
 	if first.IsZero() {
 		return "-"
 	}
-	if sameDay(first, last) {
+	if words.SameDay(first, last) {
 		return shortTime(first) + " – " + clockOf(last)
 	}
 	return shortTime(first) + " – " + shortTime(last)
@@ -675,7 +651,7 @@ func durationText(s float64) string {
 	case s < 120:
 		return fmt.Sprintf("%.0f s", s)
 	}
-	return roundSpan(time.Duration(s * float64(time.Second)))
+	return words.RoundSpan(time.Duration(s * float64(time.Second)))
 }
 
 // shortTime renders a report time for a person: UTC, to the millisecond.

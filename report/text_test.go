@@ -25,7 +25,7 @@ var textWidths = []int{80, 120}
 func renderTextAt(t testing.TB, rep *Report, width int) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := renderTextWidth(&b, rep, width); err != nil {
+	if err := WriteText(&b, rep, width); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -36,7 +36,7 @@ func renderTextAt(t testing.TB, rep *Report, width int) string {
 // and checks that no line is wider than the terminal.
 func TestRenderTextGolden(t *testing.T) {
 	for _, name := range textFixtures {
-		rep := analyze(t, fixture(name))
+		rep := saved(t, name)
 		for _, width := range textWidths {
 			t.Run(fmt.Sprintf("%s/%d", name, width), func(t *testing.T) {
 				out := renderTextAt(t, rep, width)
@@ -60,7 +60,7 @@ func TestRenderTextGolden(t *testing.T) {
 // name.
 func TestTextKeepsIdentifiersWhole(t *testing.T) {
 	for _, name := range append(textFixtures, "eks-alb-large", "hostile-content") {
-		rep := analyze(t, fixture(name))
+		rep := saved(t, name)
 		var buf bytes.Buffer
 		must(t, renderJSON(&buf, rep))
 		var doc Report // the identifiers as the contract holds them
@@ -215,18 +215,18 @@ func boundsReport(n, named int) *Report {
 // TestTextBoundsLongLists pins the text's bounds on each side: an
 // incident's table lists maxTableBackends backends and counts the rest; a
 // row of alike lanes names up to maxAlikeNamed others and counts more; the
-// lanes an incident names keep a row each up to half of maxTextLanes, and
+// lanes an incident names keep a row each up to half of MaxTextLanes, and
 // share rows past it.
 func TestTextBoundsLongLists(t *testing.T) {
 	for n, rest := range map[int]string{
-		maxTableBackends:     "",
-		maxTableBackends + 1: "and 1 more old backend, with 1 failed attempt; the JSON report lists every one",
-		maxTableBackends + 2: "and 2 more backends (2 old), 1 failed attempt each; the JSON report lists every one",
+		MaxTableBackends:     "",
+		MaxTableBackends + 1: "and 1 more old backend, with 1 failed attempt; the JSON report lists every one",
+		MaxTableBackends + 2: "and 2 more backends (2 old), 1 failed attempt each; the JSON report lists every one",
 	} {
 		out := renderTextAt(t, boundsReport(n, n), 80)
 		line := strings.Join(strings.Fields(out[strings.LastIndex(out, "\n  old "):]), " ")
 		more := rest != "" && strings.Contains(line, rest)
-		if rows := strings.Count(out, "\n  old "); rows != maxTableBackends || more != (rest != "") || (rest == "" && strings.Contains(out, " more ")) {
+		if rows := strings.Count(out, "\n  old "); rows != MaxTableBackends || more != (rest != "") || (rest == "" && strings.Contains(out, " more ")) {
 			t.Errorf("%d backends: %d rows, the line for the rest %q present %v:\n%s", n, rows, rest, more, out)
 		}
 	}
@@ -238,9 +238,9 @@ func TestTextBoundsLongLists(t *testing.T) {
 			t.Errorf("%d alike lanes: the last named %v, counted %v:\n%s", n, !counted, counted, out)
 		}
 	}
-	for _, n := range []int{maxTextLanes / 2, maxTextLanes/2 + 1} {
-		v := buildLaneView(boundsReport(n, n), time.Second, maxTextLanes)
-		if want := map[bool]int{true: 1, false: n}[n > maxTextLanes/2]; v.Rows != want {
+	for _, n := range []int{MaxTextLanes / 2, MaxTextLanes/2 + 1} {
+		v := buildLaneView(boundsReport(n, n), time.Second, MaxTextLanes)
+		if want := map[bool]int{true: 1, false: n}[n > MaxTextLanes/2]; v.Rows != want {
 			t.Errorf("%d lanes an incident names: %d rows, want %d", n, v.Rows, want)
 		}
 	}
@@ -253,7 +253,7 @@ func TestTextBoundsLongLists(t *testing.T) {
 // when the output keeps colours and both are drawn.
 func TestTextLegendNamesWhatIsDrawn(t *testing.T) {
 	for _, name := range append([]string{"nginx-probe-fixed"}, seedFixtures...) {
-		rep := analyze(t, fixture(name))
+		rep := saved(t, name)
 		for _, width := range textWidths {
 			out := renderTextAt(t, rep, width)
 			lanes := out[strings.Index(out, "\nLanes "):]
@@ -285,7 +285,7 @@ func TestTextLegendNamesWhatIsDrawn(t *testing.T) {
 	t.Setenv("CLICOLOR_FORCE", "1")
 	t.Setenv("NO_COLOR", "")
 	for name, want := range map[string]bool{"eks-alb-termination-race": true, "nginx-probe-fixed": true} {
-		if got := strings.Contains(renderTextAt(t, analyze(t, fixture(name)), 120), "new pods blue, old yellow"); got != want {
+		if got := strings.Contains(renderTextAt(t, saved(t, name), 120), "new pods blue, old yellow"); got != want {
 			t.Errorf("%s with colours: the legend names them %v, want %v", name, got, want)
 		}
 	}
@@ -328,14 +328,14 @@ func (w *writeLog) Write(p []byte) (int, error) {
 // whole lines that never hold much more than textFlushBytes, and the first
 // failed write's error.
 func TestTextWrittenInPieces(t *testing.T) {
-	rep := analyze(t, fixture("nginx-wrong-probe-port"))
+	rep := saved(t, "nginx-wrong-probe-port")
 	in := rep.Inputs[0]
 	for i := range 5000 {
 		in.Name = fmt.Sprintf("bundle/node-%04d/ingress-nginx-controller.log", i)
 		rep.Inputs = append(rep.Inputs, in)
 	}
 	w := &writeLog{}
-	must(t, renderTextWidth(w, rep, 100))
+	must(t, WriteText(w, rep, 100))
 	out := w.out.String()
 	if n := strings.Count(out, "node-"); n != 5000 {
 		t.Errorf("%d lines of the 5000 inputs", n)
@@ -352,7 +352,25 @@ func TestTextWrittenInPieces(t *testing.T) {
 		}
 	}
 	failing := &writeLog{failAt: 2}
-	if err := renderTextWidth(failing, rep, 100); err == nil || err.Error() != "disk full" || len(failing.sizes) != 2 {
+	if err := WriteText(failing, rep, 100); err == nil || err.Error() != "disk full" || len(failing.sizes) != 2 {
 		t.Errorf("error %v after %d writes, want the second write's", err, len(failing.sizes))
+	}
+}
+
+// TestSpanAcrossDaysNamesBothDates checks that data spanning midnight is
+// written with the date of each end, in the summary and the lanes.
+func TestSpanAcrossDaysNamesBothDates(t *testing.T) {
+	rep := boundsReport(2, 2)
+	rep.Summary.First = time.Date(2026, 1, 2, 23, 50, 0, 0, time.UTC)
+	rep.Summary.Last = time.Date(2026, 1, 3, 0, 10, 0, 0, time.UTC)
+	out := renderTextAt(t, rep, 100)
+	for _, want := range []string{"2026-01-02 23:50:00 – 2026-01-03 00:10:00 UTC", "Lanes 2026-01-02 23:50:00 → 2026-01-03 00:10:00 UTC"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	rep.Summary.Last = time.Date(2026, 1, 2, 23, 59, 0, 0, time.UTC)
+	if out := renderTextAt(t, rep, 100); !strings.Contains(out, "2026-01-02 23:50:00 – 23:59:00 UTC") || !strings.Contains(out, "Lanes 23:50:00 → 23:59:00 UTC") {
+		t.Errorf("one day: the end's date is repeated:\n%s", out)
 	}
 }

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+	"github.com/readygap/readygap/internal/words"
 )
 
 // Text lanes.
 const (
-	// maxTextLanes bounds the rows of the text lanes; alike lanes share one.
-	maxTextLanes = 24
+	// MaxTextLanes bounds the rows of the text lanes; alike lanes share one.
+	MaxTextLanes = 24
 	// textLabelMin and textLabelMax bound the label column; a longer label
 	// gets a line of its own above its row.
 	textLabelMin = 14
@@ -42,10 +43,10 @@ func (t *textOut) lanes(rep *Report) {
 	// The label column fits the labels of the lanes drawn, which depend on
 	// the column's step: sized from every lane apart, then once more from
 	// the rows drawn when their "+N" labels are wider.
-	labelW := textLabelWidth(buildLaneView(rep, time.Nanosecond, maxTextLanes))
+	labelW := textLabelWidth(buildLaneView(rep, time.Nanosecond, MaxTextLanes))
 	cols := t.width - labelW - 4 // a space, the label, a space and two bars
 	step := max(to.Sub(from)/time.Duration(cols), time.Millisecond)
-	v := buildLaneView(rep, step, maxTextLanes)
+	v := buildLaneView(rep, step, MaxTextLanes)
 	if v == nil || v.Rows == 0 {
 		return
 	}
@@ -53,10 +54,10 @@ func (t *textOut) lanes(rep *Report) {
 		labelW = w
 		cols = t.width - labelW - 4
 		step = max(to.Sub(from)/time.Duration(cols), time.Millisecond)
-		v = buildLaneView(rep, step, maxTextLanes)
+		v = buildLaneView(rep, step, MaxTextLanes)
 	}
 	layout := time.TimeOnly
-	if !sameDay(from, to) {
+	if !words.SameDay(from, to) {
 		layout = time.DateTime
 	}
 	head := fmt.Sprintf(" %s → %s UTC, one column ≈ %s", from.UTC().Format(layout), to.UTC().Format(layout), stepText(step))
@@ -133,7 +134,7 @@ func (t *textOut) lanes(rep *Report) {
 		rows.line(" " + padRight("incidents", labelW) + "  " + marks)
 	}
 	if v.Omitted > 0 {
-		rows.line(dimStyle.Render(fmt.Sprintf("%s more not drawn (the JSON report lists every lane).", plural(v.Omitted, "backend"))))
+		rows.line(dimStyle.Render(fmt.Sprintf("%s more not drawn (the JSON report lists every lane).", words.Plural(v.Omitted, "backend"))))
 	}
 
 	t.para(headingStyle.Render("Lanes")+" ", head, "  ")
@@ -313,5 +314,5 @@ func stepText(d time.Duration) string {
 	if d < time.Minute {
 		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
 	}
-	return roundSpan(d)
+	return words.RoundSpan(d)
 }

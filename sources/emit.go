@@ -128,25 +128,30 @@ func (e *Emitter) Config(c *Config) {
 // and those of its records of kind k.
 func (e *Emitter) keep(t time.Time, k RecordKind) bool {
 	e.accounted++
-	if !e.opts.Since.IsZero() && t.Before(e.opts.Since) {
+	if (!e.opts.Since.IsZero() && t.Before(e.opts.Since)) || (!e.opts.Until.IsZero() && !t.Before(e.opts.Until)) {
 		e.report.Filtered++
-		return false
-	}
-	if !e.opts.Until.IsZero() && !t.Before(e.opts.Until) {
-		e.report.Filtered++
+		e.report.FilteredFirst, e.report.FilteredLast = widen(e.report.FilteredFirst, e.report.FilteredLast, t, t)
 		return false
 	}
 	e.report.Records++
 	e.report.Kinds[k].add(t)
-	if !t.IsZero() {
-		if e.report.First.IsZero() || t.Before(e.report.First) {
-			e.report.First = t
-		}
-		if t.After(e.report.Last) {
-			e.report.Last = t
-		}
-	}
+	e.report.First, e.report.Last = widen(e.report.First, e.report.Last, t, t)
 	return true
+}
+
+// widen returns the range [first, last] widened to hold [from, to]; a zero
+// from (a record without a time) leaves it as it is.
+func widen(first, last, from, to time.Time) (time.Time, time.Time) {
+	if from.IsZero() {
+		return first, last
+	}
+	if first.IsZero() || from.Before(first) {
+		first = from
+	}
+	if to.After(last) {
+		last = to
+	}
+	return first, last
 }
 
 // Skip counts a malformed line or element at o and keeps the first few reasons

@@ -39,8 +39,10 @@ type Result struct {
 	// format, truncated gzip streams, the first skipped lines of each input.
 	Warnings []string
 	// Pruned counts ALB log objects skipped because the end time in their
-	// name lies outside the time window.
-	Pruned int
+	// name lies outside the time window; PrunedFirst and PrunedLast bound
+	// the logging intervals their names give.
+	Pruned                  int
+	PrunedFirst, PrunedLast time.Time
 	// Unread lists the inputs found that gave nothing, each with the reason
 	// (also among Warnings), in the order given.
 	Unread []Unread
@@ -350,6 +352,9 @@ func pruneALBObjects(files []string, opts *Options, res *Result) []string {
 	for _, f := range files {
 		if !ALBObjectMayOverlap(f, opts.Since, opts.Until) {
 			res.Pruned++
+			if end, ok := ALBObjectEnd(f); ok {
+				res.PrunedFirst, res.PrunedLast = widen(res.PrunedFirst, res.PrunedLast, end.Add(-ALBLogInterval), end)
+			}
 			continue
 		}
 		kept = append(kept, f)
@@ -715,12 +720,8 @@ func (in *inputReader) merge() {
 		for k := range r.Kinds {
 			in.rep.Kinds[k].merge(r.Kinds[k])
 		}
-		if !r.First.IsZero() && (in.rep.First.IsZero() || r.First.Before(in.rep.First)) {
-			in.rep.First = r.First
-		}
-		if r.Last.After(in.rep.Last) {
-			in.rep.Last = r.Last
-		}
+		in.rep.First, in.rep.Last = widen(in.rep.First, in.rep.Last, r.First, r.Last)
+		in.rep.FilteredFirst, in.rep.FilteredLast = widen(in.rep.FilteredFirst, in.rep.FilteredLast, r.FilteredFirst, r.FilteredLast)
 		in.rep.Warnings = append(in.rep.Warnings, r.Warnings...)
 		skips = append(skips, r.skipSamples...)
 	}

@@ -117,6 +117,14 @@ func TestReadTimeWindowAndALBPruning(t *testing.T) {
 	if rep := res.Inputs[0]; rep.Records != 1 || rep.Filtered != 1 || h.requests != 1 {
 		t.Fatalf("report %+v: want 1 record kept and 1 filtered", rep)
 	}
+	// What the window left out is still dated, in the same read: the
+	// filtered record by its time, the pruned objects by their names.
+	if rep := res.Inputs[0]; !rep.FilteredFirst.Equal(time.Date(2018, 7, 2, 22, 21, 0, 1000, time.UTC)) || !rep.FilteredLast.Equal(rep.FilteredFirst) {
+		t.Errorf("filtered range %v – %v, want the 22:21 record's time", rep.FilteredFirst, rep.FilteredLast)
+	}
+	if want := time.Date(2018, 7, 2, 22, 15, 0, 0, time.UTC); !res.PrunedFirst.Equal(want) || !res.PrunedLast.Equal(time.Date(2018, 7, 2, 23, 0, 0, 0, time.UTC)) {
+		t.Errorf("pruned range %v – %v, want 22:15 (the 22:20 object's interval) to 23:00", res.PrunedFirst, res.PrunedLast)
+	}
 }
 
 func TestReadDeduplicatesAcrossInputs(t *testing.T) {

@@ -28,6 +28,10 @@ type InputReport struct {
 	OrderOnly int
 	// First and Last are the earliest and latest record times kept.
 	First, Last time.Time
+	// FilteredFirst and FilteredLast are the earliest and latest times of
+	// the records the time window left out: with First and Last, the time
+	// range of the whole input, found in the one read.
+	FilteredFirst, FilteredLast time.Time
 	// Kinds counts the records kept by the kind of source they come from
 	// (request log, event, object, controller log, health check), with the
 	// time each kind covers: what a verdict rests on.

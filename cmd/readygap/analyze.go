@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/readygap/readygap/internal/words"
+	"github.com/readygap/readygap/pipeline"
 	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/spf13/cobra"
@@ -158,7 +160,7 @@ func analyzeRun(cmd *cobra.Command, opts *analyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := report.Analyze(cmd.Context(), opts.Paths, report.Options{Read: ropts, KubeVersion: opts.KubeVersion.v})
+	rep, err := pipeline.Analyze(cmd.Context(), opts.Paths, pipeline.Options{Read: ropts, KubeVersion: opts.KubeVersion.v})
 	if err != nil {
 		return err
 	}
@@ -184,15 +186,7 @@ func writeReport(w io.Writer, f report.Format, rep *report.Report, exitOnInciden
 		return &codedError{code: exitNotJudged, err: errors.New("cannot judge: " + s.CannotJudge)}
 	}
 	if n := len(rep.Incidents); exitOnIncident && n > 0 {
-		return &codedError{code: exitIncident, err: fmt.Errorf("%s found", plural(n, "incident"))}
+		return &codedError{code: exitIncident, err: fmt.Errorf("%s found", words.Plural(n, "incident"))}
 	}
 	return nil
-}
-
-// plural renders n with a noun in singular or plural.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/readygap/readygap/classify"
+	"github.com/readygap/readygap/internal/words"
+	"github.com/readygap/readygap/pipeline"
 	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/live"
@@ -182,13 +184,13 @@ func checkRun(cmd *cobra.Command, o *checkOptions) error {
 		}
 		paths = []string{dir}
 	}
-	copts := report.CheckOptions{Read: ropts, Source: source, FailOn: o.FailOn.severity(), KubeVersion: o.KubeVersion.v}
+	copts := pipeline.CheckOptions{Read: ropts, Source: source, FailOn: o.FailOn.severity(), KubeVersion: o.KubeVersion.v}
 	if o.Neighbors {
 		if copts.Context, err = neighbors(paths); err != nil {
 			return err
 		}
 	}
-	rep, err := report.Check(cmd.Context(), paths, copts)
+	rep, err := pipeline.Check(cmd.Context(), paths, copts)
 	if err != nil {
 		return errors.Join(fetchErr, err)
 	}
@@ -215,7 +217,7 @@ func checkRun(cmd *cobra.Command, o *checkOptions) error {
 				missing++
 			}
 		}
-		what := []string{plural(n, "finding")}
+		what := []string{words.Plural(n, "finding")}
 		if unread > 0 {
 			what = append(what, fmt.Sprintf("%d not read", unread))
 		}
@@ -299,7 +301,7 @@ func (o *checkOptions) fetch(cmd *cobra.Command, dir string) (string, error) {
 		return "", err
 	}
 	if !o.Quiet {
-		fmt.Fprintf(o.ErrOut, "kubernetes: %s read from namespace %s\n", plural(rep.Records, "object"), k.Namespace)
+		fmt.Fprintf(o.ErrOut, "kubernetes: %s read from namespace %s\n", words.Plural(rep.Records, "object"), k.Namespace)
 	}
 	name := "namespace " + k.Namespace
 	if o.Context != "" {

@@ -40,7 +40,7 @@ var exitCodes = []struct {
 	Meaning string
 }{
 	{exitOK, "the command worked (no incident found, or `--exit-code` not given)"},
-	{exitError, "an error: a path that does not exist, a failed API call, an internal failure; `explain`: no input is a value or line it knows"},
+	{exitError, "an error: a path that does not exist, a failed API call, an internal failure; `explain`: no input is a value or line it knows; `render`: the input is no readygap report of a schema it knows"},
 	{exitUsage, "a mistake in the command line: unknown command, flag or value (bad time, time zone, output format, `--envoy-format` or `--nginx-format`, missing `PATH`); a suggestion follows"},
 	{exitIncident, "with `--exit-code`: the analysis found an incident"},
 	{exitNoRecord, "`--since`/`--until` left no record with a time; the warning gives the time range the data has"},

@@ -39,7 +39,7 @@ func TestPrintErrorKeepsCaseAndEscapesControls(t *testing.T) {
 func TestUsageErrorsExitTwo(t *testing.T) {
 	for _, tt := range []struct{ args, want string }{
 		{"analyse x", `unknown command "analyse"; did you mean "analyze"?`},
-		{"bogus", `unknown command "bogus"; the commands are analyze, check, completion, explain, mcp, triage, version`},
+		{"bogus", `unknown command "bogus"; the commands are analyze, check, completion, explain, mcp, render, triage, version`},
 		{"analyze", "analyze needs at least one PATH"},
 		{"analyze --bogus x", "unknown flag: --bogus"},
 		{"analyze -o yaml x", "must be one of text, json, markdown, html"},
@@ -106,11 +106,12 @@ func TestWindowWithoutRecordExitsFour(t *testing.T) {
 	if _, errOut, code := runCLI(t, "", "analyze", "-o", "json", "--since", "2026-03-25T00:57:00Z", dir); code != exitOK {
 		t.Errorf("a window with records: exit %d: %s", code, errOut)
 	}
-	// Standard input is read once: the range cannot be given.
+	// Standard input is read once, and the range comes from that read.
 	logs, err := os.ReadFile(filepath.Join(dir, "lb-requests.json"))
 	must(t, err)
-	if _, errOut, code := runCLI(t, string(logs), "analyze", "--since", "2030-01-01T00:00:00Z", "-"); code != exitNoRecord || strings.Contains(errOut, "data runs") {
-		t.Errorf("stdin: exit %d, stderr %q", code, errOut)
+	if _, errOut, code := runCLI(t, string(logs), "analyze", "--since", "2030-01-01T00:00:00Z", "-"); code != exitNoRecord ||
+		!strings.Contains(errOut, "the data runs from 2026-03-25T00:56:30.000077Z to 2026-03-25T00:58:04.702764Z") {
+		t.Errorf("stdin: exit %d, stderr %q; want the data's time range", code, errOut)
 	}
 }
 

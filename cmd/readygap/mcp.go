@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/readygap/readygap/classify"
+	"github.com/readygap/readygap/pipeline"
 	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/spf13/cobra"
@@ -136,7 +137,7 @@ func mcpAnalyze(ctx context.Context, _ *mcp.CallToolRequest, in mcpAnalyzeInput)
 	if err != nil {
 		return nil, nil, err
 	}
-	rep, err := report.Analyze(ctx, in.Paths, report.Options{Read: ropts})
+	rep, err := pipeline.Analyze(ctx, in.Paths, pipeline.Options{Read: ropts})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -158,7 +159,7 @@ func mcpCheck(ctx context.Context, _ *mcp.CallToolRequest, in mcpCheckInput) (*m
 			return nil, nil, fmt.Errorf("fail_on: %w", err)
 		}
 	}
-	rep, err := report.Check(ctx, in.Paths, report.CheckOptions{Read: sources.Options{}, FailOn: failOn.severity()})
+	rep, err := pipeline.Check(ctx, in.Paths, pipeline.CheckOptions{Read: sources.Options{}, FailOn: failOn.severity()})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -42,6 +42,7 @@ during a rollout: ` + causeList() + `.`,
 	root.AddCommand(newTriageCmd(nil))
 	root.AddCommand(newCheckCmd(nil))
 	root.AddCommand(newExplainCmd(nil))
+	root.AddCommand(newRenderCmd(nil))
 	root.AddCommand(newMCPCmd())
 	root.AddCommand(newVersionCmd())
 	root.AddCommand(newExitCodesTopic())

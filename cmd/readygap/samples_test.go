@@ -344,8 +344,8 @@ func TestFarRecordChangesNothing(t *testing.T) {
 			if is.Summary.Requests != was.Summary.Requests+1 || !is.Summary.First.Equal(was.Summary.First) {
 				t.Errorf("requests %d from %v, want %d from %v", is.Summary.Requests, is.Summary.First, was.Summary.Requests+1, was.Summary.First)
 			}
-			if !slices.ContainsFunc(is.Warnings, func(w string) bool { return strings.Contains(w, "1 record (1 requests, 0 events) lie more than") }) {
-				t.Errorf("no warning of the far record: %q", is.Warnings)
+			if !slices.ContainsFunc(is.Summary.Caveats, func(w string) bool { return strings.Contains(w, "1 record (1 requests, 0 events) lie more than") }) {
+				t.Errorf("no caveat of the far record: %q", is.Summary.Caveats)
 			}
 			t.Logf("peak RSS %.1f MB, with the far record %.1f MB", float64(base.peakRSS)/(1<<20), float64(far.peakRSS)/(1<<20))
 			if far.peakRSS > base.peakRSS+farRecordMemorySlack {

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/readygap/readygap/internal/safego"
+	"github.com/readygap/readygap/internal/words"
+	"github.com/readygap/readygap/pipeline"
 	"github.com/readygap/readygap/report"
 	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/bundle"
@@ -412,7 +414,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 		}
 		return fmt.Errorf("no data in %s from any source", w)
 	}
-	rep, err := report.Analyze(ctx, []string{dir}, report.Options{Read: sources.Options{EnvoyFormat: o.EnvoyFormat, NginxFormat: o.NginxFormat}, KubeVersion: o.KubeVersion.v})
+	rep, err := pipeline.Analyze(ctx, []string{dir}, pipeline.Options{Read: sources.Options{EnvoyFormat: o.EnvoyFormat, NginxFormat: o.NginxFormat}, KubeVersion: o.KubeVersion.v})
 	if err != nil {
 		return err
 	}
@@ -579,7 +581,7 @@ func (p *progressLine) done(source string, rep bundle.FetchReport, err error) {
 	case live.SourceProxyLogs:
 		unit = "line"
 	}
-	line := fmt.Sprintf("%s: %s, %s in %s", source, plural(rep.Records, unit), humanBytes(rep.Bytes), plural(len(rep.Files), "file"))
+	line := fmt.Sprintf("%s: %s, %s in %s", source, words.Plural(rep.Records, unit), humanBytes(rep.Bytes), words.Plural(len(rep.Files), "file"))
 	if missing, of := incompleteItems(rep); missing > 0 {
 		line += fmt.Sprintf(" (%d of %d %s incomplete)", missing, of, itemNoun(rep))
 	}
