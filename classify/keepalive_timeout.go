@@ -94,7 +94,7 @@ func (keepaliveTimeout) Claims(_ *correlate.Analysis, s *correlate.Signal) bool 
 // log entries). A pod that refuses connections while it begins terminating
 // is not serving, and stays a termination race.
 func albIdleClose(s *correlate.Signal, at *correlate.Attempt) bool {
-	return at.Kind == sources.FailureRefused && s.Group != nil && s.Group.ProxyFamily() == sources.FamilyALB
+	return at.Kind == sources.FailureRefused && s.Group != nil && platformFor(s.Group.ProxyFamily()).refusalIsIdleClose()
 }
 
 // Explain implements Rule: one finding over the whole data, when the closed
@@ -105,10 +105,10 @@ func (keepaliveTimeout) Explain(a *correlate.Analysis, claimed []*correlate.Sign
 	}
 	w := correlate.Summarize(claimed)
 	f := &Finding{Cause: keepaliveTimeoutCause.ID, Window: w, Backends: backendRefs(a, w)}
-	family := platformOf(w)
+	family := familyOf(w)
 	app, wl := appKeepAlive(a, f.Backends)
 	objs := objectsOf(a)
-	lb := lbIdleTimeout(objs, family, albIngressesTo(objs, wl))
+	lb := lbIdleTimeout(objs, family, ingressesTo(objs, wl, family))
 	least := minKeepaliveFailures
 	if app != nil && app.Seconds < lb.Seconds {
 		least = minKeepaliveConfirmed // the objects already show the mismatch
@@ -205,25 +205,7 @@ func trickleRate(a *correlate.Analysis, w *correlate.Window, backends int) *Rate
 // ALB it is that of the ALBs the Ingresses ings configure which keeps
 // idle connections longest: the app's keep-alive must outlast each.
 func lbIdleTimeout(objs *Objects, family sources.Family, ings []*sources.Config) Timeout {
-	switch family {
-	case sources.FamilyALB:
-		longest := Timeout{What: "the ALB's idle timeout", Seconds: albIdleTimeout, Source: "the ALB default"}
-		for i, ing := range ings {
-			if t := albIdleTimeoutOf(objs, ing); i == 0 || t.Seconds > longest.Seconds {
-				longest = t
-			}
-		}
-		return longest
-	case sources.FamilyIngressNginx:
-		for _, c := range objs.indexOf().proxyConfigMaps {
-			if c.Proxy.UpstreamKeepaliveTimeoutSec != nil {
-				return Timeout{What: "ingress-nginx upstream-keepalive-timeout", Seconds: float64(*c.Proxy.UpstreamKeepaliveTimeoutSec),
-					Source: fmt.Sprintf("ConfigMap %s/%s", c.Namespace, c.Name)}
-			}
-		}
-		return Timeout{What: "ingress-nginx upstream-keepalive-timeout", Seconds: nginxUpstreamKeepalive, Source: "the ingress-nginx default"}
-	}
-	return Timeout{What: "the load balancer's backend keep-alive", Seconds: gcpBackendKeepalive, Source: "Google's external Application Load Balancer (fixed)"}
+	return platformFor(family).idleTimeout(objs, ings)
 }
 
 // albMaxIdle is the longest idle timeout an ALB takes
@@ -390,23 +372,8 @@ func keepaliveFixes(objs *Objects, wl workload, family sources.Family, lb Timeou
 	// Or let the load balancer give up on idle connections first, within
 	// the range it takes.
 	lower := int(math.Ceil(app.Seconds)) - 1
-	if family == sources.FamilyALB && lower > albMaxIdle {
-		return fixes // the app already outlasts the longest idle timeout an ALB takes
-	}
-	switch family {
-	case sources.FamilyALB:
-		fixes = append(fixes, albIdleFix(lb, wl, lower))
-	case sources.FamilyIngressNginx:
-		ns, name := "ingress-nginx", "ingress-nginx-controller"
-		if cms := proxyConfigMaps(objs); len(cms) > 0 {
-			ns, name = cms[0].Namespace, cms[0].Name
-		}
-		fixes = append(fixes, Fix{
-			Title:  fmt.Sprintf("Or let ingress-nginx drop idle upstream connections after %d s", lower),
-			Why:    "upstream-keepalive-timeout below the app's keep-alive makes nginx close an idle connection before the app does.",
-			Patch:  objectPatch("v1", "ConfigMap", ns, name, nil, nil).with("data", map[string]any{"upstream-keepalive-timeout": fmt.Sprint(lower)}),
-			AtMost: true,
-		})
+	if fix, ok := platformFor(family).idleFix(objs, wl, lb, lower); ok {
+		fixes = append(fixes, fix)
 	}
 	return fixes
 }
@@ -442,22 +409,21 @@ func (keepaliveTimeout) Check(objs *Objects) []*Risk {
 		}
 		app, container := c.KeepAlive, c.Name
 		for _, f := range t.Fronts {
-			switch f.Family {
-			case sources.FamilyALB, sources.FamilyGCP, sources.FamilyIngressNginx:
-			default:
+			p := f.platform()
+			if !p.idleChecked() {
 				continue // Envoy's upstream idle timeout is an hour: a short keep-alive is the common case there
 			}
 			var ings []*sources.Config
 			if f.Via.Kind == "Ingress" {
 				ings = append(ings, f.Via)
 			}
-			lb := lbIdleTimeout(objs, f.Family, ings)
+			lb := p.idleTimeout(objs, ings)
 			if app.Seconds >= lb.Seconds {
 				continue
 			}
 			r := newRisk(keepaliveTimeoutCause, checkKeepalive, SeverityError, t)
 			r.Via = f.Via
-			r.Title = fmt.Sprintf("%s closes idle connections after %g s, %s reuses them for %g s", objectName(t.Config), app.Seconds, lbNoun(f.Family), lb.Seconds)
+			r.Title = fmt.Sprintf("%s closes idle connections after %g s, %s reuses them for %g s", objectName(t.Config), app.Seconds, p.titleNoun(), lb.Seconds)
 			r.Reason = fmt.Sprintf("Container %s: %s closes idle keep-alive connections after %g s (%s), but %s (%s, through %s) keeps idle connections to the pods for up to %g s and reuses them: now and then a request goes out on a connection the app is closing, and the load balancer answers 502 itself.",
 				container, orDefault(app.Server, "the app"), app.Seconds, appSource(app), lb.What, lb.Source, objectName(f.Via), lb.Seconds)
 			r.Fixes = keepaliveFixes(f.Objects, t.wl, f.Family, lb, app)
@@ -465,15 +431,4 @@ func (keepaliveTimeout) Check(objs *Objects) []*Risk {
 		}
 	}
 	return out
-}
-
-// lbNoun names a load-balancer family for a title.
-func lbNoun(f sources.Family) string {
-	switch f {
-	case sources.FamilyALB:
-		return "the ALB"
-	case sources.FamilyIngressNginx:
-		return "ingress-nginx"
-	}
-	return "the load balancer"
 }
