@@ -23,6 +23,9 @@ const (
 	// FamilyNginx is nginx outside ingress-nginx: plain nginx and the
 	// NGINX Inc controller (nginx/kubernetes-ingress).
 	FamilyNginx Family = "nginx"
+	// FamilyTraefik is the Traefik proxy (k3s's default ingress
+	// controller): Ingresses of class traefik and its IngressRoutes.
+	FamilyTraefik Family = "traefik"
 )
 
 // Platform is the product around an Envoy proxy, when a record shows it.
@@ -113,6 +116,11 @@ var formatTable = []FormatInfo{
 		ID: FormatNginxAccess, Family: FamilyNginx, line: nginxAccess{},
 		Description: "plain nginx `combined` and the NGINX Inc controller's default access lines: recognised, but they log no upstream, so each line is skipped naming the variables to add (`$upstream_addr $upstream_status`); with them added, give the format with `--nginx-format`",
 		HowToGet:    "`kubectl logs -n nginx-ingress deploy/nginx-ingress` after adding `$upstream_addr $upstream_status` to the ConfigMap's `log-format`",
+	},
+	{
+		ID: FormatTraefik, Family: FamilyTraefik, line: traefikAccess{},
+		Description: "Traefik access logs (v2, v3): the default `common` format, whose status column is the origin's status up to v2.10.4 and the client's from v2.10.5, and `json`; Traefik's own log lines among them are counted and passed over. Its 404 without a router is a Service without endpoints (unless `allowEmptyServices`), its 502 a refused, reset or closed connection alike",
+		HowToGet:    "`kubectl logs --timestamps -n kube-system deploy/traefik` (k3s), `kubectl logs --timestamps -n traefik deploy/traefik`, with `--accesslog=true` (and `--accesslog.format=json` for the host)",
 	},
 	{
 		ID: FormatEnvoyAccess, Family: FamilyEnvoy, line: envoyText{},
