@@ -108,7 +108,7 @@ type platform interface {
 // platforms is the registry, in the order paths are found and an
 // Ingress's class is matched: a platform's row is the one place that
 // names its family.
-var platforms = []platform{albPlatform{}, nginxPlatform{}, genericPlatform{}, envoyPlatform{}, gcpPlatform{}}
+var platforms = []platform{albPlatform{}, nginxPlatform{}, traefikPlatform{}, genericPlatform{}, envoyPlatform{}, gcpPlatform{}}
 
 // platformByFamily indexes the registry; a family not in it is generic.
 var platformByFamily = func() map[sources.Family]platform {

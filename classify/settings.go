@@ -229,6 +229,9 @@ type healthCheck struct {
 	// policy is the Envoy Gateway BackendTrafficPolicy the numbers came
 	// from; nil elsewhere.
 	policy *sources.Config
+	// none says, for Kind "none", how the proxy starts sending to a new
+	// endpoint without a check; "" for Envoy's control plane.
+	none string
 }
 
 // Time is how long a new backend needs at the least to pass the health check.
@@ -239,6 +242,8 @@ func (h healthCheck) Time() time.Duration {
 // Source says where the numbers came from, for a reader.
 func (h healthCheck) Source() string {
 	switch {
+	case h.Kind == "none" && h.none != "":
+		return "no active health check: " + h.none
 	case h.Kind == "none":
 		return "no active health check: Envoy sends to an endpoint as soon as the control plane hands it over"
 	case h.Kind == "TargetGroupBinding":

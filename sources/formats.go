@@ -23,9 +23,6 @@ const (
 	// FamilyNginx is nginx outside ingress-nginx: plain nginx and the
 	// NGINX Inc controller (nginx/kubernetes-ingress).
 	FamilyNginx Family = "nginx"
-	// FamilyTraefik is the Traefik proxy (k3s's default ingress
-	// controller): Ingresses of class traefik and its IngressRoutes.
-	FamilyTraefik Family = "traefik"
 )
 
 // Platform is the product around an Envoy proxy, when a record shows it.

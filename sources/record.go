@@ -39,9 +39,6 @@ const (
 	// FormatKubectlEvents is the table `kubectl get events` and
 	// `kubectl events` print.
 	FormatKubectlEvents Format = "kubectl-events"
-	// FormatTraefik is Traefik's access log, `common` (both generations)
-	// or `json`.
-	FormatTraefik Format = "traefik"
 )
 
 // Origin says where a record came from: the input name and the 1-based line

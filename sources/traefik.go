@@ -11,6 +11,14 @@ import (
 	"github.com/valyala/fastjson"
 )
 
+// FormatTraefik is Traefik's access log, `common` (both generations) or
+// `json`.
+const FormatTraefik Format = "traefik"
+
+// FamilyTraefik is the Traefik proxy (k3s's default ingress controller):
+// Ingresses of class traefik and its IngressRoutes.
+const FamilyTraefik Family = "traefik"
+
 // traefikAccess reads Traefik's access log (v2 and v3) in its two
 // formats that name the upstream, one line per request:
 //
@@ -126,7 +134,7 @@ func traefikFailure(r *Request, f *traefikFields) {
 	switch {
 	case f.router == "" && f.status == 404:
 		r.Generator, r.Failure = GeneratedByLB, FailureNoBackend
-		r.Detail = "404 from Traefik: no router matched (Traefik drops the router of a Service without endpoints unless allowEmptyServices is set)"
+		r.Detail = "404 from Traefik: no router (a Service without endpoints loses it unless allowEmptyServices)"
 	case !f.backendLogged && f.status == 503:
 		r.Generator, r.Failure = GeneratedByLB, FailureNoBackend
 		r.Detail = "503 from Traefik: no available server behind router " + f.router

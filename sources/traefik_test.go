@@ -36,7 +36,7 @@ var traefikCases = []struct {
 	{"v1 unquoted referer", `67.43.156.15 - - [28/Feb/2018:17:30:33 +0000] "GET /en/ HTTP/2.0" 200 2814 - "Mozilla/5.0 (iPhone; CPU iPhone OS 11_2_5 like Mac OS X) AppleWebKit/604.5.6 (KHTML, like Gecko) Version/11.0 Mobile/15D60 Safari/604.1" 13 "Host-host1-com-0" "http://172.19.0.6:14008" 247ms`,
 		traefikWant{time: "2018-02-28T17:30:33Z", status: 200, gen: GeneratedByBackend, backend: "172.19.0.6:14008", lb: "traefik", method: "GET", path: "/en/", duration: 247 * time.Millisecond}},
 	{"v1 backend not found", `::1 - - [29/Nov/2018:15:03:51 +0000] "GET / HTTP/1.1" 404 19 "-" "curl/7.62.0" 10 "backend not found" "/" 0ms`,
-		traefikWant{time: "2018-11-29T15:03:51Z", status: 404, gen: GeneratedByLB, failure: FailureNoBackend, lb: "traefik", method: "GET", path: "/", detailHas: "no router matched"}},
+		traefikWant{time: "2018-11-29T15:03:51Z", status: 404, gen: GeneratedByLB, failure: FailureNoBackend, lb: "traefik", method: "GET", path: "/", detailHas: "no router"}},
 	{"escaped quote in the user agent, local offset", `10.0.0.1 - Client [10/Nov/2009:14:00:00 -0900] "GET /foo http" 123 132 "referer" "a \" b" - "foo" "http://10.0.0.2/toto" 123000ms`,
 		traefikWant{time: "2009-11-10T23:00:00Z", status: 123, gen: GeneratedByBackend, backend: "10.0.0.2:80", lb: "traefik", method: "GET", path: "/foo", duration: 123 * time.Second}},
 	{"502 Traefik made", `10.42.0.1 - - [10/Mar/2026:12:00:01 +0000] "GET /api/items HTTP/1.1" 502 11 "-" "curl/8.5.0" 102 "shop-web-ingress-shop-example-com@kubernetes" "http://10.42.1.5:8080" 0ms`,

@@ -1,0 +1,105 @@
+package classify
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// traefikIngress is an Ingress of class traefik to the Service web.
+const traefikIngress = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  ingressClassName: traefik\n  defaultBackend:\n    service:\n      name: web\n      port:\n        name: http"
+
+// traefikRoute is an IngressRoute to the Service web.
+const traefikRoute = `apiVersion: traefik.io/v1alpha1
+kind: IngressRoute
+metadata:
+  name: web
+  namespace: shop
+spec:
+  routes:
+  - match: Host(` + "`shop.example.com`" + `)
+    services:
+    - name: web
+      port: 80`
+
+// TestTraefikFronts: an Ingress of class traefik (by its class name, or by
+// an IngressClass naming Traefik's controller) and an IngressRoute are
+// paths of the Traefik platform.
+func TestTraefikFronts(t *testing.T) {
+	dep := deployment("web", "replicas: 2", webContainer("http", ""))
+	byController := strings.Replace(traefikIngress, "traefik", "edge", 1)
+	class := "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: edge\nspec:\n  controller: traefik.io/ingress-controller"
+	for name, docs := range map[string][]string{
+		"class name":   {traefikIngress},
+		"IngressClass": {byController, class},
+		"IngressRoute": {traefikRoute},
+	} {
+		objs := objectsOfYAML(t, append([]string{dep, service("web", "")}, docs...)...)
+		fronts := workloadFronts(objs, workloadNamed(t, objs, "web"))
+		if len(fronts) != 1 || fronts[0].Family != sources.FamilyTraefik || fronts[0].Port == nil || fronts[0].Port.Port != 80 {
+			t.Errorf("%s: fronts %+v", name, fronts)
+		}
+	}
+}
+
+// TestTraefikChecks: behind Traefik a pod without preStop is a
+// termination-race risk (its stop propagation), an app keep-alive under
+// Traefik's idleConnTimeout (90 s, or a ServersTransport's) a keep-alive
+// risk, and there is no registration-lag risk (Traefik runs no health
+// check of its own on a Service's endpoints).
+func TestTraefikChecks(t *testing.T) {
+	for _, c := range []struct {
+		name, args, transport string
+		fires                 bool
+		idle                  string
+	}{
+		{"gunicorn's 2 s default under Traefik's 90 s", `["gunicorn", "-k", "gthread", "app:app"]`, "", true, "up to 90 s"},
+		{"89 s", `["gunicorn", "-k", "gthread", "--keep-alive", "89", "app:app"]`, "", true, "up to 90 s"},
+		{"90 s", `["gunicorn", "-k", "gthread", "--keep-alive", "90", "app:app"]`, "", false, ""},
+		{"29 s under a ServersTransport's 30 s", `["gunicorn", "-k", "gthread", "--keep-alive", "29", "app:app"]`, "30s", true, "up to 30 s"},
+		{"30 s under a ServersTransport's 30 s", `["gunicorn", "-k", "gthread", "--keep-alive", "30", "app:app"]`, "30s", false, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			docs := []string{deployment("web", "replicas: 2", webContainer("http", "command: "+c.args)), service("web", ""), traefikRoute}
+			if c.transport != "" {
+				docs = append(docs, "apiVersion: traefik.io/v1alpha1\nkind: ServersTransport\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  forwardingTimeouts:\n    idleConnTimeout: "+c.transport)
+			}
+			risks := Check(objectsOfYAML(t, docs...))
+			if has(risks, "keepalive_timeout/keepalive") != c.fires {
+				t.Fatalf("risks %q", rules(risks))
+			}
+			if c.fires {
+				r := riskOf(t, risks, "keepalive_timeout/keepalive")
+				wantText(t, "reason", r.Reason, "Traefik's idleConnTimeout", c.idle)
+				if c.args != `["gunicorn", "-k", "gthread", "app:app"]` { // a 2 s keep-alive gets no idle-timeout fix (minLBIdleFix)
+					wantText(t, "fixes", fixesText(t, r), "Or let Traefik drop idle connections", "kind: ServersTransport")
+				}
+			}
+			if !has(risks, "termination_race/prestop") {
+				t.Errorf("no termination-race risk behind Traefik: %q", rules(risks))
+			}
+			for _, r := range risks {
+				if r.Cause == registrationLagCause.ID && r.Check != checkMaxUnavailable {
+					t.Errorf("registration-lag risk %s behind Traefik", r.RuleID())
+				}
+			}
+		})
+	}
+}
+
+// TestTraefikRetryFix: the retry Middleware is proposed unless one was
+// read in the workload's namespace.
+func TestTraefikRetryFix(t *testing.T) {
+	dep := deployment("web", "replicas: 2", webContainer("http", ""))
+	objs := objectsOfYAML(t, dep, service("web", ""), traefikRoute)
+	fix, ok := traefikPlatform{}.refusalFix(objs, "", workloadNamed(t, objs, "web"))
+	if !ok || fix.Patch["kind"] != "Middleware" || !strings.Contains(fix.Why, "shop-retry@kubernetescrd") {
+		t.Fatalf("fix %v %+v", ok, fix)
+	}
+	mw := "apiVersion: traefik.io/v1alpha1\nkind: Middleware\nmetadata:\n  name: retry\n  namespace: shop\nspec:\n  retry:\n    attempts: 2"
+	objs = objectsOfYAML(t, dep, service("web", ""), traefikRoute, mw)
+	if _, ok := (traefikPlatform{}).refusalFix(objs, "", workloadNamed(t, objs, "web")); ok {
+		t.Error("a retry fix beside a retry Middleware")
+	}
+}
