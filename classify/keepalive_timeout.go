@@ -30,7 +30,7 @@ var keepaliveTimeoutCause = Cause{
 	ID:          "keepalive_timeout",
 	Name:        "idle keep-alive race",
 	Description: "the app closes idle keep-alive connections sooner than the load balancer stops reusing them: a steady trickle of 502s on healthy pods, at any time",
-	Signature:   "closed connections (ALB 502 with a target, no target status and `response_processing_time` -1, or `-1 -1 -1` on a pod that kept serving, GCP `backend_connection_closed_before_data_sent_to_client`, ingress-nginx \"upstream prematurely closed connection\", Envoy `UC`) spread over time and pods that kept serving; the app's keep-alive below the LB's idle timeout",
+	Signature:   "closed connections (ALB 502 with a target, no target status and `response_processing_time` -1, or `-1 -1 -1` on a pod that kept serving, GCP `backend_connection_closed_before_data_sent_to_client`, ingress-nginx \"upstream prematurely closed connection\", Envoy `UC`, Traefik's own 502 \"Bad Gateway\" on a pod that kept serving) spread over time and pods that kept serving; the app's keep-alive below the LB's idle timeout",
 	Checks:      keepaliveChecks,
 }
 

@@ -34,7 +34,7 @@ var registrationLagCause = Cause{
 	ID:          "registration_lag",
 	Name:        "registration lag",
 	Description: "Kubernetes called the new pod Ready and removed the old one before the load balancer's own health check passed the new one: no healthy backend",
-	Signature:   "GCP `failed_to_pick_backend`, ALB 503/502 without a target, ingress-nginx 503 with no upstream, in seconds the same load balancer served nothing; NEG gate opened by `LoadBalancerNegWithoutHealthCheck`, targets registered without a readiness gate, \"no active Endpoint\"",
+	Signature:   "GCP `failed_to_pick_backend`, ALB 503/502 without a target, ingress-nginx 503 with no upstream, Traefik 404 without a router (503 without a server with `allowEmptyServices`), in seconds the same load balancer served nothing; NEG gate opened by `LoadBalancerNegWithoutHealthCheck`, targets registered without a readiness gate, \"no active Endpoint\"",
 	Variants: []Variant{
 		{variantNEGWithoutHealthCheck, "NEG readiness gate opened without a health check"},
 		{variantNEGTimeout, "NEG readiness gate timed out"},
