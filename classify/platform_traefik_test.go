@@ -1,8 +1,12 @@
 package classify
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/readygap/readygap/sources"
 )
@@ -101,5 +105,53 @@ func TestTraefikRetryFix(t *testing.T) {
 	objs = objectsOfYAML(t, dep, service("web", ""), traefikRoute, mw)
 	if _, ok := (traefikPlatform{}).refusalFix(objs, "", workloadNamed(t, objs, "web")); ok {
 		t.Error("a retry fix beside a retry Middleware")
+	}
+}
+
+// traefikLog writes a `common` access log into a temporary folder: a
+// request every 100 ms for 60 s, served by 10.42.1.5 except in the
+// seconds gap says, when Traefik has no router (404 of 19 bytes); and a
+// stray 404 without a router every strayEvery (0: none), as scanners make.
+func traefikLog(t *testing.T, gap [2]int, strayEvery time.Duration) string {
+	t.Helper()
+	base := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	for i := 0; i < 600; i++ {
+		at := base.Add(time.Duration(i) * 100 * time.Millisecond)
+		stamp := at.Format("02/Jan/2006:15:04:05 -0700")
+		sec := i / 10
+		switch {
+		case sec >= gap[0] && sec < gap[1]:
+			fmt.Fprintf(&b, "%s 10.42.0.1 - - [%s] \"GET /api HTTP/1.1\" 404 19 \"-\" \"curl/8.5.0\" %d \"-\" \"-\" 0ms\n", at.Format(time.RFC3339Nano), stamp, i)
+		case strayEvery > 0 && time.Duration(i)*100*time.Millisecond%strayEvery == 0:
+			fmt.Fprintf(&b, "%s 10.42.0.9 - - [%s] \"GET /wp-login.php HTTP/1.1\" 404 19 \"-\" \"scanner\" %d \"-\" \"-\" 0ms\n", at.Format(time.RFC3339Nano), stamp, i)
+		default:
+			fmt.Fprintf(&b, "%s 10.42.0.1 - - [%s] \"GET /api HTTP/1.1\" 200 512 \"-\" \"curl/8.5.0\" %d \"shop-web@kubernetes\" \"http://10.42.1.5:8080\" 3ms\n", at.Format(time.RFC3339Nano), stamp, i)
+		}
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "traefik.log"), []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestTraefikNotFound: Traefik's 404 without a router is a missing
+// backend only where nothing was served around it. Scanners' 404s among
+// served traffic make no incident; ten seconds of nothing but 404s are a
+// registration lag, even with the scanners.
+func TestTraefikNotFound(t *testing.T) {
+	if _, findings := analyzeDir(t, traefikLog(t, [2]int{-1, -1}, 3*time.Second)); len(findings) != 0 {
+		t.Errorf("stray 404s: %d findings, first %s", len(findings), findings[0].Summary)
+	}
+	_, findings := analyzeDir(t, traefikLog(t, [2]int{20, 30}, 3*time.Second))
+	if len(findings) != 1 || findings[0].Cause != registrationLagCause.ID || findings[0].Window.Failed < 95 || findings[0].Window.Failed > 105 {
+		for _, f := range findings {
+			t.Logf("%s: %s", f.Cause, f.Summary)
+		}
+		t.Fatalf("404 burst: %d findings", len(findings))
+	}
+	if !strings.Contains(findings[0].Summary, "Traefik") || !strings.Contains(findings[0].Summary, "404") {
+		t.Errorf("summary %s", findings[0].Summary)
 	}
 }
