@@ -101,6 +101,10 @@ func TestTraefikRetryFix(t *testing.T) {
 	if !ok || fix.Patch["kind"] != "Middleware" || !strings.Contains(fix.Why, "shop-retry@kubernetescrd") {
 		t.Fatalf("fix %v %+v", ok, fix)
 	}
+	// Three attempts: the first try and two more (traefikRetryAttempts).
+	if got := patchText(t, fix.Patch); !strings.Contains(got, "attempts: 3\n") {
+		t.Errorf("patch:\n%s", got)
+	}
 	mw := "apiVersion: traefik.io/v1alpha1\nkind: Middleware\nmetadata:\n  name: retry\n  namespace: shop\nspec:\n  retry:\n    attempts: 2"
 	objs = objectsOfYAML(t, dep, service("web", ""), traefikRoute, mw)
 	if _, ok := (traefikPlatform{}).refusalFix(objs, "", workloadNamed(t, objs, "web")); ok {
