@@ -63,6 +63,10 @@ type platform interface {
 	// lagReason ends the registration-lag summary in the platform's
 	// terms; "" for the generic ending.
 	lagReason(hc healthCheck) string
+	// emptyServiceFix makes the platform's answer while a Service has no
+	// ready endpoint one clients retry; not ok when it already is, or the
+	// failures' statuses show it was.
+	emptyServiceFix(objs *Objects, statuses map[int]int) (Fix, bool)
 	// lagRisk is the static registration-lag risk of one path, with the
 	// health check it is sized on; nil when the platform's readiness
 	// keeps old pods or it sends to new ones at once.

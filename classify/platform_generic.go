@@ -58,16 +58,17 @@ func (genericPlatform) gateFix(workload) (Fix, bool) { return Fix{}, false }
 func (genericPlatform) fasterCheck(hc healthCheck, _ workload) (*Fix, healthCheck) {
 	return nil, hc
 }
-func (genericPlatform) healthCheckBoundsLag() bool                  { return false }
-func (genericPlatform) lagReason(healthCheck) string                { return "" }
-func (genericPlatform) lagRisk(*target, front) (healthCheck, *Risk) { return healthCheck{}, nil }
-func (genericPlatform) stopPropagation() time.Duration              { return 0 }
-func (genericPlatform) propagationNote() string                     { return "" }
-func (genericPlatform) excludesNodes() bool                         { return false }
-func (genericPlatform) drainFixes(*target, front, int, int) []Fix   { return nil }
-func (genericPlatform) idleChecked() bool                           { return false }
-func (genericPlatform) refusalIsIdleClose() bool                    { return false }
-func (genericPlatform) samplesLogs() bool                           { return false }
+func (genericPlatform) emptyServiceFix(*Objects, map[int]int) (Fix, bool) { return Fix{}, false }
+func (genericPlatform) healthCheckBoundsLag() bool                        { return false }
+func (genericPlatform) lagReason(healthCheck) string                      { return "" }
+func (genericPlatform) lagRisk(*target, front) (healthCheck, *Risk)       { return healthCheck{}, nil }
+func (genericPlatform) stopPropagation() time.Duration                    { return 0 }
+func (genericPlatform) propagationNote() string                           { return "" }
+func (genericPlatform) excludesNodes() bool                               { return false }
+func (genericPlatform) drainFixes(*target, front, int, int) []Fix         { return nil }
+func (genericPlatform) idleChecked() bool                                 { return false }
+func (genericPlatform) refusalIsIdleClose() bool                          { return false }
+func (genericPlatform) samplesLogs() bool                                 { return false }
 func (genericPlatform) stopFixes(*Objects, workload, *sources.PodSpec, int, int, sources.Platform) []Fix {
 	return nil
 }

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/readygap/readygap/sources"
@@ -114,6 +115,32 @@ var traefikNoCheck = healthCheck{Kind: "none", none: "Traefik sends to a pod as 
 // lagReason: without a ready endpoint Traefik drops the Service's router.
 func (traefikPlatform) lagReason(healthCheck) string {
 	return ": Traefik had no ready endpoint for the Service while the rollout replaced the pods, and without one it drops the Service's router and answers 404 (503 with allowEmptyServices)."
+}
+
+// emptyServiceFix: without allowEmptyServices Traefik answers 404 for a
+// Service without endpoints, which clients and caches take for "not
+// found"; with it, 503. Not when no failure was a 404 (the 503s say it is
+// set), nor when a Traefik Deployment read sets it. The flags are
+// arguments of Traefik's container, a list a patch would replace whole,
+// so the fix says what to add.
+func (traefikPlatform) emptyServiceFix(objs *Objects, statuses map[int]int) (Fix, bool) {
+	if statuses[http.StatusNotFound] == 0 {
+		return Fix{}, false
+	}
+	where := "Traefik's arguments (k3s: additionalArguments in the HelmChartConfig of kube-system/traefik)"
+	for _, d := range objs.ConfigsOf("Deployment") {
+		if f := traefikFlags(d); f != nil {
+			if f.AllowEmptyServices {
+				return Fix{}, false
+			}
+			where = fmt.Sprintf("the arguments of Deployment %s/%s (%s)", d.Namespace, d.Name, readAt(d.Origin))
+		}
+	}
+	return Fix{
+		Title: "Let Traefik answer 503, not 404, while the Service has no ready endpoint",
+		Why: "Without allowEmptyServices Traefik drops the router of a Service without ready endpoints and answers 404, which clients and caches take for \"not found\"; with it Traefik keeps the router and answers 503, which they retry. " +
+			"Add --providers.kubernetesingress.allowEmptyServices=true and --providers.kubernetescrd.allowEmptyServices=true to " + where + ". It changes the answer, not the gap: the rollout change above closes that.",
+	}, true
 }
 
 func (traefikPlatform) stopPropagation() time.Duration { return traefikStopPropagation }

@@ -159,3 +159,28 @@ func TestTraefikNotFound(t *testing.T) {
 		t.Errorf("summary %s", findings[0].Summary)
 	}
 }
+
+// TestTraefikEmptyServiceFix: allowEmptyServices is proposed for a 404
+// burst, not for 503s (already set), nor when Traefik's Deployment read
+// sets it; a Deployment read without it is named.
+func TestTraefikEmptyServiceFix(t *testing.T) {
+	traefikDeployment := func(args string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: traefik\n  namespace: kube-system\nspec:\n  selector:\n    matchLabels: {app: traefik}\n  template:\n    metadata:\n      labels: {app: traefik}\n    spec:\n      containers:\n      - name: traefik\n        image: traefik:v3.3\n        args: " + args
+	}
+	p := traefikPlatform{}
+	if _, ok := p.emptyServiceFix(NewObjects(nil), map[int]int{503: 40}); ok {
+		t.Error("a fix for 503s")
+	}
+	fix, ok := p.emptyServiceFix(NewObjects(nil), map[int]int{404: 40})
+	if !ok || !strings.Contains(fix.Why, "HelmChartConfig") {
+		t.Errorf("no Deployment read: %v %s", ok, fix.Why)
+	}
+	objs := objectsOfYAML(t, traefikDeployment(`["--providers.kubernetesingress"]`))
+	if fix, ok := p.emptyServiceFix(objs, map[int]int{404: 40}); !ok || !strings.Contains(fix.Why, "Deployment kube-system/traefik") {
+		t.Errorf("Deployment without the flag: %v %s", ok, fix.Why)
+	}
+	objs = objectsOfYAML(t, traefikDeployment(`["--providers.kubernetesingress.allowEmptyServices=true"]`))
+	if _, ok := p.emptyServiceFix(objs, map[int]int{404: 40}); ok {
+		t.Error("a fix beside the flag")
+	}
+}

@@ -320,6 +320,9 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, family sou
 			}
 			fixes = append(fixes, minReadyFix(plan.Basis, hc, plan.MinReady, wl, 0))
 		}
+		if fix, ok := p.emptyServiceFix(objectsOf(a), w.StatusCounts); ok {
+			fixes = append(fixes, fix)
+		}
 		return fixes
 	}
 	if fix, ok := p.gateFix(wl); ok {
@@ -340,6 +343,9 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, family sou
 	}
 	if wl.MaxUnavailable != "0" {
 		fixes = append(fixes, rolloutStrategyFix(wl))
+	}
+	if fix, ok := p.emptyServiceFix(objectsOf(a), w.StatusCounts); ok {
+		fixes = append(fixes, fix)
 	}
 	return fixes
 }
