@@ -25,7 +25,10 @@ const (
 	// traefikStopPropagation: an EndpointSlice change reaches Traefik's
 	// routing after providers.providersThrottleDuration, 2 s by default
 	// (cmd/configuration.go), plus the watch and the new configuration's
-	// build: about 3 s.
+	// build: about 3 s. It assumes the endpoint leaves when the pod begins
+	// terminating; from v3.3 Traefik keeps a terminating endpoint while
+	// the EndpointSlice says it is serving (its readiness still passes,
+	// traefik 9588e511), which this value does not model.
 	traefikStopPropagation = 3 * time.Second
 	// traefikIdleConnTimeout is how long Traefik keeps an idle connection
 	// to a server when no ServersTransport sets
