@@ -245,7 +245,7 @@ const minScore = 0.5
 // data, the sample rate, and its evidence in time order.
 func finish(a *correlate.Analysis, f *Finding) {
 	f.Timeline = a.Timeline(f.Window, involvedBackends(f.Backends))
-	if platformOf(f.Window) == sources.FamilyGCP {
+	if platformOf(f.Window).samplesLogs() {
 		rate, note := logSampleRate(objectsOf(a), findWorkload(a, f.Rollout, f.Backends))
 		if rate > 0 && rate < 1 {
 			f.SampleRate = rate

@@ -62,22 +62,10 @@ func envoyPlatformOfObjects(objs *Objects) sources.Platform {
 	return ""
 }
 
-// proxyNoun names who sent the failed requests, for a summary.
-func proxyNoun(family sources.Family, platform sources.Platform) string {
-	if family != sources.FamilyEnvoy {
-		return "the load balancer"
-	}
-	switch platform {
-	case sources.PlatformEnvoyGateway:
-		return "Envoy Gateway's proxy"
-	case sources.PlatformIstio:
-		return "the Istio gateway"
-	case sources.PlatformContour:
-		return "Contour's Envoy"
-	case sources.PlatformKgateway:
-		return "kgateway's Envoy"
-	}
-	return "Envoy"
+// proxyNoun names who sent the failed requests, for a summary: the
+// family's platform's noun for the product.
+func proxyNoun(family sources.Family, product sources.Platform) string {
+	return platformFor(family).noun(product)
 }
 
 // firstConfig returns the object of kind the objects hold first by

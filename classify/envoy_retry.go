@@ -2,7 +2,6 @@ package classify
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -36,42 +35,17 @@ func retriesSafely(r *sources.ProxyRetry) bool {
 }
 
 // envoyRetryFix asks the gateway to try another endpoint when one refuses
-// the connection, in the object its platform configures retries with for
+// the connection, in the object its product configures retries with for
 // the routes that send traffic to the workload (routerFronts), the user's
 // other retry settings kept; when no object read routes to the workload,
 // in one the fix names with a placeholder and says so. ok is false when
-// the platform is unknown or the workload's routes already retry.
-func envoyRetryFix(objs *Objects, platform sources.Platform, wl workload) (Fix, bool) {
-	switch platform {
-	case sources.PlatformEnvoyGateway:
-		return envoyGatewayRetryFix(objs, wl)
-	case sources.PlatformIstio:
-		return istioRetryFix(objs, wl), true
-	case sources.PlatformContour:
-		return contourRetryFix(objs, wl)
+// the product is unknown, has no retry fix (envoyProducts) or the
+// workload's routes already retry.
+func envoyRetryFix(objs *Objects, product sources.Platform, wl workload) (Fix, bool) {
+	if p, ok := envoyProductOf(product); ok && p.retry != nil {
+		return p.retry(objs, wl)
 	}
 	return Fix{}, false
-}
-
-// routerFronts returns the workload's paths through routing objects of
-// kind (HTTPRoute, VirtualService, HTTPProxy) of an Envoy-based platform,
-// one per object, by namespace and name: those whose rules send traffic
-// to a Service that selects the workload's pods.
-func routerFronts(objs *Objects, wl workload, kind string, platform sources.Platform) []front {
-	var out []front
-	seen := map[*sources.Config]bool{}
-	for _, f := range workloadFronts(objs, wl) {
-		if f.Via == nil || f.Via.Kind != kind || seen[f.Via] ||
-			(f.Family != "" && f.Family != sources.FamilyEnvoy) || (f.Platform != "" && f.Platform != platform) {
-			continue
-		}
-		seen[f.Via] = true
-		out = append(out, f)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		return out[i].Via.Namespace+"/"+out[i].Via.Name < out[j].Via.Namespace+"/"+out[j].Via.Name
-	})
-	return out
 }
 
 // noRouteRead says that no object of kind read routes to the workload, so

@@ -47,7 +47,7 @@ func TestALBIngressesToTheWorkload(t *testing.T) {
 		{"other", []string{"shop/other-ing"}},
 		{"lonely", []string{"shop/web-a", "shop/other-ing", "shop/web-b"}},
 	} {
-		if got := configNames(albIngressesTo(objs, workloadNamed(t, objs, c.workload))); !slices.Equal(got, c.want) {
+		if got := configNames(ingressesTo(objs, workloadNamed(t, objs, c.workload), sources.FamilyALB)); !slices.Equal(got, c.want) {
 			t.Errorf("%s: ALB Ingresses %v, want %v", c.workload, got, c.want)
 		}
 	}

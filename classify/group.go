@@ -311,8 +311,8 @@ func notes(a *correlate.Analysis, f *Finding) []string {
 // server's default --event-ttl).
 const eventsLostLookback = time.Hour
 
-// platformOf names the load-balancer family that logged the window's failures.
-func platformOf(w *correlate.Window) sources.Family {
+// familyOf names the load-balancer family that logged the window's failures.
+func familyOf(w *correlate.Window) sources.Family {
 	counts := map[sources.Family]int{}
 	for _, s := range w.Signals {
 		if f := s.Group.ProxyFamily(); f != "" {

@@ -31,6 +31,9 @@ type objectIndex struct {
 	// "namespace/name" of each Service they send to; virtualServices the
 	// Istio VirtualServices by the first label of each destination host.
 	ingresses, bindings, proxies, routes, virtualServices map[string][]*sources.Config
+	// ingressRoutes holds Traefik's IngressRoutes by the namespace/name
+	// of each Service they name.
+	ingressRoutes map[string][]*sources.Config
 	// gateways holds the Gateways by "namespace/name".
 	gateways map[string][]*sources.Config
 	// backendConfigs maps "namespace/name" to the first BackendConfig read
@@ -57,7 +60,7 @@ func newObjectIndex(configs []*sources.Config) *objectIndex {
 		namespaces: map[string]*sources.Config{}, podsByLabel: map[string][]*sources.Config{}, deploymentsByLabel: map[string][]*sources.Config{},
 		ingresses: map[string][]*sources.Config{}, bindings: map[string][]*sources.Config{}, proxies: map[string][]*sources.Config{},
 		routes: map[string][]*sources.Config{}, virtualServices: map[string][]*sources.Config{}, gateways: map[string][]*sources.Config{},
-		backendConfigs: map[string]*sources.Config{}, policies: map[string][]*sources.Config{},
+		backendConfigs: map[string]*sources.Config{}, policies: map[string][]*sources.Config{}, ingressRoutes: map[string][]*sources.Config{},
 	}
 	for i, c := range configs {
 		x.pos[c] = i
@@ -107,6 +110,14 @@ func newObjectIndex(configs []*sources.Config) *objectIndex {
 				for _, r := range c.HTTPProxy.Routes {
 					for _, b := range r.Services {
 						addOnce(x.proxies, c.Namespace+"/"+b.Name, c)
+					}
+				}
+			}
+		case "IngressRoute":
+			if c.IngressRoute != nil {
+				for _, r := range c.IngressRoute.Routes {
+					for _, s := range r.Services {
+						addOnce(x.ingressRoutes, orDefault(s.Namespace, c.Namespace)+"/"+s.Name, c)
 					}
 				}
 			}

@@ -163,13 +163,14 @@ func albIdleTimeoutOf(objs *Objects, ing *sources.Config) Timeout {
 	return t
 }
 
-// albIngressesTo returns the Ingresses whose ALBs send traffic to the
-// workload: those routing to the Services that select its pods, else, when
-// the objects do not link them, every Ingress of the ALB read.
-func albIngressesTo(objs *Objects, wl workload) []*sources.Config {
+// ingressesTo returns the Ingresses of the family whose load balancers
+// send traffic to the workload (for the ALB, those whose idle timeout
+// matters): those routing to the Services that select its pods, else,
+// when the objects do not link them, every Ingress of the family read.
+func ingressesTo(objs *Objects, wl workload, family sources.Family) []*sources.Config {
 	var out []*sources.Config
 	for _, f := range workloadFronts(objs, wl) {
-		if f.Family == sources.FamilyALB && f.Via.Kind == "Ingress" && !containsConfig(out, f.Via) {
+		if f.Family == family && f.Via.Kind == "Ingress" && !containsConfig(out, f.Via) {
 			out = append(out, f.Via)
 		}
 	}
@@ -178,7 +179,7 @@ func albIngressesTo(objs *Objects, wl workload) []*sources.Config {
 	}
 	classes := objs.ConfigsOf("IngressClass")
 	for _, ing := range objs.ConfigsOf("Ingress") {
-		if ing.Ingress != nil && ingressFamily(ing, &sources.Service{}, ingressClassOf(classes, ing)) == sources.FamilyALB {
+		if ing.Ingress != nil && ingressFamily(ing, &sources.Service{}, ingressClassOf(classes, ing)) == family {
 			out = append(out, ing)
 		}
 	}

@@ -31,7 +31,7 @@ var keepaliveTimeoutCause = Cause{
 	ID:          "keepalive_timeout",
 	Name:        "idle keep-alive race",
 	Description: "the app closes idle keep-alive connections sooner than the load balancer stops reusing them: a steady trickle of 502s on healthy pods, at any time",
-	Signature:   "closed connections (ALB 502 with a target, no target status and `response_processing_time` -1, or `-1 -1 -1` on a pod that kept serving, GCP `backend_connection_closed_before_data_sent_to_client`, ingress-nginx \"upstream prematurely closed connection\", Envoy `UC`) spread over time and pods that kept serving; the app's keep-alive below the LB's idle timeout",
+	Signature:   "closed connections (ALB 502 with a target, no target status and `response_processing_time` -1, or `-1 -1 -1` on a pod that kept serving, GCP `backend_connection_closed_before_data_sent_to_client`, ingress-nginx \"upstream prematurely closed connection\", Envoy `UC`, Traefik's own 502 \"Bad Gateway\" on a pod that kept serving) spread over time and pods that kept serving; the app's keep-alive below the LB's idle timeout",
 	Checks:      keepaliveChecks,
 }
 
@@ -95,7 +95,7 @@ func (keepaliveTimeout) Claims(_ *correlate.Analysis, s *correlate.Signal) bool 
 // log entries). A pod that refuses connections while it begins terminating
 // is not serving, and stays a termination race.
 func albIdleClose(s *correlate.Signal, at *correlate.Attempt) bool {
-	return at.Kind == sources.FailureRefused && s.Group != nil && s.Group.ProxyFamily() == sources.FamilyALB
+	return at.Kind == sources.FailureRefused && s.Group != nil && platformFor(s.Group.ProxyFamily()).refusalIsIdleClose()
 }
 
 // Explain implements Rule: one finding over the whole data, when the closed
@@ -106,10 +106,10 @@ func (keepaliveTimeout) Explain(a *correlate.Analysis, claimed []*correlate.Sign
 	}
 	w := correlate.Summarize(claimed)
 	f := &Finding{Cause: keepaliveTimeoutCause.ID, Window: w, Backends: backendRefs(a, w)}
-	family := platformOf(w)
+	family := familyOf(w)
 	app, wl := appKeepAlive(a, f.Backends)
 	objs := objectsOf(a)
-	lb := lbIdleTimeout(objs, family, albIngressesTo(objs, wl))
+	lb := lbIdleTimeout(objs, family, ingressesTo(objs, wl, family))
 	least := minKeepaliveFailures
 	if app != nil && app.Seconds < lb.Seconds {
 		least = minKeepaliveConfirmed // the objects already show the mismatch
@@ -206,25 +206,7 @@ func trickleRate(a *correlate.Analysis, w *correlate.Window, backends int) *Rate
 // ALB it is that of the ALBs the Ingresses ings configure which keeps
 // idle connections longest: the app's keep-alive must outlast each.
 func lbIdleTimeout(objs *Objects, family sources.Family, ings []*sources.Config) Timeout {
-	switch family {
-	case sources.FamilyALB:
-		longest := Timeout{What: "the ALB's idle timeout", Seconds: albIdleTimeout, Source: "the ALB default"}
-		for i, ing := range ings {
-			if t := albIdleTimeoutOf(objs, ing); i == 0 || t.Seconds > longest.Seconds {
-				longest = t
-			}
-		}
-		return longest
-	case sources.FamilyIngressNginx:
-		for _, c := range objs.indexOf().proxyConfigMaps {
-			if c.Proxy.UpstreamKeepaliveTimeoutSec != nil {
-				return Timeout{What: "ingress-nginx upstream-keepalive-timeout", Seconds: float64(*c.Proxy.UpstreamKeepaliveTimeoutSec),
-					Source: fmt.Sprintf("ConfigMap %s/%s", c.Namespace, c.Name)}
-			}
-		}
-		return Timeout{What: "ingress-nginx upstream-keepalive-timeout", Seconds: nginxUpstreamKeepalive, Source: "the ingress-nginx default"}
-	}
-	return Timeout{What: "the load balancer's backend keep-alive", Seconds: gcpBackendKeepalive, Source: "Google's external Application Load Balancer (fixed)"}
+	return platformFor(family).idleTimeout(objs, ings)
 }
 
 // albMaxIdle is the longest idle timeout an ALB takes
@@ -391,23 +373,8 @@ func keepaliveFixes(objs *Objects, wl workload, family sources.Family, lb Timeou
 	// Or let the load balancer give up on idle connections first, within
 	// the range it takes.
 	lower := int(math.Ceil(app.Seconds)) - 1
-	if family == sources.FamilyALB && lower > albMaxIdle {
-		return fixes // the app already outlasts the longest idle timeout an ALB takes
-	}
-	switch family {
-	case sources.FamilyALB:
-		fixes = append(fixes, albIdleFix(lb, wl, lower))
-	case sources.FamilyIngressNginx:
-		ns, name := "ingress-nginx", "ingress-nginx-controller"
-		if cms := proxyConfigMaps(objs); len(cms) > 0 {
-			ns, name = cms[0].Namespace, cms[0].Name
-		}
-		fixes = append(fixes, Fix{
-			Title:  fmt.Sprintf("Or let ingress-nginx drop idle upstream connections after %d s", lower),
-			Why:    "upstream-keepalive-timeout below the app's keep-alive makes nginx close an idle connection before the app does.",
-			Patch:  objectPatch("v1", "ConfigMap", ns, name, nil, nil).with("data", map[string]any{"upstream-keepalive-timeout": fmt.Sprint(lower)}),
-			AtMost: true,
-		})
+	if fix, ok := platformFor(family).idleFix(objs, wl, lb, lower); ok {
+		fixes = append(fixes, fix)
 	}
 	return fixes
 }
@@ -443,22 +410,21 @@ func (keepaliveTimeout) Check(objs *Objects) []*Risk {
 		}
 		app, container := c.KeepAlive, c.Name
 		for _, f := range t.Fronts {
-			switch f.Family {
-			case sources.FamilyALB, sources.FamilyGCP, sources.FamilyIngressNginx:
-			default:
+			p := f.platform()
+			if !p.idleChecked() {
 				continue // Envoy's upstream idle timeout is an hour: a short keep-alive is the common case there
 			}
 			var ings []*sources.Config
 			if f.Via.Kind == "Ingress" {
 				ings = append(ings, f.Via)
 			}
-			lb := lbIdleTimeout(objs, f.Family, ings)
+			lb := p.idleTimeout(objs, ings)
 			if app.Seconds >= lb.Seconds {
 				continue
 			}
 			r := newRisk(keepaliveTimeoutCause, checkKeepalive, SeverityError, t)
 			r.Via = f.Via
-			r.Title = fmt.Sprintf("%s closes idle connections after %g s, %s reuses them for %g s", objectName(t.Config), app.Seconds, lbNoun(f.Family), lb.Seconds)
+			r.Title = fmt.Sprintf("%s closes idle connections after %g s, %s reuses them for %g s", objectName(t.Config), app.Seconds, p.titleNoun(), lb.Seconds)
 			r.Reason = fmt.Sprintf("Container %s: %s closes idle keep-alive connections after %g s (%s), but %s (%s, through %s) keeps idle connections to the pods for up to %g s and reuses them: now and then a request goes out on a connection the app is closing, and the load balancer answers 502 itself.",
 				container, orDefault(app.Server, "the app"), app.Seconds, appSource(app), lb.What, lb.Source, objectName(f.Via), lb.Seconds)
 			r.Fixes = keepaliveFixes(f.Objects, t.wl, f.Family, lb, app)
@@ -466,15 +432,4 @@ func (keepaliveTimeout) Check(objs *Objects) []*Risk {
 		}
 	}
 	return out
-}
-
-// lbNoun names a load-balancer family for a title.
-func lbNoun(f sources.Family) string {
-	switch f {
-	case sources.FamilyALB:
-		return "the ALB"
-	case sources.FamilyIngressNginx:
-		return "ingress-nginx"
-	}
-	return "the load balancer"
 }

@@ -53,6 +53,8 @@ var notSimulated = map[string]string{
 	"BackendTrafficPolicy:spec.targetRefs.N.group":               "retries",
 	"BackendTrafficPolicy:spec.targetRefs.N.kind":                "retries",
 	"BackendTrafficPolicy:spec.targetRefs.N.name":                "retries",
+	"Middleware:spec.retry.attempts":                             "retries",
+	"Middleware:spec.retry.initialInterval":                      "retries",
 	// Topology spread places the replicas; the model places them from
 	// spec.replicas over the zones (see applyFix).
 	"Deployment:spec.template.spec.topologySpreadConstraints.N.labelSelector.matchLabels.app": "placement",

@@ -35,7 +35,7 @@ var registrationLagCause = Cause{
 	ID:          "registration_lag",
 	Name:        "registration lag",
 	Description: "Kubernetes called the new pod Ready and removed the old one before the load balancer's own health check passed the new one: no healthy backend",
-	Signature:   "GCP `failed_to_pick_backend`, ALB 503/502 without a target, ingress-nginx 503 with no upstream, in seconds the same load balancer served nothing; NEG gate opened by `LoadBalancerNegWithoutHealthCheck`, targets registered without a readiness gate, \"no active Endpoint\"",
+	Signature:   "GCP `failed_to_pick_backend`, ALB 503/502 without a target, ingress-nginx 503 with no upstream, Traefik 404 without a router (503 without a server with `allowEmptyServices`), in seconds the same load balancer served nothing; NEG gate opened by `LoadBalancerNegWithoutHealthCheck`, targets registered without a readiness gate, \"no active Endpoint\"",
 	Variants: []Variant{
 		{variantNEGWithoutHealthCheck, "NEG readiness gate opened without a health check"},
 		{variantNEGTimeout, "NEG readiness gate timed out"},
@@ -125,7 +125,7 @@ func (registrationLag) Explain(a *correlate.Analysis, claimed []*correlate.Signa
 
 func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 	w := correlate.Summarize(g.Signals)
-	platform := platformOf(w)
+	family := familyOf(w)
 	f := &Finding{Cause: registrationLagCause.ID, Window: w, Rollout: g.Rollout}
 	f.Evidence = failureEvidence(w, nil)
 	corroborated := 0
@@ -199,9 +199,11 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 			newPods = appendBackend(newPods, a.Backend(l.Namespace+"/"+l.Pod))
 		}
 	}
-	if platform == sources.FamilyALB && f.Variant == "" && albGateMissing(objectsOf(a)) {
-		corroborated++
-		f.Variant = variantALBNoGate
+	if f.Variant == "" {
+		if v := platformFor(family).gateMissing(objectsOf(a)); v != "" {
+			corroborated++
+			f.Variant = v
+		}
 	}
 	if g.Rollout != nil {
 		newPods = append(newPods, g.Rollout.New.Pods...)
@@ -220,9 +222,9 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 	f.Backends = podRefs(a, newPods, oldPods, g.Rollout)
 	f.grade(share(w.Kinds[sources.FailureNoBackend], w.Count), corroborated, registrationClearFit)
 	wl := findWorkload(a, g.Rollout, f.Backends)
-	hc := workloadHealthCheck(objectsOf(a), wl, platform) // the workload's own paths, not another's
-	f.Summary = registrationLagSummary(w, platform, envoyPlatformOf(a, w), f.Variant, hc, wl, g.Rollout != nil || corroborated > 0)
-	f.Remediation = registrationLagFixes(a, w, platform, f.Variant, hc, wl)
+	hc := workloadHealthCheck(objectsOf(a), wl, family) // the workload's own paths, not another's
+	f.Summary = registrationLagSummary(w, family, envoyPlatformOf(a, w), f.Variant, hc, wl, g.Rollout != nil || corroborated > 0)
+	f.Remediation = registrationLagFixes(a, w, family, f.Variant, hc, wl)
 	return f
 }
 
@@ -270,9 +272,10 @@ func appendBackend(bs []*correlate.Backend, b *correlate.Backend) []*correlate.B
 // shown is whether the data shows a rollout or a Kubernetes record behind
 // the failures; without one the summary says so rather than tell a story
 // of pods the data never mentions.
-func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy sources.Platform, variant string, hc healthCheck, wl workload, shown bool) string {
+func registrationLagSummary(w *correlate.Window, family sources.Family, product sources.Platform, variant string, hc healthCheck, wl workload, shown bool) string {
+	p := platformFor(family)
 	head := fmt.Sprintf("For %s (%s) %s had no backend it considered healthy and answered %s itself (%s)",
-		seconds(w.Duration()), span(w), proxyNoun(platform, envoy), words.Plural(w.Failed, "request"), statusList(w.StatusCounts))
+		seconds(w.Duration()), span(w), p.noun(product), words.Plural(w.Failed, "request"), statusList(w.StatusCounts))
 	switch variant {
 	case variantNEGWithoutHealthCheck:
 		return head + ": the new pod's NEG readiness gate opened without any health check (LoadBalancerNegWithoutHealthCheck, typical of the first pod in a new zone), so the old pod was removed before the load balancer had checked the new one."
@@ -288,50 +291,50 @@ func registrationLagSummary(w *correlate.Window, platform sources.Family, envoy 
 			_, why := rolloutFloor(wl.Replicas, "", wl.MaxSurge, wl.MaxUnavailable)
 			strategy = " (" + why + ")"
 		}
-		return head + fmt.Sprintf(": the rollout removed the old pods before a new one was Ready%s, so there was nothing to send requests to until the new pod started and %s learned of it.", strategy, proxyNoun(platform, envoy))
+		return head + fmt.Sprintf(": the rollout removed the old pods before a new one was Ready%s, so there was nothing to send requests to until the new pod started and %s learned of it.", strategy, p.noun(product))
 	}
-	switch {
-	case !shown:
+	if !shown {
 		return head + ": no rollout and no Kubernetes record in the data show what took its backends away. New pods that Kubernetes called Ready before the load balancer's health check passed them do this; so does a target group or Service left without endpoints."
-	case platform == sources.FamilyIngressNginx:
-		return head + ": the proxy had no endpoint to send requests to while the rollout replaced the pods."
-	case platform == sources.FamilyEnvoy && hc.Kind == "BackendTrafficPolicy":
-		return head + fmt.Sprintf(": Kubernetes removed the old pods while Envoy's active health check had not yet passed the new ones (first check after up to %d s, then every %d s).", hc.JitterSec, hc.IntervalSec)
-	case platform == sources.FamilyEnvoy:
-		return head + ": Kubernetes removed the old pods before the control plane had handed the new endpoints to Envoy."
+	}
+	if reason := p.lagReason(hc); reason != "" {
+		return head + reason
 	}
 	return head + ": Kubernetes considered the new pods Ready and removed the old ones before the load balancer's health check passed the new ones."
 }
 
 // registrationLagFixes computes the changes that keep old and new backends
 // overlapping until the load balancer can use the new one.
-func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform sources.Family, variant string, hc healthCheck, wl workload) []Fix {
+func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, family sources.Family, variant string, hc healthCheck, wl workload) []Fix {
 	var fixes []Fix
+	p := platformFor(family)
 	if variant == variantGoneBeforeReady {
 		// The outage was the new pod's start: the strategy is the fix, and
 		// minReadySeconds only for a health check the load balancer runs
 		// on new endpoints once old and new overlap.
 		fixes = append(fixes, rolloutStrategyFix(wl))
-		if platform == sources.FamilyALB {
-			fixes = append(fixes, albGateFix(wl.Namespace))
+		if fix, ok := p.gateFix(wl); ok {
+			fixes = append(fixes, fix)
 		}
-		if plan := planMinReady(platform, hc, wl); hc.Time() > 0 {
+		if plan := planMinReady(family, hc, wl); hc.Time() > 0 {
 			if plan.Faster != nil {
 				fixes = append(fixes, *plan.Faster)
 			}
 			fixes = append(fixes, minReadyFix(plan.Basis, hc, plan.MinReady, wl, 0))
 		}
+		if fix, ok := p.emptyServiceFix(objectsOf(a), w.StatusCounts); ok {
+			fixes = append(fixes, fix)
+		}
 		return fixes
 	}
-	if platform == sources.FamilyALB {
-		fixes = append(fixes, albGateFix(wl.Namespace))
+	if fix, ok := p.gateFix(wl); ok {
+		fixes = append(fixes, fix)
 	}
-	plan := planMinReady(platform, hc, wl)
+	plan := planMinReady(family, hc, wl)
 	if plan.Faster != nil {
 		fixes = append(fixes, *plan.Faster)
 	}
 	minReady := plan.MinReady
-	if platform != sources.FamilyGCP {
+	if !p.healthCheckBoundsLag() {
 		// An outage longer than the health check explains: cover it.
 		minReady = max(minReady, ceilSeconds(w.Duration()+measuredMargin))
 	}
@@ -341,6 +344,9 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, platform s
 	}
 	if wl.MaxUnavailable != "0" {
 		fixes = append(fixes, rolloutStrategyFix(wl))
+	}
+	if fix, ok := p.emptyServiceFix(objectsOf(a), w.StatusCounts); ok {
+		fixes = append(fixes, fix)
 	}
 	return fixes
 }
@@ -373,31 +379,9 @@ type readyPlan struct {
 // first a faster check where the platform allows: GKE's minimum interval,
 // in the BackendConfig the path's Service names; Envoy Gateway's initial
 // jitter, in the policy hc came from.
-func planMinReady(platform sources.Family, hc healthCheck, wl workload) readyPlan {
+func planMinReady(family sources.Family, hc healthCheck, wl workload) readyPlan {
 	plan := readyPlan{Basis: hc}
-	switch platform {
-	case sources.FamilyEnvoy:
-		if fix, ok := envoyJitterFix(hc); ok {
-			plan.Faster = &fix
-			plan.Basis.JitterSec = int(envoyFastJitter.Seconds())
-		}
-	case sources.FamilyGCP:
-		if hc.IntervalSec > fastCheckInterval {
-			ns, name := hc.BackendConfig.patchTarget(wl)
-			point := ""
-			if !hc.BackendConfig.known() {
-				// A new BackendConfig does nothing until the Service names it.
-				point = fmt.Sprintf(" No Service read names a BackendConfig: create this one and point the Service's cloud.google.com/backend-config annotation at it ({\"default\": \"%s\"}).", placeholderName("BackendConfig"))
-			}
-			plan.Faster = &Fix{
-				Title: "Check new endpoints more often",
-				Why:   fmt.Sprintf("The health check runs every %d s (from %s); a new endpoint waits up to that long for its first check.%s", hc.IntervalSec, hc.Source(), point),
-				Patch: objectPatch("cloud.google.com/v1", "BackendConfig", ns, name, nil, map[string]any{"healthCheck": map[string]any{
-					"checkIntervalSec": fastCheckInterval, "timeoutSec": 3, "healthyThreshold": 1, "unhealthyThreshold": 3}}),
-			}
-			plan.Basis = healthCheck{IntervalSec: fastCheckInterval, HealthyThreshold: hc.HealthyThreshold}
-		}
-	}
+	plan.Faster, plan.Basis = platformFor(family).fasterCheck(hc, wl)
 	plan.MinReady = minReadyFor(plan.Basis)
 	return plan
 }
@@ -619,28 +603,7 @@ func (registrationLag) Check(objs *Objects) []*Risk {
 // one, and whether minReadySeconds covers the health check when nothing
 // does.
 func registrationLagRisks(t *target, f front) []*Risk {
-	var hc healthCheck
-	var risk *Risk
-	switch f.Family {
-	case sources.FamilyALB:
-		if f.TargetType != "ip" {
-			return nil // instance targets are nodes: kube-proxy routes to Ready pods
-		}
-		hc = pathHealthCheck(f)
-		risk = albGateRisk(t, f)
-	case sources.FamilyGCP:
-		hc = pathHealthCheck(f)
-		risk = negGateRisk(t, f)
-	case sources.FamilyEnvoy:
-		if hc = pathHealthCheck(f); hc.Kind == "none" {
-			return nil // Envoy sends to an endpoint once the control plane hands it over
-		}
-		risk = newRisk(registrationLagCause, checkMinReady, SeverityError, t)
-		risk.Via = f.Via
-		risk.Title = fmt.Sprintf("Old pods of %s go before Envoy has checked the new ones", objectName(t.Config))
-		risk.Reason = fmt.Sprintf("%s sends Envoy Gateway's traffic to the pods, and Envoy sends a new endpoint nothing until its active health check passes (%s); Kubernetes knows nothing of it and removes an old pod as soon as a new one is Ready.",
-			objectName(f.Via), hc.Source())
-	}
+	hc, risk := f.platform().lagRisk(t, f)
 	if risk == nil {
 		return nil
 	}

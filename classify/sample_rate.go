@@ -27,7 +27,7 @@ func logSampleRate(objs *Objects, wl workload) (rate float64, note string) {
 	if len(stated) == 0 {
 		return 0, ""
 	}
-	if fronts := familyFronts(workloadFronts(objs, wl), sources.FamilyGCP); wl.Known && len(fronts) > 0 {
+	if fronts := gcpFronts(workloadFronts(objs, wl)); wl.Known && len(fronts) > 0 {
 		switch ref := backendConfigOfPaths(fronts); {
 		case ref.Config != nil:
 			return sampleRateOf(ref.Config), ""

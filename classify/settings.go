@@ -229,6 +229,9 @@ type healthCheck struct {
 	// policy is the Envoy Gateway BackendTrafficPolicy the numbers came
 	// from; nil elsewhere.
 	policy *sources.Config
+	// none says, for Kind "none", how the proxy starts sending to a new
+	// endpoint without a check; "" for Envoy's control plane.
+	none string
 }
 
 // Time is how long a new backend needs at the least to pass the health check.
@@ -239,6 +242,8 @@ func (h healthCheck) Time() time.Duration {
 // Source says where the numbers came from, for a reader.
 func (h healthCheck) Source() string {
 	switch {
+	case h.Kind == "none" && h.none != "":
+		return "no active health check: " + h.none
 	case h.Kind == "none":
 		return "no active health check: Envoy sends to an endpoint as soon as the control plane hands it over"
 	case h.Kind == "TargetGroupBinding":
@@ -305,17 +310,8 @@ func familyFronts(fronts []front, family sources.Family) []front {
 //     (envoyPolicyFor); Kind "none" without an active check.
 //
 // Other families get GKE's defaults, as no object of theirs says more.
-func pathHealthCheck(f front) healthCheck {
-	switch f.Family {
-	case sources.FamilyALB:
-		return albHealthCheckOf(f)
-	case sources.FamilyEnvoy:
-		return envoyHealthCheckOf(envoyPolicyFor(f))
-	case sources.FamilyGCP:
-		return gkeHealthCheckOf(pathBackendConfig(f))
-	}
-	return healthCheck{IntervalSec: gkeDefaultInterval, HealthyThreshold: gkeDefaultHealthy}
-}
+// Each platform answers for its own (platform.pathHealthCheck).
+func pathHealthCheck(f front) healthCheck { return f.platform().pathHealthCheck(f) }
 
 // albHealthCheckOf settles an ALB path's health check (see pathHealthCheck).
 func albHealthCheckOf(f front) healthCheck {
@@ -391,35 +387,33 @@ func gkeHealthCheckOf(bc backendConfigRef) healthCheck {
 // no path to a Service: the slowest that an object of the family states
 // taken alone (an Ingress's or Service's ALB annotations, a
 // BackendConfig), else the platform's defaults; for Envoy Gateway, the
-// first BackendTrafficPolicy. A BackendConfig among several is nobody's in
-// particular: its numbers count, but a fix does not patch it.
+// first BackendTrafficPolicy (platform.loneHealthCheck).
 func loneHealthCheck(objs *Objects, family sources.Family) healthCheck {
+	return platformFor(family).loneHealthCheck(objs)
+}
+
+// backendConfigsHealthCheck is the slowest health check a BackendConfig
+// read states, else GKE's defaults. A BackendConfig among several is
+// nobody's in particular: its numbers count, but a fix does not patch it.
+func backendConfigsHealthCheck(objs *Objects) healthCheck {
 	var candidates []healthCheck
-	switch family {
-	case sources.FamilyALB:
-		for _, c := range objs.All() {
-			if (c.Kind == "Ingress" || c.Kind == "Service") && c.HealthCheck != nil {
-				candidates = append(candidates, albAnnotationsHealthCheck([]*sources.Config{c}))
-			}
+	bcs := objs.ConfigsOf("BackendConfig")
+	for _, c := range bcs {
+		h := gkeHealthCheckOf(backendConfigRef{Namespace: c.Namespace, Name: c.Name, Config: c})
+		if len(bcs) > 1 {
+			h.BackendConfig = backendConfigRef{}
 		}
-		if len(candidates) == 0 {
-			return albAnnotationsHealthCheck(nil)
-		}
-	case sources.FamilyEnvoy:
-		return envoyHealthCheckOf(envoyPolicyOf(objs))
-	default:
-		bcs := objs.ConfigsOf("BackendConfig")
-		for _, c := range bcs {
-			h := gkeHealthCheckOf(backendConfigRef{Namespace: c.Namespace, Name: c.Name, Config: c})
-			if len(bcs) > 1 {
-				h.BackendConfig = backendConfigRef{}
-			}
-			candidates = append(candidates, h)
-		}
-		if len(candidates) == 0 {
-			return gkeHealthCheckOf(backendConfigRef{})
-		}
+		candidates = append(candidates, h)
 	}
+	if len(candidates) == 0 {
+		return gkeHealthCheckOf(backendConfigRef{})
+	}
+	return slowestHealthCheck(candidates)
+}
+
+// slowestHealthCheck returns the candidate that takes longest to pass a
+// new backend, the first of those tied.
+func slowestHealthCheck(candidates []healthCheck) healthCheck {
 	out := candidates[0]
 	for _, h := range candidates[1:] {
 		if h.Time() > out.Time() {
@@ -475,7 +469,7 @@ func pathBackendConfig(f front) backendConfigRef {
 // before a deploy the fixes patch the object it names.
 func backendConfigOfPaths(fronts []front) backendConfigRef {
 	var named backendConfigRef
-	for _, f := range familyFronts(fronts, sources.FamilyGCP) {
+	for _, f := range gcpFronts(fronts) {
 		ref := pathBackendConfig(f)
 		if ref.Config != nil {
 			return ref
@@ -492,7 +486,7 @@ func backendConfigOfPaths(fronts []front) backendConfigRef {
 // not link the workload to a Service leave only a BackendConfig read alone
 // surely its; zero when none is known.
 func backendConfigOf(objs *Objects, wl workload) backendConfigRef {
-	if fronts := familyFronts(workloadFronts(objs, wl), sources.FamilyGCP); len(fronts) > 0 {
+	if fronts := gcpFronts(workloadFronts(objs, wl)); len(fronts) > 0 {
 		return backendConfigOfPaths(fronts)
 	}
 	if bcs := objs.ConfigsOf("BackendConfig"); len(bcs) == 1 {

@@ -138,16 +138,25 @@ func subset(sel, labels map[string]string) bool {
 	return true
 }
 
-// frontsOf finds the paths that send traffic to a Service: Ingresses,
-// TargetGroupBindings, HTTPRoutes, VirtualServices, HTTPProxies naming it,
-// and its own standalone NEG. A TargetGroupBinding the AWS Load Balancer
-// Controller made for an Ingress (albMadeBinding) is that Ingress's path:
-// it counts only when no ALB Ingress to the Service was read.
+// frontsOf finds the paths that send traffic to a Service: the Ingresses
+// naming it, then each platform's own routing objects in the registry's
+// order (platforms): TargetGroupBindings, HTTPRoutes, VirtualServices,
+// HTTPProxies, its own NEGs.
 func frontsOf(svc *sources.Config, x *objectIndex) []front {
+	out := ingressFronts(svc, x)
+	for _, p := range platforms {
+		out = p.ownFronts(svc, x, out)
+	}
+	return out
+}
+
+// ingressFronts are the paths of the Ingresses naming the Service, each
+// of the platform its class or annotations say (ingressFamily), with the
+// objects that platform reads beside the Service and the Ingress.
+func ingressFronts(svc *sources.Config, x *objectIndex) []front {
 	var out []front
 	s := svc.Service
-	key := svc.Namespace + "/" + svc.Name
-	for _, ing := range x.ingresses[key] {
+	for _, ing := range x.ingresses[svc.Namespace+"/"+svc.Name] {
 		if ing.Namespace != svc.Namespace || ing.Ingress == nil {
 			continue
 		}
@@ -156,99 +165,7 @@ func frontsOf(svc *sources.Config, x *objectIndex) []front {
 				continue
 			}
 			f := front{Family: ingressFamily(ing, s, ingressClassOf(x.byKind["IngressClass"], ing)), Via: ing, Service: svc, Port: servicePort(s, b.PortName, b.PortNumber)}
-			objs := []*sources.Config{svc, ing}
-			switch f.Family {
-			case sources.FamilyALB:
-				f.TargetType = albDefaultTargetType
-				for _, c := range []*sources.Config{ing, svc} { // the Service's annotation wins
-					if c.HealthCheck != nil && c.HealthCheck.TargetType != "" {
-						f.TargetType = c.HealthCheck.TargetType
-					}
-				}
-			case sources.FamilyGCP:
-				if bc := backendConfigFor(svc, f.Port, x); bc != nil {
-					objs = append(objs, bc)
-				}
-			case sources.FamilyIngressNginx:
-				objs = append(objs, x.proxyConfigMaps...)
-			}
-			f.Objects = NewObjects(objs)
-			out = appendFront(out, f)
-		}
-	}
-	albIngress := hasFamily(out, sources.FamilyALB)
-	for _, tgb := range x.bindings[key] {
-		if albIngress && albMadeBinding(tgb) {
-			// The controller made it for an Ingress read above: the same
-			// path, set by that Ingress and the Service.
-			continue
-		}
-		if b := tgb.TargetGroupBinding; b != nil && tgb.Namespace == svc.Namespace && b.Service == svc.Name {
-			port := servicePort(s, b.ServicePort, 0)
-			if n, err := strconv.Atoi(b.ServicePort); err == nil {
-				port = servicePort(s, "", n)
-			}
-			out = appendFront(out, front{Family: sources.FamilyALB, Via: tgb, Service: svc, Port: port, TargetType: b.TargetType,
-				Objects: NewObjects([]*sources.Config{svc, tgb})})
-		}
-	}
-	for _, route := range x.routes[key] {
-		if route.HTTPRoute == nil {
-			continue
-		}
-		for _, rule := range route.HTTPRoute.Rules {
-			for _, b := range rule.Backends {
-				if (b.Kind != "" && b.Kind != "Service") || b.Name != svc.Name || orDefault(b.Namespace, route.Namespace) != svc.Namespace {
-					continue
-				}
-				out = appendFront(out, routeFront(route, svc, servicePort(s, "", b.Port), x))
-			}
-		}
-	}
-	for _, vs := range x.virtualServices[svc.Name] {
-		if vs.VirtualService == nil {
-			continue
-		}
-		for _, r := range vs.VirtualService.Routes {
-			for _, d := range r.Destinations {
-				if hostIsService(d.Name, vs.Namespace, svc) {
-					out = appendFront(out, front{Family: sources.FamilyEnvoy, Platform: sources.PlatformIstio, Via: vs, Service: svc,
-						Port: servicePort(s, "", d.Port), Objects: NewObjects([]*sources.Config{svc, vs})})
-				}
-			}
-		}
-	}
-	for _, hp := range x.proxies[key] {
-		if hp.HTTPProxy == nil || hp.Namespace != svc.Namespace {
-			continue
-		}
-		for _, r := range hp.HTTPProxy.Routes {
-			for _, b := range r.Services {
-				if b.Name == svc.Name {
-					out = appendFront(out, front{Family: sources.FamilyEnvoy, Platform: sources.PlatformContour, Via: hp, Service: svc,
-						Port: servicePort(s, "", b.Port), Objects: NewObjects([]*sources.Config{svc, hp})})
-				}
-			}
-		}
-	}
-	if s.NEGIngress && !hasFamily(out, sources.FamilyGCP) {
-		// A NEG for Ingress whose Ingress was not read: the GKE Ingress is
-		// there all the same.
-		f := front{Family: sources.FamilyGCP, Via: svc, Service: svc}
-		objs := []*sources.Config{svc}
-		if bc := backendConfigFor(svc, nil, x); bc != nil {
-			objs = append(objs, bc)
-		}
-		f.Objects = NewObjects(objs)
-		out = appendFront(out, f)
-	}
-	if !s.NEGIngress {
-		for _, p := range s.NEGExposedPorts {
-			f := front{Family: sources.FamilyGCP, Via: svc, Service: svc, Port: servicePort(s, "", p), Standalone: true}
-			objs := []*sources.Config{svc}
-			if bc := backendConfigFor(svc, f.Port, x); bc != nil {
-				objs = append(objs, bc)
-			}
+			objs := append([]*sources.Config{svc, ing}, f.platform().ingressObjects(&f, x)...)
 			f.Objects = NewObjects(objs)
 			out = appendFront(out, f)
 		}
@@ -341,22 +258,14 @@ func policyTargets(pol, route, svc *sources.Config, gateways []string) bool {
 }
 
 // gatewayClassFamily names the family and product of a GatewayClass from
-// its name as the products install it: gke-l7-* is Google's load balancer,
-// istio Istio's gateway, eg (or any *envoy*) Envoy Gateway, contour,
-// kgateway; "" when the name says nothing.
+// its name as the products install it, asking each platform
+// (platform.gatewayClass); "" when the name says nothing.
 func gatewayClassFamily(class string) (sources.Family, sources.Platform) {
 	c := strings.ToLower(class)
-	switch {
-	case strings.HasPrefix(c, "gke-l7"):
-		return sources.FamilyGCP, ""
-	case strings.Contains(c, "istio"):
-		return sources.FamilyEnvoy, sources.PlatformIstio
-	case strings.Contains(c, "contour"):
-		return sources.FamilyEnvoy, sources.PlatformContour
-	case strings.Contains(c, "kgateway") || strings.Contains(c, "gloo"):
-		return sources.FamilyEnvoy, sources.PlatformKgateway
-	case c == "eg" || strings.Contains(c, "envoy"):
-		return sources.FamilyEnvoy, sources.PlatformEnvoyGateway
+	for _, p := range platforms {
+		if product, ok := p.gatewayClass(c); ok {
+			return p.family(), product
+		}
 	}
 	return "", ""
 }
@@ -376,28 +285,23 @@ func hostIsService(host, vsNamespace string, svc *sources.Config) bool {
 }
 
 // ingressFamily names the load balancer an Ingress configures: the
-// controller of its IngressClass object when one was read (classObj, nil
-// otherwise), else its class name (alb, gce, gce-internal, nginx), else
-// the annotations it or its Service carry; "" when nothing says.
+// platform whose controller the IngressClass object names when one was
+// read (classObj, nil otherwise), else the first in the registry that
+// its class name or the annotations it or its Service carry point to;
+// "" when nothing says.
 func ingressFamily(ing *sources.Config, svc *sources.Service, classObj *sources.Config) sources.Family {
 	class := strings.ToLower(ing.Ingress.Class)
-	ann := ing.Ingress.Annotations
-	controller := ""
 	if classObj != nil {
-		controller = classObj.IngressClass.Controller
+		for _, p := range platforms {
+			if c := p.ingressController(); c != "" && c == classObj.IngressClass.Controller {
+				return p.family()
+			}
+		}
 	}
-	switch {
-	case controller == sources.ALBIngressController:
-		return sources.FamilyALB
-	case controller == ingressNginxController:
-		return sources.FamilyIngressNginx
-	case class == "alb" || hasKeyPrefix(ann, "alb.ingress.kubernetes.io/"):
-		return sources.FamilyALB
-	case strings.Contains(class, "nginx") || hasKeyPrefix(ann, "nginx.ingress.kubernetes.io/"):
-		return sources.FamilyIngressNginx
-	case class == "gce" || class == "gce-internal" || hasKeyPrefix(ann, "ingress.gcp.kubernetes.io/") ||
-		hasKeyPrefix(ann, "networking.gke.io/") || svc.NEG != "" || len(svc.BackendConfigs) > 0:
-		return sources.FamilyGCP
+	for _, p := range platforms {
+		if p.ingressClass(class, ing.Ingress.Annotations, svc) {
+			return p.family()
+		}
 	}
 	return ""
 }

@@ -39,11 +39,18 @@ func TestDrainFixBounds(t *testing.T) {
 // no termination-race risk.
 func TestNoStopPropagationNoRisk(t *testing.T) {
 	dep := deployment("web", "replicas: 3", webContainer("http", ""))
-	ing := "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  ingressClassName: traefik\n  defaultBackend:\n    service:\n      name: web\n      port:\n        name: http"
+	ing := "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  ingressClassName: haproxy\n  defaultBackend:\n    service:\n      name: web\n      port:\n        name: http"
 	for _, r := range Check(objectsOfYAML(t, dep, service("web", ""), ing)) {
 		if r.Cause == terminationRaceCause.ID {
 			t.Errorf("risk %s behind an unknown Ingress class", r.RuleID())
 		}
+	}
+	// Traefik is known: it drops a leaving pod a throttle after its
+	// EndpointSlice changes, which a pod without preStop does not outlast.
+	traefik := strings.Replace(ing, "haproxy", "traefik", 1)
+	r := riskOf(t, Check(objectsOfYAML(t, dep, service("web", ""), traefik)), "termination_race/prestop")
+	if !strings.Contains(r.Reason, "Traefik") || !strings.Contains(r.Reason, "3 s") {
+		t.Errorf("Traefik's risk: %s", r.Reason)
 	}
 }
 

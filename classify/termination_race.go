@@ -161,7 +161,7 @@ func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 		}
 	}
 	f.grade(share(terminating, w.Count)+goneFit*share(gone, w.Count), corroborated, terminationClearFit)
-	family := platformOf(w)
+	family := familyOf(w)
 	platform := envoyPlatformOf(a, w)
 	f.Summary = fmt.Sprintf("%s stopped accepting connections as they began terminating, but %s kept sending them requests for up to %s (%s; %s failed with %s on %s).",
 		terminatedBy(g.Trigger), proxyNoun(family, platform), seconds(lag), span(w), words.Plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), words.Plural(len(f.Backends), "pod IP"))
@@ -223,7 +223,7 @@ func triggerFixes(a *correlate.Analysis, wl workload, t correlate.Trigger, lag t
 				Patch: objectPatch("v1", "Node", "", orDefault(t.Node, placeholderName("Node")), map[string]any{"labels": map[string]any{labelExcludeFromLB: "true"}}, nil),
 			},
 		}
-		if !excludesNodes(family) {
+		if !platformFor(family).excludesNodes() {
 			// A proxy in the cluster sends to pod IPs and reads no node label.
 			return fixes[:1]
 		}
@@ -282,14 +282,6 @@ func hpaName(t correlate.Trigger, wl workload) string {
 		return wl.Autoscaler.Name
 	}
 	return placeholderName("HorizontalPodAutoscaler")
-}
-
-// excludesNodes reports whether the load balancers of a family take a
-// node's backends out on labelExcludeFromLB: the cloud load balancers
-// (the AWS Load Balancer Controller, GKE's); not ingress-nginx or Envoy,
-// which send to pod IPs from inside the cluster.
-func excludesNodes(f sources.Family) bool {
-	return f == sources.FamilyALB || f == sources.FamilyGCP
 }
 
 // labelExcludeFromLB is the node label that makes the cloud controllers
@@ -564,33 +556,15 @@ func graceFix(wl workload, sleep, grace, newGrace int) Fix {
 func terminationFixes(objs *Objects, wl workload, spec *sources.PodSpec, lag time.Duration, preStop, grace int, family sources.Family, platform sources.Platform) []Fix {
 	sleep := preStopFor(lag)
 	newGrace := graceFor(grace, sleep)
-	who := proxyNoun(family, platform)
-	if family == sources.FamilyEnvoy {
-		// Envoy learns of a terminating endpoint through the control plane
-		// (EndpointSlice → istiod or Envoy Gateway → EDS): the lag is that
-		// propagation, measured here from the logs.
-		who += ", told through the control plane,"
-	}
+	p := platformFor(family)
+	// How the proxy learns of a terminating endpoint (Envoy: through its
+	// control plane); the lag is that propagation, measured from the logs.
+	who := p.noun(platform) + p.propagationNote()
 	stop := preStopFix(wl, sleep)
 	stop.Why = fmt.Sprintf("%s kept sending requests for %s after the pod began terminating; the app must keep serving a little longer than that (preStop sleep: %s).",
 		upperFirst(who), seconds(lag), preStopSource(spec, wl, preStop)) + stop.Why
 	fixes := []Fix{stop, graceFix(wl, sleep, grace, newGrace)}
-	switch family {
-	case sources.FamilyEnvoy:
-		if fix, ok := istioDrainFix(wl, spec, sleep); ok {
-			fixes = append(fixes, fix)
-		}
-		if fix, ok := envoyRetryFix(objs, platform, wl); ok {
-			fixes = append(fixes, fix)
-		}
-	case sources.FamilyALB:
-		fixes = append(fixes, albDrainFixes(albTargetGroupSettings(workloadFronts(objs, wl), objs), wl, newGrace)...)
-	case sources.FamilyGCP:
-		if fix, ok := negDrainFix(backendConfigOf(objs, wl), wl, sleep); ok {
-			fixes = append(fixes, fix)
-		}
-	}
-	return fixes
+	return append(fixes, p.stopFixes(objs, wl, spec, sleep, newGrace, platform)...)
 }
 
 // albDefaultDeregistrationDelay is the deregistration delay of a target
@@ -747,20 +721,8 @@ const (
 )
 
 // stopPropagation is the stop propagation of a load-balancer family; 0
-// when unknown.
-func stopPropagation(f sources.Family) time.Duration {
-	switch f {
-	case sources.FamilyALB:
-		return albStopPropagation
-	case sources.FamilyGCP:
-		return gcpStopPropagation
-	case sources.FamilyIngressNginx:
-		return nginxStopPropagation
-	case sources.FamilyEnvoy:
-		return envoyStopPropagation
-	}
-	return 0
-}
+// when unknown (platform.stopPropagation).
+func stopPropagation(f sources.Family) time.Duration { return platformFor(f).stopPropagation() }
 
 // Check implements Rule: per workload behind a load balancer or proxy, the
 // app gets SIGTERM before the load balancer stops sending, or is killed
@@ -844,13 +806,5 @@ func terminationRisks(t *target, f front) []*Risk {
 // say: the ALB deregistration delay of every target group in front of the
 // workload, GKE's connection draining.
 func drainFixes(t *target, f front, sleep, grace int) []Fix {
-	switch f.Family {
-	case sources.FamilyALB:
-		return albDrainFixes(albTargetGroupSettings(t.Fronts, nil), t.wl, grace)
-	case sources.FamilyGCP:
-		if fix, ok := negDrainFix(backendConfigOfPaths([]front{f}), t.wl, sleep); ok {
-			return []Fix{fix}
-		}
-	}
-	return nil
+	return f.platform().drainFixes(t, f, sleep, grace)
 }

@@ -113,10 +113,8 @@ func explainWrongProbePort(a *correlate.Analysis, g incidentGroup) *Finding {
 	f.Summary = fmt.Sprintf("New pods were Ready before anything listened on %s%s, so connections to %s were refused for up to %s after each joined (%s; %s failed%s).",
 		portText, probeText, words.Plural(len(f.Backends), "new pod IP"), seconds(listen), span(w), words.Plural(w.Failed, "request"), saved)
 	f.Remediation = wrongProbePortFixes(wl, probe, container, servingPort, portName, listen)
-	if platformOf(w) == sources.FamilyEnvoy {
-		if fix, ok := envoyRetryFix(objectsOf(a), envoyPlatformOf(a, w), wl); ok {
-			f.Remediation = append(f.Remediation, fix)
-		}
+	if fix, ok := platformOf(w).refusalFix(objectsOf(a), envoyPlatformOf(a, w), wl); ok {
+		f.Remediation = append(f.Remediation, fix)
 	}
 	return f
 }

@@ -65,6 +65,11 @@ type Config struct {
 	VirtualService *VirtualService
 	// HTTPProxy is set for Contour HTTPProxies.
 	HTTPProxy *HTTPProxy
+	// IngressRoute, TraefikMiddleware and ServersTransport are set for
+	// Traefik's objects of those kinds.
+	IngressRoute      *IngressRoute
+	TraefikMiddleware *TraefikMiddleware
+	ServersTransport  *ServersTransport
 	// Autoscaler is set for HorizontalPodAutoscalers.
 	Autoscaler *Autoscaler
 	// IstioMesh is set for Istio's mesh ConfigMap (`istio` or
@@ -226,6 +231,9 @@ type Container struct {
 	// KeepAlive is the HTTP keep-alive timeout its command line or
 	// environment sets; nil when neither says.
 	KeepAlive *KeepAlive
+	// Traefik is what the flags of a container running Traefik say of
+	// its providers; nil for any other container.
+	Traefik *TraefikProvider
 }
 
 // ContainerPort is one declared container port.

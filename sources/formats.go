@@ -115,6 +115,11 @@ var formatTable = []FormatInfo{
 		HowToGet:    "`kubectl logs -n nginx-ingress deploy/nginx-ingress` after adding `$upstream_addr $upstream_status` to the ConfigMap's `log-format`",
 	},
 	{
+		ID: FormatTraefik, Family: FamilyTraefik, line: traefikAccess{},
+		Description: "Traefik access logs (v2, v3): the default `common` format, whose status column is the origin's status up to v2.10.4 and the client's from v2.10.5, and `json`; Traefik's own log lines among them are counted and passed over. Its 404 without a router is a Service without endpoints (unless `allowEmptyServices`), its 502 a refused, reset or closed connection alike",
+		HowToGet:    "`kubectl logs --timestamps -n kube-system deploy/traefik` (k3s), `kubectl logs --timestamps -n traefik deploy/traefik`, with `--accesslog=true` (and `--accesslog.format=json` for the host)",
+	},
+	{
 		ID: FormatEnvoyAccess, Family: FamilyEnvoy, line: envoyText{},
 		Description: "Envoy access logs in text: Envoy's default format (Contour, kgateway, plain Envoy), Istio's default (1.9+ and 1.3–1.8), any format string given with `--envoy-format`; a default line pasted without its leading `[START_TIME]` is read in order only; the proxy's own log lines are passed over",
 		HowToGet:    "`kubectl logs --timestamps -n istio-system deploy/istio-ingressgateway`, `kubectl logs --timestamps POD -c istio-proxy`, `kubectl logs -n projectcontour ds/envoy -c envoy`",
@@ -141,8 +146,8 @@ var formatTable = []FormatInfo{
 	},
 	{
 		ID: FormatK8sObjects, Family: FamilyKubernetes, json: k8sObjects{},
-		Description: "Pods, Deployments, ReplicaSets, Services, EndpointSlices, Ingresses, IngressClasses, Namespaces, HorizontalPodAutoscalers, BackendConfigs, TargetGroupBindings, IngressClassParams; Gateways, HTTPRoutes, BackendTrafficPolicies, DestinationRules, VirtualServices, HTTPProxies, Istio's mesh ConfigMap; JSON or YAML",
-		HowToGet:    "`kubectl get deploy,rs,pods,svc,endpointslices,ingress -o yaml`; `kubectl get ingressclasses,ingressclassparams -o yaml`; `kubectl get gateways,httproutes,backendtrafficpolicies,destinationrules,virtualservices,httpproxies -A -o yaml`",
+		Description: "Pods, Deployments, ReplicaSets, Services, EndpointSlices, Ingresses, IngressClasses, Namespaces, HorizontalPodAutoscalers, BackendConfigs, TargetGroupBindings, IngressClassParams; Gateways, HTTPRoutes, BackendTrafficPolicies, DestinationRules, VirtualServices, HTTPProxies, Istio's mesh ConfigMap; Traefik's IngressRoutes, Middlewares, ServersTransports and its Deployment's provider flags; JSON or YAML",
+		HowToGet:    "`kubectl get deploy,rs,pods,svc,endpointslices,ingress -o yaml`; `kubectl get ingressclasses,ingressclassparams -o yaml`; `kubectl get gateways,httproutes,backendtrafficpolicies,destinationrules,virtualservices,httpproxies -A -o yaml`; `kubectl get ingressroutes,middlewares,serverstransports -A -o yaml`",
 	},
 }
 

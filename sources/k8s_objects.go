@@ -134,6 +134,13 @@ var objectDecoders = map[objectKey]func(elem []byte, c *Config, out *Emitter) er
 	{"networking.istio.io", "DestinationRule"}:        decodeDestinationRule,
 	{"networking.istio.io", "VirtualService"}:         decodeVirtualService,
 	{"projectcontour.io", "HTTPProxy"}:                decodeHTTPProxy,
+	// Traefik, v3's group and v2's (k8s_objects_traefik.go).
+	{"traefik.io", "IngressRoute"}:              decodeIngressRoute,
+	{"traefik.containo.us", "IngressRoute"}:     decodeIngressRoute,
+	{"traefik.io", "Middleware"}:                decodeTraefikMiddleware,
+	{"traefik.containo.us", "Middleware"}:       decodeTraefikMiddleware,
+	{"traefik.io", "ServersTransport"}:          decodeServersTransport,
+	{"traefik.containo.us", "ServersTransport"}: decodeServersTransport,
 }
 
 // group returns the API group of an apiVersion ("apps/v1" → "apps", "v1" → "").
@@ -347,6 +354,7 @@ func containerFacts(c *corev1.Container, sidecar bool) Container {
 		f.PreStop = preStopFacts(c.Lifecycle.PreStop)
 	}
 	f.KeepAlive = keepAliveFacts(c)
+	f.Traefik = traefikProviderFacts(c)
 	return f
 }
 
