@@ -62,7 +62,7 @@ func parseFailure(s string) (sources.FailureKind, error) {
 }
 
 func parseKind(s string) (sources.LifecycleKind, error) {
-	for k := sources.LifecycleOther; k <= sources.Rescaled; k++ {
+	for k := sources.LifecycleOther; k <= sources.LastLifecycleKind; k++ {
 		if k.String() == s || strings.ReplaceAll(k.String(), "_", "") == s {
 			return k, nil
 		}
