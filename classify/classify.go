@@ -94,6 +94,10 @@ type Finding struct {
 	Rollout *correlate.Rollout
 	// Trigger says what deleted the pods of a termination race.
 	Trigger string
+	// Step is the progressive-delivery controller's record of the rollout
+	// step the failures followed (a Service switch, a weight change, a
+	// scale-down, an abort); nil when none.
+	Step *sources.Lifecycle
 	// Summary is the one sentence a human reads first.
 	Summary     string
 	Backends    []BackendRef

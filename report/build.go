@@ -74,8 +74,9 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 // newRollout describes one rollout for the contract.
 func newRollout(r *correlate.Rollout) Rollout {
 	out := Rollout{ID: r.ID(), Namespace: r.Namespace, OldReplicaSets: r.OldNames(), Start: utc(r.Start), End: utc(r.End), How: r.How}
-	if r.Workload != "" {
-		out.Workload = "Deployment/" + r.Workload
+	out.Workload = r.WorkloadRef()
+	for _, l := range r.Steps {
+		out.Steps = append(out.Steps, Moment{Time: utc(l.Time), What: describeEvent(l), Who: l.Object, Source: l.Origin.String()})
 	}
 	if r.New != nil {
 		out.NewReplicaSet, out.Revision = r.New.Name, r.New.Revision
@@ -96,6 +97,9 @@ func newIncident(f *classify.Finding) Incident {
 	}
 	if f.Rollout != nil {
 		in.Rollout = f.Rollout.ID()
+	}
+	if l := f.Step; l != nil {
+		in.Step = &Moment{Time: utc(l.Time), What: describeEvent(l), Who: l.Object, Source: l.Origin.String()}
 	}
 	if r := f.Rate; r != nil {
 		in.Rate = &Rate{PerHour: r.PerHour, Share: r.Share, Backends: r.Backends, Hours: r.Hours}

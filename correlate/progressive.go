@@ -1,0 +1,94 @@
+package correlate
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/readygap/readygap/sources"
+)
+
+// Progressive delivery: rollouts that a controller moves in steps of its
+// own (Argo Rollouts' canary weights and blue-green Service switches,
+// Flagger's canary analysis) rather than the Deployment controller's
+// rolling update. Their ReplicaSets and pods are found as a Deployment's
+// are (rollouts.go); this file adds the controller's records to them.
+
+// Workload kinds of a rollout other than a Deployment.
+const (
+	// KindArgoRollout is an Argo Rollout (argoproj.io/v1alpha1).
+	KindArgoRollout = "Rollout"
+	// KindFlaggerCanary is a Flagger Canary (flagger.app/v1beta1): it
+	// drives the rollout of its target Deployment's `-primary` copy.
+	KindFlaggerCanary = "Canary"
+)
+
+// flaggerPrimarySuffix ends the name of the Deployment Flagger creates
+// beside a Canary's target and promotes into (<target>-primary).
+const flaggerPrimarySuffix = "-primary"
+
+// stepKinds are the lifecycle kinds of a progressive-delivery controller.
+var stepKinds = []sources.LifecycleKind{sources.ServiceSwitched, sources.TrafficWeight, sources.RolloutStep, sources.RolloutCompleted, sources.RolloutAborted}
+
+// IsStep reports whether k is a record of a progressive-delivery
+// controller's step.
+func IsStep(k sources.LifecycleKind) bool {
+	return slices.Contains(stepKinds, k)
+}
+
+// attachSteps gives each rollout the records its progressive-delivery
+// controller wrote about its workload from its start (less
+// rolloutLookback) to its end (plus rolloutLookahead), and the kind of
+// its workload when those records name it. A Flagger Canary named web
+// drives the rollout of Deployment web-primary (and of web, its canary).
+func (a *Analysis) attachSteps() {
+	for _, r := range a.Rollouts {
+		if r.Workload == "" {
+			continue
+		}
+		for _, l := range a.EventsBetween(r.Start.Add(-rolloutLookback), r.End.Add(rolloutLookahead), stepKinds...) {
+			kind, name, ok := strings.Cut(l.Object, "/")
+			if !ok || l.Namespace != r.Namespace {
+				continue
+			}
+			switch {
+			case kind == KindArgoRollout && name == r.Workload:
+				r.Kind = KindArgoRollout
+			case kind == KindFlaggerCanary && (name == r.Workload || name+flaggerPrimarySuffix == r.Workload):
+				if r.Kind == "" {
+					r.Kind = KindFlaggerCanary
+				}
+			default:
+				continue
+			}
+			r.Steps = append(r.Steps, l)
+		}
+	}
+}
+
+// StepsBetween returns the rollout's controller records of the given kinds
+// (all when none are given) from..to, in time order.
+func (r *Rollout) StepsBetween(from, to time.Time, kinds ...sources.LifecycleKind) []*sources.Lifecycle {
+	var out []*sources.Lifecycle
+	for _, l := range r.Steps {
+		if l.Time.Before(from) || l.Time.After(to) {
+			continue
+		}
+		if len(kinds) == 0 || slices.Contains(kinds, l.Kind) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// WorkloadRef names the rollout's workload as Kind/name: Deployment/web,
+// Rollout/web, or Canary/web for a Flagger canary; "" when unknown.
+func (r *Rollout) WorkloadRef() string {
+	if r.Workload == "" {
+		return ""
+	}
+	if r.Kind == KindFlaggerCanary {
+		return KindFlaggerCanary + "/" + strings.TrimSuffix(r.Workload, flaggerPrimarySuffix)
+	}
+	return orString(r.Kind, "Deployment") + "/" + r.Workload
+}
