@@ -30,11 +30,10 @@ const flaggerPrimarySuffix = "-primary"
 // stepKinds are the lifecycle kinds of a progressive-delivery controller.
 var stepKinds = []sources.LifecycleKind{sources.ServiceSwitched, sources.TrafficWeight, sources.RolloutStep, sources.RolloutCompleted, sources.RolloutAborted}
 
-// IsStep reports whether k is a record of a progressive-delivery
-// controller's step.
-func IsStep(k sources.LifecycleKind) bool {
-	return slices.Contains(stepKinds, k)
-}
+// scalingKinds are the kinds of a controller's scaling events: Argo
+// Rollouts scales its ReplicaSets itself (reported on Rollout/<name>),
+// and its scale-downs are steps too.
+var scalingKinds = []sources.LifecycleKind{sources.ScaledUp, sources.ScaledDown}
 
 // attachSteps gives each rollout the records its progressive-delivery
 // controller wrote about its workload from its start (less
@@ -46,9 +45,9 @@ func (a *Analysis) attachSteps() {
 		if r.Workload == "" {
 			continue
 		}
-		for _, l := range a.EventsBetween(r.Start.Add(-rolloutLookback), r.End.Add(rolloutLookahead), stepKinds...) {
+		for _, l := range a.EventsBetween(r.Start.Add(-rolloutLookback), r.End.Add(rolloutLookahead), append(stepKinds, scalingKinds...)...) {
 			kind, name, ok := strings.Cut(l.Object, "/")
-			if !ok || l.Namespace != r.Namespace {
+			if !ok || l.Namespace != r.Namespace || slices.Contains(scalingKinds, l.Kind) && kind != KindArgoRollout {
 				continue
 			}
 			switch {

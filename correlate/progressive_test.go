@@ -45,7 +45,7 @@ func TestArgoBlueGreenRollout(t *testing.T) {
 	for _, l := range r.Steps {
 		steps = append(steps, fmt.Sprintf("%v %s", l.Time.Sub(t0), l.Kind))
 	}
-	if got, want := fmt.Sprint(steps), "[40s service_switched 40s rollout_completed]"; got != want {
+	if got, want := fmt.Sprint(steps), "[10s scaled_up 40s service_switched 40s rollout_completed 1m10s scaled_down]"; got != want {
 		t.Errorf("steps %s, want %s", got, want)
 	}
 	if n := len(r.StepsBetween(at(40), at(40), sources.ServiceSwitched)); n != 1 {

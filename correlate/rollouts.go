@@ -91,7 +91,8 @@ type Rollout struct {
 	Kind string
 	// Steps are the progressive-delivery controller's records of the
 	// rollout (Argo Rollouts, Flagger), in time order: weight changes,
-	// Service switches, steps, promotion, abort (progressive.go).
+	// Service switches, steps, promotion, abort, and Argo's own scaling
+	// of the ReplicaSets (progressive.go).
 	Steps []*sources.Lifecycle
 }
 
@@ -280,6 +281,12 @@ func replicaSets(d *Dataset, backends []*Backend) []*ReplicaSet {
 	}
 	out := make([]*ReplicaSet, 0, len(m))
 	for _, rs := range m {
+		// An Argo Rollout's ReplicaSet scaled down before it grew is the
+		// stable one coming back after an abort or a rollback: it was
+		// there before the data, and its regrowth is no new rollout.
+		if rs.Kind == KindArgoRollout && len(rs.scaledDown) > 0 && slices.MinFunc(rs.scaledDown, time.Time.Compare).Before(rs.Born) {
+			rs.Born = time.Time{}
+		}
 		if rs.Workload != "" {
 			out = append(out, rs)
 		}

@@ -360,7 +360,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 		return false
 	}
 	for _, c := range configs {
-		if (c.Kind == "Deployment" || c.Kind == "StatefulSet") && checked(c) {
+		if (c.Kind == "Deployment" || c.Kind == "StatefulSet" || c.Kind == "Rollout" && c.Rollout != nil) && checked(c) {
 			rep.Workloads = append(rep.Workloads, objectRef(c, opts.Source))
 		}
 	}
@@ -371,7 +371,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 			loc = " (" + l + ")"
 		}
 		if why, ok := unjudgedKinds[c.Kind]; ok && c.Workload == nil {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s not checked: %s; check judges Deployments and StatefulSets only", where, loc, why))
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s not checked: %s; check judges Deployments, StatefulSets and Argo Rollouts only", where, loc, why))
 		} else if why := classify.NotApplied(c.Kind); why != "" && c.Workload != nil && checked(c) {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s checked in part: not for %s", where, loc, why))
 		}
@@ -442,7 +442,6 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 // judge, with what differs from a Deployment's rollout.
 var unjudgedKinds = map[string]string{
 	"DaemonSet": "a DaemonSet runs one pod per node and rolls them node by node",
-	"Rollout":   "an Argo Rollout moves traffic in its own canary or blue-green steps",
 }
 
 // readAtFile matches where a fix says a setting was read: "read at
