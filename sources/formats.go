@@ -141,8 +141,8 @@ var formatTable = []FormatInfo{
 	},
 	{
 		ID: FormatK8sObjects, Family: FamilyKubernetes, json: k8sObjects{},
-		Description: "Pods, Deployments, ReplicaSets, Services, EndpointSlices, Ingresses, IngressClasses, Namespaces, HorizontalPodAutoscalers, BackendConfigs, TargetGroupBindings, IngressClassParams; Gateways, HTTPRoutes, BackendTrafficPolicies, DestinationRules, VirtualServices, HTTPProxies, Istio's mesh ConfigMap; JSON or YAML",
-		HowToGet:    "`kubectl get deploy,rs,pods,svc,endpointslices,ingress -o yaml`; `kubectl get ingressclasses,ingressclassparams -o yaml`; `kubectl get gateways,httproutes,backendtrafficpolicies,destinationrules,virtualservices,httpproxies -A -o yaml`",
+		Description: "Pods, Deployments, ReplicaSets, Services, EndpointSlices, Ingresses, IngressClasses, Namespaces, HorizontalPodAutoscalers, BackendConfigs, TargetGroupBindings, IngressClassParams; Gateways, HTTPRoutes, BackendTrafficPolicies, DestinationRules, VirtualServices, HTTPProxies, Istio's mesh ConfigMap; Argo Rollouts and Flagger Canaries; JSON or YAML",
+		HowToGet:    "`kubectl get deploy,rs,pods,svc,endpointslices,ingress -o yaml`; `kubectl get ingressclasses,ingressclassparams -o yaml`; `kubectl get gateways,httproutes,backendtrafficpolicies,destinationrules,virtualservices,httpproxies -A -o yaml`; `kubectl get rollouts.argoproj.io,canaries.flagger.app -A -o yaml`",
 	},
 }
 
