@@ -41,19 +41,19 @@ func (rolloutAbortGone) Cause() Cause { return rolloutAbortGoneCause }
 // at a pod that was gone, in a progressive rollout within abortLagMax
 // after it was aborted.
 func (rolloutAbortGone) Claims(a *correlate.Analysis, s *correlate.Signal) bool {
-	_, ab := abortOf(s)
+	_, ab := abortOf(a, s)
 	return ab != nil
 }
 
 // abortOf returns the rollout and the abort a signal followed.
-func abortOf(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
+func abortOf(a *correlate.Analysis, s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
 	noBackend := s.Kind == sources.FailureNoBackend && len(s.Attempts) == 0
 	last := s.Last()
 	gone := last != nil && last.Kind.LBGenerated() && last.State == correlate.StateGone
 	if !noBackend && !gone {
 		return nil, nil
 	}
-	r := progressiveOf(s)
+	r := progressiveOf(a, s)
 	if r == nil {
 		return nil, nil
 	}
@@ -66,7 +66,7 @@ func abortOf(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
 // Explain implements Rule: one finding per abort.
 func (rolloutAbortGone) Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding {
 	var out []*Finding
-	for _, g := range groupByStep(claimed, abortOf) {
+	for _, g := range groupByStep(claimed, func(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) { return abortOf(a, s) }) {
 		out = append(out, explainAbortGone(a, g))
 	}
 	return out

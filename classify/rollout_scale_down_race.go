@@ -41,17 +41,17 @@ func (rolloutScaleDownRace) Cause() Cause { return rolloutScaleDownRaceCause }
 // Claims implements Rule: a failed attempt at an old pod of a progressive
 // rollout after the controller scaled its ReplicaSet down.
 func (rolloutScaleDownRace) Claims(a *correlate.Analysis, s *correlate.Signal) bool {
-	_, sd := scaleDownOf(s)
+	_, sd := scaleDownOf(a, s)
 	return sd != nil
 }
 
 // scaleDownOf returns the rollout and the scale-down a signal followed.
-func scaleDownOf(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
+func scaleDownOf(a *correlate.Analysis, s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
 	at := s.Last()
 	if at == nil || !at.Kind.LBGenerated() || at.Kind == sources.FailureNoBackend || at.Role != correlate.RoleOld || at.Of == nil {
 		return nil, nil
 	}
-	r := progressiveOf(s)
+	r := progressiveOf(a, s)
 	if r == nil {
 		return nil, nil
 	}
@@ -66,7 +66,7 @@ func scaleDownOf(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
 // Explain implements Rule: one finding per scale-down.
 func (rolloutScaleDownRace) Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding {
 	var out []*Finding
-	for _, g := range groupByStep(claimed, scaleDownOf) {
+	for _, g := range groupByStep(claimed, func(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) { return scaleDownOf(a, s) }) {
 		out = append(out, explainScaleDownRace(a, g))
 	}
 	return out

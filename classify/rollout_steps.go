@@ -34,17 +34,48 @@ const (
 )
 
 // progressiveOf returns the rollout a progressive-delivery controller
-// drove that covers s: its decisive attempt's, else its own; nil for a
-// Deployment's rollout or none.
-func progressiveOf(s *correlate.Signal) *correlate.Rollout {
+// drove that s may follow a step of: its decisive attempt's, else its own,
+// else, when no rollout covers s, the latest such rollout that started before s and whose last
+// record is no more than progressiveLookahead before it (a step's effect
+// may outlast the rollout's coverage: the rules bound it by their own
+// lags); nil for a Deployment's rollout or none.
+func progressiveOf(a *correlate.Analysis, s *correlate.Signal) *correlate.Rollout {
+	if s.Group == nil {
+		return nil // a kind of failure asked about in general (ConsistentWith): no step to follow
+	}
 	r := s.Rollout
 	if l := s.Last(); l != nil && l.Rollout != nil {
 		r = l.Rollout
 	}
-	if r == nil || r.Kind == "" {
-		return nil
+	if r != nil {
+		if r.Kind == "" {
+			return nil // a Deployment's rollout covers it
+		}
+		return r
 	}
-	return r
+	t := s.Time()
+	var found *correlate.Rollout
+	for _, x := range a.Rollouts {
+		if x.Kind == "" || x.Start.After(t.Add(stepEventSlack)) || t.Sub(lastStepTime(x)) > progressiveLookahead {
+			continue
+		}
+		found = x
+	}
+	return found
+}
+
+// progressiveLookahead is how long after a progressive rollout's last
+// record a failure may still be its doing: the longest lag a rule allows
+// (abortLagMax).
+const progressiveLookahead = abortLagMax
+
+// lastStepTime is the time of the rollout's last step, or its end.
+func lastStepTime(r *correlate.Rollout) time.Time {
+	t := r.End
+	if n := len(r.Steps); n > 0 && r.Steps[n-1].Time.After(t) {
+		t = r.Steps[n-1].Time
+	}
+	return t
 }
 
 // stepBefore returns the latest step of the given kinds the rollout took

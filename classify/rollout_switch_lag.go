@@ -44,16 +44,16 @@ func (rolloutSwitchLag) Cause() Cause { return rolloutSwitchLagCause }
 // weight change since just before the switch (rollout_weight_no_target.go
 // explains those).
 func (rolloutSwitchLag) Claims(a *correlate.Analysis, s *correlate.Signal) bool {
-	_, sw := switchOf(s)
+	_, sw := switchOf(a, s)
 	return sw != nil
 }
 
 // switchOf returns the rollout and Service switch a signal followed.
-func switchOf(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
+func switchOf(a *correlate.Analysis, s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
 	if s.Kind != sources.FailureNoBackend || len(s.Attempts) != 0 {
 		return nil, nil
 	}
-	r := progressiveOf(s)
+	r := progressiveOf(a, s)
 	if r == nil {
 		return nil, nil
 	}
@@ -67,7 +67,7 @@ func switchOf(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
 // Explain implements Rule: one finding per switch.
 func (rolloutSwitchLag) Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding {
 	var out []*Finding
-	for _, g := range groupByStep(claimed, switchOf) {
+	for _, g := range groupByStep(claimed, func(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) { return switchOf(a, s) }) {
 		out = append(out, explainSwitchLag(a, g))
 	}
 	return out

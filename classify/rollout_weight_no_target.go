@@ -49,16 +49,16 @@ func (rolloutWeightNoTarget) Cause() Cause { return rolloutWeightNoTargetCause }
 // rollout within weightLagMax after one of its weight changes. The load
 // balancer may serve the other share meanwhile.
 func (rolloutWeightNoTarget) Claims(a *correlate.Analysis, s *correlate.Signal) bool {
-	_, tw := weightOf(s)
+	_, tw := weightOf(a, s)
 	return tw != nil
 }
 
 // weightOf returns the rollout and the weight change a signal followed.
-func weightOf(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
+func weightOf(a *correlate.Analysis, s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
 	if s.Kind != sources.FailureNoBackend || len(s.Attempts) != 0 {
 		return nil, nil
 	}
-	r := progressiveOf(s)
+	r := progressiveOf(a, s)
 	if r == nil {
 		return nil, nil
 	}
@@ -71,7 +71,7 @@ func weightOf(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
 // Explain implements Rule: one finding per weight change.
 func (rolloutWeightNoTarget) Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding {
 	var out []*Finding
-	for _, g := range groupByStep(claimed, weightOf) {
+	for _, g := range groupByStep(claimed, func(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) { return weightOf(a, s) }) {
 		out = append(out, explainWeightNoTarget(a, g))
 	}
 	return out

@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -63,6 +64,83 @@ func (a *Analysis) attachSteps() {
 			r.Steps = append(r.Steps, l)
 		}
 	}
+	a.flaggerRollouts()
+}
+
+// FoundByFlagger: a Flagger Canary's events, for a canary analysis that
+// no ReplicaSet replacement shows (the canary Deployment scales from zero,
+// the primary is not yet promoted).
+const FoundByFlagger = "Flagger events"
+
+// flaggerRollouts makes a rollout of each Flagger Canary whose events no
+// rollout took: its canary Deployment's pods are the new side, its
+// -primary Deployment's the old, from its first event to its last. Backends
+// keep the role a rollout of their own gave them.
+func (a *Analysis) flaggerRollouts() {
+	taken := map[*sources.Lifecycle]bool{}
+	for _, r := range a.Rollouts {
+		for _, l := range r.Steps {
+			taken[l] = true
+		}
+	}
+	byCanary := map[string]*Rollout{}
+	var added []*Rollout
+	for i := range a.Lifecycle {
+		l := &a.Lifecycle[i]
+		kind, name, ok := strings.Cut(l.Object, "/")
+		if !ok || kind != KindFlaggerCanary || taken[l] || !slices.Contains(stepKinds, l.Kind) {
+			continue
+		}
+		k := l.Namespace + "/" + name
+		r := byCanary[k]
+		if r == nil {
+			r = &Rollout{Namespace: l.Namespace, Workload: name, Kind: KindFlaggerCanary, How: FoundByFlagger,
+				New: &ReplicaSet{Namespace: l.Namespace, Workload: name}, Old: []*ReplicaSet{{Namespace: l.Namespace, Workload: name + flaggerPrimarySuffix}},
+				Start: l.Time, End: l.Time}
+			byCanary[k] = r
+			added = append(added, r)
+		}
+		r.Start, r.End = earliest(r.Start, l.Time), latest(r.End, l.Time)
+		r.Steps = append(r.Steps, l)
+	}
+	if len(added) == 0 {
+		return
+	}
+	for _, b := range a.Backends {
+		if b.Pod == "" {
+			continue
+		}
+		for _, r := range added {
+			if b.Namespace != r.Namespace {
+				continue
+			}
+			switch b.Workload {
+			case r.Workload:
+				r.New.Pods = append(r.New.Pods, b)
+				if b.Rollout == nil {
+					b.Role, b.Rollout = RoleNew, r
+				}
+			case r.Workload + flaggerPrimarySuffix:
+				r.Old[0].Pods = append(r.Old[0].Pods, b)
+				if b.Rollout == nil {
+					b.Role, b.Rollout = RoleOld, r
+				}
+			}
+		}
+	}
+	a.Rollouts = append(a.Rollouts, added...)
+	sort.SliceStable(a.Rollouts, func(i, j int) bool { return a.Rollouts[i].Start.Before(a.Rollouts[j].Start) })
+	for i, r := range a.Rollouts {
+		r.N = i + 1
+	}
+}
+
+// earliest returns the earlier of two non-zero times.
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // StepsBetween returns the rollout's controller records of the given kinds
