@@ -97,6 +97,11 @@ var formatTable = []FormatInfo{
 		HowToGet:    "`kubectl logs -n kube-system deploy/aws-load-balancer-controller`, CloudWatch Logs",
 	},
 	{
+		ID: FormatArgoRollouts, Family: FamilyKubernetes, line: argoRollouts{}, ClusterClock: true,
+		Description: "Argo Rollouts controller logs (logrus text or `--logformat json`): the events it records (`event_reason`: Service switches, weights, steps, scaling, abort) and its `New weights:` lines, at the controller's time",
+		HowToGet:    "`kubectl logs --timestamps -n argo-rollouts deploy/argo-rollouts`",
+	},
+	{
 		ID: FormatIngressNginx, Family: FamilyIngressNginx, line: ingressNginx{},
 		Description: "ingress-nginx controller output: access lines (current and pre-0.25 formats, or the `log-format-upstream` given with `--nginx-format`), nginx error lines, klog lines",
 		HowToGet:    "`kubectl logs -n ingress-nginx deploy/ingress-nginx-controller [--timestamps]`",

@@ -39,6 +39,8 @@ const (
 	// FormatKubectlEvents is the table `kubectl get events` and
 	// `kubectl events` print.
 	FormatKubectlEvents Format = "kubectl-events"
+	// FormatArgoRollouts is the Argo Rollouts controller's log.
+	FormatArgoRollouts Format = "argo-rollouts"
 )
 
 // Origin says where a record came from: the input name and the 1-based line
