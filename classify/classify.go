@@ -94,6 +94,10 @@ type Finding struct {
 	Rollout *correlate.Rollout
 	// Trigger says what deleted the pods of a termination race.
 	Trigger string
+	// Step is the progressive-delivery controller's record of the rollout
+	// step the failures followed (a Service switch, a weight change, a
+	// scale-down, an abort); nil when none.
+	Step *sources.Lifecycle
 	// Summary is the one sentence a human reads first.
 	Summary     string
 	Backends    []BackendRef
@@ -144,8 +148,12 @@ type Rule interface {
 }
 
 // Rules lists every rule in the order they claim failures: a failure goes
-// to the first rule that claims it.
-var Rules = []Rule{registrationLag{}, wrongProbePort{}, terminationRace{}, keepaliveTimeout{}}
+// to the first rule that claims it. The progressive-delivery rules come
+// first: they claim only failures that follow a step of an Argo Rollout or
+// a Flagger Canary, which they explain more exactly than the rules of a
+// rolling update; an abort (which also moves weights) before the rest.
+var Rules = []Rule{rolloutAbortGone{}, rolloutScaleDownRace{}, rolloutWeightNoTarget{}, rolloutSwitchLag{},
+	registrationLag{}, wrongProbePort{}, terminationRace{}, keepaliveTimeout{}}
 
 // Result is the classification of one analysis.
 type Result struct {

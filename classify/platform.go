@@ -107,6 +107,14 @@ type platform interface {
 	// samplesLogs reports whether the platform may sample its request
 	// logs (the count is then an estimate).
 	samplesLogs() bool
+
+	// rolloutRouting is the trafficRouting of an Argo Rollout whose stable
+	// Service is service, through the platform, as a template.
+	rolloutRouting(service string) map[string]any
+	// verifiesTargetGroups reports whether the Argo Rollouts controller
+	// can verify the platform's target groups before it scales down or
+	// moves a weight (--aws-verify-target-group).
+	verifiesTargetGroups() bool
 }
 
 // platforms is the registry, in the order paths are found and an

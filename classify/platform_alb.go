@@ -131,3 +131,6 @@ func (albPlatform) idleFix(_ *Objects, wl workload, lb Timeout, lower int) (Fix,
 
 // refusalIsIdleClose: the ALB logs both as `-1 -1 -1 502` (albIdleClose).
 func (albPlatform) refusalIsIdleClose() bool { return true }
+
+// verifiesTargetGroups implements platform: --aws-verify-target-group.
+func (albPlatform) verifiesTargetGroups() bool { return true }

@@ -69,6 +69,7 @@ func (genericPlatform) drainFixes(*target, front, int, int) []Fix         { retu
 func (genericPlatform) idleChecked() bool                                 { return false }
 func (genericPlatform) refusalIsIdleClose() bool                          { return false }
 func (genericPlatform) samplesLogs() bool                                 { return false }
+func (genericPlatform) verifiesTargetGroups() bool                        { return false }
 func (genericPlatform) stopFixes(*Objects, workload, *sources.PodSpec, int, int, sources.Platform) []Fix {
 	return nil
 }
@@ -82,4 +83,10 @@ func (genericPlatform) idleTimeout(*Objects, []*sources.Config) Timeout {
 func (genericPlatform) idleFix(*Objects, workload, Timeout, int) (Fix, bool) { return Fix{}, false }
 func (genericPlatform) refusalFix(*Objects, sources.Platform, workload) (Fix, bool) {
 	return Fix{}, false
+}
+
+// rolloutRouting is the ALB's trafficRouting (Argo Rollouts' most common
+// one), as a template: the generic platform has none of its own.
+func (genericPlatform) rolloutRouting(service string) map[string]any {
+	return map[string]any{"alb": map[string]any{"ingress": placeholderName("Ingress"), "rootService": service, "servicePort": "<port>"}}
 }

@@ -62,3 +62,9 @@ func (nginxPlatform) idleFix(objs *Objects, _ workload, _ Timeout, lower int) (F
 		AtMost: true,
 	}, true
 }
+
+// rolloutRouting implements platform: Argo Rollouts' nginx routing, which
+// makes a canary Ingress beside the stable one.
+func (nginxPlatform) rolloutRouting(string) map[string]any {
+	return map[string]any{"nginx": map[string]any{"stableIngress": placeholderName("Ingress")}}
+}

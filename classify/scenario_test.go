@@ -123,6 +123,14 @@ func (s *scenarioFile) checkIncident(t *testing.T, n int, v *Finding, kv map[str
 			if v.Trigger != want {
 				fail("trigger %q, want %q", v.Trigger, want)
 			}
+		case "step":
+			got := "none"
+			if v.Step != nil {
+				got = fmt.Sprintf("%s@%s", v.Step.Kind, v.Step.Time.Sub(s.Base))
+			}
+			if got != want {
+				fail("step %s, want %s", got, want)
+			}
 		case "rollout":
 			if got := map[bool]string{true: "yes", false: "no"}[v.Rollout != nil]; got != want {
 				fail("rollout %s, want %s", got, want)

@@ -400,6 +400,7 @@ var notAppliedTo = map[string]map[string]string{
 	"StatefulSet": {
 		registrationLagCause.ID: "a StatefulSet replaces its pods one at a time, the old one first, without maxSurge",
 	},
+	"Rollout": rolloutNotApplied,
 }
 
 // NotApplied says which static checks do not judge a workload of kind,

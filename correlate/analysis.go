@@ -108,6 +108,7 @@ func build(d *Dataset, o Options) *Analysis {
 	a.servedSpans()
 	a.linkAlike()
 	a.Rollouts = findRollouts(d, a.Backends, a.firstRequest, a.lastRequest)
+	a.attachSteps()
 	inferReady(d, a.Rollouts)
 	a.shareAlike()
 	return a

@@ -224,10 +224,10 @@ func newBackendSet(d *Dataset) *backendSet {
 		if c.Workload.Template != nil {
 			s.templates[c.Namespace+"/"+c.Name] = c.Workload.Template
 		}
-		if c.Workload.Deployment != "" {
-			s.deployments[c.Namespace+"/"+c.Name] = c.Workload.Deployment
+		if owner := orString(c.Workload.Deployment, c.Workload.Rollout); owner != "" {
+			s.deployments[c.Namespace+"/"+c.Name] = owner
 			if c.Workload.Template != nil {
-				s.templates[c.Namespace+"/"+c.Workload.Deployment] = c.Workload.Template
+				s.templates[c.Namespace+"/"+owner] = c.Workload.Template
 			}
 		}
 	}

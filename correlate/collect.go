@@ -192,7 +192,7 @@ func (c *Collector) Lifecycle(l *sources.Lifecycle) {
 	// file names repeat from event to event: keep one copy of each.
 	cp.Namespace, cp.Zone, cp.Node, cp.Object = c.share(l.Namespace), c.share(l.Zone), c.share(l.Node), c.share(l.Object)
 	cp.Reason, cp.Status, cp.Group, cp.Source = c.share(l.Reason), c.share(l.Status), c.share(l.Group), c.share(l.Source)
-	cp.Message, cp.Origin.File = c.share(l.Message), c.share(l.Origin.File)
+	cp.Message, cp.Origin.File, cp.Previous = c.share(l.Message), c.share(l.Origin.File), c.share(l.Previous)
 	c.lifecycle.add(cp)
 }
 

@@ -53,8 +53,12 @@ type ReplicaSet struct {
 	Namespace, Name string
 	// Workload is its Deployment ("" for traffic-only rollouts).
 	Workload string
-	// Revision is the deployment.kubernetes.io/revision annotation.
+	// Revision is the deployment.kubernetes.io/revision annotation (an
+	// Argo Rollout's: rollout.argoproj.io/revision).
 	Revision string
+	// Kind is the kind of its Workload: KindArgoRollout when an object or
+	// an event says an Argo Rollout owns it, "" for a Deployment.
+	Kind string
 	// Born is when it first grew in the data: created, scaled up from
 	// zero, or its first pod created, started or Ready; zero when it was
 	// there before the data.
@@ -82,6 +86,14 @@ type Rollout struct {
 	Start, End time.Time
 	// How says what the rollout was found from (FoundBy...).
 	How string
+	// Kind is the workload's kind: KindArgoRollout, or "" for a
+	// Deployment (progressive.go).
+	Kind string
+	// Steps are the progressive-delivery controller's records of the
+	// rollout (Argo Rollouts, Flagger), in time order: weight changes,
+	// Service switches, steps, promotion, abort, and Argo's own scaling
+	// of the ReplicaSets (progressive.go).
+	Steps []*sources.Lifecycle
 }
 
 // ID names the rollout in reports.
@@ -129,7 +141,7 @@ func findRollouts(d *Dataset, backends []*Backend, dataStart, dataEnd time.Time)
 			if rs.Born.IsZero() {
 				continue // there before the data: it can only be replaced
 			}
-			r := &Rollout{Namespace: rs.Namespace, Workload: rs.Workload, New: rs, Start: rs.Born, End: rs.Born, How: FoundByPods}
+			r := &Rollout{Namespace: rs.Namespace, Workload: rs.Workload, New: rs, Start: rs.Born, End: rs.Born, How: FoundByPods, Kind: rs.Kind}
 			if len(rs.scaledUp) > 0 {
 				r.How = FoundByScaling
 			}
@@ -223,8 +235,11 @@ func replicaSets(d *Dataset, backends []*Backend) []*ReplicaSet {
 	}
 	for _, c := range d.Configs {
 		if c.Kind == "ReplicaSet" && c.Workload != nil {
-			rs := get(c.Namespace, c.Name, orString(c.Workload.Deployment, workloadOf(c.Name)))
+			rs := get(c.Namespace, c.Name, orString(c.Workload.Deployment, orString(c.Workload.Rollout, workloadOf(c.Name))))
 			rs.Revision = c.Workload.Revision
+			if c.Workload.Rollout != "" {
+				rs.Kind = KindArgoRollout
+			}
 			born(rs, c.Created)
 		}
 	}
@@ -233,7 +248,14 @@ func replicaSets(d *Dataset, backends []*Backend) []*ReplicaSet {
 		if (l.Kind != sources.ScaledUp && l.Kind != sources.ScaledDown) || l.Group == "" {
 			continue
 		}
-		rs := get(l.Namespace, l.Group, orString(strings.TrimPrefix(l.Object, "Deployment/"), workloadOf(l.Group)))
+		owner, byArgo := strings.CutPrefix(l.Object, KindArgoRollout+"/")
+		if !byArgo {
+			owner = strings.TrimPrefix(l.Object, "Deployment/")
+		}
+		rs := get(l.Namespace, l.Group, orString(owner, workloadOf(l.Group)))
+		if byArgo {
+			rs.Kind = KindArgoRollout
+		}
 		if l.Kind == sources.ScaledUp {
 			rs.scaledUp = append(rs.scaledUp, l.Time)
 			if l.From <= 0 {
@@ -259,6 +281,12 @@ func replicaSets(d *Dataset, backends []*Backend) []*ReplicaSet {
 	}
 	out := make([]*ReplicaSet, 0, len(m))
 	for _, rs := range m {
+		// An Argo Rollout's ReplicaSet scaled down before it grew is the
+		// stable one coming back after an abort or a rollback: it was
+		// there before the data, and its regrowth is no new rollout.
+		if rs.Kind == KindArgoRollout && len(rs.scaledDown) > 0 && slices.MinFunc(rs.scaledDown, time.Time.Compare).Before(rs.Born) {
+			rs.Born = time.Time{}
+		}
 		if rs.Workload != "" {
 			out = append(out, rs)
 		}

@@ -69,7 +69,9 @@ const (
 	sameEventWithin = 2 * time.Second
 )
 
-// Timeline lists the key moments around window w: rollout steps, what
+// Timeline lists the key moments around window w: rollout steps (a
+// progressive-delivery controller's too: weights, Service switches,
+// promotions, aborts), what
 // Kubernetes and the load balancer did to the involved backends, and where
 // the failures began and ended.
 func (a *Analysis) Timeline(w *Window, involved []*Backend) []Entry {
@@ -90,7 +92,8 @@ func (a *Analysis) Timeline(w *Window, involved []*Backend) []Entry {
 	for _, l := range a.EventsBetween(w.SignalStart.Add(-timelineBefore), w.SignalEnd.Add(timelineAfter)) {
 		switch l.Kind {
 		case sources.ScaledUp, sources.ScaledDown, sources.NEGAttach, sources.NEGDetach, sources.NEGOperationFailed,
-			sources.NoEndpoints, sources.EventsLost:
+			sources.NoEndpoints, sources.EventsLost,
+			sources.ServiceSwitched, sources.TrafficWeight, sources.RolloutStep, sources.RolloutCompleted, sources.RolloutAborted:
 		case sources.PodReady, sources.PodNotReady, sources.ReadinessGate, sources.Killing, sources.PodDeleted,
 			sources.TargetRegistering, sources.TargetDeregistering, sources.HealthCheck, sources.ProbeFailed, sources.PreStopFailed:
 			if !keep[l] {

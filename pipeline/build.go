@@ -74,8 +74,9 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 // newRollout describes one rollout for the contract.
 func newRollout(r *correlate.Rollout) report.Rollout {
 	out := report.Rollout{ID: r.ID(), Namespace: r.Namespace, OldReplicaSets: r.OldNames(), Start: utc(r.Start), End: utc(r.End), How: r.How}
-	if r.Workload != "" {
-		out.Workload = "Deployment/" + r.Workload
+	out.Workload = r.WorkloadRef()
+	for _, l := range r.Steps {
+		out.Steps = append(out.Steps, report.Moment{Time: utc(l.Time), What: describeEvent(l), Who: l.Object, Source: l.Origin.String()})
 	}
 	if r.New != nil {
 		out.NewReplicaSet, out.Revision = r.New.Name, r.New.Revision
@@ -102,6 +103,9 @@ func newIncident(f *classify.Finding) report.Incident {
 	}
 	if f.Rollout != nil {
 		in.Rollout = f.Rollout.ID()
+	}
+	if l := f.Step; l != nil {
+		in.Step = &report.Moment{Time: utc(l.Time), What: describeEvent(l), Who: l.Object, Source: l.Origin.String()}
 	}
 	if r := f.Rate; r != nil {
 		in.Rate = &report.Rate{PerHour: r.PerHour, Share: r.Share, Backends: r.Backends, Hours: r.Hours}

@@ -196,7 +196,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 		return false
 	}
 	for _, c := range configs {
-		if (c.Kind == "Deployment" || c.Kind == "StatefulSet") && checked(c) {
+		if (c.Kind == "Deployment" || c.Kind == "StatefulSet" || c.Kind == "Rollout" && c.Rollout != nil) && checked(c) {
 			rep.Workloads = append(rep.Workloads, objectRef(c, opts.Source))
 		}
 	}
@@ -207,7 +207,7 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 			loc = " (" + l + ")"
 		}
 		if why, ok := unjudgedKinds[c.Kind]; ok && c.Workload == nil {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s not checked: %s; check judges Deployments and StatefulSets only", where, loc, why))
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s not checked: %s; check judges Deployments, StatefulSets and Argo Rollouts only", where, loc, why))
 		} else if why := classify.NotApplied(c.Kind); why != "" && c.Workload != nil && checked(c) {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s checked in part: not for %s", where, loc, why))
 		}
@@ -275,16 +275,29 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 	rep.Summary.AtRisk = len(atRisk)
 	for _, rc := range classify.StaticChecks() {
 		rep.Checks = append(rep.Checks, report.CheckRule{Rule: rc.RuleID, Cause: rc.Cause.ID, CauseName: rc.Cause.Name, CauseDescription: rc.Cause.Description,
-			Check: rc.Check.ID, Name: rc.Check.Name, Description: rc.Check.Description})
+			Check: rc.Check.ID, Name: rc.Check.Name, Description: rc.Check.Description, Kinds: judgedKinds(rc.Cause.ID)})
 	}
 	return rep
+}
+
+// workloadKinds are the workload kinds check judges.
+var workloadKinds = []string{"Deployment", "StatefulSet", "Rollout"}
+
+// judgedKinds lists the workload kinds the checks of cause judge.
+func judgedKinds(cause string) []string {
+	kinds := []string{}
+	for _, k := range workloadKinds {
+		if classify.Judges(cause, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	return kinds
 }
 
 // unjudgedKinds are the workload kinds check reads by name but does not
 // judge, with what differs from a Deployment's rollout.
 var unjudgedKinds = map[string]string{
 	"DaemonSet": "a DaemonSet runs one pod per node and rolls them node by node",
-	"Rollout":   "an Argo Rollout moves traffic in its own canary or blue-green steps",
 }
 
 // readAtFile matches where a fix says a setting was read: "read at

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -64,8 +65,33 @@ func describeEvent(l *sources.Lifecycle) string {
 		return "container started"
 	case sources.PodDeleted:
 		return "pod deleted (termination begins)"
+	case sources.ServiceSwitched, sources.TrafficWeight, sources.RolloutStep, sources.RolloutCompleted, sources.RolloutAborted:
+		return describeStep(l)
 	}
 	return words.Or(l.Reason, l.Kind.String())
+}
+
+// describeStep words a progressive-delivery controller's record: a
+// Service switch, a canary weight, a step, a promotion or an abort.
+func describeStep(l *sources.Lifecycle) string {
+	switch l.Kind {
+	case sources.ServiceSwitched:
+		return fmt.Sprintf("Service %s switched from pods %s to pods %s", l.Group, cmp.Or(l.Previous, "(none)"), l.Status)
+	case sources.TrafficWeight:
+		if l.From >= 0 {
+			return fmt.Sprintf("canary weight %d%% → %d%%", l.From, l.Count)
+		}
+		return fmt.Sprintf("canary weight set to %d%%", l.Count)
+	case sources.RolloutStep:
+		if l.Reason == "RolloutStepCompleted" && l.Status != "" {
+			return fmt.Sprintf("step %d completed (%s)", l.Count, l.Status)
+		}
+	case sources.RolloutCompleted:
+		return "promoted: " + truncate(l.Message, maxDetail)
+	case sources.RolloutAborted:
+		return "aborted: " + truncate(l.Message, maxDetail)
+	}
+	return l.Reason + ": " + truncate(l.Message, maxDetail)
 }
 
 // describeRequest words one failed request for a timeline or an evidence

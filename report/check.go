@@ -48,6 +48,10 @@ type CheckRule struct {
 	// compares, with which numbers.
 	Name        string `json:"name"`
 	Description string `json:"description"`
+	// Kinds are the workload kinds the check judges ("Deployment",
+	// "StatefulSet", "Rollout"): on a workload of another kind it is no
+	// passed test. A report saved without them judged every kind.
+	Kinds []string `json:"kinds"`
 }
 
 // CheckSummary is the check at a glance.

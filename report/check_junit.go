@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -82,6 +83,9 @@ func renderJUnit(w io.Writer, rep *CheckReport) error {
 		for ; i < len(rep.Checks) && rep.Checks[i].Cause == cause; i++ {
 			rule := rep.Checks[i].Rule
 			for _, wl := range workloads {
+				if kinds := rep.Checks[i].Kinds; len(kinds) > 0 && !slices.Contains(kinds, wl.Kind) && len(byCase[rule+"\x00"+wl.String()]) == 0 {
+					continue // a check that does not apply to the kind is no passed test
+				}
 				tc := junitCase{Name: Sanitize(wl.String()), Classname: Sanitize(rule), File: Sanitize(wl.File), Line: wl.Line}
 				for _, f := range byCase[rule+"\x00"+wl.String()] {
 					text := sanitizeLines(junitText(f))
@@ -106,6 +110,9 @@ func renderJUnit(w io.Writer, rep *CheckReport) error {
 				}
 				suite.Cases = append(suite.Cases, tc)
 			}
+		}
+		if len(suite.Cases) == 0 {
+			continue // no workload of a kind its checks judge
 		}
 		suite.Tests = len(suite.Cases)
 		out.Tests += suite.Tests

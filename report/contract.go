@@ -172,7 +172,8 @@ type Clock struct {
 // one it brought, and when.
 type Rollout struct {
 	ID string `json:"id"`
-	// Workload is Kind/name (Deployment/web); Namespace its namespace.
+	// Workload is Kind/name (Deployment/web, Rollout/web for an Argo
+	// Rollout, Canary/web for a Flagger canary); Namespace its namespace.
 	Workload       string    `json:"workload"`
 	Namespace      string    `json:"namespace,omitempty"`
 	OldReplicaSets []string  `json:"old_replica_sets"`
@@ -183,6 +184,10 @@ type Rollout struct {
 	// How says what the rollout was found from: scaling events, ReplicaSet
 	// objects, pod names, or the load balancer's traffic alone.
 	How string `json:"how"`
+	// Steps are what a progressive-delivery controller (Argo Rollouts,
+	// Flagger) recorded of the rollout: canary weights, Service switches,
+	// steps, promotion, abort; omitted for a Deployment's rollout.
+	Steps []Moment `json:"steps,omitempty"`
 }
 
 // Incident is one mechanism at work in one rollout (or one node drain, one
@@ -206,6 +211,10 @@ type Incident struct {
 	// Trigger says what deleted the pods of a termination race: rollout,
 	// node_drain, scale_in or unknown.
 	Trigger string `json:"trigger,omitempty"`
+	// Step is the step of a progressive-delivery rollout (Argo Rollouts,
+	// Flagger) the failures followed: the controller's record of a
+	// Service switch, a canary weight, a scale-down or an abort.
+	Step *Moment `json:"step,omitempty"`
 	// Cut says when --since/--until cut the incident: "starts before
 	// --since", "ends after --until".
 	Cut string `json:"cut,omitempty"`

@@ -15,7 +15,8 @@ import (
 type Config struct {
 	// Kind is the object kind (Pod, Deployment, ReplicaSet, Service, Ingress,
 	// IngressClass, IngressClassParams, BackendConfig, TargetGroupBinding,
-	// EndpointSlice, Namespace, ConfigMap, HorizontalPodAutoscaler).
+	// EndpointSlice, Namespace, ConfigMap, HorizontalPodAutoscaler,
+	// Rollout, Canary).
 	Kind      string
 	Namespace string
 	Name      string
@@ -27,7 +28,8 @@ type Config struct {
 	// LabelALBReadinessGateInject.
 	Labels map[string]string
 
-	// Workload is set for Deployments and ReplicaSets.
+	// Workload is set for Deployments, ReplicaSets, StatefulSets and Argo
+	// Rollouts.
 	Workload *Workload
 	// PodSpec is set for Pods (their spec; a workload's template is in Workload.Template).
 	PodSpec *PodSpec
@@ -72,6 +74,11 @@ type Config struct {
 	ServersTransport  *ServersTransport
 	// Autoscaler is set for HorizontalPodAutoscalers.
 	Autoscaler *Autoscaler
+	// Rollout is set for Argo Rollouts (beside Workload, their pod
+	// template and replicas).
+	Rollout *Rollout
+	// Canary is set for Flagger Canaries.
+	Canary *FlaggerCanary
 	// IstioMesh is set for Istio's mesh ConfigMap (`istio` or
 	// `istio-<revision>` with a `mesh` key): its meshConfig.defaultConfig,
 	// which applies to every sidecar the pod annotation does not override.
@@ -119,6 +126,8 @@ type Workload struct {
 	Selector map[string]string
 	// Deployment is the owner Deployment of a ReplicaSet; "" otherwise.
 	Deployment string
+	// Rollout is the owner Argo Rollout of a ReplicaSet; "" otherwise.
+	Rollout string
 	// PodTemplateHash is a ReplicaSet's pod-template-hash label.
 	PodTemplateHash string
 	// Revision is the deployment.kubernetes.io/revision annotation.

@@ -97,6 +97,11 @@ var formatTable = []FormatInfo{
 		HowToGet:    "`kubectl logs -n kube-system deploy/aws-load-balancer-controller`, CloudWatch Logs",
 	},
 	{
+		ID: FormatArgoRollouts, Family: FamilyKubernetes, line: argoRollouts{}, ClusterClock: true,
+		Description: "Argo Rollouts controller logs (logrus text or `--logformat json`): the events it records (`event_reason`: Service switches, weights, steps, scaling, abort) and its `New weights:` lines, at the controller's time",
+		HowToGet:    "`kubectl logs --timestamps -n argo-rollouts deploy/argo-rollouts`",
+	},
+	{
 		ID: FormatIngressNginx, Family: FamilyIngressNginx, line: ingressNginx{},
 		Description: "ingress-nginx controller output: access lines (current and pre-0.25 formats, or the `log-format-upstream` given with `--nginx-format`), nginx error lines, klog lines",
 		HowToGet:    "`kubectl logs -n ingress-nginx deploy/ingress-nginx-controller [--timestamps]`",
@@ -146,8 +151,8 @@ var formatTable = []FormatInfo{
 	},
 	{
 		ID: FormatK8sObjects, Family: FamilyKubernetes, json: k8sObjects{},
-		Description: "Pods, Deployments, ReplicaSets, Services, EndpointSlices, Ingresses, IngressClasses, Namespaces, HorizontalPodAutoscalers, BackendConfigs, TargetGroupBindings, IngressClassParams; Gateways, HTTPRoutes, BackendTrafficPolicies, DestinationRules, VirtualServices, HTTPProxies, Istio's mesh ConfigMap; Traefik's IngressRoutes, Middlewares, ServersTransports and its Deployment's provider flags; JSON or YAML",
-		HowToGet:    "`kubectl get deploy,rs,pods,svc,endpointslices,ingress -o yaml`; `kubectl get ingressclasses,ingressclassparams -o yaml`; `kubectl get gateways,httproutes,backendtrafficpolicies,destinationrules,virtualservices,httpproxies -A -o yaml`; `kubectl get ingressroutes,middlewares,serverstransports -A -o yaml`",
+		Description: "Pods, Deployments, ReplicaSets, Services, EndpointSlices, Ingresses, IngressClasses, Namespaces, HorizontalPodAutoscalers, BackendConfigs, TargetGroupBindings, IngressClassParams; Gateways, HTTPRoutes, BackendTrafficPolicies, DestinationRules, VirtualServices, HTTPProxies, Istio's mesh ConfigMap; Traefik's IngressRoutes, Middlewares, ServersTransports and its Deployment's provider flags; Argo Rollouts and Flagger Canaries; JSON or YAML",
+		HowToGet:    "`kubectl get deploy,rs,pods,svc,endpointslices,ingress -o yaml`; `kubectl get ingressclasses,ingressclassparams -o yaml`; `kubectl get gateways,httproutes,backendtrafficpolicies,destinationrules,virtualservices,httpproxies -A -o yaml`; `kubectl get ingressroutes,middlewares,serverstransports -A -o yaml`; `kubectl get rollouts.argoproj.io,canaries.flagger.app -A -o yaml`",
 	},
 }
 

@@ -184,9 +184,13 @@ func interpretKubeEvent(l *Lifecycle, reason, msg string) {
 	case reasonSuccessfulDelete:
 		interpretPodControl(l, msg, "Deleted pod: ", PodDeleted)
 	case reasonScalingReplicaSet:
-		interpretScaling(l, msg)
+		if !interpretArgoScaling(l, msg) {
+			interpretScaling(l, msg)
+		}
 	default:
-		interpretDisruption(l, reason, msg)
+		if !interpretRolloutEvent(l, reason, msg) {
+			interpretDisruption(l, reason, msg)
+		}
 	}
 }
 

@@ -28,7 +28,8 @@ import (
 // and the objects of Envoy-based gateways (k8s_objects_mesh.go). Each
 // object becomes one Config fact; a Pod's status also yields Lifecycle
 // records (created, scheduled, ready, readiness gates, container starts,
-// termination). Objects of other kinds are ignored.
+// termination). Argo Rollouts and Flagger Canaries are read in
+// k8s_objects_rollout.go. Objects of other kinds are ignored.
 type k8sObjects struct{}
 
 // Format reports FormatK8sObjects.
@@ -125,8 +126,10 @@ var objectDecoders = map[objectKey]func(elem []byte, c *Config, out *Emitter) er
 	{"apps", "StatefulSet"}:                    decodeStatefulSet,
 	// Workload kinds the rules do not judge: read by name only, so that
 	// check names them instead of passing over them in silence.
-	{"apps", "DaemonSet"}:      decodeNameOnly,
-	{"argoproj.io", "Rollout"}: decodeNameOnly,
+	{"apps", "DaemonSet"}: decodeNameOnly,
+	// Progressive delivery (k8s_objects_rollout.go).
+	{"argoproj.io", "Rollout"}: decodeRollout,
+	{"flagger.app", "Canary"}:  decodeFlaggerCanary,
 	// Envoy-based gateways and meshes (k8s_objects_mesh.go).
 	{"gateway.networking.k8s.io", "Gateway"}:          decodeGateway,
 	{"gateway.networking.k8s.io", "HTTPRoute"}:        decodeHTTPRoute,
@@ -266,6 +269,14 @@ func decodeReplicaSet(elem []byte, c *Config, out *Emitter) error {
 	w.PodTemplateHash = rs.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
 	if w.PodTemplateHash == "" {
 		w.PodTemplateHash = w.Selector[appsv1.DefaultDeploymentUniqueLabelKey]
+	}
+	if w.Deployment == "" {
+		// A ReplicaSet of an Argo Rollout: owned by the Rollout, labelled
+		// with its own hash label and revision annotation.
+		if w.Rollout = ownerName(rs.OwnerReferences, "Rollout"); w.Rollout != "" {
+			w.PodTemplateHash = rs.Labels[RolloutLabelPodTemplateHash]
+			w.Revision = rs.Annotations["rollout.argoproj.io/revision"]
+		}
 	}
 	c.Workload = w
 	out.Config(c)

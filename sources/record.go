@@ -39,6 +39,8 @@ const (
 	// FormatKubectlEvents is the table `kubectl get events` and
 	// `kubectl events` print.
 	FormatKubectlEvents Format = "kubectl-events"
+	// FormatArgoRollouts is the Argo Rollouts controller's log.
+	FormatArgoRollouts Format = "argo-rollouts"
 )
 
 // Origin says where a record came from: the input name and the 1-based line
@@ -278,7 +280,33 @@ const (
 	// Rescaled: a HorizontalPodAutoscaler set a new size; Object is the
 	// autoscaler, Count the new size.
 	Rescaled
+	// ServiceSwitched: a progressive-delivery controller (Argo Rollouts)
+	// moved a Service's selector to another ReplicaSet; Object is the
+	// Rollout, Group the Service, Status the pod-template hash it now
+	// selects and Previous the one it selected ("" when none).
+	ServiceSwitched
+	// TrafficWeight: a progressive-delivery controller set the share of
+	// traffic sent to the canary; Object is the Rollout or Canary, Count
+	// the new canary weight in percent, From the previous one (-1 when
+	// unknown).
+	TrafficWeight
+	// RolloutStep: a progressive-delivery controller completed a step,
+	// paused, resumed, ran an analysis or verified a target group; Object
+	// is the Rollout or Canary, Reason the event reason, Status the step
+	// as the controller words it (setWeight: 20, pause: 30s), Count the
+	// step's 1-based index when the message gives one (else, as for every
+	// record, the occurrence count).
+	RolloutStep
+	// RolloutCompleted: a progressive-delivery controller promoted the new
+	// revision to stable and finished the update.
+	RolloutCompleted
+	// RolloutAborted: a progressive-delivery controller aborted the
+	// update and sent traffic back to the stable revision.
+	RolloutAborted
 )
+
+// LastLifecycleKind is the last lifecycle kind, for loops over them all.
+const LastLifecycleKind = RolloutAborted
 
 var lifecycleNames = [...]string{
 	"other", "pod_created", "pod_scheduled", "container_started", "probe_failed",
@@ -287,6 +315,8 @@ var lifecycleNames = [...]string{
 	"target_deregistering", "target_deregistered", "health_check", "killing",
 	"prestop_failed", "pod_deleted", "scaled_up", "scaled_down", "no_endpoints",
 	"events_lost", "node_draining", "pod_evicted", "rescaled",
+	"service_switched", "traffic_weight", "rollout_step", "rollout_completed",
+	"rollout_aborted",
 }
 
 // String names the lifecycle kind as used in JSON output.
@@ -340,8 +370,12 @@ type Lifecycle struct {
 	// Count is the number of endpoints or targets, the replica count after
 	// scaling, or the event's occurrence count; 0 when not applicable.
 	Count int
-	// From is the replica count before scaling; -1 when unknown.
+	// From is the replica count before scaling, or the canary weight
+	// before a TrafficWeight change; -1 when unknown.
 	From int
+	// Previous is what a ServiceSwitched record's Service selected
+	// before: the old pod-template hash ("" when none).
+	Previous string
 	// Source is the component that reported it (kubelet, neg-controller, ...).
 	Source string
 	// FromAPI marks a record read from the Kubernetes API (an Event or an

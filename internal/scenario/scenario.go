@@ -7,12 +7,13 @@
 //	req 0s..30s every 100ms alb 200 ok backend=10.0.1.5:8080 [path=/x] [method=POST]
 //	req 31s nginx 200 ok attempts=10.0.2.7:8080/502/refused,10.0.1.5:8080/200/ok
 //	err 31s nginx refused backend=10.0.2.7:8080          (a proxy error-log line)
-//	event 28s killing pod=web-old-abcde [ns=] [ip=] [reason=] [status=] [gate=] [health=] [group=] [count=] [from=] [zone=] [object=]
+//	event 28s killing pod=web-old-abcde [ns=] [ip=] [reason=] [status=] [gate=] [health=] [group=] [count=] [from=] [zone=] [object=] [previous=]
 //	pod web-new-abcde ip=10.0.2.7 [ns=] [rs=] [created=5s] [deleted=60s] [probe=tcpSocket:9090] [port=http:8080] [keepalive=gunicorn:2]
 //	backendconfig web-hc [interval=5] [healthy=1] [samplerate=0.1]
+//	rollout web [ns=] strategy=blueGreen|canary [active=] [preview=] [stable=] [canary=] [router=alb] [scaledown=30] [abortscaledown=30] [pingpong=yes] [dynamic=yes]
 //	expect incidents 1
 //	expect incident cause=registration_lag [start=30s] [end=49.9s] [failed=200] [hidden=0] [confidence=medium] [variant=...] [note=WORD]
-//	    [trigger=WORD] [rollout=yes|no] [backends=N] [fixes=N] [estimated=N]
+//	    [trigger=WORD] [rollout=yes|no] [backends=N] [fixes=N] [estimated=N] [step=KIND@OFFSET]
 //	expect backend ip=10.0.2.7 [pod=web-new-abcde] [role=new] [attempts=N] [requests=N]
 //	expect fix minReadySeconds=25 [preStop.sleep.seconds=15] [title=WORD]
 //	expect notes 1
@@ -68,7 +69,7 @@ func parseFailure(s string) (sources.FailureKind, error) {
 // parseKind reads a lifecycle kind by its name, with or without
 // underscores.
 func parseKind(s string) (sources.LifecycleKind, error) {
-	for k := sources.LifecycleOther; k <= sources.Rescaled; k++ {
+	for k := sources.LifecycleOther; k <= sources.LastLifecycleKind; k++ {
 		if k.String() == s || strings.ReplaceAll(k.String(), "_", "") == s {
 			return k, nil
 		}
@@ -159,6 +160,8 @@ func (s *File) directive(words []string) error {
 		return s.event(words[1:])
 	case "pod":
 		return s.pod(words[1:])
+	case "rollout":
+		return s.rollout(words[1:])
 	case "backendconfig":
 		return s.backendConfig(words[1:])
 	case "expect":
@@ -246,6 +249,7 @@ func (s *File) event(words []string) error {
 	}
 	kv := KeyValues(words[2:])
 	l.Pod, l.Namespace, l.Reason, l.Status, l.Group, l.Zone, l.Object = kv["pod"], kv["ns"], kv["reason"], kv["status"], kv["group"], kv["zone"], kv["object"]
+	l.Previous = kv["previous"]
 	for g := sources.GateOther; g <= sources.GateTimeout; g++ {
 		if kv["gate"] == g.String() {
 			l.Gate = g
@@ -322,6 +326,26 @@ func (s *File) pod(words []string) error {
 	}
 	c.PodSpec.Containers = append(c.PodSpec.Containers, ctr)
 	s.records.Config(&c)
+	return nil
+}
+
+// rollout reads an Argo Rollout object.
+func (s *File) rollout(words []string) error {
+	kv := KeyValues(words[1:])
+	r := &sources.Rollout{Strategy: kv["strategy"], ActiveService: kv["active"], PreviewService: kv["preview"],
+		StableService: kv["stable"], CanaryService: kv["canary"], TrafficRouting: kv["router"],
+		PingPong: kv["pingpong"] == "yes", DynamicStableScale: kv["dynamic"] == "yes"}
+	for k, dst := range map[string]**int{"scaledown": &r.ScaleDownDelaySeconds, "abortscaledown": &r.AbortScaleDownDelaySeconds} {
+		if v := kv[k]; v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return err
+			}
+			*dst = &n
+		}
+	}
+	s.records.Config(&sources.Config{Kind: "Rollout", Name: words[0], Namespace: kv["ns"], Format: sources.FormatK8sObjects,
+		Origin: sources.Origin{File: "rollout.yaml", Line: 1}, Workload: &sources.Workload{Strategy: r.Strategy}, Rollout: r})
 	return nil
 }
 

@@ -451,7 +451,7 @@ func TestKubernetesFaults(t *testing.T) {
 			t.Fatalf("the other lists were not saved: %+v", rep)
 		}
 		ws := manifestOf(t, dir, rep)
-		if len(ws) != 2 || ws[0] != `kubernetes: 1 of 16 lists (kubectl get pods -n shop -o json) not saved (RBAC: list pods in namespace shop is forbidden: grant verb "list" on "pods"): `+kubeObjects[0].impact {
+		if len(ws) != 2 || ws[0] != `kubernetes: 1 of 18 lists (kubectl get pods -n shop -o json) not saved (RBAC: list pods in namespace shop is forbidden: grant verb "list" on "pods"): `+kubeObjects[0].impact {
 			t.Fatalf("warnings:\n%s", strings.Join(ws, "\n"))
 		}
 		b, _ := json.Marshal(rep)
@@ -485,7 +485,7 @@ func TestKubernetesFaults(t *testing.T) {
 					t.Fatalf("events %+v (%v)", ev, err)
 				}
 				if tt.status == bundle.ItemPartial {
-					want := "kubernetes: 1 of 16 lists cut short: the answer from " + srv.URL + " stalled: no data for 500 ms after 40 B"
+					want := "kubernetes: 1 of 18 lists cut short: the answer from " + srv.URL + " stalled: no data for 500 ms after 40 B"
 					if err == nil || err.Error() != want || !strings.HasPrefix(ev.Impact, "only the first 1000 items were read") {
 						t.Fatalf("error\n%v\nwant\n%s\nimpact %s", err, want, ev.Impact)
 					}
@@ -515,7 +515,7 @@ func TestKubernetesFaults(t *testing.T) {
 		if len(printed) > 0 {
 			t.Errorf("printed on standard error:\n%s", printed)
 		}
-		want := "kubernetes: 2 of 16 lists not saved: the answer from " + srv.URL + " stalled: no data for 500 ms after 10 B"
+		want := "kubernetes: 2 of 18 lists not saved: the answer from " + srv.URL + " stalled: no data for 500 ms after 10 B"
 		if err == nil || err.Error() != want || rep.Items[1].Status != bundle.ItemFailed || rep.Items[2].Status != bundle.ItemFailed || rep.Items[3].Status != bundle.ItemComplete {
 			t.Fatalf("error\n%v\nwant\n%s\n%+v", err, want, rep.Items)
 		}
@@ -576,14 +576,14 @@ func TestKubernetesFaults(t *testing.T) {
 					}
 					return
 				}
-				want := "kubernetes: 1 of 16 lists not saved: list pods in namespace shop: 503 ServiceUnavailable: request to https://alb-logs.s3.us-east-1.amazonaws.com/prod/x.log.gz?[redacted] denied; Authorization: [redacted] access_token=[redacted] aws_secret_access_key=[redacted] [redacted]"
+				want := "kubernetes: 1 of 18 lists not saved: list pods in namespace shop: 503 ServiceUnavailable: request to https://alb-logs.s3.us-east-1.amazonaws.com/prod/x.log.gz?[redacted] denied; Authorization: [redacted] access_token=[redacted] aws_secret_access_key=[redacted] [redacted]"
 				if err == nil || err.Error() != want {
 					t.Fatalf("error\n%v\nwant\n%s", err, want)
 				}
 				if rep.Records != 2+1+4 || rep.Complete {
 					t.Fatalf("the other lists were not saved: %+v", rep)
 				}
-				if ws := manifestOf(t, dir, rep); len(ws) != 1 || !strings.HasPrefix(ws[0], "kubernetes: 1 of 16 lists (kubectl get pods -n shop -o json) not saved (list pods in namespace shop: 503 ServiceUnavailable: ") {
+				if ws := manifestOf(t, dir, rep); len(ws) != 1 || !strings.HasPrefix(ws[0], "kubernetes: 1 of 18 lists (kubectl get pods -n shop -o json) not saved (list pods in namespace shop: 503 ServiceUnavailable: ") {
 					t.Fatalf("warnings:\n%s", strings.Join(ws, "\n"))
 				}
 				b, _ := json.Marshal(rep)
@@ -609,16 +609,16 @@ func TestKubernetesFaults(t *testing.T) {
 		k := &Kubernetes{Kubeconfig: livetest.KubeconfigFor(t, t.TempDir(), srv.URL, "t"), Timeouts: faultTimeouts}
 		rep, err := k.Fetch(context.Background(), midnightWindow, dir, nil)
 		took := time.Since(start)
-		// The first call takes the attempts; the 15 others and /version
+		// The first call takes the attempts; the 17 others and /version
 		// are asked once.
-		if requests != kubeMaxAttempts+16 || took > giveUpBound {
-			t.Fatalf("%d requests in %v, want %d", requests, took, kubeMaxAttempts+16)
+		if requests != kubeMaxAttempts+18 || took > giveUpBound {
+			t.Fatalf("%d requests in %v, want %d", requests, took, kubeMaxAttempts+18)
 		}
 		var calls []string
 		for _, res := range append([]kubeResource{kubeEvents}, kubeObjects...) {
 			calls = append(calls, "list "+kubeResourceName(res.gvr))
 		}
-		want := "kubernetes: 15 of 16 lists not saved: " + strings.Join(calls, ", ") + " in namespace shop: 503 ServiceUnavailable: the server is currently unable to handle the request"
+		want := "kubernetes: 17 of 18 lists not saved: " + strings.Join(calls, ", ") + " in namespace shop: 503 ServiceUnavailable: the server is currently unable to handle the request"
 		if err == nil || err.Error() != want {
 			t.Fatalf("error\n%v\nwant\n%s", err, want)
 		}

@@ -77,6 +77,11 @@ var (
 			impact: "Istio's retries are unknown: fixes assume the defaults and cannot name the route"},
 		{gvr: schema.GroupVersionResource{Group: "projectcontour.io", Version: "v1", Resource: "httpproxies"}, kind: "HTTPProxy", optional: true,
 			impact: "Contour's routes, retries and health checks are unknown: fixes assume the defaults"},
+		// Progressive delivery: the Rollout's and Canary's own settings.
+		{gvr: schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "rollouts"}, kind: "Rollout", optional: true,
+			impact: "Argo Rollouts' strategies and scale-down delays are unknown: fixes assume Argo's defaults"},
+		{gvr: schema.GroupVersionResource{Group: "flagger.app", Version: "v1beta1", Resource: "canaries"}, kind: "Canary", optional: true,
+			impact: "Flagger Canaries' providers and analysis intervals are unknown"},
 	}
 )
 

@@ -76,12 +76,15 @@ func TestKubernetesFetch(t *testing.T) {
 		"GET /apis/networking.istio.io/v1/namespaces/shop/destinationrules?limit=500",
 		"GET /apis/networking.istio.io/v1/namespaces/shop/virtualservices?limit=500",
 		"GET /apis/projectcontour.io/v1/namespaces/shop/httpproxies?limit=500",
+		"GET /apis/argoproj.io/v1alpha1/namespaces/shop/rollouts?limit=500",
+		"GET /apis/flagger.app/v1beta1/namespaces/shop/canaries?limit=500",
 	}
 	if !slices.Equal(paths, want) {
 		t.Fatalf("calls\n%s\nwant\n%s", strings.Join(paths, "\n"), strings.Join(want, "\n"))
 	}
 	if !slices.Equal(rep.Notes, []string{"not installed, so not listed: backendconfigs.cloud.google.com, gateways.gateway.networking.k8s.io, httproutes.gateway.networking.k8s.io, " +
-		"backendtrafficpolicies.gateway.envoyproxy.io, destinationrules.networking.istio.io, virtualservices.networking.istio.io, httpproxies.projectcontour.io"}) || rep.Records != 2+1+5 {
+		"backendtrafficpolicies.gateway.envoyproxy.io, destinationrules.networking.istio.io, virtualservices.networking.istio.io, httpproxies.projectcontour.io, " +
+		"rollouts.argoproj.io, canaries.flagger.app"}) || rep.Records != 2+1+5 {
 		t.Fatalf("report %+v", rep)
 	}
 	if rep.ServerVersion != "v1.29.3-eks-ae9a62a" {
