@@ -124,6 +124,13 @@ var formatTable = []FormatInfo{
 		Description: "Envoy access logs as JSON lines: Envoy Gateway's default (string values up to v1.3, typed from v1.4), Istio's `accessLogEncoding: JSON`, Contour's `json` format, any dictionary given with `--envoy-format`",
 		HowToGet:    "`kubectl logs --timestamps --tail=-1 -n envoy-gateway-system -l gateway.envoyproxy.io/owning-gateway-name=NAME -c envoy`",
 	},
+	// istiod after Envoy: the sidecar's agent writes lines of the same
+	// shape among its proxy's access lines, which must win a tie.
+	{
+		ID: FormatIstiod, Family: FamilyEnvoy, line: istiod{}, ClusterClock: true,
+		Description: "istiod (Istio's control plane) logs, text or `--log_as_json`: the moments it pushed endpoints to the proxies (`Push debounce stable`, `XDS: Pushing`, `EDS: PUSH for node:`, `has no endpoints`), read as when the proxies learned the change; other lines are passed over",
+		HowToGet:    "`kubectl logs --timestamps -n istio-system deploy/istiod` (per-proxy `EDS: PUSH` lines of endpoint-only changes need `--log_output_level=ads:debug`)",
+	},
 	{
 		ID: FormatK8sEvents, Family: FamilyKubernetes, json: k8sEvents{},
 		Description: "Kubernetes events, core/v1 and events.k8s.io/v1, JSON or YAML",

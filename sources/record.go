@@ -39,6 +39,9 @@ const (
 	// FormatKubectlEvents is the table `kubectl get events` and
 	// `kubectl events` print.
 	FormatKubectlEvents Format = "kubectl-events"
+	// FormatIstiod is the log of Istio's control plane, read for its
+	// pushes of endpoints to the proxies.
+	FormatIstiod Format = "istiod"
 )
 
 // Origin says where a record came from: the input name and the 1-based line
@@ -278,6 +281,14 @@ const (
 	// Rescaled: a HorizontalPodAutoscaler set a new size; Object is the
 	// autoscaler, Count the new size.
 	Rescaled
+	// ProxyUpdated: a proxy learned a new set of endpoints from its control
+	// plane at Time (istiod pushed endpoints to an Envoy, ingress-nginx
+	// posted its backends to its Lua balancer). Proxy names the proxy when
+	// the line does (empty: every proxy the control plane serves, or the
+	// one whose log it is); Namespace and Object name the Service when the
+	// line does; Reason says which push; Count is the endpoints or
+	// resources sent, 0 when the line does not say.
+	ProxyUpdated
 )
 
 var lifecycleNames = [...]string{
@@ -286,7 +297,7 @@ var lifecycleNames = [...]string{
 	"neg_operation_failed", "target_registering", "target_registered",
 	"target_deregistering", "target_deregistered", "health_check", "killing",
 	"prestop_failed", "pod_deleted", "scaled_up", "scaled_down", "no_endpoints",
-	"events_lost", "node_draining", "pod_evicted", "rescaled",
+	"events_lost", "node_draining", "pod_evicted", "rescaled", "proxy_updated",
 }
 
 // String names the lifecycle kind as used in JSON output.
@@ -324,6 +335,9 @@ type Lifecycle struct {
 	Node string
 	// Object is the involved object as Kind/name (Service/web, Deployment/web).
 	Object string
+	// Proxy names the proxy a ProxyUpdated record is about, as its control
+	// plane names it (istiod: `<pod>.<namespace>`); empty otherwise.
+	Proxy string
 	// Reason is the event reason, readiness-gate reason, probe type or health-check reason code.
 	Reason string
 	// Status is a condition status (True/False/"") or, for a health check,
