@@ -24,6 +24,7 @@ import (
 //	req 31s nginx 200 ok attempts=10.0.2.7:8080/502/refused,10.0.1.5:8080/200/ok
 //	err 31s nginx refused backend=10.0.2.7:8080          (a proxy error-log line)
 //	event 28s killing pod=web-old-abcde [ns=] [ip=] [reason=] [status=] [gate=] [health=] [group=] [count=] [from=] [zone=] [object=]
+//	    [proxy=] [source=] [format=istiod]
 //	pod web-new-abcde ip=10.0.2.7 [ns=] [rs=] [created=5s] [deleted=60s] [probe=tcpSocket:9090] [port=http:8080] [keepalive=gunicorn:2]
 //	backendconfig web-hc [interval=5] [healthy=1] [samplerate=0.1]
 //	expect incidents 1
@@ -31,6 +32,8 @@ import (
 //	    [trigger=WORD] [rollout=yes|no] [backends=N] [fixes=N] [estimated=N]
 //	expect backend ip=10.0.2.7 [pod=web-new-abcde] [role=new] [attempts=N] [requests=N]
 //	expect fix minReadySeconds=25 [preStop.sleep.seconds=15] [title=WORD]
+//	expect evidence WORDS       (an evidence note of the last incident holds WORDS)
+//	expect no-evidence WORDS    (none does)
 //	expect notes 1
 //	expect note WORD
 //
@@ -50,6 +53,7 @@ type scenario struct {
 var formatNames = map[string]sources.Format{
 	"alb": sources.FormatALBAccess, "gcp": sources.FormatGCPLogging, "nginx": sources.FormatIngressNginx,
 	"events": sources.FormatK8sEvents, "objects": sources.FormatK8sObjects, "lbc": sources.FormatAWSLBC,
+	"envoy": sources.FormatEnvoyAccess, "istiod": sources.FormatIstiod,
 }
 
 func parseFailure(s string) (sources.FailureKind, error) {
@@ -62,7 +66,7 @@ func parseFailure(s string) (sources.FailureKind, error) {
 }
 
 func parseKind(s string) (sources.LifecycleKind, error) {
-	for k := sources.LifecycleOther; k <= sources.Rescaled; k++ {
+	for k := sources.LifecycleOther; k <= sources.ProxyUpdated; k++ {
 		if k.String() == s || strings.ReplaceAll(k.String(), "_", "") == s {
 			return k, nil
 		}
@@ -262,6 +266,10 @@ func (s *scenario) event(words []string) error {
 	if l.Kind == sources.HealthCheck || l.Kind >= sources.TargetRegistering && l.Kind <= sources.TargetDeregistered {
 		l.Format = sources.FormatAWSLBC
 	}
+	if f, ok := formatNames[kv["format"]]; ok {
+		l.Format = f
+	}
+	l.Proxy, l.Source = kv["proxy"], kv["source"]
 	s.records.Lifecycle(&l)
 	return nil
 }
@@ -357,6 +365,14 @@ func (s *scenario) check(t *testing.T, res *Result) {
 			expectBackend(t, last(), keyValues(words[1:]))
 		case "fix":
 			expectFix(t, last(), keyValues(words[1:]))
+		case "evidence", "no-evidence":
+			want, found := strings.Join(words[1:], " "), false
+			for _, ev := range last().Evidence {
+				found = found || strings.Contains(ev.Note, want)
+			}
+			if found != (words[0] == "evidence") {
+				t.Errorf("evidence of the last incident: %q found %v", want, found)
+			}
 		case "notes":
 			if want, _ := strconv.Atoi(words[1]); len(res.Notes) != want {
 				t.Errorf("%d notes %q, want %d", len(res.Notes), res.Notes, want)
