@@ -42,6 +42,16 @@ const (
 	// FormatIstiod is the log of Istio's control plane, read for its
 	// pushes of endpoints to the proxies.
 	FormatIstiod Format = "istiod"
+	// FormatFortio is the load-testing tool fortio's log: JSON lines,
+	// one per failed request.
+	FormatFortio Format = "fortio"
+	// FormatFortioResult is fortio's JSON result: counts only.
+	FormatFortioResult Format = "fortio-result"
+	// FormatSiege is the load-testing tool siege's verbose output.
+	FormatSiege Format = "siege"
+	// FormatCurlLoop is a shell loop of curl printing a time and the
+	// status code of each request.
+	FormatCurlLoop Format = "curl-loop"
 )
 
 // Origin says where a record came from: the input name and the 1-based line
@@ -152,6 +162,11 @@ type Request struct {
 	// input's: a pasted access line whose own time was cut off, timed
 	// from the input's anchor (see Emitter.OrderOnlyTime).
 	OrderOnly bool
+	// ClientSide marks a request as a client saw it (a load-test tool, a
+	// curl loop): Status is what the client got, 0 when it got no
+	// response; no load balancer, backend or generator is known. It is
+	// the users' view of a window, never a load balancer's log.
+	ClientSide bool
 	// Backend is the address the request was finally sent to; zero when no
 	// backend was chosen. Its port is 0 when the log does not give one.
 	Backend netip.AddrPort
