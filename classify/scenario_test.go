@@ -54,6 +54,7 @@ var formatNames = map[string]sources.Format{
 	"alb": sources.FormatALBAccess, "gcp": sources.FormatGCPLogging, "nginx": sources.FormatIngressNginx,
 	"events": sources.FormatK8sEvents, "objects": sources.FormatK8sObjects, "lbc": sources.FormatAWSLBC,
 	"envoy": sources.FormatEnvoyAccess, "istiod": sources.FormatIstiod,
+	"curl": sources.FormatCurlLoop, "fortio": sources.FormatFortio,
 }
 
 func parseFailure(s string) (sources.FailureKind, error) {
@@ -174,6 +175,7 @@ func (s *scenario) request(attemptOnly bool, words []string) error {
 		return fmt.Errorf("unknown format %q", rest[0])
 	}
 	rest = rest[1:]
+	r.ClientSide = sources.FamilyOf(r.Format) == sources.FamilyClient
 	if !attemptOnly {
 		if r.Status, err = strconv.Atoi(rest[0]); err != nil {
 			return err
