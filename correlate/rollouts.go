@@ -230,7 +230,7 @@ func replicaSets(d *Dataset, backends []*Backend) []*ReplicaSet {
 	}
 	for i := range d.Lifecycle {
 		l := &d.Lifecycle[i]
-		if (l.Kind != sources.ScaledUp && l.Kind != sources.ScaledDown) || l.Group == "" {
+		if (l.Kind != sources.ScaledUp && l.Kind != sources.ScaledDown) || l.Group == "" || l.OrderOnly {
 			continue
 		}
 		rs := get(l.Namespace, l.Group, orString(strings.TrimPrefix(l.Object, "Deployment/"), workloadOf(l.Group)))
