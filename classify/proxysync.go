@@ -21,19 +21,25 @@ import (
 // BACKENDS_SYNC_INTERVAL) fit in two seconds.
 const proxySyncAfter = 2 * time.Second
 
-// proxyLearnedNote names who learned what from a ProxyUpdated record.
-func proxyLearnedNote(l *sources.Lifecycle) string {
-	who := "the proxy"
-	if l.Proxy != "" {
-		who = "proxy " + l.Proxy
-	} else if l.Source == "istiod" {
-		who = "every proxy istiod serves"
+// proxyWho names the proxies a ProxyUpdated record is about.
+func proxyWho(l *sources.Lifecycle) string {
+	switch {
+	case l.Proxy != "":
+		return "proxy " + l.Proxy
+	case l.Source == "istiod":
+		return "every proxy istiod serves"
 	}
+	return "the proxy"
+}
+
+// proxyLearnedNote says who learned what from a ProxyUpdated record, as a
+// sentence of its own (an evidence line already shows the record).
+func proxyLearnedNote(l *sources.Lifecycle) string {
 	what := "learned the endpoints"
 	if l.Object != "" {
 		what = "learned the endpoints of " + l.Object
 	}
-	return who + " " + what
+	return proxyWho(l) + " " + what
 }
 
 // firstProxyUpdate is the first ProxyUpdated record in [from, to]; nil
@@ -49,11 +55,11 @@ func firstProxyUpdate(a *correlate.Analysis, from, to time.Time) *sources.Lifecy
 func registrationProxySync(a *correlate.Analysis, w *correlate.Window) (ev Evidence, corroborates, ok bool) {
 	skew := a.Opts.Skew
 	if l := firstProxyUpdate(a, w.End.Add(-skew), w.End.Add(proxySyncAfter+skew)); l != nil {
-		note := fmt.Sprintf("%s as the failures ended, %s after they began", proxyLearnedNote(l), seconds(l.Time.Sub(w.Start)))
+		note := fmt.Sprintf("learned by %s as the failures ended, %s after they began", proxyWho(l), seconds(l.Time.Sub(w.Start)))
 		return eventEvidence(l, note), true, true
 	}
 	if l := lastEvent(a.EventsBetween(w.Start, w.End.Add(-skew), sources.ProxyUpdated)); l != nil {
-		note := fmt.Sprintf("%s during the failures, which went on for %s after it", proxyLearnedNote(l), seconds(w.End.Sub(l.Time)))
+		note := fmt.Sprintf("learned by %s during the failures, which went on for %s after it", proxyWho(l), seconds(w.End.Sub(l.Time)))
 		return eventEvidence(l, note), false, true
 	}
 	return Evidence{}, false, false
@@ -82,7 +88,7 @@ func terminationProxySync(a *correlate.Analysis, w *correlate.Window, refs []Bac
 	if l == nil {
 		return Evidence{}, false, false
 	}
-	note := fmt.Sprintf("%s %s after the first old pod began terminating; requests reached the old pods until %s",
-		proxyLearnedNote(l), seconds(max(l.Time.Sub(term), 0)), correlate.Clock(w.End))
+	note := fmt.Sprintf("learned by %s %s after the first old pod began terminating; requests reached the old pods until %s",
+		proxyWho(l), seconds(max(l.Time.Sub(term), 0)), correlate.Clock(w.End))
 	return eventEvidence(l, note), !l.Time.Before(w.End.Add(-skew)), true
 }

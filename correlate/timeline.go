@@ -78,7 +78,7 @@ func (a *Analysis) Timeline(w *Window, involved []*Backend) []Entry {
 	for _, l := range a.EventsBetween(w.SignalStart.Add(-timelineBefore), w.SignalEnd.Add(timelineAfter)) {
 		switch l.Kind {
 		case sources.ScaledUp, sources.ScaledDown, sources.NEGAttach, sources.NEGDetach, sources.NEGOperationFailed,
-			sources.NoEndpoints, sources.EventsLost:
+			sources.NoEndpoints, sources.EventsLost, sources.ProxyUpdated:
 		case sources.PodReady, sources.PodNotReady, sources.ReadinessGate, sources.Killing, sources.PodDeleted,
 			sources.TargetRegistering, sources.TargetDeregistering, sources.HealthCheck, sources.ProbeFailed, sources.PreStopFailed:
 			if !keep[l] {
@@ -164,6 +164,8 @@ func Subject(l *sources.Lifecycle) string {
 		return l.Pod
 	case l.IP.IsValid():
 		return l.IP.String()
+	case l.Proxy != "":
+		return l.Proxy
 	}
 	return l.Object
 }

@@ -65,6 +65,12 @@ func describeEvent(l *sources.Lifecycle) string {
 		return "container started"
 	case sources.PodDeleted:
 		return "pod deleted (termination begins)"
+	case sources.ProxyUpdated:
+		what := "the proxy learned the endpoints"
+		if l.Object != "" {
+			what += " of " + l.Object
+		}
+		return what + " (" + orText(l.Source, "control plane") + ": " + l.Reason + ")"
 	}
 	return orText(l.Reason, l.Kind.String())
 }
