@@ -12,6 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/readygap/readygap/classify"
+	"github.com/readygap/readygap/sources"
 	"golang.org/x/term"
 )
 
@@ -392,6 +393,10 @@ func sameDay(a, b time.Time) bool {
 func dataText(rep *Report) string {
 	s := rep.Summary
 	parts := []string{spanText(rep), plural(s.Requests, "request")}
+	if n := coverageOf(rep, sources.KindClientLog).Records; n > 0 {
+		// Counted apart: what a load test saw, not what a load balancer logged.
+		parts = append(parts, plural(n, "client-side request"))
+	}
 	if s.AppErrors > 0 {
 		parts = append(parts, fmt.Sprintf("%d application 5xx (sent by the backends; never an incident)", s.AppErrors))
 	}
