@@ -237,6 +237,7 @@ func Classify(a *correlate.Analysis) *Result {
 	}
 	res.Notes = append(small, belowNotes(kinds, below)...)
 	res.Notes = append(res.Notes, suspicions(a)...)
+	res.Notes = append(res.Notes, clientNotes(a)...)
 	for _, f := range res.Findings {
 		finish(a, f)
 	}

@@ -182,6 +182,14 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 		f.Variant = variantNginxNoEndpoints
 		f.Evidence = append(f.Evidence, eventEvidence(nx[0], fmt.Sprintf("%s during the failures", words.Plural(len(nx), "such line"))))
 	}
+	// The proxy learned the new endpoints from its control plane as the
+	// failures ended (proxysync.go).
+	if ev, corr, ok := registrationProxySync(a, w); ok {
+		f.Evidence = append(f.Evidence, ev)
+		if corr {
+			corroborated++
+		}
+	}
 	// The load balancer saw the new backend healthy when the failures ended.
 	if l := firstEvent(a.EventsBetween(w.End.Add(-skew), w.End.Add(recoveryLookahead), sources.HealthCheck)); l != nil && l.Health == sources.HealthHealthy {
 		corroborated++

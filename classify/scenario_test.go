@@ -48,6 +48,14 @@ func (s *scenarioFile) check(t *testing.T, res *Result) {
 			expectBackend(t, last(), scenario.KeyValues(words[1:]))
 		case "fix":
 			expectFix(t, last(), scenario.KeyValues(words[1:]))
+		case "evidence", "no-evidence":
+			want, found := strings.Join(words[1:], " "), false
+			for _, ev := range last().Evidence {
+				found = found || strings.Contains(ev.Note, want)
+			}
+			if found != (words[0] == "evidence") {
+				t.Errorf("evidence of the last incident: %q found %v", want, found)
+			}
 		case "notes":
 			if want, _ := strconv.Atoi(words[1]); len(res.Notes) != want {
 				t.Errorf("%d notes %q, want %d", len(res.Notes), res.Notes, want)

@@ -143,6 +143,13 @@ func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 		corroborated++
 		f.Evidence = append(f.Evidence, eventEvidence(l, "the load balancer was told to stop sending to it"))
 	}
+	// When the proxy learned the old pods had left (proxysync.go).
+	if ev, corr, ok := terminationProxySync(a, w, f.Backends); ok {
+		f.Evidence = append(f.Evidence, ev)
+		if corr {
+			corroborated++
+		}
+	}
 	wl := findWorkload(a, g.Rollout, f.Backends)
 	spec := oldSpec(f.Backends, wl)
 	wl = wl.servingFromPod(spec)

@@ -37,6 +37,9 @@ type Analysis struct {
 	// firstRequest and lastRequest bound the request logs, requests far
 	// from the rest left out (Axis).
 	firstRequest, lastRequest time.Time
+	// maxTimeError is the largest TimeError of the lifecycle records: how
+	// far outside a window EventsBetween must look.
+	maxTimeError time.Duration
 }
 
 // Analyze correlates a Dataset. It may move the times of the cluster's
@@ -69,6 +72,9 @@ func (a *Analysis) termSkew() time.Duration {
 // build assembles identities, backends and rollouts.
 func build(d *Dataset, o Options) *Analysis {
 	a := &Analysis{Dataset: d, Opts: o, failuresByIP: map[netip.Addr][]*Failure{}}
+	for i := range d.Lifecycle {
+		a.maxTimeError = max(a.maxTimeError, d.Lifecycle[i].TimeError)
+	}
 	if first, last, ok := requestSpan(d); ok {
 		a.firstRequest, a.lastRequest = first, last
 	}
@@ -190,13 +196,19 @@ func (a *Analysis) BackendOf(ip netip.Addr, t time.Time) *Backend { return a.bac
 // axis follows too.
 func (a *Analysis) DataSpan() (first, last time.Time) { return a.firstRequest, a.lastRequest }
 
-// EventsBetween returns the lifecycle records in [from, to] of the given
-// kinds (all kinds when none are given).
+// EventsBetween returns the lifecycle records of the given kinds (all
+// kinds when none are given) that may have happened in [from, to]: those
+// whose time, give or take its TimeError (a kubectl table's rounded age),
+// falls in it. A record whose time is only its order (OrderOnly) has no
+// place on the clock and is never returned.
 func (a *Analysis) EventsBetween(from, to time.Time, kinds ...sources.LifecycleKind) []*sources.Lifecycle {
-	lo := sort.Search(len(a.Lifecycle), func(i int) bool { return !a.Lifecycle[i].Time.Before(from) })
+	lo := sort.Search(len(a.Lifecycle), func(i int) bool { return !a.Lifecycle[i].Time.Before(from.Add(-a.maxTimeError)) })
 	var out []*sources.Lifecycle
-	for i := lo; i < len(a.Lifecycle) && !a.Lifecycle[i].Time.After(to); i++ {
+	for i := lo; i < len(a.Lifecycle) && !a.Lifecycle[i].Time.After(to.Add(a.maxTimeError)); i++ {
 		l := &a.Lifecycle[i]
+		if l.OrderOnly || l.Time.Add(l.TimeError).Before(from) || l.Time.Add(-l.TimeError).After(to) {
+			continue
+		}
 		if len(kinds) == 0 || containsKind(kinds, l.Kind) {
 			out = append(out, l)
 		}

@@ -294,7 +294,10 @@ func (s *backendSet) finish(d *Dataset, id *Identities) []*Backend {
 			b.Node = l.Node
 		}
 		b.Events = append(b.Events, l)
-		applyMilestone(b, l)
+		if !l.OrderOnly {
+			// A time that is only an order marks no moment on the clock.
+			applyMilestone(b, l)
+		}
 	}
 	// In Key order; byKey holds each backend under its Key, which sorting
 	// by Key() would build again at every comparison.

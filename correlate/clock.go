@@ -74,7 +74,9 @@ func (a *Analysis) clockPairs() []time.Duration {
 // stopPair is the termination pair of one lease (see clockPairs).
 func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*Failure) (time.Duration, bool) {
 	term := b.Moments[Terminating]
-	if term == nil || !term.Event.ClusterClock() || b.Spec == nil {
+	if term == nil || !term.Event.ClusterClock() || b.Spec == nil || term.Event.TimeError > 0 {
+		// A termination known only within a kubectl table's rounding
+		// measures no clock.
 		return 0, false
 	}
 	stop := term.Time.Add(time.Duration(b.Spec.PreStopSleep()) * time.Second)

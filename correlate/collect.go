@@ -114,6 +114,8 @@ type Collector struct {
 	// without a map lookup; formats has the runs before it.
 	lastFormat sources.Format
 	run        int
+	// client counts the client-side requests per second (client.go).
+	client map[int64]*clientSecond
 }
 
 // NewCollector returns an empty Collector.
@@ -131,6 +133,10 @@ func NewCollector() *Collector {
 // Request implements sources.Handler.
 func (c *Collector) Request(r *sources.Request) {
 	c.count(r.Format)
+	if r.ClientSide {
+		c.clientRequest(r)
+		return
+	}
 	if r.AttemptOnly {
 		if r.Failure.LBGenerated() {
 			c.keep(r)
@@ -968,6 +974,8 @@ type Dataset struct {
 	Configs   []*sources.Config
 	// Formats counts records by input format.
 	Formats map[sources.Format]int
+	// client holds the client-side requests per second (see ClientRuns).
+	client map[int64]*clientSecond
 }
 
 // Merge combines the collectors of every input into one Dataset.
@@ -1026,6 +1034,7 @@ func merge(cs []*Collector, traffic map[netip.Addr]*Traffic, release bool) *Data
 			store.add(&c.seconds)
 		}
 		foldTraffic(d.Traffic, c.traffic)
+		d.client = mergeClient(d.client, c.client)
 		d.lbServed.merge(&c.served)
 		if release {
 			c.served = lbServed{}

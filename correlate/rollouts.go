@@ -245,7 +245,7 @@ func replicaSets(d *Dataset, backends []*Backend) []*ReplicaSet {
 	}
 	for i := range d.Lifecycle {
 		l := &d.Lifecycle[i]
-		if (l.Kind != sources.ScaledUp && l.Kind != sources.ScaledDown) || l.Group == "" {
+		if (l.Kind != sources.ScaledUp && l.Kind != sources.ScaledDown) || l.Group == "" || l.OrderOnly {
 			continue
 		}
 		owner, byArgo := strings.CutPrefix(l.Object, KindArgoRollout+"/")

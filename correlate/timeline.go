@@ -93,7 +93,7 @@ func (a *Analysis) Timeline(w *Window, involved []*Backend) []Entry {
 		switch l.Kind {
 		case sources.ScaledUp, sources.ScaledDown, sources.NEGAttach, sources.NEGDetach, sources.NEGOperationFailed,
 			sources.NoEndpoints, sources.EventsLost,
-			sources.ServiceSwitched, sources.TrafficWeight, sources.RolloutStep, sources.RolloutCompleted, sources.RolloutAborted:
+			sources.ServiceSwitched, sources.TrafficWeight, sources.RolloutStep, sources.RolloutCompleted, sources.RolloutAborted, sources.ProxyUpdated:
 		case sources.PodReady, sources.PodNotReady, sources.ReadinessGate, sources.Killing, sources.PodDeleted,
 			sources.TargetRegistering, sources.TargetDeregistering, sources.HealthCheck, sources.ProbeFailed, sources.PreStopFailed:
 			if !keep[l] {
@@ -179,6 +179,8 @@ func Subject(l *sources.Lifecycle) string {
 		return l.Pod
 	case l.IP.IsValid():
 		return l.IP.String()
+	case l.Proxy != "":
+		return l.Proxy
 	}
 	return l.Object
 }

@@ -17,7 +17,7 @@ import (
 var alwaysListed = []sources.RecordKind{sources.KindRequestLog, sources.KindEvent, sources.KindObject, sources.KindControllerLog}
 
 // kindNames are the kinds of source for people, by sources.RecordKind.
-var kindNames = [sources.NumRecordKinds]string{"request logs", "events", "objects", "controller logs", "health checks"}
+var kindNames = [sources.NumRecordKinds]string{"request logs", "events", "objects", "controller logs", "health checks", "client-side requests"}
 
 // maxUnreadNamed is how many unread inputs a cannot-judge reason names, each
 // with its reason; the rest are counted.
@@ -261,6 +261,9 @@ func noRequestLogWhy(rep *report.Report, res *sources.Result) string {
 	}
 	if len(held) > 0 {
 		parts = append(parts, "the inputs read hold only "+joinAnd(held))
+	}
+	if coverageOf(rep, sources.KindClientLog).Records > 0 {
+		parts = append(parts, "client-side requests say what users got, not whether the load balancer or the application answered (the notes say what they show)")
 	}
 	return strings.Join(parts, "; ")
 }

@@ -67,6 +67,12 @@ func describeEvent(l *sources.Lifecycle) string {
 		return "pod deleted (termination begins)"
 	case sources.ServiceSwitched, sources.TrafficWeight, sources.RolloutStep, sources.RolloutCompleted, sources.RolloutAborted:
 		return describeStep(l)
+	case sources.ProxyUpdated:
+		what := "the proxy learned the endpoints"
+		if l.Object != "" {
+			what += " of " + l.Object
+		}
+		return what + " (" + words.Or(l.Source, "control plane") + ": " + l.Reason + ")"
 	}
 	return words.Or(l.Reason, l.Kind.String())
 }

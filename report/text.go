@@ -375,9 +375,15 @@ func spanText(rep *Report) string {
 // dataText says what the data covers: its time span, the requests read,
 // the application's own errors and, without incidents, the failures
 // retries hid.
+//
+// Client-side requests (a load test's, a curl loop's) are counted apart:
+// what a client saw, not what a load balancer logged.
 func dataText(rep *Report) string {
 	s := rep.Summary
 	parts := []string{spanText(rep), words.Plural(s.Requests, "request")}
+	if n := clientRecords(rep); n > 0 {
+		parts = append(parts, words.Plural(n, "client-side request"))
+	}
 	if s.AppErrors > 0 {
 		parts = append(parts, fmt.Sprintf("%d application 5xx (sent by the backends; never an incident)", s.AppErrors))
 	}
@@ -680,3 +686,17 @@ func padRight(s string, width int) string {
 func padLeft(s string, width int) string {
 	return strings.Repeat(" ", max(width-lipgloss.Width(s), 0)) + s
 }
+
+// clientRecords is how many client-side requests the report read (its
+// coverage entry client_logs).
+func clientRecords(rep *Report) int {
+	for _, c := range rep.Summary.Coverage {
+		if c.Kind == coverageClientLogs {
+			return c.Records
+		}
+	}
+	return 0
+}
+
+// coverageClientLogs is the coverage kind of client-side requests.
+const coverageClientLogs = "client_logs"

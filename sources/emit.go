@@ -99,7 +99,11 @@ func (e *Emitter) OrderOnlyTime(line int) time.Time {
 
 // Request reports a request outcome.
 func (e *Emitter) Request(r *Request) {
-	if !e.keep(r.Time, KindRequestLog) {
+	kind := KindRequestLog
+	if r.ClientSide {
+		kind = KindClientLog
+	}
+	if !e.keep(r.Time, kind) {
 		return
 	}
 	if r.OrderOnly {

@@ -23,6 +23,9 @@ const (
 	// FamilyNginx is nginx outside ingress-nginx: plain nginx and the
 	// NGINX Inc controller (nginx/kubernetes-ingress).
 	FamilyNginx Family = "nginx"
+	// FamilyClient is no load balancer: the client's side of the requests,
+	// as load-testing tools and curl loops print it.
+	FamilyClient Family = "client"
 )
 
 // Platform is the product around an Envoy proxy, when a record shows it.
@@ -103,7 +106,7 @@ var formatTable = []FormatInfo{
 	},
 	{
 		ID: FormatIngressNginx, Family: FamilyIngressNginx, line: ingressNginx{},
-		Description: "ingress-nginx controller output: access lines (current and pre-0.25 formats, or the `log-format-upstream` given with `--nginx-format`), nginx error lines, klog lines",
+		Description: "ingress-nginx controller output: access lines (current and pre-0.25 formats, or the `log-format-upstream` given with `--nginx-format`), nginx error lines, klog lines (`does not have any active Endpoint`; `Dynamic reconfiguration succeeded`, logged with `--v=2`, as when the proxy learned the endpoints; reloads)",
 		HowToGet:    "`kubectl logs -n ingress-nginx deploy/ingress-nginx-controller [--timestamps]`",
 	},
 	// ingress-nginx's JSON log-format-upstream and the nginx formats that
@@ -134,6 +137,13 @@ var formatTable = []FormatInfo{
 		Description: "Envoy access logs as JSON lines: Envoy Gateway's default (string values up to v1.3, typed from v1.4), Istio's `accessLogEncoding: JSON`, Contour's `json` format, any dictionary given with `--envoy-format`",
 		HowToGet:    "`kubectl logs --timestamps --tail=-1 -n envoy-gateway-system -l gateway.envoyproxy.io/owning-gateway-name=NAME -c envoy`",
 	},
+	// istiod after Envoy: the sidecar's agent writes lines of the same
+	// shape among its proxy's access lines, which must win a tie.
+	{
+		ID: FormatIstiod, Family: FamilyEnvoy, line: istiod{}, ClusterClock: true,
+		Description: "istiod (Istio's control plane) logs, text or `--log_as_json`: the moments it pushed endpoints to the proxies (`Push debounce stable`, `XDS: Pushing`, `EDS: PUSH for node:`, `has no endpoints`), read as when the proxies learned the change; other lines are passed over",
+		HowToGet:    "`kubectl logs --timestamps -n istio-system deploy/istiod` (per-proxy `EDS: PUSH` lines of endpoint-only changes need `--log_output_level=ads:debug`)",
+	},
 	{
 		ID: FormatK8sEvents, Family: FamilyKubernetes, json: k8sEvents{},
 		Description: "Kubernetes events, core/v1 and events.k8s.io/v1, JSON or YAML",
@@ -153,6 +163,27 @@ var formatTable = []FormatInfo{
 		ID: FormatK8sObjects, Family: FamilyKubernetes, json: k8sObjects{},
 		Description: "Pods, Deployments, ReplicaSets, Services, EndpointSlices, Ingresses, IngressClasses, Namespaces, HorizontalPodAutoscalers, BackendConfigs, TargetGroupBindings, IngressClassParams; Gateways, HTTPRoutes, BackendTrafficPolicies, DestinationRules, VirtualServices, HTTPProxies, Istio's mesh ConfigMap; Traefik's IngressRoutes, Middlewares, ServersTransports and its Deployment's provider flags; Argo Rollouts and Flagger Canaries; JSON or YAML",
 		HowToGet:    "`kubectl get deploy,rs,pods,svc,endpointslices,ingress -o yaml`; `kubectl get ingressclasses,ingressclassparams -o yaml`; `kubectl get gateways,httproutes,backendtrafficpolicies,destinationrules,virtualservices,httpproxies -A -o yaml`; `kubectl get ingressroutes,middlewares,serverstransports -A -o yaml`; `kubectl get rollouts.argoproj.io,canaries.flagger.app -A -o yaml`",
+	},
+	// The client's side: no load balancer's log, what users got.
+	{
+		ID: FormatFortio, Family: FamilyClient, line: fortio{},
+		Description: "fortio's log (JSON lines, 1.55+): each failed request (`Non ok http code`, `Unable to connect`) as a client-side request; fortio logs no line for a request that did not fail",
+		HowToGet:    "`fortio load -qps 20 -t 10m URL 2> fortio.log` during the rollout",
+	},
+	{
+		ID: FormatFortioResult, Family: FamilyClient, json: fortioResult{},
+		Description: "fortio's JSON result: recognised, its counts per status and its span stated in a warning; it has no time per request, so it gives no record (the log has one line per failure)",
+		HowToGet:    "`fortio load -json result.json ... URL`",
+	},
+	{
+		ID: FormatSiege, Family: FamilyClient, line: siege{},
+		Description: "siege's verbose output: one client-side request per `HTTP/1.1 503  0.01 secs: ...` line, with `timestamp = true` its time (local, `--tz`), with `--csv` the time in the last field; without either in order only; `[error] socket: ...` lines as requests without a response",
+		HowToGet:    "`siege -v -c 5 -t 10M URL > siege.log` with `timestamp = true` in `~/.siege/siege.conf`",
+	},
+	{
+		ID: FormatCurlLoop, Family: FamilyClient, line: curlLoop{},
+		Description: "a shell loop of curl: `[TIME] STATUS [numbers]` per line, TIME RFC 3339 or epoch seconds, STATUS curl's `%{http_code}` (`000`: no response); without a time in order only",
+		HowToGet:    "`while true; do echo \"$(date -u +%FT%T.%3NZ) $(curl -s -o /dev/null -w '%{http_code} %{time_total}' URL)\"; sleep 0.2; done > curl.log`",
 	},
 }
 

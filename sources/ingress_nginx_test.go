@@ -434,8 +434,6 @@ var nginxNoRecordLines = []string{
 	`2019/06/07 14:32:28 [error] 330#330: *1946 [lua] balancer.lua:240: balance(): error while setting current upstream peer xxx-api.engine.svc.cluster.local:80: no host allowed while connecting to upstream, client: 10.0.2.213, server: api.xxx.com, request: "GET /my-account HTTP/1.1", host: "api.xxx.com"`,
 	`I0601 10:02:01.318192       7 event.go:285] Event(v1.ObjectReference{Kind:"Pod", Namespace:"bmdev-ne-nginx", Name:"nginx-ingress-ingress-nginx-controller-6679b95c85-2zb6l", UID:"8aa24f23-825a-4c36-ac01-664c471cdec9", APIVersion:"v1", ResourceVersion:"13317", FieldPath:""}): type: 'Normal' reason: 'RELOAD' NGINX reload triggered due to a change in configuration`,
 	`W0728 13:49:36.252884       7 controller.go:1016] Error obtaining Endpoints for Service "scalability/serve-ca-cert": no object matching key "scalability/serve-ca-cert" in local store`,
-	`I0909 04:31:19.698606       6 controller.go:187] Backend successfully reloaded.`,
-	`I0909 04:31:19.700595       6 controller.go:204] Dynamic reconfiguration succeeded.`,
 	// Constructed: non-failure messages that carry an upstream field.
 	`2024/01/02 03:04:07 [info] 31#31: *1240 client prematurely closed connection while reading response header from upstream, client: 203.0.113.10, server: shop.example.com, request: "GET /api/items HTTP/1.1", upstream: "http://10.244.1.17:8080/api/items", host: "shop.example.com"`,
 	`2024/01/02 03:04:07 [warn] 31#31: *1240 an upstream response is buffered to a temporary file /tmp/proxy_temp/1/00/0000000001 while reading upstream, client: 203.0.113.10, server: shop.example.com, request: "GET /big HTTP/1.1", upstream: "http://10.244.1.17:8080/big", host: "shop.example.com"`,

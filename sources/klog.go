@@ -96,7 +96,8 @@ var (
 )
 
 // klogParse parses one klog line and reports a Lifecycle for a Service
-// without endpoints or for the controller shutting down.
+// without endpoints, for the controller shutting down, or for a new
+// configuration applied (see ingress_nginx_reconfig.go).
 func klogParse(line []byte, ln *Line, out *Emitter) error {
 	c, msg, err := klogSplitHeader(line)
 	if err != nil {
@@ -108,6 +109,7 @@ func klogParse(line []byte, ln *Line, out *Emitter) error {
 		l.Kind = NoEndpoints
 	case klogIsShutdown(msg):
 		l.Kind, l.Reason = LifecycleOther, "ControllerShutdown"
+	case nginxReconfigured(msg, &l):
 	default:
 		return nil
 	}

@@ -221,12 +221,14 @@ type LineOutcome struct {
 
 // ReadLine reads one line with the line adapters that recognise it, after
 // undoing what pasting does to lines (typographic quotes, non-breaking
-// spaces). Formats without a time of their own read against no stamp.
+// spaces). Formats without a time of their own read against no stamp. The
+// client's formats are not tried: a bare status such as `503` is a value
+// to look up, not a curl loop's line.
 func ReadLine(line string) LineOutcome {
 	b := []byte(strings.TrimSpace(typographicQuotes.Replace(strings.ReplaceAll(line, "\u00a0", " "))))
 	var lastErr error
 	for _, a := range lineAdapters {
-		if !a.Match(b) {
+		if FamilyOf(a.Format()) == FamilyClient || !a.Match(b) {
 			continue
 		}
 		c := &meaningCollector{}

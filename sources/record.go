@@ -41,6 +41,19 @@ const (
 	FormatKubectlEvents Format = "kubectl-events"
 	// FormatArgoRollouts is the Argo Rollouts controller's log.
 	FormatArgoRollouts Format = "argo-rollouts"
+	// FormatIstiod is the log of Istio's control plane, read for its
+	// pushes of endpoints to the proxies.
+	FormatIstiod Format = "istiod"
+	// FormatFortio is the load-testing tool fortio's log: JSON lines,
+	// one per failed request.
+	FormatFortio Format = "fortio"
+	// FormatFortioResult is fortio's JSON result: counts only.
+	FormatFortioResult Format = "fortio-result"
+	// FormatSiege is the load-testing tool siege's verbose output.
+	FormatSiege Format = "siege"
+	// FormatCurlLoop is a shell loop of curl printing a time and the
+	// status code of each request.
+	FormatCurlLoop Format = "curl-loop"
 )
 
 // Origin says where a record came from: the input name and the 1-based line
@@ -151,6 +164,11 @@ type Request struct {
 	// input's: a pasted access line whose own time was cut off, timed
 	// from the input's anchor (see Emitter.OrderOnlyTime).
 	OrderOnly bool
+	// ClientSide marks a request as a client saw it (a load-test tool, a
+	// curl loop): Status is what the client got, 0 when it got no
+	// response; no load balancer, backend or generator is known. It is
+	// the users' view of a window, never a load balancer's log.
+	ClientSide bool
 	// Backend is the address the request was finally sent to; zero when no
 	// backend was chosen. Its port is 0 when the log does not give one.
 	Backend netip.AddrPort
@@ -303,10 +321,18 @@ const (
 	// RolloutAborted: a progressive-delivery controller aborted the
 	// update and sent traffic back to the stable revision.
 	RolloutAborted
+	// ProxyUpdated: a proxy learned a new set of endpoints from its control
+	// plane at Time (istiod pushed endpoints to an Envoy, ingress-nginx
+	// posted its backends to its Lua balancer). Proxy names the proxy when
+	// the line does (empty: every proxy the control plane serves, or the
+	// one whose log it is); Namespace and Object name the Service when the
+	// line does; Reason says which push; Count is the endpoints or
+	// resources sent, 0 when the line does not say.
+	ProxyUpdated
 )
 
 // LastLifecycleKind is the last lifecycle kind, for loops over them all.
-const LastLifecycleKind = RolloutAborted
+const LastLifecycleKind = ProxyUpdated
 
 var lifecycleNames = [...]string{
 	"other", "pod_created", "pod_scheduled", "container_started", "probe_failed",
@@ -316,7 +342,7 @@ var lifecycleNames = [...]string{
 	"prestop_failed", "pod_deleted", "scaled_up", "scaled_down", "no_endpoints",
 	"events_lost", "node_draining", "pod_evicted", "rescaled",
 	"service_switched", "traffic_weight", "rollout_step", "rollout_completed",
-	"rollout_aborted",
+	"rollout_aborted", "proxy_updated",
 }
 
 // String names the lifecycle kind as used in JSON output.
@@ -354,6 +380,9 @@ type Lifecycle struct {
 	Node string
 	// Object is the involved object as Kind/name (Service/web, Deployment/web).
 	Object string
+	// Proxy names the proxy a ProxyUpdated record is about, as its control
+	// plane names it (istiod: `<pod>.<namespace>`); empty otherwise.
+	Proxy string
 	// Reason is the event reason, readiness-gate reason, probe type or health-check reason code.
 	Reason string
 	// Status is a condition status (True/False/"") or, for a health check,

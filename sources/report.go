@@ -78,14 +78,17 @@ const (
 	KindControllerLog
 	// KindHealthCheck: a load balancer's health-check log.
 	KindHealthCheck
+	// KindClientLog: requests as a client saw them (a load-test tool, a
+	// curl loop): what users got, not what the load balancer did.
+	KindClientLog
 	// NumRecordKinds is the number of kinds.
 	NumRecordKinds
 )
 
-var recordKindNames = [NumRecordKinds]string{"request_logs", "events", "objects", "controller_logs", "health_checks"}
+var recordKindNames = [NumRecordKinds]string{"request_logs", "events", "objects", "controller_logs", "health_checks", "client_logs"}
 
 // String names the kind as the JSON contract does: request_logs, events,
-// objects, controller_logs, health_checks.
+// objects, controller_logs, health_checks, client_logs.
 func (k RecordKind) String() string {
 	if k < NumRecordKinds {
 		return recordKindNames[k]

@@ -8,6 +8,7 @@
 //	req 31s nginx 200 ok attempts=10.0.2.7:8080/502/refused,10.0.1.5:8080/200/ok
 //	err 31s nginx refused backend=10.0.2.7:8080          (a proxy error-log line)
 //	event 28s killing pod=web-old-abcde [ns=] [ip=] [reason=] [status=] [gate=] [health=] [group=] [count=] [from=] [zone=] [object=] [previous=]
+//	    [proxy=] [source=] [format=istiod]
 //	pod web-new-abcde ip=10.0.2.7 [ns=] [rs=] [created=5s] [deleted=60s] [probe=tcpSocket:9090] [port=http:8080] [keepalive=gunicorn:2]
 //	backendconfig web-hc [interval=5] [healthy=1] [samplerate=0.1]
 //	rollout web [ns=] strategy=blueGreen|canary [active=] [preview=] [stable=] [canary=] [router=alb] [scaledown=30] [abortscaledown=30] [pingpong=yes] [dynamic=yes]
@@ -16,6 +17,8 @@
 //	    [trigger=WORD] [rollout=yes|no] [backends=N] [fixes=N] [estimated=N] [step=KIND@OFFSET]
 //	expect backend ip=10.0.2.7 [pod=web-new-abcde] [role=new] [attempts=N] [requests=N]
 //	expect fix minReadySeconds=25 [preStop.sleep.seconds=15] [title=WORD]
+//	expect evidence WORDS       (an evidence note of the last incident holds WORDS)
+//	expect no-evidence WORDS    (none does)
 //	expect notes 1
 //	expect note WORD
 //
@@ -54,6 +57,8 @@ type File struct {
 var formatNames = map[string]sources.Format{
 	"alb": sources.FormatALBAccess, "gcp": sources.FormatGCPLogging, "nginx": sources.FormatIngressNginx,
 	"events": sources.FormatK8sEvents, "objects": sources.FormatK8sObjects, "lbc": sources.FormatAWSLBC,
+	"envoy": sources.FormatEnvoyAccess, "istiod": sources.FormatIstiod,
+	"curl": sources.FormatCurlLoop, "fortio": sources.FormatFortio,
 }
 
 // parseFailure reads a failure kind by its name.
@@ -182,6 +187,7 @@ func (s *File) request(attemptOnly bool, words []string) error {
 		return fmt.Errorf("unknown format %q", rest[0])
 	}
 	rest = rest[1:]
+	r.ClientSide = sources.FamilyOf(r.Format) == sources.FamilyClient
 	if !attemptOnly {
 		if r.Status, err = strconv.Atoi(rest[0]); err != nil {
 			return err
@@ -275,6 +281,10 @@ func (s *File) event(words []string) error {
 	if l.Kind == sources.HealthCheck || l.Kind >= sources.TargetRegistering && l.Kind <= sources.TargetDeregistered {
 		l.Format = sources.FormatAWSLBC
 	}
+	if f, ok := formatNames[kv["format"]]; ok {
+		l.Format = f
+	}
+	l.Proxy, l.Source = kv["proxy"], kv["source"]
 	s.records.Lifecycle(&l)
 	return nil
 }
