@@ -24,9 +24,9 @@ const maxFailureEvidence = 4
 // balancer with traffic answers more often than that.
 const logsEdge = 30 * time.Second
 
-// requestEvidence quotes one failed request.
+// requestEvidence quotes one failed request, at the time its line states.
 func requestEvidence(r *sources.Request) Evidence {
-	return Evidence{Time: r.Time, Origin: r.Origin, Request: r}
+	return Evidence{Time: r.Logged(), Origin: r.Origin, Request: r}
 }
 
 // eventEvidence quotes one lifecycle record with what it shows.

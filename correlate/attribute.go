@@ -155,7 +155,9 @@ func (a *Analysis) attribute() []*Signal {
 		for i := range s.Attempts {
 			at := &s.Attempts[i]
 			if at.Kind == sources.FailureOther && !f.AttemptOnly {
-				at.Kind = errLines.kindOf(at.Backend, f.Time, at.Kind)
+				// The error line is written when the attempt fails,
+				// as the access line is: match it at the line's time.
+				at.Kind = errLines.kindOf(at.Backend, f.Time.Add(f.LoggedAfter), at.Kind)
 			}
 			at.Time = attemptTime(f, i == len(s.Attempts)-1, at.Kind)
 			at.Of, at.State = a.StateAt(at.Backend.Addr(), at.Time)
@@ -181,16 +183,18 @@ func (a *Analysis) attribute() []*Signal {
 }
 
 // attemptTime is when an attempt of the earliest record of group f was
-// made. A record stamps the request's arrival (its Time) and, in Envoy's
-// log, how long it took: a request the proxy retried made its last attempt
+// made. A record stamps the request's arrival (its Time) and, where the
+// format says, how long it took: a request the proxy retried made its last attempt
 // only after the others had failed, which can be seconds later (each
 // connect to a vanished pod waits out unreachableConnect), and that attempt
 // failed at the request's end. The last attempt of a retried request is
 // therefore placed at the end less the time its kind of failure takes
 // (refused and closed connections fail at once); a timeout took a time the
-// record does not state. Every other attempt is placed at the request's
-// time, and so is a last attempt that would come before it (no duration
-// logged).
+// record does not state. A connection closed under a request that was
+// not retried broke at the request's end too: a slow request in flight
+// when its pod exited is read in the pod's state at the exit. Every other
+// attempt is placed at the request's time, and so is a last attempt that
+// would come before it (no duration logged).
 func attemptTime(f *Failure, last bool, kind sources.FailureKind) time.Time {
 	return attemptTimeAt(f, f.Time, last, kind)
 }
@@ -198,7 +202,16 @@ func attemptTime(f *Failure, last bool, kind sources.FailureKind) time.Time {
 // attemptTimeAt is attemptTime for the record of group f stamped t: the
 // records of a group differ in nothing else attemptTime reads.
 func attemptTimeAt(f *Failure, t time.Time, last bool, kind sources.FailureKind) time.Time {
-	if !last || !retried(f.groupKey) || kind == sources.FailureTimeout {
+	if !last || kind == sources.FailureTimeout {
+		return t
+	}
+	if !retried(f.groupKey) {
+		if kind == sources.FailureClosed {
+			// A connection that closed under the request broke when
+			// the request ended: a slow request in flight when the
+			// pod exited failed at the exit, not when it was sent.
+			return t.Add(f.Duration)
+		}
 		return t
 	}
 	at := t.Add(f.Duration)
@@ -209,6 +222,14 @@ func attemptTimeAt(f *Failure, t time.Time, last bool, kind sources.FailureKind)
 		return t
 	}
 	return at
+}
+
+// readsDuration reports whether attemptTime reads r's duration: the
+// request was retried, or its backend may have closed the connection
+// under it (a closed connection, or an access line's unspecific failure
+// that its error-log line may name as one).
+func readsDuration(r *sources.Request) bool {
+	return retried(r) || r.Backend.IsValid() && (r.Failure == sources.FailureClosed || r.Failure == sources.FailureOther)
 }
 
 // retried reports whether the proxy says it tried r more than once.

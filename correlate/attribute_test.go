@@ -10,8 +10,8 @@ import (
 
 // TestAttemptTime pins where an attempt is placed: the last attempt of a
 // request the proxy retried at its end, less unreachableConnect when a
-// vanished pod's IP failed it; any other attempt, and the attempts of a
-// request not retried, at the request's time.
+// vanished pod's IP failed it, and so is a connection closed under a
+// request not retried; any other attempt at the request's time.
 func TestAttemptTime(t *testing.T) {
 	start := at(10)
 	for _, c := range []struct {
@@ -22,6 +22,10 @@ func TestAttemptTime(t *testing.T) {
 		wantSecs float64
 	}{
 		{"not retried", sources.Request{Duration: 5 * time.Second}, true, sources.FailureRefused, 10},
+		// A slow request whose connection closed under it, as the pod
+		// exited: the attempt failed at the request's end.
+		{"not retried, closed under the request", sources.Request{Duration: 4205 * time.Millisecond, Backend: netip.MustParseAddrPort("10.0.0.1:8080"), Failure: sources.FailureClosed}, true, sources.FailureClosed, 14.205},
+		{"not retried, timed out", sources.Request{Duration: 10 * time.Second}, true, sources.FailureTimeout, 10},
 		{"retried, refused at the end", sources.Request{Duration: 6085 * time.Millisecond, RetryLimit: true}, true, sources.FailureRefused, 16.085},
 		{"retried, an earlier attempt", sources.Request{Duration: 6085 * time.Millisecond, RetryLimit: true}, false, sources.FailureRefused, 10},
 		{"retried, unreachable: the connect began 3 s before the end", sources.Request{Duration: 6085 * time.Millisecond, AttemptCount: 3}, true, sources.FailureUnreachable, 13.085},
@@ -291,6 +295,43 @@ func TestRolloutAt(t *testing.T) {
 	} {
 		if got := a.RolloutAt(t0.Add(tc.at)); got != tc.want {
 			t.Errorf("at %v: rollout %+v, want %+v", tc.at, got, tc.want)
+		}
+	}
+}
+
+// TestInFlightCutByExit checks that a slow request whose connection closed
+// under it is read in the state of its pod when it failed, at its end: a
+// POST sent at 56 s to a pod that began terminating at 59 s and cut 4.2 s
+// later failed at a terminating pod; the same failure 0.5 s after it was
+// sent, and a refusal at 56 s, failed at a serving one.
+func TestInFlightCutByExit(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		dur  time.Duration
+		kind sources.FailureKind
+		want State
+	}{
+		{"cut at the exit", 4200 * time.Millisecond, sources.FailureClosed, StateTerminating},
+		{"closed at once", 500 * time.Millisecond, sources.FailureClosed, StateServing},
+		{"refused", 4200 * time.Millisecond, sources.FailureRefused, StateServing},
+	} {
+		col := NewCollector()
+		ip := netip.MustParseAddr("10.0.18.123")
+		for s := 0.0; s <= 55.8; s += 2 {
+			col.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend, Backend: netip.AddrPortFrom(ip, 8080), Format: sources.FormatALBAccess})
+		}
+		servedUntil(col, netip.MustParseAddr("10.0.30.7"), 200, 0.5)
+		event(col, 59, sources.Killing, "api-9hdvcsx88d-rgq2l", "", ip)
+		col.Request(&sources.Request{Time: at(56), LoggedAfter: c.dur, Duration: c.dur, Status: 502, Generator: sources.GeneratedByLB, Failure: c.kind,
+			Backend: netip.AddrPortFrom(ip, 8080), Method: "POST", Format: sources.FormatALBAccess})
+		a := Analyze(Merge(col), Options{})
+		a.Clock = ClockOffset{Pairs: 3, Residual: 400 * time.Millisecond}
+		a.Signals = a.attribute()
+		if len(a.Signals) != 1 || a.Signals[0].Last() == nil {
+			t.Fatalf("%s: %d signals", c.name, len(a.Signals))
+		}
+		if got := a.Signals[0].Last().State; got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
 }
