@@ -210,11 +210,11 @@ func attemptTimeAt(f *Failure, t time.Time, last bool, kind sources.FailureKind)
 			// A connection that closed under the request broke when
 			// the request ended: a slow request in flight when the
 			// pod exited failed at the exit, not when it was sent.
-			return t.Add(f.Duration)
+			return requestEnd(f, t)
 		}
 		return t
 	}
-	at := t.Add(f.Duration)
+	at := requestEnd(f, t)
 	if kind == sources.FailureUnreachable {
 		at = at.Add(-unreachableConnect)
 	}
@@ -222,6 +222,20 @@ func attemptTimeAt(f *Failure, t time.Time, last bool, kind sources.FailureKind)
 		return t
 	}
 	return at
+}
+
+// requestEnd is when the request of group f stamped t ended: its start
+// plus its duration, to the precision of t. A start known to the second
+// (nginx's $time_local less the whole seconds of $request_time, see
+// sources.Request.Time) gives an end known to the second, the second its
+// line was written in: adding the fraction would move the end of nearly
+// every short request into the second after its own.
+func requestEnd(f *Failure, t time.Time) time.Time {
+	end := t.Add(f.Duration)
+	if t.Nanosecond() == 0 {
+		end = end.Truncate(time.Second)
+	}
+	return end
 }
 
 // readsDuration reports whether attemptTime reads r's duration: the

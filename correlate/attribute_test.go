@@ -13,7 +13,7 @@ import (
 // vanished pod's IP failed it, and so is a connection closed under a
 // request not retried; any other attempt at the request's time.
 func TestAttemptTime(t *testing.T) {
-	start := at(10)
+	start := at(10.25)
 	for _, c := range []struct {
 		name     string
 		req      sources.Request
@@ -21,23 +21,29 @@ func TestAttemptTime(t *testing.T) {
 		kind     sources.FailureKind
 		wantSecs float64
 	}{
-		{"not retried", sources.Request{Duration: 5 * time.Second}, true, sources.FailureRefused, 10},
+		{"not retried", sources.Request{Duration: 5 * time.Second}, true, sources.FailureRefused, 10.25},
 		// A slow request whose connection closed under it, as the pod
 		// exited: the attempt failed at the request's end.
-		{"not retried, closed under the request", sources.Request{Duration: 4205 * time.Millisecond, Backend: netip.MustParseAddrPort("10.0.0.1:8080"), Failure: sources.FailureClosed}, true, sources.FailureClosed, 14.205},
-		{"not retried, timed out", sources.Request{Duration: 10 * time.Second}, true, sources.FailureTimeout, 10},
-		{"retried, refused at the end", sources.Request{Duration: 6085 * time.Millisecond, RetryLimit: true}, true, sources.FailureRefused, 16.085},
-		{"retried, an earlier attempt", sources.Request{Duration: 6085 * time.Millisecond, RetryLimit: true}, false, sources.FailureRefused, 10},
-		{"retried, unreachable: the connect began 3 s before the end", sources.Request{Duration: 6085 * time.Millisecond, AttemptCount: 3}, true, sources.FailureUnreachable, 13.085},
-		{"retried, unreachable, shorter than a connect", sources.Request{Duration: 2 * time.Second, RetryLimit: true}, true, sources.FailureUnreachable, 10},
-		{"retried, timed out: when it began is not known", sources.Request{Duration: 20 * time.Second, RetryLimit: true}, true, sources.FailureTimeout, 10},
-		{"retried, no duration logged", sources.Request{RetryLimit: true}, true, sources.FailureRefused, 10},
+		{"not retried, closed under the request", sources.Request{Duration: 4205 * time.Millisecond, Backend: netip.MustParseAddrPort("10.0.0.1:8080"), Failure: sources.FailureClosed}, true, sources.FailureClosed, 14.455},
+		{"not retried, timed out", sources.Request{Duration: 10 * time.Second}, true, sources.FailureTimeout, 10.25},
+		{"retried, refused at the end", sources.Request{Duration: 6085 * time.Millisecond, RetryLimit: true}, true, sources.FailureRefused, 16.335},
+		{"retried, an earlier attempt", sources.Request{Duration: 6085 * time.Millisecond, RetryLimit: true}, false, sources.FailureRefused, 10.25},
+		{"retried, unreachable: the connect began 3 s before the end", sources.Request{Duration: 6085 * time.Millisecond, AttemptCount: 3}, true, sources.FailureUnreachable, 13.335},
+		{"retried, unreachable, shorter than a connect", sources.Request{Duration: 2 * time.Second, RetryLimit: true}, true, sources.FailureUnreachable, 10.25},
+		{"retried, timed out: when it began is not known", sources.Request{Duration: 20 * time.Second, RetryLimit: true}, true, sources.FailureTimeout, 10.25},
+		{"retried, no duration logged", sources.Request{RetryLimit: true}, true, sources.FailureRefused, 10.25},
 	} {
 		r := c.req
 		r.Time = start
 		if got := attemptTime(groupOf(&r), c.last, c.kind); !got.Equal(at(c.wantSecs)) {
 			t.Errorf("%s: %v, want %g s", c.name, got.Sub(t0).Seconds(), c.wantSecs)
 		}
+	}
+	// A start known to the second (nginx's $time_local less the whole
+	// seconds of $request_time) ends in the second its line was written.
+	r := sources.Request{Time: at(10), Duration: 4205 * time.Millisecond, Backend: netip.MustParseAddrPort("10.0.0.1:8080"), Failure: sources.FailureClosed}
+	if got := attemptTime(groupOf(&r), true, sources.FailureClosed); !got.Equal(at(14)) {
+		t.Errorf("a start to the second: %v, want 14 s", got.Sub(t0).Seconds())
 	}
 }
 
