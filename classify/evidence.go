@@ -102,7 +102,7 @@ func failureEvidence(w *correlate.Window, keep func(*correlate.Signal) bool) []E
 func backendRefs(a *correlate.Analysis, w *correlate.Window) []BackendRef {
 	var out []BackendRef
 	for _, f := range w.FailingIPs() {
-		ref := BackendRef{IP: f.IP, Of: f.Of, Role: f.Role, Attempts: f.Attempts, Requests: f.Requests, Start: f.First, End: f.Last}
+		ref := BackendRef{IP: f.IP, Of: f.Of, Role: f.Role, Attempts: f.Attempts, Requests: f.Requests, Start: f.First, End: f.Last, LastSent: f.LastSent}
 		if f.Of != nil {
 			ref.Pod = f.Of.Pod
 			if ref.Role == correlate.RoleUnknown && f.Of.Rollout != nil {

@@ -113,6 +113,16 @@ func (s *Signal) LatestBefore(o *Signal) bool {
 	return earlier(s.End(), s.Group.lastOrigin(), o.End(), o.Group.lastOrigin())
 }
 
+// attemptSent is when the i-th attempt of the signal's latest record was
+// sent: when it was made (attemptEnd), but for a connection closed under
+// a request that was not retried, which was sent at the request's start.
+func (s *Signal) attemptSent(i int) time.Time {
+	if i == len(s.Attempts)-1 && !retried(s.Group.groupKey) && s.Attempts[i].Kind == sources.FailureClosed {
+		return s.End()
+	}
+	return s.attemptEnd(i)
+}
+
 // attemptEnd is when the i-th attempt of the signal's latest record was made.
 func (s *Signal) attemptEnd(i int) time.Time {
 	return attemptTimeAt(s.Group, s.End(), i == len(s.Attempts)-1, s.Attempts[i].Kind)

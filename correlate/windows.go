@@ -47,6 +47,10 @@ type IPFailures struct {
 	Kinds              map[sources.FailureKind]int
 	// First and Last bound the attempts' times (see Attempt.Time).
 	First, Last time.Time
+	// LastSent is when the load balancer last sent a failed request here:
+	// Last, but for a request whose connection closed under it, which was
+	// sent at its start and failed at its end.
+	LastSent time.Time
 	// States counts the backend's states at the failures.
 	States map[State]int
 	// Ports counts the backend ports the attempts went to.
@@ -112,6 +116,7 @@ func Summarize(sigs []*Signal) *Window {
 				f.First = at.Time
 			}
 			f.Last = latest(f.Last, s.attemptEnd(i))
+			f.LastSent = latest(f.LastSent, s.attemptSent(i))
 		}
 	}
 	if w.Failed == 0 {
