@@ -326,10 +326,12 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 	b := a.backendAt(ip, t)
 	var from, to time.Time // the backend's life on this IP
 	var runs Runs
-	if tr := a.Traffic[ip]; tr != nil {
+	tr := a.Traffic[ip]
+	if tr != nil {
 		runs = tr.Runs
 	}
-	if lease := a.Identities.At(ip, t); lease != nil {
+	lease := a.Identities.At(ip, t)
+	if lease != nil {
 		from, to = lease.From, lease.To
 	} else {
 		from, to = runs.stretch(t)
@@ -349,11 +351,17 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 		}
 	}
 	first, last := runs.FirstIn(from, to), runs.LastIn(from, to)
+	pause := tr.ordinaryPause()
 	switch {
 	case first.IsZero() && b != nil && b.Pod != "":
 		return b, StateStarting // a pod that never served in the data
 	case first.IsZero():
 		return b, StateUnknown // a bare IP that never served: nothing says
+	case lease == nil && first.After(t) && first.Sub(a.firstRequest) <= pause:
+		// A bare IP whose first response came sooner after the logs
+		// began than its own rate's ordinary pause: the logs began
+		// while it served.
+		return b, StateServing
 	case first.After(t) || (first.Equal(t) && t.Nanosecond() == 0):
 		// Logs stamped to the second (nginx's $time_local) put a pod's
 		// last refusals and its first response in one second: a failure
@@ -363,8 +371,21 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 		// A pod that served before t and began terminating only after it
 		// was still there, however long it then went without a request.
 		return b, StateServing
-	case a.lastRequest.Sub(last) > dataEdge:
+	case lease == nil && runs.pausedAt(t, pause):
+		// A bare IP that served before and after a pause its own rate
+		// of requests makes ordinary: the backend of a large fleet,
+		// which a load balancer sends a request every few seconds,
+		// pauses past servedRunGap without going anywhere.
+		return b, StateServing
+	case a.lastRequest.Sub(last) > max(dataEdge, pause):
+		// Silent until the logs end for longer than the data's edge and
+		// than its own rate's ordinary pause.
 		return b, StateGone
+	case lease == nil && a.lastRequest.Sub(last) <= pause:
+		// A bare IP whose last response came sooner before the logs
+		// ended than its own rate's ordinary pause: they ended while it
+		// served.
+		return b, StateServing
 	}
 	return b, StateUnknown
 }

@@ -36,6 +36,19 @@ const (
 	// more often than twice a minute.
 	servedRunGap = 30 * time.Second
 
+	// ordinaryPauseFactor is how many of a backend's mean intervals
+	// between responses make a pause its rate does not explain. A load
+	// balancer spreading requests at random over its targets leaves each
+	// a pause longer than k mean intervals with probability e^-k (the
+	// gaps of a Poisson stream): at 14, about once in a million pauses,
+	// fewer than an hour of a 20,000-target fleet at 280 requests a
+	// second holds. A shorter one between two runs of a bare IP is the
+	// backend waiting for its next request, not gone: servedRunGap alone
+	// split the traffic of every target of a 2,000-target fleet, which
+	// answers every 7 s, and turned a keep-alive trickle into termination
+	// races.
+	ordinaryPauseFactor = 14
+
 	// rolloutLookback is how long before a rollout's first step its failures
 	// and events may start (the Deployment controller records its first
 	// scale-down and scale-up in one reconcile, and events are stamped to
