@@ -341,3 +341,31 @@ func TestInFlightCutByExit(t *testing.T) {
 		}
 	}
 }
+
+// TestOrdinaryPause pins ordinaryPauseFactor on both sides: a bare IP that
+// answers every 5 s, pauses after 100 s and answers again for 200 s, is
+// serving during a pause its rate makes ordinary (14 mean intervals: the
+// pause P with P = 14 × (300 s + P) / 61, 89.4 s) and gone in a longer one.
+func TestOrdinaryPause(t *testing.T) {
+	for _, c := range []struct {
+		pause float64
+		want  State
+	}{
+		{85, StateServing},
+		{95, StateGone},
+	} {
+		col := NewCollector()
+		ip := netip.MustParseAddr("10.0.7.7")
+		serve := func(from, to float64) {
+			for s := from; s <= to+1e-9; s += 5 {
+				col.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend, Backend: netip.AddrPortFrom(ip, 8080), Format: sources.FormatALBAccess})
+			}
+		}
+		serve(0, 100)
+		serve(100+c.pause, 300+c.pause)
+		a := Analyze(Merge(col), Options{})
+		if _, got := a.StateAt(ip, at(100+c.pause/2)); got != c.want {
+			t.Errorf("a %g s pause: %v, want %v", c.pause, got, c.want)
+		}
+	}
+}
