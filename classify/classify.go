@@ -79,6 +79,9 @@ type BackendRef struct {
 	// LastSent is when the load balancer last sent it a failed request
 	// (see correlate.IPFailures.LastSent).
 	LastSent time.Time
+	// Active is how long its failures went on: the union of their bursts
+	// (see correlate.IPFailures.Active).
+	Active time.Duration
 	// Why says how its role was decided.
 	Why string
 }

@@ -369,3 +369,33 @@ func TestOrdinaryPause(t *testing.T) {
 		}
 	}
 }
+
+// TestActiveFailureTime checks that a window's active time is the union of
+// its bursts: two 7 s bursts 46 s apart are 14 s of failure in a 60 s
+// span, and a pause of burstGap keeps one burst while a longer one splits
+// it; per IP, each backend's own bursts.
+func TestActiveFailureTime(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		times  []float64
+		active time.Duration
+		bursts int
+	}{
+		{"two bursts 46 s apart", []float64{0, 1, 2, 3, 4, 5, 6, 7, 53, 54, 55, 56, 57, 58, 59, 60}, 14 * time.Second, 2},
+		{"a pause of burstGap", []float64{0, 2, 7, 9}, 9 * time.Second, 1},
+		{"a longer pause", []float64{0, 2, 7.5, 9}, 3500 * time.Millisecond, 2},
+		{"one failure", []float64{3}, 0, 1},
+	} {
+		col := NewCollector()
+		ip := netip.MustParseAddr("10.0.3.3")
+		for k, s := range c.times {
+			col.Request(&sources.Request{Time: at(s), Status: 502, Generator: sources.GeneratedByLB, Failure: sources.FailureRefused,
+				Backend: netip.AddrPortFrom(ip, 8080), Format: sources.FormatALBAccess, Origin: sources.Origin{File: "a", Line: k + 1}})
+		}
+		a := Analyze(Merge(col), Options{})
+		w := Summarize(a.Signals)
+		if w.Active != c.active || w.Bursts != c.bursts || w.ByIP[ip].Active != c.active {
+			t.Errorf("%s: active %v in %d bursts (IP %v), want %v in %d", c.name, w.Active, w.Bursts, w.ByIP[ip].Active, c.active, c.bursts)
+		}
+	}
+}

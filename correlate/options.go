@@ -49,6 +49,14 @@ const (
 	// races.
 	ordinaryPauseFactor = 14
 
+	// burstGap is the longest pause between two client-visible failures
+	// of one burst (see Window.Active). During an incident clients send
+	// requests several times a second (the fixtures' quietest, GKE at 1.5
+	// a second, fail one about every 0.7 s while every request fails): a
+	// pause of 5 s without a failure is failing having stopped, and two
+	// bursts 46 s apart are not 61 s of failure.
+	burstGap = 5 * time.Second
+
 	// rolloutLookback is how long before a rollout's first step its failures
 	// and events may start (the Deployment controller records its first
 	// scale-down and scale-up in one reconcile, and events are stamped to

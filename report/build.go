@@ -88,7 +88,7 @@ func newRollout(r *correlate.Rollout) Rollout {
 func newIncident(f *classify.Finding) Incident {
 	w := f.Window
 	in := Incident{
-		Start: utc(w.Start), End: utc(w.End), DurationSeconds: w.Duration().Seconds(),
+		Start: utc(w.Start), End: utc(w.End), DurationSeconds: w.Duration().Seconds(), ActiveSeconds: w.Active.Seconds(), Bursts: w.Bursts,
 		Cause: f.Cause, Variant: f.Variant, Confidence: string(f.Confidence), Trigger: f.Trigger,
 		FailedRequests: f.Estimated(), LoggedFailedRequests: w.Failed, SampleRate: f.SampleRate, HiddenFailures: w.Hidden,
 		StatusCounts: map[string]int{}, Summary: f.Summary, Backends: []Backend{}, Evidence: []Evidence{}, Remediation: []Remediation{},
@@ -108,6 +108,9 @@ func newIncident(f *classify.Finding) Incident {
 	}
 	for _, b := range f.Backends {
 		rb := Backend{Pod: b.Pod, Role: b.Role.String(), Failures: b.Attempts, FailedRequests: b.Requests, Start: utc(b.Start), End: utc(b.End), Why: b.Why}
+		if b.Active < b.End.Sub(b.Start) {
+			rb.ActiveSeconds = b.Active.Seconds()
+		}
 		if b.IP.IsValid() {
 			rb.IP = b.IP.String()
 		}

@@ -163,9 +163,15 @@ type Incident struct {
 	Start           time.Time `json:"start"`
 	End             time.Time `json:"end"`
 	DurationSeconds float64   `json:"duration_seconds"`
-	Cause           string    `json:"cause"`
-	Variant         string    `json:"variant,omitempty"`
-	Confidence      string    `json:"confidence"`
+	// ActiveSeconds is how long clients were failing: the union of the
+	// incident's bursts of failures (Bursts of them), each from its first
+	// failure to its last. It equals DurationSeconds, the span from the
+	// first failure to the last, unless failing paused.
+	ActiveSeconds float64 `json:"active_seconds"`
+	Bursts        int     `json:"bursts"`
+	Cause         string  `json:"cause"`
+	Variant       string  `json:"variant,omitempty"`
+	Confidence    string  `json:"confidence"`
 	// Rollout is the id of the rollout the incident belongs to, if any.
 	Rollout string `json:"rollout,omitempty"`
 	// Trigger says what deleted the pods of a termination race: rollout,
@@ -229,10 +235,13 @@ type Backend struct {
 	// FailedRequests counts the client-visible failures whose last attempt
 	// went to this backend.
 	FailedRequests int `json:"failed_requests"`
-	// Start and End bound this backend's failures.
-	Start time.Time `json:"start,omitzero"`
-	End   time.Time `json:"end,omitzero"`
-	Why   string    `json:"why,omitempty"`
+	// Start and End bound this backend's failures; ActiveSeconds, set
+	// only where it is shorter than that span, is how long they went on:
+	// the union of this backend's bursts.
+	Start         time.Time `json:"start,omitzero"`
+	End           time.Time `json:"end,omitzero"`
+	ActiveSeconds float64   `json:"active_seconds,omitempty"`
+	Why           string    `json:"why,omitempty"`
 	// Joined says how the pod was tied to the IP when no object said so.
 	Joined string `json:"joined,omitempty"`
 }
