@@ -165,9 +165,17 @@ func (a *Analysis) attribute() []*Signal {
 		for i := range s.Attempts {
 			at := &s.Attempts[i]
 			if at.Kind == sources.FailureOther && !f.AttemptOnly {
-				// The error line is written when the attempt fails,
-				// as the access line is: match it at the line's time.
-				at.Kind = errLines.kindOf(at.Backend, f.Time.Add(f.LoggedAfter), at.Kind)
+				// The error line is written when the attempt fails: a
+				// refused connect at the request's start, a connection
+				// closed under it when the access line is written, at
+				// its end. A retried request's attempts fail along its
+				// way: match them at the line's time.
+				end := f.Time.Add(f.LoggedAfter)
+				start := f.Time
+				if retried(f.groupKey) {
+					start = end
+				}
+				at.Kind = errLines.kindOf(at.Backend, start, end, at.Kind)
 			}
 			at.Time = attemptTime(f, i == len(s.Attempts)-1, at.Kind)
 			at.Of, at.State = a.StateAt(at.Backend.Addr(), at.Time)
@@ -422,15 +430,24 @@ func (a *Analysis) errorLines() errorLines {
 	return m // a.Failures is in time order, and so is each list
 }
 
-// kindOf returns the kind of the error line nearest t for backend, within
-// errorLineMatch; def when there is none. A group of lines is as near as
-// the nearest of its times could be: none when t falls between them.
-func (m errorLines) kindOf(backend netip.AddrPort, t time.Time, def sources.FailureKind) sources.FailureKind {
+// kindOf returns the kind of the error line nearest a request that started
+// at start and whose access line was written at end, for backend, within
+// errorLineMatch; def when there is none. A connect that failed (refused,
+// unreachable) failed as the request went out, and its line is measured
+// from start; any other failure from end: a slow request cut as its pod
+// exited is not taken for the refusals logged around the exit. A group of
+// lines is as near as the nearest of its times could be: none when the
+// time falls between them.
+func (m errorLines) kindOf(backend netip.AddrPort, start, end time.Time, def sources.FailureKind) sources.FailureKind {
 	ls := m[backend]
-	from := t.Add(-errorLineMatch - groupSpan)
+	from := start.Add(-errorLineMatch - groupSpan)
 	i := sort.Search(len(ls), func(i int) bool { return !ls[i].Time.Before(from) })
 	best, bestD := def, errorLineMatch+1
-	for ; i < len(ls) && !ls[i].Time.After(t.Add(errorLineMatch)); i++ {
+	for ; i < len(ls) && !ls[i].Time.After(end.Add(errorLineMatch)); i++ {
+		t := end
+		if k := ls[i].Failure; k == sources.FailureRefused || k == sources.FailureUnreachable {
+			t = start
+		}
 		d := absDuration(ls[i].Time.Sub(t))
 		switch last := ls[i].Last(); {
 		case !t.Before(ls[i].Time) && !t.After(last):

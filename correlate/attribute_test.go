@@ -277,9 +277,19 @@ func TestErrorLineKinds(t *testing.T) {
 		{20.6, backend, sources.FailureClosed},
 		{10, netip.MustParseAddrPort("10.0.0.3:8080"), sources.FailureOther},
 	} {
-		if got := m.kindOf(tc.b, at(tc.at), sources.FailureOther); got != tc.want {
+		if got := m.kindOf(tc.b, at(tc.at), at(tc.at), sources.FailureOther); got != tc.want {
 			t.Errorf("%s at %v s: %v, want %v", tc.b, tc.at, got, tc.want)
 		}
+	}
+	// A request that started at 15.9 s and whose line was written at
+	// 21 s: the refusal at 10 s is too early for its start, the closed
+	// connection at 21 s is its end. One that started at 11 s and was
+	// written at 21 s was refused (its start is within reach of 10 s).
+	if got := m.kindOf(backend, at(15.9), at(21), sources.FailureOther); got != sources.FailureClosed {
+		t.Errorf("a slow request cut at 21 s: %v, want closed", got)
+	}
+	if got := m.kindOf(backend, at(11), at(25), sources.FailureOther); got != sources.FailureRefused {
+		t.Errorf("a request refused at 11 s, logged at 25 s: %v, want refused", got)
 	}
 }
 
