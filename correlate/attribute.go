@@ -113,11 +113,18 @@ func (s *Signal) LatestBefore(o *Signal) bool {
 	return earlier(s.End(), s.Group.lastOrigin(), o.End(), o.Group.lastOrigin())
 }
 
+// endedWith reports whether the i-th failed attempt was the request's last
+// attempt: the last failed one of a request that did not succeed. A
+// request a retry rescued made its failed attempts before the one that
+// answered, which may have taken seconds (a slow POST), so none of them
+// is placed at the request's end.
+func (s *Signal) endedWith(i int) bool { return i == len(s.Attempts)-1 && !s.Hidden }
+
 // attemptSent is when the i-th attempt of the signal's latest record was
 // sent: when it was made (attemptEnd), but for a connection closed under
 // a request that was not retried, which was sent at the request's start.
 func (s *Signal) attemptSent(i int) time.Time {
-	if i == len(s.Attempts)-1 && !retried(s.Group.groupKey) && s.Attempts[i].Kind == sources.FailureClosed {
+	if s.endedWith(i) && !retried(s.Group.groupKey) && s.Attempts[i].Kind == sources.FailureClosed {
 		return s.End()
 	}
 	return s.attemptEnd(i)
@@ -125,7 +132,7 @@ func (s *Signal) attemptSent(i int) time.Time {
 
 // attemptEnd is when the i-th attempt of the signal's latest record was made.
 func (s *Signal) attemptEnd(i int) time.Time {
-	return attemptTimeAt(s.Group, s.End(), i == len(s.Attempts)-1, s.Attempts[i].Kind)
+	return attemptTimeAt(s.Group, s.End(), s.endedWith(i), s.Attempts[i].Kind)
 }
 
 // attribute turns every failure group into a Signal: which backends it
@@ -177,7 +184,7 @@ func (a *Analysis) attribute() []*Signal {
 				}
 				at.Kind = errLines.kindOf(at.Backend, start, end, at.Kind)
 			}
-			at.Time = attemptTime(f, i == len(s.Attempts)-1, at.Kind)
+			at.Time = attemptTime(f, s.endedWith(i), at.Kind)
 			at.Of, at.State = a.StateAt(at.Backend.Addr(), at.Time)
 			if at.Of != nil && at.Of.Rollout != nil {
 				at.Rollout = a.rolloutOf(at.Of, at.Time)
