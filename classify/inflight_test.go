@@ -18,26 +18,22 @@ const inFlightSeeds = 5
 const inFlightSlowPosts = 0.4
 
 // TestInFlightCutByExit runs the drains and scale-ins behind an ALB and
-// the scale-in behind ingress-nginx, with slow POSTs that are in flight when their pod's
+// ingress-nginx, with slow POSTs that are in flight when their pod's
 // process exits, over five seeds, and checks each run against the
 // simulator's truth as TestFixtureVerdicts does (cause, trigger, count
 // within 5 %, window within 2 s, the fix's numbers): a request cut by its
 // pod's exit started while the pod served and failed as it exited, and
 // belongs to that pod's termination race. The controls (a preStop sleep
 // longer than deregistration and than the slowest request) must stay
-// silent. Each run's figures are logged. nginx-kubectl-drain is not among
-// them: its three evicted pods change in one second and their IPs stay
-// unjoined (correlate.Backend.Alike), and with slow POSTs drawn some
-// seeds measure the preStop sleep 2-4 s long from the alike pods' mean
-// termination, which is the join's limit, not the cut requests'.
+// silent. Each run's figures are logged.
 func TestInFlightCutByExit(t *testing.T) {
 	if testing.Short() {
-		t.Skip("simulates 40 runs")
+		t.Skip("simulates 50 runs")
 	}
 	cut := 0
 	for _, name := range []string{
 		"eks-alb-hpa-scale-in", "eks-alb-karpenter-consolidation", "eks-alb-spot-interruption",
-		"nginx-hpa-scale-in",
+		"nginx-hpa-scale-in", "nginx-kubectl-drain",
 	} {
 		for _, control := range []bool{false, true} {
 			n := name
