@@ -106,7 +106,7 @@ func TestStopPairSkipsFailuresWhileServing(t *testing.T) {
 		return &sources.Request{Time: at(s), Status: 502, Generator: sources.GeneratedByLB, Failure: k, Backend: ip}
 	}
 	fails := []*sources.Request{fail(40.2, sources.FailureClosed), fail(60.4, sources.FailureRefused), fail(61, sources.FailureRefused)}
-	d, ok := stopPair(b, &Lease{IP: ip.Addr(), Backend: b}, tr, ones(fails...))
+	d, _, ok := stopPair(b, &Lease{IP: ip.Addr(), Backend: b}, tr, ones(fails...))
 	if !ok || d != 200*time.Millisecond {
 		t.Errorf("pair %v %v, want the stop between 60 s and 60.4 s: 0.2 s after the termination", d, ok)
 	}

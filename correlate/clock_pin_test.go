@@ -27,7 +27,7 @@ func TestStopPairPlacesTheLeasesAttempt(t *testing.T) {
 	} {
 		r := c.req
 		r.Time, r.Duration, r.Status, r.Generator, r.Failure = at(60.1), 300*time.Millisecond, 502, sources.GeneratedByLB, sources.FailureRefused
-		d, ok := stopPair(b, &Lease{IP: ip.Addr(), Backend: b}, tr, ones(r))
+		d, _, ok := stopPair(b, &Lease{IP: ip.Addr(), Backend: b}, tr, ones(r))
 		if !ok || d != c.want {
 			t.Errorf("%s: pair %v %v, want %v after the termination", c.name, d, ok, c.want)
 		}

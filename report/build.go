@@ -28,10 +28,9 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 		rep.Unread = append(rep.Unread, Unread{Name: u.Name, Reason: u.Reason, Empty: u.Empty})
 	}
 	rep.Warnings = append(rep.Warnings, res.Warnings...)
-	if off := a.Clock; off.Offset != 0 {
-		rep.Clocks = append(rep.Clocks, Clock{Source: "kubernetes", OffsetSeconds: off.Offset.Seconds(), Pairs: off.Pairs, How: correlate.ClockPairs})
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the cluster's clock is %+.1f s off the load balancer's (from %d paired observations); Kubernetes times are shown corrected", -off.Offset.Seconds(), off.Pairs))
-	}
+	clocks, warn := clockReport(a.Clock)
+	rep.Clocks = append(rep.Clocks, clocks...)
+	rep.Warnings = append(rep.Warnings, warn...)
 	used := map[*correlate.Rollout]bool{}
 	for i, f := range cl.Findings {
 		in := newIncident(f)
@@ -82,6 +81,33 @@ func newRollout(r *correlate.Rollout) Rollout {
 	}
 	out.OldReplicaSets = slices.DeleteFunc(out.OldReplicaSets, func(s string) bool { return s == "" })
 	return out
+}
+
+// clockReport says what the clock comparison found and how sure it is: the
+// offset applied, with how closely its pairs agree and the propagation lag
+// it exceeded, or that the pairs' median was within the proxies' lag and
+// nothing was moved.
+func clockReport(off correlate.ClockOffset) ([]Clock, []string) {
+	switch {
+	case off.Offset != 0:
+		return []Clock{{Source: "kubernetes", OffsetSeconds: off.Offset.Seconds(), Pairs: off.Pairs, How: correlate.ClockPairs,
+				SpreadSeconds: off.Spread.Seconds(), LagSeconds: off.Lag.Seconds()}},
+			[]string{fmt.Sprintf("the cluster's clock is %+.1f s off the load balancer's (from %d paired observations agreeing within %.1f s%s); Kubernetes times are shown corrected",
+				-off.Offset.Seconds(), off.Pairs, off.Spread.Seconds(), lagBeyond(off))}
+	case off.WithinLag():
+		return nil, []string{fmt.Sprintf("the load balancer saw pods stop %.1f s after the cluster recorded it (median of %d paired observations): within its proxies' propagation lag (up to %.1f s), so taken for that lag and not for a clock offset; no Kubernetes time was moved, and a clock offset of that size would go unnoticed",
+			off.Residual.Seconds(), off.Pairs, off.Lag.Seconds())}
+	}
+	return nil, nil
+}
+
+// lagBeyond says, for a clock offset read against a proxy's propagation
+// lag, that the offset exceeded it.
+func lagBeyond(off correlate.ClockOffset) string {
+	if off.Lag == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", beyond the proxies' propagation lag of up to %.1f s", off.Lag.Seconds())
 }
 
 // newIncident turns one finding into the contract's incident.

@@ -136,6 +136,11 @@ type Clock struct {
 	// Pairs counts the observations the estimate rests on; How names them.
 	Pairs int    `json:"pairs"`
 	How   string `json:"how"`
+	// SpreadSeconds is how closely the pairs agree (their median absolute
+	// deviation); LagSeconds the proxies' propagation lag they were read
+	// against, which an offset had to exceed (omitted when none).
+	SpreadSeconds float64 `json:"spread_seconds"`
+	LagSeconds    float64 `json:"lag_seconds,omitempty"`
 }
 
 // Rollout is one rollout of a workload: the ReplicaSets it replaced and the
