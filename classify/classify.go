@@ -76,6 +76,12 @@ type BackendRef struct {
 	Attempts, Requests int
 	// Start and End bound its failures (zero for a backend named by events only).
 	Start, End time.Time
+	// LastSent is when the load balancer last sent it a failed request
+	// (see correlate.IPFailures.LastSent).
+	LastSent time.Time
+	// Active is how long its failures went on: the union of their bursts
+	// (see correlate.IPFailures.Active).
+	Active time.Duration
 	// Why says how its role was decided.
 	Why string
 }

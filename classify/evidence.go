@@ -25,9 +25,9 @@ const maxFailureEvidence = 4
 // balancer with traffic answers more often than that.
 const logsEdge = 30 * time.Second
 
-// requestEvidence quotes one failed request.
+// requestEvidence quotes one failed request, at the time its line states.
 func requestEvidence(r *sources.Request) Evidence {
-	return Evidence{Time: r.Time, Origin: r.Origin, Request: r}
+	return Evidence{Time: r.Logged(), Origin: r.Origin, Request: r}
 }
 
 // eventEvidence quotes one lifecycle record with what it shows.
@@ -103,7 +103,7 @@ func failureEvidence(w *correlate.Window, keep func(*correlate.Signal) bool) []E
 func backendRefs(a *correlate.Analysis, w *correlate.Window) []BackendRef {
 	var out []BackendRef
 	for _, f := range w.FailingIPs() {
-		ref := BackendRef{IP: f.IP, Of: f.Of, Role: f.Role, Attempts: f.Attempts, Requests: f.Requests, Start: f.First, End: f.Last}
+		ref := BackendRef{IP: f.IP, Of: f.Of, Role: f.Role, Attempts: f.Attempts, Requests: f.Requests, Start: f.First, End: f.Last, LastSent: f.LastSent, Active: f.Active}
 		if f.Of != nil {
 			ref.Pod = f.Of.Pod
 			if ref.Role == correlate.RoleUnknown && f.Of.Rollout != nil {
@@ -189,9 +189,14 @@ func seconds(d time.Duration) string {
 	return fmt.Sprintf("%.1f s", s)
 }
 
-// span renders a window's time range.
+// span renders a window's time range, and how long failing went on when
+// it paused: "12:00:01–12:01:02 UTC, 14 s of failures in 2 bursts".
 func span(w *correlate.Window) string {
-	return fmt.Sprintf("%s–%s UTC", correlate.Clock(w.Start), correlate.Clock(w.End))
+	s := fmt.Sprintf("%s–%s UTC", correlate.Clock(w.Start), correlate.Clock(w.End))
+	if w.Bursts > 1 && w.Active < w.Duration() {
+		s += fmt.Sprintf(", %s of failures in %s", seconds(w.Active), words.Plural(w.Bursts, "burst"))
+	}
+	return s
 }
 
 // statusList renders status counts as "182×502, 3×503", by status code.

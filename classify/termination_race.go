@@ -330,7 +330,13 @@ func stopLag(a *correlate.Analysis, refs []BackendRef) (time.Duration, *Evidence
 				}
 			}
 		}
-		lag = max(lag, r.End.Sub(from))
+		// The load balancer kept sending until it sent the last
+		// request; one in flight when the pod exited failed later.
+		sent := r.End
+		if !r.LastSent.IsZero() {
+			sent = r.LastSent
+		}
+		lag = max(lag, sent.Sub(from))
 	}
 	if ev == nil {
 		ev = unjoined

@@ -82,8 +82,8 @@ func dumpVerdict(base time.Time, res *Result) string {
 		p(0, "incident %d cause=%s variant=%s confidence=%s score=%.3f trigger=%s", i+1, f.Cause, f.Variant, f.Confidence, f.Score, f.Trigger)
 		p(1, "summary: %s", f.Summary)
 		if w := f.Window; w != nil {
-			p(1, "window %s..%s signals %s..%s failed=%d hidden=%d estimated=%d sample=%g",
-				at(w.Start), at(w.End), at(w.SignalStart), at(w.SignalEnd), w.Failed, w.Hidden, f.Estimated(), f.SampleRate)
+			p(1, "window %s..%s signals %s..%s failed=%d hidden=%d estimated=%d sample=%g active=%s bursts=%d",
+				at(w.Start), at(w.End), at(w.SignalStart), at(w.SignalEnd), w.Failed, w.Hidden, f.Estimated(), f.SampleRate, w.Active, w.Bursts)
 			p(1, "statuses %s kinds %s", counts(w.StatusCounts), counts(w.Kinds))
 			ips := make([]*correlate.IPFailures, 0, len(w.ByIP))
 			for _, x := range w.ByIP {
@@ -95,8 +95,8 @@ func dumpVerdict(base time.Time, res *Result) string {
 				if x.Of != nil {
 					of = x.Of.Name()
 				}
-				p(1, "ip %s of=%s role=%s attempts=%d requests=%d %s..%s kinds %s states %s ports %s",
-					x.IP, of, x.Role, x.Attempts, x.Requests, at(x.First), at(x.Last), counts(x.Kinds), counts(x.States), counts(x.Ports))
+				p(1, "ip %s of=%s role=%s attempts=%d requests=%d %s..%s active=%s kinds %s states %s ports %s",
+					x.IP, of, x.Role, x.Attempts, x.Requests, at(x.First), at(x.Last), x.Active, counts(x.Kinds), counts(x.States), counts(x.Ports))
 			}
 		}
 		if r := f.Rollout; r != nil {

@@ -47,7 +47,7 @@ type Analysis struct {
 func Analyze(d *Dataset, o Options) *Analysis {
 	o = o.withDefaults()
 	a := build(d, o)
-	off := estimateClock(a.clockPairs())
+	off := estimateClockLag(a.clockPairs())
 	if off.Offset != 0 {
 		shiftCluster(d, off.Offset)
 		a = build(d, o)

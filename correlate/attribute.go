@@ -113,9 +113,26 @@ func (s *Signal) LatestBefore(o *Signal) bool {
 	return earlier(s.End(), s.Group.lastOrigin(), o.End(), o.Group.lastOrigin())
 }
 
+// endedWith reports whether the i-th failed attempt was the request's last
+// attempt: the last failed one of a request that did not succeed. A
+// request a retry rescued made its failed attempts before the one that
+// answered, which may have taken seconds (a slow POST), so none of them
+// is placed at the request's end.
+func (s *Signal) endedWith(i int) bool { return i == len(s.Attempts)-1 && !s.Hidden }
+
+// attemptSent is when the i-th attempt of the signal's latest record was
+// sent: when it was made (attemptEnd), but for a connection closed under
+// a request that was not retried, which was sent at the request's start.
+func (s *Signal) attemptSent(i int) time.Time {
+	if s.endedWith(i) && !retried(s.Group.groupKey) && s.Attempts[i].Kind == sources.FailureClosed {
+		return s.End()
+	}
+	return s.attemptEnd(i)
+}
+
 // attemptEnd is when the i-th attempt of the signal's latest record was made.
 func (s *Signal) attemptEnd(i int) time.Time {
-	return attemptTimeAt(s.Group, s.End(), i == len(s.Attempts)-1, s.Attempts[i].Kind)
+	return attemptTimeAt(s.Group, s.End(), s.endedWith(i), s.Attempts[i].Kind)
 }
 
 // attribute turns every failure group into a Signal: which backends it
@@ -155,9 +172,19 @@ func (a *Analysis) attribute() []*Signal {
 		for i := range s.Attempts {
 			at := &s.Attempts[i]
 			if at.Kind == sources.FailureOther && !f.AttemptOnly {
-				at.Kind = errLines.kindOf(at.Backend, f.Time, at.Kind)
+				// The error line is written when the attempt fails: a
+				// refused connect at the request's start, a connection
+				// closed under it when the access line is written, at
+				// its end. A retried request's attempts fail along its
+				// way: match them at the line's time.
+				end := f.Time.Add(f.LoggedAfter)
+				start := f.Time
+				if retried(f.groupKey) {
+					start = end
+				}
+				at.Kind = errLines.kindOf(at.Backend, start, end, at.Kind)
 			}
-			at.Time = attemptTime(f, i == len(s.Attempts)-1, at.Kind)
+			at.Time = attemptTime(f, s.endedWith(i), at.Kind)
 			at.Of, at.State = a.StateAt(at.Backend.Addr(), at.Time)
 			if at.Of != nil && at.Of.Rollout != nil {
 				at.Rollout = a.rolloutOf(at.Of, at.Time)
@@ -181,16 +208,18 @@ func (a *Analysis) attribute() []*Signal {
 }
 
 // attemptTime is when an attempt of the earliest record of group f was
-// made. A record stamps the request's arrival (its Time) and, in Envoy's
-// log, how long it took: a request the proxy retried made its last attempt
+// made. A record stamps the request's arrival (its Time) and, where the
+// format says, how long it took: a request the proxy retried made its last attempt
 // only after the others had failed, which can be seconds later (each
 // connect to a vanished pod waits out unreachableConnect), and that attempt
 // failed at the request's end. The last attempt of a retried request is
 // therefore placed at the end less the time its kind of failure takes
 // (refused and closed connections fail at once); a timeout took a time the
-// record does not state. Every other attempt is placed at the request's
-// time, and so is a last attempt that would come before it (no duration
-// logged).
+// record does not state. A connection closed under a request that was
+// not retried broke at the request's end too: a slow request in flight
+// when its pod exited is read in the pod's state at the exit. Every other
+// attempt is placed at the request's time, and so is a last attempt that
+// would come before it (no duration logged).
 func attemptTime(f *Failure, last bool, kind sources.FailureKind) time.Time {
 	return attemptTimeAt(f, f.Time, last, kind)
 }
@@ -198,10 +227,19 @@ func attemptTime(f *Failure, last bool, kind sources.FailureKind) time.Time {
 // attemptTimeAt is attemptTime for the record of group f stamped t: the
 // records of a group differ in nothing else attemptTime reads.
 func attemptTimeAt(f *Failure, t time.Time, last bool, kind sources.FailureKind) time.Time {
-	if !last || !retried(f.groupKey) || kind == sources.FailureTimeout {
+	if !last || kind == sources.FailureTimeout {
 		return t
 	}
-	at := t.Add(f.Duration)
+	if !retried(f.groupKey) {
+		if kind == sources.FailureClosed {
+			// A connection that closed under the request broke when
+			// the request ended: a slow request in flight when the
+			// pod exited failed at the exit, not when it was sent.
+			return requestEnd(f, t)
+		}
+		return t
+	}
+	at := requestEnd(f, t)
 	if kind == sources.FailureUnreachable {
 		at = at.Add(-unreachableConnect)
 	}
@@ -209,6 +247,28 @@ func attemptTimeAt(f *Failure, t time.Time, last bool, kind sources.FailureKind)
 		return t
 	}
 	return at
+}
+
+// requestEnd is when the request of group f stamped t ended: its start
+// plus its duration, to the precision of t. A start known to the second
+// (nginx's $time_local less the whole seconds of $request_time, see
+// sources.Request.Time) gives an end known to the second, the second its
+// line was written in: adding the fraction would move the end of nearly
+// every short request into the second after its own.
+func requestEnd(f *Failure, t time.Time) time.Time {
+	end := t.Add(f.Duration)
+	if t.Nanosecond() == 0 {
+		end = end.Truncate(time.Second)
+	}
+	return end
+}
+
+// readsDuration reports whether attemptTime reads r's duration: the
+// request was retried, or its backend may have closed the connection
+// under it (a closed connection, or an access line's unspecific failure
+// that its error-log line may name as one).
+func readsDuration(r *sources.Request) bool {
+	return retried(r) || r.Backend.IsValid() && (r.Failure == sources.FailureClosed || r.Failure == sources.FailureOther)
 }
 
 // retried reports whether the proxy says it tried r more than once.
@@ -281,10 +341,12 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 	b := a.backendAt(ip, t)
 	var from, to time.Time // the backend's life on this IP
 	var runs Runs
-	if tr := a.Traffic[ip]; tr != nil {
+	tr := a.Traffic[ip]
+	if tr != nil {
 		runs = tr.Runs
 	}
-	if lease := a.Identities.At(ip, t); lease != nil {
+	lease := a.Identities.At(ip, t)
+	if lease != nil {
 		from, to = lease.From, lease.To
 	} else {
 		from, to = runs.stretch(t)
@@ -304,11 +366,17 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 		}
 	}
 	first, last := runs.FirstIn(from, to), runs.LastIn(from, to)
+	pause := tr.ordinaryPause()
 	switch {
 	case first.IsZero() && b != nil && b.Pod != "":
 		return b, StateStarting // a pod that never served in the data
 	case first.IsZero():
 		return b, StateUnknown // a bare IP that never served: nothing says
+	case lease == nil && first.After(t) && first.Sub(a.firstRequest) <= pause:
+		// A bare IP whose first response came sooner after the logs
+		// began than its own rate's ordinary pause: the logs began
+		// while it served.
+		return b, StateServing
 	case first.After(t) || (first.Equal(t) && t.Nanosecond() == 0):
 		// Logs stamped to the second (nginx's $time_local) put a pod's
 		// last refusals and its first response in one second: a failure
@@ -318,8 +386,21 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 		// A pod that served before t and began terminating only after it
 		// was still there, however long it then went without a request.
 		return b, StateServing
-	case a.lastRequest.Sub(last) > dataEdge:
+	case lease == nil && runs.pausedAt(t, pause):
+		// A bare IP that served before and after a pause its own rate
+		// of requests makes ordinary: the backend of a large fleet,
+		// which a load balancer sends a request every few seconds,
+		// pauses past servedRunGap without going anywhere.
+		return b, StateServing
+	case a.lastRequest.Sub(last) > max(dataEdge, pause):
+		// Silent until the logs end for longer than the data's edge and
+		// than its own rate's ordinary pause.
 		return b, StateGone
+	case lease == nil && a.lastRequest.Sub(last) <= pause:
+		// A bare IP whose last response came sooner before the logs
+		// ended than its own rate's ordinary pause: they ended while it
+		// served.
+		return b, StateServing
 	}
 	return b, StateUnknown
 }
@@ -356,15 +437,24 @@ func (a *Analysis) errorLines() errorLines {
 	return m // a.Failures is in time order, and so is each list
 }
 
-// kindOf returns the kind of the error line nearest t for backend, within
-// errorLineMatch; def when there is none. A group of lines is as near as
-// the nearest of its times could be: none when t falls between them.
-func (m errorLines) kindOf(backend netip.AddrPort, t time.Time, def sources.FailureKind) sources.FailureKind {
+// kindOf returns the kind of the error line nearest a request that started
+// at start and whose access line was written at end, for backend, within
+// errorLineMatch; def when there is none. A connect that failed (refused,
+// unreachable) failed as the request went out, and its line is measured
+// from start; any other failure from end: a slow request cut as its pod
+// exited is not taken for the refusals logged around the exit. A group of
+// lines is as near as the nearest of its times could be: none when the
+// time falls between them.
+func (m errorLines) kindOf(backend netip.AddrPort, start, end time.Time, def sources.FailureKind) sources.FailureKind {
 	ls := m[backend]
-	from := t.Add(-errorLineMatch - groupSpan)
+	from := start.Add(-errorLineMatch - groupSpan)
 	i := sort.Search(len(ls), func(i int) bool { return !ls[i].Time.Before(from) })
 	best, bestD := def, errorLineMatch+1
-	for ; i < len(ls) && !ls[i].Time.After(t.Add(errorLineMatch)); i++ {
+	for ; i < len(ls) && !ls[i].Time.After(end.Add(errorLineMatch)); i++ {
+		t := end
+		if k := ls[i].Failure; k == sources.FailureRefused || k == sources.FailureUnreachable {
+			t = start
+		}
 		d := absDuration(ls[i].Time.Sub(t))
 		switch last := ls[i].Last(); {
 		case !t.Before(ls[i].Time) && !t.After(last):

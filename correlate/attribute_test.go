@@ -10,10 +10,10 @@ import (
 
 // TestAttemptTime pins where an attempt is placed: the last attempt of a
 // request the proxy retried at its end, less unreachableConnect when a
-// vanished pod's IP failed it; any other attempt, and the attempts of a
-// request not retried, at the request's time.
+// vanished pod's IP failed it, and so is a connection closed under a
+// request not retried; any other attempt at the request's time.
 func TestAttemptTime(t *testing.T) {
-	start := at(10)
+	start := at(10.25)
 	for _, c := range []struct {
 		name     string
 		req      sources.Request
@@ -21,19 +21,29 @@ func TestAttemptTime(t *testing.T) {
 		kind     sources.FailureKind
 		wantSecs float64
 	}{
-		{"not retried", sources.Request{Duration: 5 * time.Second}, true, sources.FailureRefused, 10},
-		{"retried, refused at the end", sources.Request{Duration: 6085 * time.Millisecond, RetryLimit: true}, true, sources.FailureRefused, 16.085},
-		{"retried, an earlier attempt", sources.Request{Duration: 6085 * time.Millisecond, RetryLimit: true}, false, sources.FailureRefused, 10},
-		{"retried, unreachable: the connect began 3 s before the end", sources.Request{Duration: 6085 * time.Millisecond, AttemptCount: 3}, true, sources.FailureUnreachable, 13.085},
-		{"retried, unreachable, shorter than a connect", sources.Request{Duration: 2 * time.Second, RetryLimit: true}, true, sources.FailureUnreachable, 10},
-		{"retried, timed out: when it began is not known", sources.Request{Duration: 20 * time.Second, RetryLimit: true}, true, sources.FailureTimeout, 10},
-		{"retried, no duration logged", sources.Request{RetryLimit: true}, true, sources.FailureRefused, 10},
+		{"not retried", sources.Request{Duration: 5 * time.Second}, true, sources.FailureRefused, 10.25},
+		// A slow request whose connection closed under it, as the pod
+		// exited: the attempt failed at the request's end.
+		{"not retried, closed under the request", sources.Request{Duration: 4205 * time.Millisecond, Backend: netip.MustParseAddrPort("10.0.0.1:8080"), Failure: sources.FailureClosed}, true, sources.FailureClosed, 14.455},
+		{"not retried, timed out", sources.Request{Duration: 10 * time.Second}, true, sources.FailureTimeout, 10.25},
+		{"retried, refused at the end", sources.Request{Duration: 6085 * time.Millisecond, RetryLimit: true}, true, sources.FailureRefused, 16.335},
+		{"retried, an earlier attempt", sources.Request{Duration: 6085 * time.Millisecond, RetryLimit: true}, false, sources.FailureRefused, 10.25},
+		{"retried, unreachable: the connect began 3 s before the end", sources.Request{Duration: 6085 * time.Millisecond, AttemptCount: 3}, true, sources.FailureUnreachable, 13.335},
+		{"retried, unreachable, shorter than a connect", sources.Request{Duration: 2 * time.Second, RetryLimit: true}, true, sources.FailureUnreachable, 10.25},
+		{"retried, timed out: when it began is not known", sources.Request{Duration: 20 * time.Second, RetryLimit: true}, true, sources.FailureTimeout, 10.25},
+		{"retried, no duration logged", sources.Request{RetryLimit: true}, true, sources.FailureRefused, 10.25},
 	} {
 		r := c.req
 		r.Time = start
 		if got := attemptTime(groupOf(&r), c.last, c.kind); !got.Equal(at(c.wantSecs)) {
 			t.Errorf("%s: %v, want %g s", c.name, got.Sub(t0).Seconds(), c.wantSecs)
 		}
+	}
+	// A start known to the second (nginx's $time_local less the whole
+	// seconds of $request_time) ends in the second its line was written.
+	r := sources.Request{Time: at(10), Duration: 4205 * time.Millisecond, Backend: netip.MustParseAddrPort("10.0.0.1:8080"), Failure: sources.FailureClosed}
+	if got := attemptTime(groupOf(&r), true, sources.FailureClosed); !got.Equal(at(14)) {
+		t.Errorf("a start to the second: %v, want 14 s", got.Sub(t0).Seconds())
 	}
 }
 
@@ -96,7 +106,7 @@ func TestStopPairSkipsFailuresWhileServing(t *testing.T) {
 		return &sources.Request{Time: at(s), Status: 502, Generator: sources.GeneratedByLB, Failure: k, Backend: ip}
 	}
 	fails := []*sources.Request{fail(40.2, sources.FailureClosed), fail(60.4, sources.FailureRefused), fail(61, sources.FailureRefused)}
-	d, ok := stopPair(b, &Lease{IP: ip.Addr(), Backend: b}, tr, ones(fails...))
+	d, _, ok := stopPair(b, &Lease{IP: ip.Addr(), Backend: b}, tr, ones(fails...))
 	if !ok || d != 200*time.Millisecond {
 		t.Errorf("pair %v %v, want the stop between 60 s and 60.4 s: 0.2 s after the termination", d, ok)
 	}
@@ -267,9 +277,19 @@ func TestErrorLineKinds(t *testing.T) {
 		{20.6, backend, sources.FailureClosed},
 		{10, netip.MustParseAddrPort("10.0.0.3:8080"), sources.FailureOther},
 	} {
-		if got := m.kindOf(tc.b, at(tc.at), sources.FailureOther); got != tc.want {
+		if got := m.kindOf(tc.b, at(tc.at), at(tc.at), sources.FailureOther); got != tc.want {
 			t.Errorf("%s at %v s: %v, want %v", tc.b, tc.at, got, tc.want)
 		}
+	}
+	// A request that started at 15.9 s and whose line was written at
+	// 21 s: the refusal at 10 s is too early for its start, the closed
+	// connection at 21 s is its end. One that started at 11 s and was
+	// written at 21 s was refused (its start is within reach of 10 s).
+	if got := m.kindOf(backend, at(15.9), at(21), sources.FailureOther); got != sources.FailureClosed {
+		t.Errorf("a slow request cut at 21 s: %v, want closed", got)
+	}
+	if got := m.kindOf(backend, at(11), at(25), sources.FailureOther); got != sources.FailureRefused {
+		t.Errorf("a request refused at 11 s, logged at 25 s: %v, want refused", got)
 	}
 }
 
@@ -319,6 +339,43 @@ func TestAttemptTimeRetriedFromTwo(t *testing.T) {
 	}
 }
 
+// TestInFlightCutByExit checks that a slow request whose connection closed
+// under it is read in the state of its pod when it failed, at its end: a
+// POST sent at 56 s to a pod that began terminating at 59 s and cut 4.2 s
+// later failed at a terminating pod; the same failure 0.5 s after it was
+// sent, and a refusal at 56 s, failed at a serving one.
+func TestInFlightCutByExit(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		dur  time.Duration
+		kind sources.FailureKind
+		want State
+	}{
+		{"cut at the exit", 4200 * time.Millisecond, sources.FailureClosed, StateTerminating},
+		{"closed at once", 500 * time.Millisecond, sources.FailureClosed, StateServing},
+		{"refused", 4200 * time.Millisecond, sources.FailureRefused, StateServing},
+	} {
+		col := NewCollector()
+		ip := netip.MustParseAddr("10.0.18.123")
+		for s := 0.0; s <= 55.8; s += 2 {
+			col.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend, Backend: netip.AddrPortFrom(ip, 8080), Format: sources.FormatALBAccess})
+		}
+		servedUntil(col, netip.MustParseAddr("10.0.30.7"), 200, 0.5)
+		event(col, 59, sources.Killing, "api-9hdvcsx88d-rgq2l", "", ip)
+		col.Request(&sources.Request{Time: at(56), LoggedAfter: c.dur, Duration: c.dur, Status: 502, Generator: sources.GeneratedByLB, Failure: c.kind,
+			Backend: netip.AddrPortFrom(ip, 8080), Method: "POST", Format: sources.FormatALBAccess})
+		a := Analyze(Merge(col), Options{})
+		a.Clock = ClockOffset{Pairs: 3, Residual: 400 * time.Millisecond}
+		a.Signals = a.attribute()
+		if len(a.Signals) != 1 || a.Signals[0].Last() == nil {
+			t.Fatalf("%s: %d signals", c.name, len(a.Signals))
+		}
+		if got := a.Signals[0].Last().State; got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 // TestCountAttempts pins countAttempts to what attribute lists: a record
 // without attempts counts once when it names a backend, none otherwise;
 // a record with attempts counts its LB-generated ones only.
@@ -335,5 +392,63 @@ func TestCountAttempts(t *testing.T) {
 	}
 	if got := countAttempts(ones(rs...)); got != 3 {
 		t.Errorf("countAttempts = %d, want 3", got)
+	}
+}
+
+// TestOrdinaryPause pins ordinaryPauseFactor on both sides: a bare IP that
+// answers every 5 s, pauses after 100 s and answers again for 200 s, is
+// serving during a pause its rate makes ordinary (14 mean intervals: the
+// pause P with P = 14 × (300 s + P) / 61, 89.4 s) and gone in a longer one.
+func TestOrdinaryPause(t *testing.T) {
+	for _, c := range []struct {
+		pause float64
+		want  State
+	}{
+		{85, StateServing},
+		{95, StateGone},
+	} {
+		col := NewCollector()
+		ip := netip.MustParseAddr("10.0.7.7")
+		serve := func(from, to float64) {
+			for s := from; s <= to+1e-9; s += 5 {
+				col.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend, Backend: netip.AddrPortFrom(ip, 8080), Format: sources.FormatALBAccess})
+			}
+		}
+		serve(0, 100)
+		serve(100+c.pause, 300+c.pause)
+		a := Analyze(Merge(col), Options{})
+		if _, got := a.StateAt(ip, at(100+c.pause/2)); got != c.want {
+			t.Errorf("a %g s pause: %v, want %v", c.pause, got, c.want)
+		}
+	}
+}
+
+// TestActiveFailureTime checks that a window's active time is the union of
+// its bursts: two 7 s bursts 46 s apart are 14 s of failure in a 60 s
+// span, and a pause of burstGap keeps one burst while a longer one splits
+// it; per IP, each backend's own bursts.
+func TestActiveFailureTime(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		times  []float64
+		active time.Duration
+		bursts int
+	}{
+		{"two bursts 46 s apart", []float64{0, 1, 2, 3, 4, 5, 6, 7, 53, 54, 55, 56, 57, 58, 59, 60}, 14 * time.Second, 2},
+		{"a pause of burstGap", []float64{0, 2, 7, 9}, 9 * time.Second, 1},
+		{"a longer pause", []float64{0, 2, 7.5, 9}, 3500 * time.Millisecond, 2},
+		{"one failure", []float64{3}, 0, 1},
+	} {
+		col := NewCollector()
+		ip := netip.MustParseAddr("10.0.3.3")
+		for k, s := range c.times {
+			col.Request(&sources.Request{Time: at(s), Status: 502, Generator: sources.GeneratedByLB, Failure: sources.FailureRefused,
+				Backend: netip.AddrPortFrom(ip, 8080), Format: sources.FormatALBAccess, Origin: sources.Origin{File: "a", Line: k + 1}})
+		}
+		a := Analyze(Merge(col), Options{})
+		w := Summarize(a.Signals)
+		if w.Active != c.active || w.Bursts != c.bursts || w.ByIP[ip].Active != c.active {
+			t.Errorf("%s: active %v in %d bursts (IP %v), want %v in %d", c.name, w.Active, w.Bursts, w.ByIP[ip].Active, c.active, c.bursts)
+		}
 	}
 }

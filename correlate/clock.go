@@ -26,6 +26,17 @@ type ClockOffset struct {
 	// stamped to the second). Spread is the pairs' median absolute
 	// deviation.
 	Residual, Spread time.Duration
+	// Lag is the propagation delay of the load balancer's proxies the
+	// pairs were read against (see pushLag): a median within it is the
+	// proxies acting late, not a clock offset, and is not shifted.
+	Lag time.Duration
+}
+
+// WithinLag reports whether the clocks were compared and the pairs' median
+// offset, too large to be the stamps' resolution, is what the proxies'
+// propagation lag explains: no offset was applied.
+func (c ClockOffset) WithinLag() bool {
+	return c.Pairs > 0 && c.Offset == 0 && c.Residual >= minClockOffset && c.Lag > 0
 }
 
 // Skew is how much earlier than its record, in the load balancer's clock,
@@ -51,7 +62,7 @@ const ClockPairs = "pods' termination vs the moment their IP stopped answering"
 // Ready against its first refused connection is no such pair: the refusal
 // waits for the proxy's endpoint sync, which ingress-nginx rate-limits to
 // one every few seconds (--sync-rate-limit 0.3).
-func (a *Analysis) clockPairs() []time.Duration {
+func (a *Analysis) clockPairs() (pairs []time.Duration, lag time.Duration) {
 	var out []time.Duration
 	for _, b := range a.Backends {
 		if b.Pod == "" {
@@ -63,21 +74,23 @@ func (a *Analysis) clockPairs() []time.Duration {
 				continue
 			}
 			fails := a.failuresAt(lease.IP)
-			if d, ok := stopPair(b, lease, tr, fails); ok {
+			if d, f, ok := stopPair(b, lease, tr, fails); ok {
 				out = append(out, d)
+				lag = max(lag, pushLag(f.ProxyFamily()))
 			}
 		}
 	}
-	return out
+	return out, lag
 }
 
-// stopPair is the termination pair of one lease (see clockPairs).
-func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*Failure) (time.Duration, bool) {
+// stopPair is the termination pair of one lease (see clockPairs), and the
+// failure that marks the stop.
+func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*Failure) (time.Duration, *Failure, bool) {
 	term := b.Moments[Terminating]
 	if term == nil || !term.Event.ClusterClock() || b.Spec == nil || term.Event.TimeError > 0 {
 		// A termination known only within a kubectl table's rounding
 		// measures no clock.
-		return 0, false
+		return 0, nil, false
 	}
 	stop := term.Time.Add(time.Duration(b.Spec.PreStopSleep()) * time.Second)
 	served := tr.Runs.LastIn(lease.From, lease.To)
@@ -104,12 +117,12 @@ func stopPair(b *Backend, lease *Lease, tr *Traffic, fails []*Failure) (time.Dur
 		}
 		last := tr.Runs.LastIn(lease.From, at)
 		if last.IsZero() || at.Sub(last) > maxStopEdge {
-			return 0, false // no sharp edge from serving to failing
+			return 0, nil, false // no sharp edge from serving to failing
 		}
 		mid := last.Add(at.Sub(last) / 2)
-		return mid.Sub(stop), true
+		return mid.Sub(stop), f, true
 	}
-	return 0, false
+	return 0, nil, false
 }
 
 // failuresAt returns the failure groups that name ip, in time order.
@@ -117,12 +130,21 @@ func (a *Analysis) failuresAt(ip netip.Addr) []*Failure {
 	return a.failuresByIP[ip]
 }
 
-// estimateClock returns the offset the pairs agree on: their median, when
+// estimateClock returns the offset the pairs agree on, with no propagation
+// lag to allow for (see estimateClockLag).
+func estimateClock(pairs []time.Duration) ClockOffset { return estimateClockLag(pairs, 0) }
+
+// estimateClockLag returns the offset the pairs agree on: their median, when
 // there are enough of them, they agree within maxClockSpread and it is at
 // least minClockOffset. Pairs that agree on less leave the offset zero but
 // say how closely the clocks agree; too few pairs, or pairs that disagree,
-// give the zero ClockOffset.
-func estimateClock(pairs []time.Duration) ClockOffset {
+// give the zero ClockOffset. The proxies' propagation lag (up to lag) makes
+// the load balancer see a stop late with the clocks agreeing: a median in
+// [0, lag + minClockOffset) is explained by that lag as well as by an
+// offset, and the clocks are taken to agree (no offset is applied; the
+// report says so). Beyond it, or before the record, no lag explains it and
+// the median is the offset, as without lag.
+func estimateClockLag(pairs []time.Duration, lag time.Duration) ClockOffset {
 	if len(pairs) < minClockPairs {
 		return ClockOffset{}
 	}
@@ -138,13 +160,13 @@ func estimateClock(pairs []time.Duration) ClockOffset {
 	if spread > maxClockSpread {
 		return ClockOffset{}
 	}
-	if absDuration(med) < minClockOffset {
-		return ClockOffset{Pairs: len(pairs), Residual: med, Spread: spread}
+	if absDuration(med) < minClockOffset || med >= 0 && med < lag+minClockOffset {
+		return ClockOffset{Pairs: len(pairs), Residual: med, Spread: spread, Lag: lag}
 	}
 	// The load balancer saw the changes med later: the cluster's clock is
 	// med behind, so its records move forward by med.
 	off := med.Round(clockResolution)
-	return ClockOffset{Offset: off, Pairs: len(pairs), Residual: med - off, Spread: spread}
+	return ClockOffset{Offset: off, Pairs: len(pairs), Residual: med - off, Spread: spread, Lag: lag}
 }
 
 // median returns the middle of a sorted list.

@@ -64,7 +64,8 @@ func TestStopPair(t *testing.T) {
 	pair := func(b *Backend, lastServed, failed time.Time, kind sources.FailureKind, attemptOnly bool) (time.Duration, bool) {
 		tr := &Traffic{Runs: Runs{{from: nanos(t0), to: nanos(lastServed)}}}
 		fail := &sources.Request{Time: failed, Failure: kind, AttemptOnly: attemptOnly}
-		return stopPair(b, &Lease{IP: ip}, tr, ones(fail))
+		d, _, ok := stopPair(b, &Lease{IP: ip}, tr, ones(fail))
+		return d, ok
 	}
 	sec := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
 	for _, tc := range []struct {
@@ -129,7 +130,7 @@ func TestStopPairPlacesTheLeasesAttempt(t *testing.T) {
 	} {
 		r := c.req
 		r.Time, r.Duration, r.Status, r.Generator, r.Failure = at(60.1), 300*time.Millisecond, 502, sources.GeneratedByLB, sources.FailureRefused
-		d, ok := stopPair(b, &Lease{IP: ip.Addr(), Backend: b}, tr, ones(r))
+		d, _, ok := stopPair(b, &Lease{IP: ip.Addr(), Backend: b}, tr, ones(r))
 		if !ok || d != c.want {
 			t.Errorf("%s: pair %v %v, want %v after the termination", c.name, d, ok, c.want)
 		}
@@ -162,4 +163,36 @@ func servedUntilTermination() (*Backend, *Traffic, netip.AddrPort) {
 		tr.serve(at(s))
 	}
 	return b, tr, netip.AddrPortFrom(netip.MustParseAddr("10.0.18.123"), 8080)
+}
+
+// TestEstimateClockLag checks that the proxies' propagation lag is not
+// taken for a clock offset: pairs whose median the lag of an Envoy-based
+// gateway explains (1.6 s, within 2.5 s and minClockOffset) shift nothing
+// and say so (WithinLag), where without lag they shift the cluster's
+// records by 1.6 s; a median beyond lag and minClockOffset, or before the
+// records, is still the offset.
+func TestEstimateClockLag(t *testing.T) {
+	ms := time.Millisecond
+	lagged := []time.Duration{1400 * ms, 1600 * ms, 1900 * ms}
+	if off := estimateClockLag(lagged, envoyPushLag); off.Offset != 0 || !off.WithinLag() || off.Residual != 1600*ms {
+		t.Errorf("within the push lag: %+v, want no offset, said to be the lag", off)
+	}
+	if off := estimateClockLag(lagged, 0); off.Offset != 1600*ms || off.WithinLag() {
+		t.Errorf("no lag: %+v, want 1.6 s", off)
+	}
+	beyond := []time.Duration{5300 * ms, 5400 * ms, 5500 * ms}
+	if off := estimateClockLag(beyond, envoyPushLag); off.Offset != 5400*ms {
+		t.Errorf("beyond the lag: %+v, want 5.4 s", off)
+	}
+	edge := envoyPushLag + minClockOffset
+	if off := estimateClockLag([]time.Duration{edge - ms, edge - ms}, envoyPushLag); off.Offset != 0 {
+		t.Errorf("just within lag and minClockOffset: %+v, want no offset", off)
+	}
+	if off := estimateClockLag([]time.Duration{edge, edge}, envoyPushLag); off.Offset != edge.Round(clockResolution) {
+		t.Errorf("at lag and minClockOffset: %+v, want %v", off, edge)
+	}
+	ahead := []time.Duration{-2100 * ms, -2000 * ms, -1900 * ms}
+	if off := estimateClockLag(ahead, envoyPushLag); off.Offset != -2000*ms {
+		t.Errorf("the load balancer saw the stop before its record: %+v, want -2 s", off)
+	}
 }

@@ -394,15 +394,26 @@ func sameGroup(f, g *Failure) bool {
 func sameKey(a, b *sources.Request) bool {
 	return a.AttemptOnly == b.AttemptOnly && a.RetryLimit == b.RetryLimit &&
 		a.Generator == b.Generator && a.Failure == b.Failure && a.Status == b.Status && a.AttemptCount == b.AttemptCount &&
-		groupDuration(a) == groupDuration(b) && a.Backend == b.Backend && slices.Equal(a.Attempts, b.Attempts) &&
+		groupDuration(a) == groupDuration(b) && groupLoggedAfter(a) == groupLoggedAfter(b) && a.Backend == b.Backend && slices.Equal(a.Attempts, b.Attempts) &&
 		a.LB == b.LB && a.Detail == b.Detail && a.Family == b.Family && a.Platform == b.Platform && a.Format == b.Format
 }
 
 // groupDuration is the duration of r as far as grouping reads it: zero
-// unless the request was retried.
+// unless its last attempt is placed by it (see readsDuration).
 func groupDuration(r *sources.Request) time.Duration {
-	if retried(r) {
+	if readsDuration(r) {
 		return r.Duration
+	}
+	return 0
+}
+
+// groupLoggedAfter is how much after its start r's line was written, as
+// far as grouping keeps it: as groupDuration. A group of other failures
+// shows its evidence at its start, which differs from the line's time by
+// the milliseconds a refused or unanswered request takes.
+func groupLoggedAfter(r *sources.Request) time.Duration {
+	if readsDuration(r) {
+		return r.LoggedAfter
 	}
 	return 0
 }
@@ -496,6 +507,7 @@ func (c *Collector) keyOf(r *sources.Request) *sources.Request {
 		k.Attempts = append([]sources.Attempt(nil), r.Attempts...)
 	}
 	k.Time, k.Origin, k.Method, k.Path, k.Duration = time.Time{}.In(r.Time.Location()), sources.Origin{}, "", "", groupDuration(r)
+	k.LoggedAfter = groupLoggedAfter(r)
 	k.LB, k.Detail = c.intern(r.LB), c.intern(r.Detail)
 	c.keys[h] = append(c.keys[h], k)
 	return k

@@ -36,6 +36,27 @@ const (
 	// more often than twice a minute.
 	servedRunGap = 30 * time.Second
 
+	// ordinaryPauseFactor is how many of a backend's mean intervals
+	// between responses make a pause its rate does not explain. A load
+	// balancer spreading requests at random over its targets leaves each
+	// a pause longer than k mean intervals with probability e^-k (the
+	// gaps of a Poisson stream): at 14, about once in a million pauses,
+	// fewer than an hour of a 20,000-target fleet at 280 requests a
+	// second holds. A shorter one between two runs of a bare IP is the
+	// backend waiting for its next request, not gone: servedRunGap alone
+	// split the traffic of every target of a 2,000-target fleet, which
+	// answers every 7 s, and turned a keep-alive trickle into termination
+	// races.
+	ordinaryPauseFactor = 14
+
+	// burstGap is the longest pause between two client-visible failures
+	// of one burst (see Window.Active). During an incident clients send
+	// requests several times a second (the fixtures' quietest, GKE at 1.5
+	// a second, fail one about every 0.7 s while every request fails): a
+	// pause of 5 s without a failure is failing having stopped, and two
+	// bursts 46 s apart are not 61 s of failure.
+	burstGap = 5 * time.Second
+
 	// rolloutLookback is how long before a rollout's first step its failures
 	// and events may start (the Deployment controller records its first
 	// scale-down and scale-up in one reconcile, and events are stamped to

@@ -362,6 +362,25 @@ func (r Runs) Serving(t time.Time) bool {
 	return i < len(r) && !t.Before(r[i].From())
 }
 
+// pausedAt reports whether t falls in a pause between two runs no longer
+// than pause.
+func (r Runs) pausedAt(t time.Time, pause time.Duration) bool {
+	i := sort.Search(len(r), func(i int) bool { return r[i].From().After(t) }) // the first run after t
+	return i > 0 && i < len(r) && r[i].From().Sub(r[i-1].To()) <= pause
+}
+
+// ordinaryPause is the longest pause between two of the backend's
+// responses that its own rate makes ordinary: ordinaryPauseFactor times
+// its mean interval (its served span over its responses). A backend that
+// served fewer than two responses has none.
+func (t *Traffic) ordinaryPause() time.Duration {
+	if t == nil || t.Served < 2 || len(t.Runs) == 0 {
+		return 0
+	}
+	mean := t.Runs.Last().Sub(t.Runs.First()) / time.Duration(t.Served-1)
+	return ordinaryPauseFactor * mean
+}
+
 // stretch bounds the run of traffic t belongs to, for an IP no lease ties
 // to a pod: from the start of the run at or before t to just before the
 // next run. Runs are more than servedRunGap apart, and on an IP the CNI

@@ -32,6 +32,14 @@ type Window struct {
 	ByIP map[netip.Addr]*IPFailures
 	// Signals are the signals, in time order.
 	Signals []*Signal
+	// Active is how long clients were failing: the union of the window's
+	// bursts (runs of client-visible failures, each within burstGap of
+	// the one before), each from its first failure to its last; of every
+	// signal when retries hid every failure. It is End - Start when the
+	// failures never paused that long.
+	Active time.Duration
+	// Bursts counts those bursts.
+	Bursts int
 }
 
 // IPFailures are the failed attempts at one backend IP within a window.
@@ -47,11 +55,43 @@ type IPFailures struct {
 	Kinds              map[sources.FailureKind]int
 	// First and Last bound the attempts' times (see Attempt.Time).
 	First, Last time.Time
+	// Active is how long the attempts here kept failing: the union of
+	// their bursts, as Window.Active.
+	Active time.Duration
+	// burst is the open burst of the attempts while Summarize reads them.
+	burst bursts
+	// LastSent is when the load balancer last sent a failed request here:
+	// Last, but for a request whose connection closed under it, which was
+	// sent at its start and failed at its end.
+	LastSent time.Time
 	// States counts the backend's states at the failures.
 	States map[State]int
 	// Ports counts the backend ports the attempts went to.
 	Ports map[int]int
 }
+
+// bursts accumulates the union of bursts of times given in order: runs of
+// times each within burstGap of the run's latest.
+type bursts struct {
+	from, to time.Time
+	total    time.Duration
+	n        int
+}
+
+// add extends the open burst with a failure from t to end, or closes it
+// and opens another when t comes more than burstGap after it.
+func (b *bursts) add(t, end time.Time) {
+	if b.n == 0 || t.Sub(b.to) > burstGap {
+		b.total += b.to.Sub(b.from)
+		b.from, b.to = t, end
+		b.n++
+		return
+	}
+	b.to = latest(b.to, end)
+}
+
+// sum returns the union of the bursts and how many there were.
+func (b *bursts) sum() (time.Duration, int) { return b.total + b.to.Sub(b.from), b.n }
 
 // Duration is how long the window lasted.
 func (w *Window) Duration() time.Duration { return w.End.Sub(w.Start) }
@@ -78,8 +118,13 @@ func Summarize(sigs []*Signal) *Window {
 		return w
 	}
 	w.SignalStart = sigs[0].Time()
+	var visible, all bursts
 	for _, s := range sigs {
 		n, end := s.Weight(), s.End()
+		all.add(s.Time(), end)
+		if s.Visible {
+			visible.add(s.Time(), end)
+		}
 		w.Count += n
 		w.Kinds[s.Kind] += n
 		w.SignalEnd = latest(w.SignalEnd, end)
@@ -112,10 +157,17 @@ func Summarize(sigs []*Signal) *Window {
 				f.First = at.Time
 			}
 			f.Last = latest(f.Last, s.attemptEnd(i))
+			f.LastSent = latest(f.LastSent, s.attemptSent(i))
+			f.burst.add(at.Time, s.attemptEnd(i))
 		}
 	}
+	w.Active, w.Bursts = visible.sum()
 	if w.Failed == 0 {
 		w.Start, w.End = w.SignalStart, w.SignalEnd
+		w.Active, w.Bursts = all.sum()
+	}
+	for _, f := range w.ByIP {
+		f.Active, _ = f.burst.sum()
 	}
 	return w
 }

@@ -30,10 +30,9 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 		rep.Unread = append(rep.Unread, report.Unread{Name: u.Name, Reason: u.Reason, Empty: u.Empty})
 	}
 	rep.Warnings = append(rep.Warnings, res.Warnings...)
-	if off := a.Clock; off.Offset != 0 {
-		rep.Clocks = append(rep.Clocks, report.Clock{Source: "kubernetes", OffsetSeconds: off.Offset.Seconds(), Pairs: off.Pairs, How: correlate.ClockPairs})
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the cluster's clock is %+.1f s off the load balancer's (from %d paired observations); Kubernetes times are shown corrected", -off.Offset.Seconds(), off.Pairs))
-	}
+	clocks, warn := clockReport(a.Clock)
+	rep.Clocks = append(rep.Clocks, clocks...)
+	rep.Warnings = append(rep.Warnings, warn...)
 	used := map[*correlate.Rollout]bool{}
 	for i, f := range cl.Findings {
 		in := newIncident(f)
@@ -85,11 +84,38 @@ func newRollout(r *correlate.Rollout) report.Rollout {
 	return out
 }
 
+// clockReport says what the clock comparison found and how sure it is: the
+// offset applied, with how closely its pairs agree and the propagation lag
+// it exceeded, or that the pairs' median was within the proxies' lag and
+// nothing was moved.
+func clockReport(off correlate.ClockOffset) ([]report.Clock, []string) {
+	switch {
+	case off.Offset != 0:
+		return []report.Clock{{Source: "kubernetes", OffsetSeconds: off.Offset.Seconds(), Pairs: off.Pairs, How: correlate.ClockPairs,
+				SpreadSeconds: off.Spread.Seconds(), LagSeconds: off.Lag.Seconds()}},
+			[]string{fmt.Sprintf("the cluster's clock is %+.1f s off the load balancer's (from %d paired observations agreeing within %.1f s%s); Kubernetes times are shown corrected",
+				-off.Offset.Seconds(), off.Pairs, off.Spread.Seconds(), lagBeyond(off))}
+	case off.WithinLag():
+		return nil, []string{fmt.Sprintf("the load balancer saw pods stop %.1f s after the cluster recorded it (median of %d paired observations): within its proxies' propagation lag (up to %.1f s), so taken for that lag and not for a clock offset; no Kubernetes time was moved, and a clock offset of that size would go unnoticed",
+			off.Residual.Seconds(), off.Pairs, off.Lag.Seconds())}
+	}
+	return nil, nil
+}
+
+// lagBeyond says, for a clock offset read against a proxy's propagation
+// lag, that the offset exceeded it.
+func lagBeyond(off correlate.ClockOffset) string {
+	if off.Lag == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", beyond the proxies' propagation lag of up to %.1f s", off.Lag.Seconds())
+}
+
 // newIncident turns one finding into the contract's incident.
 func newIncident(f *classify.Finding) report.Incident {
 	w := f.Window
 	in := report.Incident{
-		Start: utc(w.Start), End: utc(w.End), DurationSeconds: w.Duration().Seconds(),
+		Start: utc(w.Start), End: utc(w.End), DurationSeconds: w.Duration().Seconds(), ActiveSeconds: w.Active.Seconds(), Bursts: w.Bursts,
 		Cause: f.Cause, Variant: f.Variant, Confidence: string(f.Confidence), Trigger: f.Trigger,
 		FailedRequests: f.Estimated(), LoggedFailedRequests: w.Failed, SampleRate: f.SampleRate, HiddenFailures: w.Hidden,
 		StatusCounts: map[string]int{}, Summary: f.Summary, Backends: []report.Backend{}, Evidence: []report.Evidence{}, Remediation: []report.Remediation{},
@@ -118,6 +144,9 @@ func newIncident(f *classify.Finding) report.Incident {
 	}
 	for _, b := range f.Backends {
 		rb := report.Backend{Pod: b.Pod, Role: b.Role.String(), Failures: b.Attempts, FailedRequests: b.Requests, Start: utc(b.Start), End: utc(b.End), Why: b.Why}
+		if b.Active < b.End.Sub(b.Start) {
+			rb.ActiveSeconds = b.Active.Seconds()
+		}
 		if b.IP.IsValid() {
 			rb.IP = b.IP.String()
 		}

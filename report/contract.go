@@ -166,6 +166,11 @@ type Clock struct {
 	// Pairs counts the observations the estimate rests on; How names them.
 	Pairs int    `json:"pairs"`
 	How   string `json:"how"`
+	// SpreadSeconds is how closely the pairs agree (their median absolute
+	// deviation); LagSeconds the proxies' propagation lag they were read
+	// against, which an offset had to exceed (omitted when none).
+	SpreadSeconds float64 `json:"spread_seconds"`
+	LagSeconds    float64 `json:"lag_seconds,omitempty"`
 }
 
 // Rollout is one rollout of a workload: the ReplicaSets it replaced and the
@@ -198,8 +203,14 @@ type Incident struct {
 	Start           time.Time `json:"start"`
 	End             time.Time `json:"end"`
 	DurationSeconds float64   `json:"duration_seconds"`
-	Cause           string    `json:"cause"`
-	Variant         string    `json:"variant,omitempty"`
+	// ActiveSeconds is how long clients were failing: the union of the
+	// incident's bursts of failures (Bursts of them), each from its first
+	// failure to its last. It equals DurationSeconds, the span from the
+	// first failure to the last, unless failing paused.
+	ActiveSeconds float64 `json:"active_seconds"`
+	Bursts        int     `json:"bursts"`
+	Cause         string  `json:"cause"`
+	Variant       string  `json:"variant,omitempty"`
 	// CauseName and VariantName are the cause's and the variant's names for
 	// a reader, from the rules' registry: a renderer draws them from the
 	// report alone.
@@ -273,10 +284,13 @@ type Backend struct {
 	// FailedRequests counts the client-visible failures whose last attempt
 	// went to this backend.
 	FailedRequests int `json:"failed_requests"`
-	// Start and End bound this backend's failures.
-	Start time.Time `json:"start,omitzero"`
-	End   time.Time `json:"end,omitzero"`
-	Why   string    `json:"why,omitempty"`
+	// Start and End bound this backend's failures; ActiveSeconds, set
+	// only where it is shorter than that span, is how long they went on:
+	// the union of this backend's bursts.
+	Start         time.Time `json:"start,omitzero"`
+	End           time.Time `json:"end,omitzero"`
+	ActiveSeconds float64   `json:"active_seconds,omitempty"`
+	Why           string    `json:"why,omitempty"`
 	// Joined says how the pod was tied to the IP when no object said so.
 	Joined string `json:"joined,omitempty"`
 }

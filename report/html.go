@@ -418,7 +418,7 @@ func newHTMLIncident(rep *Report, i int, in Incident, names *sourceNames, change
 		FailedText:      failedText(in.FailedRequests, in.LoggedFailedRequests, in.HiddenFailures, statusText(in.StatusCounts)),
 		BackendsHeading: backendsHeading(in.Backends),
 		Window: fmt.Sprintf("%s – %s UTC on %s (%s)", clock(in.Start), clock(in.End), in.Start.UTC().Format("2006-01-02"),
-			words.RoundSpan(time.Duration(in.DurationSeconds*float64(time.Second))))}
+			words.RoundSpan(time.Duration(in.DurationSeconds*float64(time.Second)))+activeText(&in))}
 	if in.Variant != "" {
 		h.Variant = variantName(in)
 	}

@@ -427,7 +427,7 @@ func failedText(failed, logged, hidden int, statuses string) string {
 func (t *textOut) incident(rep *Report, i int, in Incident) {
 	title := fmt.Sprintf("INCIDENT %d of %d: %s", i+1, len(rep.Incidents), causeLine(in))
 	t.para("", causeStyle.Render(title), "  ")
-	head := fmt.Sprintf("%s – %s UTC · %s · %s", shortTime(in.Start), clockOf(in.End), durationText(in.DurationSeconds),
+	head := fmt.Sprintf("%s – %s UTC · %s · %s", shortTime(in.Start), clockOf(in.End), incidentSpanText(&in),
 		failedText(in.FailedRequests, in.LoggedFailedRequests, in.HiddenFailures, statusText(in.StatusCounts)))
 	t.para("", head, "  ")
 	if in.Rate != nil {
@@ -658,6 +658,21 @@ func durationText(s float64) string {
 		return fmt.Sprintf("%.0f s", s)
 	}
 	return words.RoundSpan(time.Duration(s * float64(time.Second)))
+}
+
+// incidentSpanText renders an incident's duration: its span, and how long failing
+// went on when it paused ("61 s, 14 s failing in 2 bursts"), the numbers
+// of the summary's sentence.
+func incidentSpanText(in *Incident) string { return durationText(in.DurationSeconds) + activeText(in) }
+
+// activeText is ", 14 s failing in 2 bursts" for an incident whose failing
+// paused, and nothing for one that did not or that is spread over time
+// (its Rate says how often instead).
+func activeText(in *Incident) string {
+	if in.Rate != nil || in.Bursts < 2 || in.ActiveSeconds >= in.DurationSeconds {
+		return ""
+	}
+	return fmt.Sprintf(", %s failing in %d bursts", durationText(in.ActiveSeconds), in.Bursts)
 }
 
 // shortTime renders a report time for a person: UTC, to the millisecond.

@@ -38,7 +38,8 @@ const (
 	albFieldReceivedBytes
 	albFieldSentBytes
 	albFieldRequest
-	albFieldErrorReason = 24
+	albFieldRequestCreationTime = 21
+	albFieldErrorReason         = 24
 	// albAccessMinFields is the field count of the oldest layout (up to error_reason).
 	albAccessMinFields = 25
 )
@@ -136,6 +137,7 @@ func albFillRequest(r *Request, f *[albAccessMinFields][]byte, o Origin, clock *
 		Format:  FormatALBAccess,
 		Origin:  o,
 	}
+	albStartTime(r, f[albFieldRequestCreationTime], clock)
 	r.Generator, r.Failure = albClassify(status, targetStatus, backend.IsValid(), f)
 	if outcomesOnly && r.Failure == FailureNone {
 		return nil
@@ -147,6 +149,31 @@ func albFillRequest(r *Request, f *[albAccessMinFields][]byte, o Origin, clock *
 	}
 	return nil
 }
+
+// albStartTime moves r, timed by the line's time field (when the load
+// balancer sent the response's last byte), to request_creation_time
+// ("the time when the load balancer received the request from the
+// client", Elastic Load Balancing user guide, Access log entries) and
+// sets its Duration to the difference. A creation time that is `-`,
+// malformed, after the time field or more than albMaxRequestSpan before
+// it leaves r as logged: the time field is then the best the line says.
+func albStartTime(r *Request, created []byte, clock *lex.Clock) {
+	if albIsDash(created) {
+		return
+	}
+	start, ok := albParseTime(created, clock)
+	if !ok || start.After(r.Time) || r.Time.Sub(start) > albMaxRequestSpan {
+		return
+	}
+	r.Duration = r.Time.Sub(start)
+	r.LoggedAfter, r.Time = r.Duration, start
+}
+
+// albMaxRequestSpan bounds how long before its time field a request can
+// have arrived: the longest connection idle timeout an ALB takes, 4000 s
+// ("Connection idle timeout", Application Load Balancers user guide),
+// as a request that sends or receives nothing longer is closed.
+const albMaxRequestSpan = 4000 * time.Second
 
 // albClassify says who produced the status and how the request failed.
 // targetStatus is 0 when the target sent no response ("-").

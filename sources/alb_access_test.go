@@ -137,8 +137,8 @@ func TestALBAccessParseLines(t *testing.T) {
 
 func albCheckRequest(t *testing.T, r *Request, want albWant) {
 	t.Helper()
-	if !r.Time.Equal(want.time) || r.Time.Location() != time.UTC {
-		t.Errorf("Time = %v, want %v", r.Time, want.time)
+	if !r.Logged().Equal(want.time) || r.Time.Location() != time.UTC {
+		t.Errorf("Logged() = %v, want %v", r.Logged(), want.time)
 	}
 	if r.LB != want.lb {
 		t.Errorf("LB = %q, want %q", r.LB, want.lb)
@@ -270,7 +270,7 @@ func TestALBAccessSampleFields(t *testing.T) {
 		}
 		first, second := c.requests[0], c.requests[1]
 		if first.LB != "random/lb/f12345d67890" || first.Status != 301 || first.Path != "/" ||
-			!first.Time.Equal(albUTC(2022, 12, 6, 17, 42, 16, 176563)) {
+			!first.Logged().Equal(albUTC(2022, 12, 6, 17, 42, 16, 176563)) {
 			t.Errorf("first = %+v", first)
 		}
 		if second.Status != 404 || second.Generator != GeneratedByLB || second.Failure != FailureNone {
@@ -770,5 +770,39 @@ func TestALBSplitRequestLine(t *testing.T) {
 		if wm, wu := rule(req); string(method) != wm || string(uri) != wu {
 			t.Errorf("albSplitRequestLine(%q) = %q, %q; want %q, %q", req, method, uri, wm, wu)
 		}
+	}
+}
+
+// TestALBAccessStartTime checks that a request is timed when the ALB
+// received it (request_creation_time), its logged time and duration
+// kept: a 504 after a 60 s timeout starts 60 s before its line's time,
+// and a creation time that is `-`, later than the time field or further
+// back than albMaxRequestSpan leaves the time field.
+func TestALBAccessStartTime(t *testing.T) {
+	logged := albUTC(2026, 3, 10, 12, 1, 5, 1)
+	cases := []struct {
+		name, created string
+		start         time.Time
+		dur           time.Duration
+	}{
+		{"504 after 60 s", "2026-03-10T12:00:05.000000Z", albUTC(2026, 3, 10, 12, 0, 5, 0), 60*time.Second + time.Microsecond},
+		{"10 s connect timeout", "2026-03-10T12:00:55.000001Z", albUTC(2026, 3, 10, 12, 0, 55, 1), 10 * time.Second},
+		{"no creation time", "-", logged, 0},
+		{"creation after the time", "2026-03-10T12:01:06.000000Z", logged, 0},
+		{"beyond the longest idle timeout", "2026-03-10T10:54:25.000000Z", logged, 0},
+		{"at the longest idle timeout", "2026-03-10T10:54:25.000001Z", albUTC(2026, 3, 10, 10, 54, 25, 1), albMaxRequestSpan},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			line := albReplace(t, albDoc504, "2026-03-10T12:00:05.000000Z", tc.created)
+			c, rep := runLines(t, albAccess{}, "access.log", line)
+			if rep.Skipped != 0 || len(c.requests) != 1 {
+				t.Fatalf("records %d, skipped %d %v; want 1 record", len(c.requests), rep.Skipped, rep.SkipSamples())
+			}
+			r := c.requests[0]
+			if !r.Time.Equal(tc.start) || r.Duration != tc.dur || !r.Logged().Equal(logged) {
+				t.Errorf("Time %v, Duration %v, Logged %v; want %v, %v, %v", r.Time, r.Duration, r.Logged(), tc.start, tc.dur, logged)
+			}
+		})
 	}
 }

@@ -215,8 +215,8 @@ func TestEnvelopeSamples(t *testing.T) {
 			for _, r := range h.requests {
 				if r.Method == "POST" && r.Path == "/products" {
 					found = true
-					if !r.Time.Equal(tt.firstLineStamp) {
-						t.Errorf("POST /products at %s, want %s", r.Time.Format(time.RFC3339Nano), tt.firstLineStamp.Format(time.RFC3339Nano))
+					if !r.Logged().Equal(tt.firstLineStamp) {
+						t.Errorf("POST /products logged at %s, want %s", r.Logged().Format(time.RFC3339Nano), tt.firstLineStamp.Format(time.RFC3339Nano))
 					}
 				}
 			}

@@ -190,7 +190,7 @@ func (st *envoyJSONState) read(line []byte, keys *envoyKeyMap, loc *time.Locatio
 		return errEnvoyJSONNoStatus
 	}
 	if st.rec.time.IsZero() {
-		st.rec.time = st.emit
+		st.rec.time, st.rec.timedAtEnd = st.emit, !st.emit.IsZero()
 	}
 	return nil
 }

@@ -138,6 +138,12 @@ func TestEnvoyJSONWrapperStamp(t *testing.T) {
 	if rep.Skipped != 0 || len(c.requests) != 1 || !c.requests[0].Time.Equal(stamp) || c.requests[0].Failure != FailureNoBackend {
 		t.Fatalf("skipped=%d %v requests=%+v", rep.Skipped, rep.SkipSamples(), c.requests)
 	}
+	// The stamp is when the line was written: a request that took 2.5 s
+	// (%DURATION%) started that much before it.
+	c, _ = envoyParse(t, envoyJSON{}, `{"response_code":502,"response_flags":"UC","duration":2500}`, stamp)
+	if len(c.requests) != 1 || !c.requests[0].Time.Equal(stamp.Add(-2500*time.Millisecond)) || !c.requests[0].Logged().Equal(stamp) {
+		t.Fatalf("requests=%+v; want started 2.5 s before the stamp", c.requests)
+	}
 }
 
 func TestEnvoyJSONOwnLogLines(t *testing.T) {

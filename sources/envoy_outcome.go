@@ -50,6 +50,10 @@ type envoyRecord struct {
 	attemptCount int
 	// durationMS is %DURATION% in milliseconds; 0 when not logged.
 	durationMS int
+	// timedAtEnd says time is when the line was written (%EMIT_TIME%, or
+	// a wrapper's stamp), not %START_TIME%: the request started
+	// durationMS before it.
+	timedAtEnd bool
 	// platform is what the layout alone says about the product ("" when nothing).
 	platform Platform
 }
@@ -591,6 +595,10 @@ func (b *envoyRequestBuffer) build(rec *envoyRecord, flags envoyFlags, format Fo
 	r.AttemptCount = rec.attemptCount
 	if rec.durationMS <= math.MaxInt64/int(time.Millisecond) {
 		r.Duration = time.Duration(rec.durationMS) * time.Millisecond
+	}
+	if rec.timedAtEnd {
+		r.Time = startedBefore(rec.time, r.Duration)
+		r.LoggedAfter = rec.time.Sub(r.Time)
 	}
 	r.RetryLimit = flags&flagURX != 0
 	lb := rec.cluster

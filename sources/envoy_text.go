@@ -189,7 +189,7 @@ func emitEnvoyRecord(rec *envoyRecord, buf *envoyRequestBuffer, format Format, l
 		if ln.Stamp.IsZero() {
 			return errEnvoyNoTime
 		}
-		rec.time = ln.Stamp
+		rec.time, rec.timedAtEnd = ln.Stamp, true
 	}
 	if envoyTCP(rec) {
 		return nil
@@ -301,7 +301,7 @@ func (f *envoyFormat) scan(line []byte, rec *envoyRecord, loc *time.Location) er
 		return errEnvoyScanValue
 	}
 	if rec.time.IsZero() {
-		rec.time = emit
+		rec.time, rec.timedAtEnd = emit, !emit.IsZero()
 	}
 	return nil
 }

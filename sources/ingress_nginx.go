@@ -157,6 +157,9 @@ type nginxAccessFields struct {
 	offset  time.Duration // the zone of $time_local
 	request []byte        // the request line between the quotes
 	status  int
+	// requestTime is $request_time, the seconds since the request's
+	// first byte; `-` or empty when not logged.
+	requestTime []byte
 	// upstream is [$proxy_upstream_name]; hasUpstream is false for the
 	// pre-2018 formats that do not log it.
 	upstream    []byte
@@ -189,6 +192,7 @@ func nginxAccessParse(line []byte, ln *Line, out *Emitter) error {
 	rec := &out.nginx
 	r := &rec.req
 	*r = Request{Time: refineWithStamp(f.time, ln.Stamp), Status: f.status, Format: FormatIngressNginx, Origin: ln.Origin}
+	nginxStartTime(r, f.requestTime)
 	r.Method, r.Path, r.LB = nginxRequestStrings(f.request, f.upstream)
 	if f.single {
 		r.Attempts = nginxAttempt(rec.attempts[:0], f.addrs, f.lengths, f.statuses)
@@ -198,6 +202,21 @@ func nginxAccessParse(line []byte, ln *Line, out *Emitter) error {
 	nginxClassifyAccess(r, f.hasUpstream && len(f.upstream) == 0)
 	out.Request(r)
 	return nil
+}
+
+// nginxStartTime moves r, timed when nginx wrote the line ($time_local is
+// taken "at the end of request processing"), back by $request_time, "the
+// time elapsed since the first bytes were read from the client" (nginx
+// ngx_http_log_module), to the precision of its time (see startedBefore),
+// and sets its Duration. A `-` or missing value leaves r as logged.
+func nginxStartTime(r *Request, requestTime []byte) {
+	d, ok := lex.Seconds(requestTime)
+	if !ok || d <= 0 {
+		return
+	}
+	logged := r.Time
+	r.Duration, r.Time = d, startedBefore(logged, d)
+	r.LoggedAfter = logged.Sub(r.Time)
 }
 
 // nginxUsualHead is what follows $remote_addr on the usual access line:
@@ -288,6 +307,7 @@ func nginxScanUsual(line []byte, f *nginxAccessFields) bool {
 	if i = nginxIndex(b, swarSpaces); i < 0 || !nginxIsDecimal(b[:i]) {
 		return false
 	}
+	f.requestTime = b[:i]
 	b = b[i+1:]
 	// `[$proxy_upstream_name] [$proxy_alternative_upstream_name] `, each
 	// as nginxCutBracketed reads it when a space follows.
@@ -362,7 +382,7 @@ func nginxScanAccess(line []byte, f *nginxAccessFields) error {
 	if rest, err = nginxScanRequest(rest, f); err != nil {
 		return err
 	}
-	if rest, err = nginxScanClientFields(rest); err != nil {
+	if rest, err = nginxScanClientFields(rest, f); err != nil {
 		return err
 	}
 	return nginxScanUpstreams(rest, f)
@@ -487,7 +507,7 @@ func nginxScanRequest(b []byte, f *nginxAccessFields) ([]byte, error) {
 
 // nginxScanClientFields skips `"$http_referer" "$http_user_agent"
 // $request_length $request_time ` and returns what follows.
-func nginxScanClientFields(b []byte) ([]byte, error) {
+func nginxScanClientFields(b []byte, f *nginxAccessFields) ([]byte, error) {
 	for range 2 {
 		if len(b) < 2 || b[0] != '"' {
 			return nil, errNginxQuoted
@@ -503,6 +523,7 @@ func nginxScanClientFields(b []byte) ([]byte, error) {
 	if _, ok := lex.Digits(length); !ok || !nginxIsDecimal(reqTime) || len(b) == 0 {
 		return nil, errNginxNumbers
 	}
+	f.requestTime = reqTime
 	return b, nil
 }
 

@@ -58,6 +58,7 @@ var nginxJSONAliases = map[string]nginxVar{
 	"proxyupstreamname":      nvUpName,
 	"upstreamname":           nvUpName,
 	"upstream":               nvUpNameOrAddr,
+	"requesttime":            nvRequestTime,
 }
 
 // nginxJSONOwnKeys are keys, normalised as for nginxJSONAliases, that only
@@ -135,6 +136,8 @@ type nginxJSONState struct {
 	// num holds the text of the numbers of list variables (an unquoted
 	// $upstream_status of one attempt is a JSON number), one per variable.
 	num [3][]byte
+	// reqTime holds the text of an unquoted $request_time.
+	reqTime []byte
 	// seen says which variables the line has a key for.
 	seen [nvUpNameOrAddr + 1]bool
 	// own says the line has a key only nginx writes.
@@ -326,6 +329,9 @@ func (st *nginxJSONState) set(nv nginxVar, val *fastjson.Value, byShape bool) er
 			i := int(nv - nvUpAddr)
 			st.num[i] = val.MarshalTo(st.num[i][:0])
 			b = st.num[i]
+		case nv == nvRequestTime:
+			st.reqTime = val.MarshalTo(st.reqTime[:0])
+			b = st.reqTime
 		default:
 			return nil
 		}

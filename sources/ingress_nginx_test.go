@@ -60,8 +60,8 @@ type nginxWantRequest struct {
 // checkNginxRequest compares every field of an access-line Request.
 func checkNginxRequest(t *testing.T, got *Request, w nginxWantRequest) {
 	t.Helper()
-	if !got.Time.Equal(w.time) || got.Time.Location() != time.UTC {
-		t.Errorf("time = %v, want %v UTC", got.Time, w.time)
+	if !got.Logged().Equal(w.time) || got.Time.Location() != time.UTC {
+		t.Errorf("logged time = %v, want %v UTC", got.Logged(), w.time)
 	}
 	if got.Status != w.status || got.Generator != w.gen || got.Failure != w.failure {
 		t.Errorf("status/generator/failure = %d/%v/%v, want %d/%v/%v",
@@ -876,6 +876,57 @@ func TestNginxIndex(t *testing.T) {
 			if got, want := nginxIndex([]byte(s), word), strings.IndexByte(s, c); got != want {
 				t.Errorf("nginxIndex(%q, %q) = %d, want %d", s, c, got, want)
 			}
+		}
+	}
+}
+
+// TestNginxStartTime checks that an access line is read back to when the
+// request started: $time_local less $request_time, to the second that
+// $time_local is written to (the whole seconds of the duration only, see
+// startedBefore), exactly behind a finer wrapper stamp, and as logged
+// when $request_time is `-` or zero. Logged keeps the line's own time.
+func TestNginxStartTime(t *testing.T) {
+	const head = `203.0.113.10 - - [10/Mar/2026:12:00:07 +0000] "POST /api/orders HTTP/1.1" 502 150 "-" "curl/8.5.0" 612 `
+	const tail = ` [shop-web-80] [] 10.244.1.17:8080 0 4.205 502 1d2f3e4a5b6c7d8e9f0a1b2c3d4e5f61`
+	logged := time.Date(2026, 3, 10, 12, 0, 7, 0, time.UTC)
+	stamp := logged.Add(917 * time.Millisecond)
+	cases := []struct {
+		name, reqTime string
+		stamp         time.Time
+		start         time.Time
+		dur           time.Duration
+	}{
+		{"slow POST cut after 4.205 s", "4.205", time.Time{}, logged.Add(-4 * time.Second), 4205 * time.Millisecond},
+		{"a short request stays in its second", "0.005", time.Time{}, logged, 5 * time.Millisecond},
+		{"behind a stamp, exactly", "4.205", stamp, stamp.Add(-4205 * time.Millisecond), 4205 * time.Millisecond},
+		{"not logged", "-", time.Time{}, logged, 0},
+		{"zero", "0.000", time.Time{}, logged, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, rep := nginxParseOne(t, head+tc.reqTime+tail, tc.stamp, nil)
+			if rep.Skipped != 0 || len(c.requests) != 1 {
+				t.Fatalf("skipped=%d %v requests=%d", rep.Skipped, rep.SkipSamples(), len(c.requests))
+			}
+			r := c.requests[0]
+			want := logged
+			if !tc.stamp.IsZero() {
+				want = tc.stamp
+			}
+			if !r.Time.Equal(tc.start) || r.Duration != tc.dur || !r.Logged().Equal(want) {
+				t.Errorf("Time %v, Duration %v, Logged %v; want %v, %v, %v", r.Time, r.Duration, r.Logged(), tc.start, tc.dur, want)
+			}
+		})
+	}
+	// A JSON template's $request_time, quoted or not, reads the same.
+	for _, v := range []string{`"2.500"`, `2.5`} {
+		line := `{"time":"2026-03-10T12:00:07.750+00:00","status":502,"request_time":` + v + `,"upstream_addr":"10.0.0.5:8080","upstream_status":"502"}`
+		c, rep := nginxJSONParseOne(t, ingressNginxJSON{}, line, time.Time{})
+		if rep.Skipped != 0 || len(c.requests) != 1 {
+			t.Fatalf("%s: skipped=%d %v requests=%d", v, rep.Skipped, rep.SkipSamples(), len(c.requests))
+		}
+		if r := c.requests[0]; !r.Time.Equal(logged.Add(-1750*time.Millisecond)) || r.Duration != 2500*time.Millisecond {
+			t.Errorf("JSON request_time %s: Time %v, Duration %v", v, r.Time, r.Duration)
 		}
 	}
 }

@@ -43,6 +43,9 @@ const (
 	nvUpLength
 	// nvUpName: ingress-nginx's $proxy_upstream_name.
 	nvUpName
+	// nvRequestTime: $request_time, seconds with a milliseconds
+	// resolution since the request's first byte (see nginxStartTime).
+	nvRequestTime
 	// nvUpNameOrAddr: a JSON key named `upstream`, which templates use for
 	// $proxy_upstream_name (envelopes.md §6.2) and sometimes for
 	// $upstream_addr: read as the name unless it holds an address.
@@ -66,6 +69,7 @@ var nginxVariables = map[string]nginxVar{
 	"upstream_status":          nvUpStatus,
 	"upstream_response_length": nvUpLength,
 	"proxy_upstream_name":      nvUpName,
+	"request_time":             nvRequestTime,
 }
 
 // isTime reports whether v is one of the time variables.
@@ -315,6 +319,8 @@ type nginxValues struct {
 	// name is $proxy_upstream_name; hasName says the format logs it.
 	name    []byte
 	hasName bool
+	// requestTime is $request_time; nil when not logged.
+	requestTime []byte
 }
 
 // Reasons for skipping a line in a custom or JSON format.
@@ -365,6 +371,8 @@ func (vals *nginxValues) set(v nginxVar, b []byte, stamp *lex.Stamp) error {
 		vals.lengths = b
 	case nvUpName:
 		vals.name, vals.hasName = b, true
+	case nvRequestTime:
+		vals.requestTime = b
 	}
 	return nil
 }
@@ -441,6 +449,7 @@ func (vals *nginxValues) emit(format Format, ln *Line, out *Emitter) error {
 	rec := &out.nginx
 	r := &rec.req
 	*r = Request{Time: t, Status: vals.status, Format: format, Origin: ln.Origin}
+	nginxStartTime(r, vals.requestTime)
 	if len(vals.request) > 0 {
 		r.Method, r.Path = nginxSplitRequestLine(inputString(vals.request))
 	} else {

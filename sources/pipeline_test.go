@@ -101,7 +101,7 @@ func TestReadLongLinesAndBlankLines(t *testing.T) {
 func TestReadTimeWindowAndALBPruning(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(ts string) string {
-		return `http ` + ts + ` app/my-loadbalancer/50dc6c495c0c9188 192.168.131.39:2817 10.0.0.1:80 0.000 0.001 0.000 200 200 34 366 "GET http://www.example.com:80/ HTTP/1.1" "curl/7.46.0" - - arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/my-targets/73e2d6bc24d8a067 "Root=1-58337262-36d228ad5d99923122bbe354" "-" "-" 0 2018-07-02T22:22:48.364000Z "forward" "-" "-" "10.0.0.1:80" "200" "-" "-"` + "\n"
+		return `http ` + ts + ` app/my-loadbalancer/50dc6c495c0c9188 192.168.131.39:2817 10.0.0.1:80 0.000 0.001 0.000 200 200 34 366 "GET http://www.example.com:80/ HTTP/1.1" "curl/7.46.0" - - arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/my-targets/73e2d6bc24d8a067 "Root=1-58337262-36d228ad5d99923122bbe354" "-" "-" 0 ` + ts + ` "forward" "-" "-" "10.0.0.1:80" "200" "-" "-"` + "\n"
 	}
 	name := func(end string) string {
 		return "123456789012_elasticloadbalancing_us-east-2_app.my-loadbalancer.50dc6c495c0c9188_" + end + "_172.160.001.192_20sg8hgm.log.gz"

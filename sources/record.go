@@ -138,13 +138,23 @@ type Attempt struct {
 
 // Request is one request outcome as a load balancer or proxy logged it.
 // The small fields sit together, so that no padding falls between them (a
-// Request takes 248 bytes): the failure groups of one key share one.
+// Request takes 256 bytes): the failure groups of one key share one.
 //
 // Adapters reuse the value they pass to a Handler, and its strings may alias
 // the input's read buffer (see inputString): a Handler that keeps a Request,
 // or any of its strings, must Clone it.
 type Request struct {
+	// Time is when the request started: when the load balancer or proxy
+	// received it. Formats that log when the response was written and how
+	// long the request took (nginx $time_local and $request_time, the ALB
+	// time and request_creation_time, Envoy's %EMIT_TIME% or a wrapper's
+	// stamp with %DURATION%) are read back to the start, so that a slow
+	// request is placed where the backend's state decided it; the time
+	// the line states is Logged.
 	Time time.Time
+	// LoggedAfter is how much later than Time the line's own time is: 0
+	// when the format logs the start. See Logged.
+	LoggedAfter time.Duration
 	// LB names the load balancer or proxy: the ALB id (app/name/id), the GCP
 	// backend service or URL map, the ingress-nginx upstream (ns-svc-port),
 	// the Envoy upstream cluster (or, without one, the route name).
@@ -189,7 +199,8 @@ type Request struct {
 	// Attempts is empty.
 	AttemptCount int
 	// Duration is how long the proxy took from the request's first byte to
-	// the response's last (Envoy %DURATION%); 0 when the log does not say.
+	// the response's last (Envoy %DURATION%, nginx $request_time, the ALB
+	// time less request_creation_time); 0 when the log does not say.
 	// A request retried after connect timeouts ends seconds after Time,
 	// and its last attempt was made up to then.
 	Duration time.Duration
@@ -203,6 +214,28 @@ type Request struct {
 	Platform Platform
 	Format   Format
 	Origin   Origin
+}
+
+// Logged returns the time the record's line states: its start (Time) or,
+// for formats that log when the response was written, that time.
+func (r *Request) Logged() time.Time { return r.Time.Add(r.LoggedAfter) }
+
+// startedBefore returns the start of a request whose line states logged
+// and a duration d: logged less d, to the precision of logged. A time
+// written to the second (nginx's $time_local without a finer wrapper
+// stamp) is of a response written within that second; the whole seconds
+// of d are taken off it and the fraction is not, as the start is then
+// known to the second only, and taking it off would move nearly every
+// short request into the second before its own. A duration that is not
+// positive gives logged.
+func startedBefore(logged time.Time, d time.Duration) time.Time {
+	if d <= 0 {
+		return logged
+	}
+	if logged.Nanosecond() == 0 {
+		d = d.Truncate(time.Second)
+	}
+	return logged.Add(-d)
 }
 
 // ProxyFamily returns the load-balancer family of the proxy that logged r:

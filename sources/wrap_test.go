@@ -291,7 +291,7 @@ func TestRefineWithStamp(t *testing.T) {
 	if err := (ingressNginx{}).Parse([]byte(line), &Line{Origin: Origin{"x", 1}, Stamp: stamp}, em); err != nil {
 		t.Fatal(err)
 	}
-	if len(col.requests) != 1 || !col.requests[0].Time.Equal(stamp) {
-		t.Fatalf("access line time = %v, want the stamp %v", col.requests, stamp)
+	if len(col.requests) != 1 || !col.requests[0].Logged().Equal(stamp) || !col.requests[0].Time.Equal(stamp.Add(-5*time.Millisecond)) {
+		t.Fatalf("access line = %v, want logged at the stamp %v and started $request_time (5 ms) before", col.requests, stamp)
 	}
 }
