@@ -16,12 +16,12 @@ import (
 // 300 bytes each) took about 2 KB each, and the analysis built a backend
 // for each. A Collector holds a pod read from an object instead as a
 // quietPod: its strings interned, its times packed, its status records
-// reduced to their time, kind and an interned text (about 220 bytes). At
-// Merge, when every input has been read, the pods of the namespaces that
-// something else in the inputs mentions are made whole again, exactly as
-// they were read, and the others are set aside and counted (see
-// Dataset.SetAside): nothing the analysis could tie a failure to names
-// them. A namespace is mentioned by any other record or object in it
+// reduced to their time, kind and an interned text (about 250 bytes with
+// its name). At Merge, when every input has been read, the pods of the
+// namespaces that something else in the inputs mentions are made whole
+// again, exactly as they were read, and the others are set aside and
+// counted (see Dataset.SetAside): nothing the analysis could tie a failure
+// to names them. A namespace is mentioned by any other record or object in it
 // (events, controller logs, workloads, Services, EndpointSlices; a
 // Namespace object alone does not count), by a record naming one of its
 // pods without a namespace, and by traffic to, or any record of, the IP
@@ -404,7 +404,7 @@ func planQuiet(cs []*Collector, traffic map[netip.Addr]*Traffic) *quietPlan {
 	return plan
 }
 
-// appendQuietEvents appends the records of collector k's pods made whole
+// appendEvents appends the records of collector k's pods made whole
 // to dst.
 func (plan *quietPlan) appendEvents(dst []sources.Lifecycle, k int, c *Collector) []sources.Lifecycle {
 	if plan.whole[k] == nil {
