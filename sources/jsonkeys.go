@@ -32,10 +32,12 @@ type jsonFrame struct {
 	keys   []jsonKey
 }
 
-// jsonKey is a key of an object, as written (quotes excluded), and its line.
+// jsonKey is a key of an object, as written (quotes excluded), its line,
+// and whether it holds an escape.
 type jsonKey struct {
-	raw  []byte
-	line int
+	raw     []byte
+	line    int
+	escaped bool
 }
 
 // jsonKeyScanner finds the issues of JSON elements; its frames are reused
@@ -61,7 +63,9 @@ func (sc *jsonKeyScanner) push(stack []jsonFrame, object bool) []jsonFrame {
 // and reads anything else without failing.
 func (sc *jsonKeyScanner) issues(elem []byte, f func(jsonIssue)) {
 	stack := sc.frames[:0]
-	defer func() { sc.frames = stack[:0] }()
+	// Most elements are UTF-8 throughout: checked at once, their strings
+	// need not be one by one.
+	valid := utf8.Valid(elem)
 	line, lineStart := 1, 0
 	expectKey := false
 	for i := 0; i < len(elem); i++ {
@@ -82,46 +86,46 @@ func (sc *jsonKeyScanner) issues(elem []byte, f func(jsonIssue)) {
 		case ',':
 			expectKey = len(stack) > 0 && stack[len(stack)-1].object
 		case '"':
-			end := stringEnd(elem, i+1)
+			end, escaped := stringEnd(elem, i+1)
 			s := elem[i+1 : end]
-			if bad := invalidUTF8At(s); bad >= 0 {
-				f(jsonIssue{Line: line, Column: i + 1 + bad - lineStart + 1})
+			if !valid {
+				if bad := invalidUTF8At(s); bad >= 0 {
+					f(jsonIssue{Line: line, Column: i + 1 + bad - lineStart + 1})
+				}
 			}
 			if expectKey && len(stack) > 0 {
 				top := &stack[len(stack)-1]
+				key := jsonKey{raw: s, line: line, escaped: escaped}
 				for _, k := range top.keys {
-					if sameJSONKey(k.raw, s) {
+					if sameJSONKey(k, key) {
 						f(jsonIssue{Key: jsonKeyText(s), First: k.line, Second: line})
 						break
 					}
 				}
-				top.keys = append(top.keys, jsonKey{raw: s, line: line})
+				top.keys = append(top.keys, key)
 				expectKey = false
 			}
 			i = end // the closing quote
 		}
 	}
+	sc.frames = stack[:0]
 }
 
 // stringEnd returns the index of the quote that closes the string whose
-// first byte is at start, or len(b) when none does.
-func stringEnd(b []byte, start int) int {
-	for i := start; i < len(b); {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return len(b)
+// first byte is at start, or len(b) when none does, and whether the string
+// holds an escape.
+func stringEnd(b []byte, start int) (int, bool) {
+	escaped := false
+	for i := start; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			return i, escaped
+		case '\\':
+			escaped = true
+			i++ // the escaped byte
 		}
-		q := i + j
-		backslashes := 0
-		for k := q - 1; k >= start && b[k] == '\\'; k-- {
-			backslashes++
-		}
-		if backslashes%2 == 0 {
-			return q
-		}
-		i = q + 1
 	}
-	return len(b)
+	return len(b), escaped
 }
 
 // invalidUTF8At returns the index of the first byte of s that is not
@@ -140,16 +144,13 @@ func invalidUTF8At(s []byte) int {
 	return -1
 }
 
-// sameJSONKey reports whether two keys, as written, are the same key:
-// equal bytes, or equal once their escapes are decoded.
-func sameJSONKey(a, b []byte) bool {
-	if bytes.Equal(a, b) {
-		return true
+// sameJSONKey reports whether two keys are the same key: equal as
+// written, or equal once their escapes are decoded.
+func sameJSONKey(a, b jsonKey) bool {
+	if !a.escaped && !b.escaped {
+		return string(a.raw) == string(b.raw)
 	}
-	if bytes.IndexByte(a, '\\') < 0 && bytes.IndexByte(b, '\\') < 0 {
-		return false
-	}
-	return jsonKeyText(a) == jsonKeyText(b)
+	return jsonKeyText(a.raw) == jsonKeyText(b.raw)
 }
 
 // jsonKeyText is a key as written decoded, as encoding/json decodes it;
