@@ -107,7 +107,10 @@ type Collector struct {
 	set       *Collectors
 	lifecycle eventChunks
 	configs   []*sources.Config
-	formats   map[sources.Format]int
+	// quiet holds the pods read from objects until Merge knows whether
+	// anything else mentions them (see quietPod).
+	quiet   quietPods
+	formats map[sources.Format]int
 	// strings holds the strings shared by the kept failures.
 	strings map[string]string
 	// lastFormat and run count the current run of records of one format
@@ -193,6 +196,9 @@ func (c *Collector) OnlyOutcomesOfSuccesses() {}
 // Lifecycle implements sources.Handler.
 func (c *Collector) Lifecycle(l *sources.Lifecycle) {
 	c.count(l.Format)
+	if c.quiet.event(l) {
+		return
+	}
 	cp := *l
 	// Namespaces, nodes, zones, reasons, components, objects, messages and
 	// file names repeat from event to event: keep one copy of each.
@@ -241,9 +247,12 @@ func (e *eventChunks) appendTo(dst []sources.Lifecycle, release bool) []sources.
 // Config implements sources.Handler. Of a pod's status it keeps all but
 // the conditions and container states, which the lifecycle records made
 // from them tell the analysis: on a List of many pods they were a third of
-// the memory kept.
+// the memory kept. A pod is held compactly until Merge (see quietPod).
 func (c *Collector) Config(x *sources.Config) {
 	c.count(x.Format)
+	if c.quiet.add(x, len(c.configs)) {
+		return
+	}
 	cp := *x
 	if x.Pod != nil {
 		st := *x.Pod
@@ -988,6 +997,10 @@ type Dataset struct {
 	Formats map[sources.Format]int
 	// client holds the client-side requests per second (see ClientRuns).
 	client map[int64]*clientSecond
+	// SetAside counts the pods, read from objects, of the namespaces
+	// nothing else in the inputs mentions, which the analysis does not
+	// see (see quietPod).
+	SetAside SetAside
 }
 
 // Merge combines the collectors of every input into one Dataset.
@@ -1019,22 +1032,27 @@ func merge(cs []*Collector, traffic map[netip.Addr]*Traffic, release bool) *Data
 			delete(shared, sh)
 		}
 	}
+	// The pods held compactly are made whole, or set aside, before the
+	// rest is merged (see quietPod).
+	plan := planQuiet(cs, traffic)
+	d.SetAside = plan.aside
 	// Sized once: growing by appends would leave up to as much again behind.
-	var nl, nc int
+	nl, nc := plan.events, plan.pods
 	for _, c := range cs {
 		nl, nc = nl+c.lifecycle.n, nc+len(c.configs)
 	}
 	d.Lifecycle = make([]sources.Lifecycle, 0, nl)
 	d.Configs = make([]*sources.Config, 0, nc)
 	d.Failures = make([]*Failure, 0, pendingGroups(cs))
-	for _, c := range cs {
+	for k, c := range cs {
 		for id, g := range c.failures {
 			d.Failures = append(d.Failures, g.failure(id.sec))
 		}
 		d.Lifecycle = c.lifecycle.appendTo(d.Lifecycle, release)
-		d.Configs = append(d.Configs, c.configs...)
+		d.Lifecycle = plan.appendEvents(d.Lifecycle, k, c)
+		d.Configs = plan.appendConfigs(d.Configs, k, c)
 		if release {
-			c.failures, c.keys, c.lastKey, c.owns, c.configs = nil, nil, nil, nil, nil
+			c.failures, c.keys, c.lastKey, c.owns, c.configs, c.quiet = nil, nil, nil, nil, nil, quietPods{}
 		}
 		c.flushFormat()
 		for f, n := range c.formats {

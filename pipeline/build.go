@@ -57,6 +57,7 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 	rep.Summary.Caveats = caveats(rep, x)
 	rep.Summary.Coverage = newCoverage(res)
 	judge(rep, res, a.Rollouts)
+	setAsideCaveat(rep, a.SetAside)
 	lanes, omitted := newLanes(a, rep.Incidents)
 	for _, l := range lanes {
 		l.States = []report.LaneState{}

@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -257,6 +258,43 @@ func TestCheckDuplicateKeys(t *testing.T) {
 	rep := check(t, p)
 	if len(rep.Warnings) != 1 || rep.Warnings[0] != p+`: lines 19 and 20: duplicate key "replicas" in one mapping: readygap reads the last, kubectl refuses the document` {
 		t.Errorf("warnings %q", rep.Warnings)
+	}
+	if !bytes.Contains([]byte(renderCheck(t, report.CheckSARIF, rep)), []byte(`duplicate key \"replicas\"`)) {
+		t.Error("SARIF does not carry the warning")
+	}
+}
+
+// TestCheckJSONDuplicateKeysAndInvalidUTF8 checks that a JSON manifest's
+// key written twice is a warning naming both lines, and a string that is
+// not UTF-8 one naming its line and byte, as for YAML.
+func TestCheckJSONDuplicateKeysAndInvalidUTF8(t *testing.T) {
+	body := `{
+  "apiVersion": "apps/v1",
+  "kind": "Deployment",
+  "metadata": {"name": "web", "namespace": "shop"},
+  "spec": {
+    "replicas": 3,
+    "selector": {"matchLabels": {"app": "web"}},
+    "replicas": 1,
+    "template": {
+      "metadata": {"labels": {"app": "web", "team": "caf` + "\xe9" + `"}},
+      "spec": {"containers": [{"name": "web", "image": "web:1"}]}
+    }
+  }
+}
+`
+	p := filepath.Join(t.TempDir(), "dup.json")
+	must(t, os.WriteFile(p, []byte(body), 0o644))
+	rep := check(t, p)
+	want := []string{
+		p + `: lines 6 and 8: duplicate key "replicas" in one object: readygap reads the last, kubectl refuses the object (strict field validation)`,
+		p + `: line 10, byte 57: invalid UTF-8 in a string: readygap reads each such byte as U+FFFD, as Go's JSON decoders (kubectl's too) do`,
+	}
+	if !slices.Equal(rep.Warnings, want) {
+		t.Errorf("warnings %q; want %q", rep.Warnings, want)
+	}
+	if rep.Summary.Objects != 1 {
+		t.Errorf("%d objects read; want 1", rep.Summary.Objects)
 	}
 	if !bytes.Contains([]byte(renderCheck(t, report.CheckSARIF, rep)), []byte(`duplicate key \"replicas\"`)) {
 		t.Error("SARIF does not carry the warning")

@@ -137,6 +137,31 @@ func judge(rep *report.Report, res *sources.Result, rollouts []*correlate.Rollou
 	rep.Summary.Caveats = append(rep.Summary.Caveats, why+while)
 }
 
+// maxSetAsideNamed is how many namespaces of pods set aside a caveat
+// names; the rest are counted.
+const maxSetAsideNamed = 3
+
+// setAsideCaveat says which pods the analysis set aside: those of the
+// namespaces nothing else in the inputs mentions (see correlate.SetAside).
+func setAsideCaveat(rep *report.Report, aside correlate.SetAside) {
+	if aside.Pods == 0 {
+		return
+	}
+	names := aside.Namespaces
+	if len(names) > maxSetAsideNamed {
+		names = append(slices.Clone(names[:maxSetAsideNamed]), fmt.Sprintf("%d more", len(aside.Namespaces)-maxSetAsideNamed))
+	}
+	pods, of := "pods", "namespaces"
+	if aside.Pods == 1 {
+		pods = "pod"
+	}
+	if len(aside.Namespaces) == 1 {
+		of = "namespace"
+	}
+	rep.Summary.Caveats = append(rep.Summary.Caveats, fmt.Sprintf("%d %s of the %s %s were read and set aside: no traffic to their addresses, no event, no other object mentions them or their namespaces; not judged",
+		aside.Pods, pods, of, joinAnd(names)))
+}
+
 // orderOnlyRequests counts the requests read whose time only orders them.
 func orderOnlyRequests(res *sources.Result) int {
 	n := 0

@@ -34,8 +34,10 @@ func podMemoryPods(b *testing.B) int {
 // a million pods is kept anywhere — and reports the peak heap it took per
 // pod (peak-B/pod): the larger of the growth of the heap the runtime
 // obtained from the system, which never shrinks, so no moment is missed,
-// and the peak of the heap in use, sampled. The fixture's verdict must not
-// change. READYGAP_PODS sets the count:
+// and the peak of the heap in use, sampled. Nothing in the fixture
+// mentions the pods' namespaces: they are held compactly while reading
+// and set aside at Merge (see correlate's quietPod). The fixture's verdict
+// must not change. READYGAP_PODS sets the count:
 //
 //	READYGAP_PODS=1000000 go test ./report -run '^$' -bench PodListMemory -benchtime 1x -v
 func BenchmarkPodListMemory(b *testing.B) {

@@ -164,7 +164,7 @@ func (in *inputReader) consumeNDJSON(p *part, b *batch) {
 			l = bytes.TrimPrefix(l, utf8BOM)
 		}
 		if l = bytes.TrimSpace(l); len(l) > 0 {
-			p.parseElement(l, Origin{in.name, line}, &last)
+			p.parseJSONElement(l, Origin{in.name, line}, &last)
 		}
 		line++
 	}
@@ -187,7 +187,7 @@ func (in *inputReader) consumePrettyArray(p *part, b *batch) {
 		switch {
 		case start >= 0:
 			if isClosingLine(l) {
-				p.parseElement(bytes.TrimSuffix(data[start+2:pos+len(l)], []byte(",")), Origin{in.name, startLine}, &last)
+				p.parseJSONElement(bytes.TrimSuffix(data[start+2:pos+len(l)], []byte(",")), Origin{in.name, startLine}, &last)
 				start = -1
 				break
 			}
@@ -206,7 +206,7 @@ func (in *inputReader) consumePrettyArray(p *part, b *batch) {
 		case len(bytes.TrimSpace(l)) == 0, string(l) == "[", string(l) == "]":
 		default:
 			// A whole element on one line, or something else the adapters judge.
-			p.parseElement(bytes.TrimSuffix(bytes.TrimSpace(l), []byte(",")), Origin{in.name, line}, &last)
+			p.parseJSONElement(bytes.TrimSuffix(bytes.TrimSpace(l), []byte(",")), Origin{in.name, line}, &last)
 		}
 		pos = next
 	}

@@ -250,11 +250,17 @@ func (s *jsonSplitter) topObject() ([]byte, error) {
 // errCutLine reports an NDJSON line that ended inside its object.
 var errCutLine = errors.New("JSON object cut short at the end of its line")
 
-// spaceInObject skips white space inside a top-level object; in NDJSON input
-// a line break there means the line was cut short.
+// spaceInObject skips white space inside a top-level object, keeping its
+// line breaks in the element, so that each line of the element is a line
+// of the input (see parseJSONElement); in NDJSON input a line break there
+// means the line was cut short.
 func (s *jsonSplitter) spaceInObject() error {
 	if !s.ndjson {
+		from := s.line
 		s.skipSpace()
+		for range s.line - from {
+			s.elem = append(s.elem, '\n')
+		}
 		return nil
 	}
 	for s.fill() {

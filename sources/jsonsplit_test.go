@@ -47,8 +47,10 @@ func TestJSONSplitter(t *testing.T) {
 		{"empty array", "[]\n", nil, nil, nil},
 		{"ndjson", "{\"a\":1}\n{\"b\":\"x}\"}\n\n{\"c\":{\"d\":[]}}\n",
 			[]string{`{"a":1}`, `{"b":"x}"}`, `{"c":{"d":[]}}`}, []int{1, 2, 4}, nil},
+		// The line breaks between a top-level object's keys are kept: each
+		// line of the element is the input's (see parseJSONElement).
 		{"single object", "{\n \"kind\": \"Pod\",\n \"metadata\": {\"name\": \"a\"}\n}",
-			[]string{"{\"kind\":\"Pod\",\"metadata\":{\"name\": \"a\"}}"}, []int{1}, nil},
+			[]string{"{\n\"kind\":\"Pod\",\n\"metadata\":{\"name\": \"a\"}\n}"}, []int{1}, nil},
 		{"k8s list envelope", "{\n\"apiVersion\": \"v1\",\n\"items\": [\n{\"kind\":\"Pod\"},\n{\"kind\":\"Service\"}\n],\n\"kind\": \"List\",\n\"metadata\": {\"resourceVersion\": \"\"}\n}\n",
 			[]string{`{"kind":"Pod"}`, `{"kind":"Service"}`}, []int{4, 5}, nil},
 		{"entries envelope with trailing token", `{"entries": [{"insertId": "a"}, {"insertId": "b"}], "nextPageToken": "x"}`,

@@ -632,6 +632,11 @@ type part struct {
 	// duplicateKeys counts the duplicate YAML keys warned of, up to
 	// the emitter's bound on warnings.
 	duplicateKeys int
+	// jsonKeys scans the Kubernetes objects of JSON inputs, and
+	// jsonIssues counts what it found, warned of up to the emitter's
+	// bound (see parseJSONElement).
+	jsonKeys   jsonKeyScanner
+	jsonIssues int
 }
 
 // inputReader cuts one input into batches of lines or elements and parses
@@ -1011,15 +1016,15 @@ func (in *inputReader) consumeJSON(p *part, b *batch) {
 			p.em.Skip(o, it.skip)
 			continue
 		}
-		p.parseElement(b.buf[it.start:it.end], o, &last)
+		p.parseJSONElement(b.buf[it.start:it.end], o, &last)
 	}
 }
 
 // parseElement hands one JSON element to the adapter that matches it.
 // Elements of one input are almost always of one format: the adapter of
 // the previous element, *last, is tried first, and another is looked for
-// only when it rejects this one.
-func (p *part) parseElement(elem []byte, o Origin, last *jsonAdapter) {
+// only when it rejects this one. It reports whether an adapter read it.
+func (p *part) parseElement(elem []byte, o Origin, last *jsonAdapter) bool {
 	before := p.em.accounted
 	err := errNoAdapter
 	if *last != nil {
@@ -1033,9 +1038,37 @@ func (p *part) parseElement(elem []byte, o Origin, last *jsonAdapter) {
 	}
 	if err != nil {
 		p.em.Skip(o, err.Error())
-		return
+		return false
 	}
 	p.em.accountFor(before)
+	return true
+}
+
+// parseJSONElement is parseElement for an element as a JSON input wrote
+// it. A Kubernetes object is also scanned for keys written twice in one
+// object and strings that are not UTF-8 (see jsonKeyScanner), each warned of
+// with its lines; a YAML document's are found as it is converted.
+func (p *part) parseJSONElement(elem []byte, o Origin, last *jsonAdapter) {
+	if !p.parseElement(elem, o, last) {
+		return
+	}
+	if _, ok := (*last).(k8sObjects); !ok {
+		return
+	}
+	p.jsonKeys.issues(elem, func(is jsonIssue) {
+		if p.jsonIssues++; p.jsonIssues > p.em.maxWarnings() {
+			return
+		}
+		if is.Key == "" {
+			p.em.Warn("line %d, byte %d: invalid UTF-8 in a string: readygap reads each such byte as U+FFFD, as Go's JSON decoders (kubectl's too) do", o.Line+is.Line-1, is.Column)
+			return
+		}
+		lines := fmt.Sprintf("lines %d and %d", o.Line+is.First-1, o.Line+is.Second-1)
+		if is.First == is.Second {
+			lines = fmt.Sprintf("line %d", o.Line+is.First-1)
+		}
+		p.em.Warn("%s: duplicate key %q in one object: readygap reads the last, kubectl refuses the object (strict field validation)", lines, is.Key)
+	})
 }
 
 // maxKeptYAMLBuffer is the largest JSON buffer a worker keeps between YAML

@@ -25,7 +25,7 @@ import (
 )
 
 func main() {
-	out := flag.String("out", "benchdata", "folder to write into")
+	out := flag.String("out", "benchdata", "folder to write into (with -only pods, - writes the List to standard output)")
 	sizeMB := flag.Int("size-mb", 1024, "approximate total uncompressed size in MB")
 	seed := flag.Uint64("seed", 1, "random seed")
 	span := flag.Duration("span", time.Hour, "time the records are spread over")
@@ -38,7 +38,12 @@ func main() {
 	var err error
 	switch *only {
 	case "pods":
-		err = writePods(filepath.Join(*out, "pods"), podlist.Options{Pods: *pods, Seed: *seed, Compact: *compact})
+		o := podlist.Options{Pods: *pods, Seed: *seed, Compact: *compact}
+		if *out == "-" {
+			err = podlist.Write(os.Stdout, o)
+			break
+		}
+		err = writePods(filepath.Join(*out, "pods"), o)
 	case "manifests":
 		err = writeManifests(filepath.Join(*out, "manifests"), manifestgen.Options{Workloads: *workloads, Namespaces: *namespaces})
 	default:

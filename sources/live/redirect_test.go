@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -327,5 +328,42 @@ func TestGuardRedirects(t *testing.T) {
 		if got := crossHostRedirect(from.URL, to.URL, 302) == nil; got != tt.same {
 			t.Errorf("%s -> %s: same origin %v, want %v", tt.from, tt.to, got, tt.same)
 		}
+	}
+}
+
+// TestGCPLoggingRedirectNotFollowed points Cloud Logging at an endpoint
+// that answers its gRPC calls (HTTP/2) with a 302 to another port or
+// host: gRPC follows no redirect, so the call fails, nothing reaches the
+// other place and nothing is saved.
+func TestGCPLoggingRedirectNotFollowed(t *testing.T) {
+	fastGCPBackoff(t)
+	for _, rt := range redirectTargets {
+		t.Run(rt.name, func(t *testing.T) {
+			target := redirectTarget(t, rt.addr, false)
+			var calls atomic.Int32
+			api := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				http.Redirect(w, r, target.URL+r.URL.Path, http.StatusFound)
+			}))
+			api.Config.Protocols = new(http.Protocols)
+			api.Config.Protocols.SetHTTP1(true)
+			api.Config.Protocols.SetUnencryptedHTTP2(true)
+			api.Start()
+			t.Cleanup(api.Close)
+			dir := t.TempDir()
+			rep, err := (&GCPLogging{Project: "p", Endpoint: api.Listener.Addr().String(), Timeouts: faultTimeouts}).Fetch(context.Background(), midnightWindow, dir, nil)
+			if err == nil || !strings.Contains(err.Error(), "302") {
+				t.Fatalf("error = %v, want the call failed on the 302", err)
+			}
+			if calls.Load() == 0 {
+				t.Fatal("the endpoint was never called")
+			}
+			if got := target.requests(); len(got) > 0 {
+				t.Fatalf("the redirect was followed: %q", got)
+			}
+			if rep.Records > 0 {
+				t.Fatalf("saved %d records", rep.Records)
+			}
+		})
 	}
 }
