@@ -13,6 +13,7 @@
 package reduced
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -170,11 +171,54 @@ type Record struct {
 	Path   string `json:"path,omitempty"`
 }
 
-// Write writes b as indented JSON with a final newline.
+// Write writes b as JSON: the fields that describe the bundle indented,
+// then each row on a line of its own, so that a diff of two bundles shows
+// the rows that differ.
 func (b *Bundle) Write(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(b)
+	head := struct {
+		*Bundle
+		Seconds *struct{} `json:"seconds,omitempty"`
+		Cells   *struct{} `json:"cells,omitempty"`
+		Groups  *struct{} `json:"groups,omitempty"`
+	}{Bundle: b}
+	h, err := json.MarshalIndent(head, "", " ")
+	if err != nil {
+		return err
+	}
+	buf := bytes.NewBuffer(h[:len(h)-2]) // without the closing "\n}"
+	if err := writeRows(buf, "seconds", b.Seconds); err != nil {
+		return err
+	}
+	if err := writeRows(buf, "cells", b.Cells); err != nil {
+		return err
+	}
+	if err := writeRows(buf, "groups", b.Groups); err != nil {
+		return err
+	}
+	buf.WriteString("\n}\n")
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// writeRows appends the list of rows named name to buf, a row a line.
+func writeRows[T any](buf *bytes.Buffer, name string, rows []T) error {
+	fmt.Fprintf(buf, ",\n %q: [", name)
+	for i, r := range rows {
+		j, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString("\n  ")
+		buf.Write(j)
+	}
+	if len(rows) > 0 {
+		buf.WriteString("\n ")
+	}
+	buf.WriteByte(']')
+	return nil
 }
 
 // WriteFile writes b to the file name, which must end in Suffix.
@@ -252,12 +296,12 @@ func (w *Window) String() string {
 // Describe says in one line where the request stream of the bundle in the
 // file name was reduced and what the query cost.
 func (b *Bundle) Describe(name string) string {
+	if b.Engine == "local" {
+		return name + ": request stream reduced by readygap reduce from the raw files"
+	}
 	s := fmt.Sprintf("%s: request stream reduced by %s", name, b.Engine)
 	if b.QueryID != "" {
 		s += " (query " + b.QueryID + ")"
-	}
-	if b.Engine == "local" {
-		return s
 	}
 	return s + fmt.Sprintf(": %s scanned, $%.4f; evidence names the object and the record's reference, as no line number exists", HumanBytes(b.BytesScanned), b.CostUSD)
 }

@@ -147,3 +147,38 @@ func TestReducedBundleRoundTrip(t *testing.T) {
 		t.Fatalf("read back differs: %s", lineDiff(a.String(), c.String()))
 	}
 }
+
+// TestReducedBundleRejected requires a bundle of another version, or with
+// a row no log can give, to be listed as unread with the reason, never
+// read in part: the verdict then cannot rest on it.
+func TestReducedBundleRejected(t *testing.T) {
+	requests, _, _, _ := splitRequestLogs(t, fixture("eks-alb-no-gate"))
+	b, err := reduced.Reduce(context.Background(), requests, sources.Options{})
+	must(t, err)
+	var good bytes.Buffer
+	must(t, b.Write(&good))
+	for name, edit := range map[string]func(string) string{
+		"schema":     func(s string) string { return strings.Replace(s, reduced.Schema, "readygap-reduced/v9", 1) },
+		"ok > total": func(s string) string { return strings.Replace(s, `"ok":22,`, `"ok":23,`, 1) },
+		"cell":       func(s string) string { return strings.Replace(s, `"cell":`, `"cell":1`, 1) },
+		"kind":       func(s string) string { return strings.Replace(s, `"kind":"no_backend"`, `"kind":"app_error"`, 1) },
+		"truncated":  func(s string) string { return s[:len(s)/2] },
+		"unknown":    func(s string) string { return strings.Replace(s, `"engine"`, `"engin"`, 1) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			bad := edit(good.String())
+			if bad == good.String() {
+				t.Fatal("the edit changed nothing")
+			}
+			f := filepath.Join(t.TempDir(), "x"+reduced.Suffix)
+			must(t, os.WriteFile(f, []byte(bad), 0o644))
+			rep := analyze(t, f)
+			if len(rep.Unread) != 1 || rep.Unread[0].Name != f || rep.Summary.Requests != 0 {
+				t.Errorf("unread %+v, %d requests; want the bundle unread and no request", rep.Unread, rep.Summary.Requests)
+			}
+			if rep.Summary.Verdict != VerdictCannotJudge {
+				t.Errorf("verdict %q on an unread bundle", rep.Summary.Verdict)
+			}
+		})
+	}
+}
