@@ -292,10 +292,15 @@ func Reduce(ctx context.Context, paths []string, opts sources.Options) (*Bundle,
 	}
 	for _, in := range res.Inputs {
 		sp := x.requests[in.Name]
-		if sp == nil {
-			if in.Kinds[sources.KindRequestLog].Records > 0 {
-				return nil, errors.New(in.Name + ": its requests were not reduced")
-			}
+		switch {
+		case sp == nil && in.Kinds[sources.KindRequestLog].Records > 0:
+			return nil, errors.New(in.Name + ": its requests were not reduced")
+		case sp == nil && !Reducible(sources.FamilyOf(in.Format)):
+			continue // events, objects: they stay raw inputs
+		case sp == nil:
+			// A request log whose every request lay outside the window.
+			b.Inputs = append(b.Inputs, Input{Name: in.Name, Format: string(in.Format), Skipped: in.Skipped,
+				Filtered: in.Filtered, Duplicates: in.Duplicates, Passed: in.Passed})
 			continue
 		}
 		b.Inputs = append(b.Inputs, Input{Name: in.Name, Format: string(in.Format), Records: sp.n, Skipped: in.Skipped,
