@@ -13,7 +13,8 @@ import (
 // partition is ever added by hand and a query names the days it reads.
 // Keeping the lines raw, and parsing them in the query (ALBQuery), keeps
 // the table working when ALB appends fields, and lets the very same query
-// run on a local engine in tests. %[1]s is the table, %[2]s the s3://
+// run on a local engine in tests. %[1]s is the table (quoted with
+// backticks: DDL is Hive's), %[2]s the s3://
 // prefix ending in the region's folder. Days are projected from 2016, when
 // ALB came out, to today.
 const ALBTableDDL = `CREATE EXTERNAL TABLE IF NOT EXISTS %[1]s (
@@ -21,7 +22,7 @@ const ALBTableDDL = `CREATE EXTERNAL TABLE IF NOT EXISTS %[1]s (
 )
 PARTITIONED BY (day string)
 ROW FORMAT DELIMITED
-  FIELDS TERMINATED BY '\u0001'
+  FIELDS TERMINATED BY '\001'
   LINES TERMINATED BY '\n'
 STORED AS TEXTFILE
 LOCATION '%[2]s/'

@@ -103,8 +103,10 @@ func (o *triageOptions) printDDL(ctx context.Context) error {
 		return usageError(fmt.Errorf("--alb-logs: %w", err))
 	}
 	loc := "s3://" + bucket + "/" + strings.TrimPrefix(strings.Trim(prefix, "/")+"/AWSLogs/", "/") + o.Account + "/elasticloadbalancing/" + o.Region
-	table, _ := o.Engine.quotedTable()
-	ddl := reduced.ALBDDL(table, loc)
+	// DDL is Hive's: it quotes names with backticks, where queries use
+	// double quotes.
+	db, name, _ := strings.Cut(o.Engine.Table, ".")
+	ddl := reduced.ALBDDL("`"+db+"`.`"+name+"`", loc)
 	fmt.Fprintln(o.Out, ddl+";")
 	if !o.Engine.CreateTable {
 		return nil
