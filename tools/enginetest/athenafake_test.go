@@ -41,12 +41,23 @@ const (
 )
 
 type fakeQuery struct {
-	sql     string
-	state   string
-	reason  string
-	polls   int
+	sql    string
+	state  string
+	reason string
+	polls  int
+	// done is closed when the query has run (never for a stalled one); its
+	// outcome is then in result, which becomes state after the first poll.
+	done    chan struct{}
+	result  fakeResult
 	columns []string
 	rows    [][]*string
+}
+
+// fakeResult is how a query ran: its end state and what it returned.
+type fakeResult struct {
+	state, reason string
+	columns       []string
+	rows          [][]*string
 }
 
 // newAthenaFake starts the fake over db; it stops when t ends.
@@ -99,14 +110,29 @@ func (a *athenaFake) serve(w http.ResponseWriter, r *http.Request) {
 	switch op {
 	case "StartQueryExecution":
 		id := fmt.Sprintf("fa1e%04d-0000-4000-8000-000000000000", len(a.queries)+1)
-		a.queries[id] = &fakeQuery{sql: in.QueryString, state: "QUEUED"}
+		q := &fakeQuery{sql: in.QueryString, state: "QUEUED", done: make(chan struct{})}
+		a.queries[id] = q
+		if a.Fault != faultStalls {
+			// The query runs while the client polls, as Athena's do.
+			go func() {
+				res := a.run(q.sql)
+				a.mu.Lock()
+				q.result = res
+				a.mu.Unlock()
+				close(q.done)
+			}()
+		}
 		json.NewEncoder(w).Encode(map[string]string{"QueryExecutionId": id})
 	case "GetQueryExecution":
 		q.polls++
 		if q.state == "QUEUED" || q.state == "RUNNING" {
 			q.state = "RUNNING"
-			if q.polls >= 2 && a.Fault != faultStalls {
-				a.run(q)
+			select {
+			case <-q.done:
+				if q.polls >= 2 { // RUNNING at the first poll at least
+					q.state, q.reason, q.columns, q.rows = q.result.state, q.result.reason, q.result.columns, q.result.rows
+				}
+			default:
 			}
 		}
 		status := map[string]any{"State": q.state}
@@ -172,28 +198,26 @@ func strs(ss []string) []*string {
 	return out
 }
 
-// run runs q on the database, ending it SUCCEEDED or FAILED.
-func (a *athenaFake) run(q *fakeQuery) {
+// run runs a query on the database: SUCCEEDED with its rows, or FAILED.
+func (a *athenaFake) run(query string) fakeResult {
 	if a.Fault == faultFails {
-		q.state, q.reason = "FAILED", "HIVE_BAD_DATA: Error parsing field value for field 0"
-		return
+		return fakeResult{state: "FAILED", reason: "HIVE_BAD_DATA: Error parsing field value for field 0"}
 	}
-	rows, err := a.db.Query(q.sql)
+	rows, err := a.db.Query(query)
 	if err != nil {
-		q.state, q.reason = "FAILED", err.Error()
-		return
+		return fakeResult{state: "FAILED", reason: err.Error()}
 	}
 	defer rows.Close()
-	q.columns, _ = rows.Columns()
+	res := fakeResult{state: "SUCCEEDED"}
+	res.columns, _ = rows.Columns()
 	for rows.Next() {
-		vals := make([]sql.NullString, len(q.columns))
+		vals := make([]sql.NullString, len(res.columns))
 		ptrs := make([]any, len(vals))
 		for i := range vals {
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			q.state, q.reason = "FAILED", err.Error()
-			return
+			return fakeResult{state: "FAILED", reason: err.Error()}
 		}
 		row := make([]*string, len(vals))
 		for i, v := range vals {
@@ -202,7 +226,10 @@ func (a *athenaFake) run(q *fakeQuery) {
 				row[i] = &s
 			}
 		}
-		q.rows = append(q.rows, row)
+		res.rows = append(res.rows, row)
 	}
-	q.state = "SUCCEEDED"
+	if err := rows.Err(); err != nil {
+		return fakeResult{state: "FAILED", reason: err.Error()}
+	}
+	return res
 }
