@@ -3,7 +3,6 @@ package reduced
 import (
 	"fmt"
 	"strconv"
-	"time"
 )
 
 // The grouping sets of the ALB query, as grouping(object, s_lb, c_ip,
@@ -122,18 +121,3 @@ func (r *albRow) int64(c string) int64 {
 }
 
 func (r *albRow) int(c string) int { return int(r.int64(c)) }
-
-// albDayLayout is how the table's day partition writes a day.
-const albDayLayout = "2006/01/02"
-
-// ALBDays returns the day partitions of the objects that may hold requests
-// of [since, until): the days of the window widened by the delivery lag
-// of the objects' folders (lag), one partition a day.
-func ALBDays(since, until time.Time, lag time.Duration) []string {
-	var out []string
-	end := until.Add(lag).UTC()
-	for d := since.Add(-lag).UTC().Truncate(24 * time.Hour); d.Before(end); d = d.Add(24 * time.Hour) {
-		out = append(out, d.Format(albDayLayout))
-	}
-	return out
-}

@@ -180,7 +180,7 @@ func (a *AthenaALB) Fetch(ctx context.Context, w Window, dir string, progress Pr
 	}
 	b.CostUSD = AthenaCost(b.BytesScanned)
 	if float64(b.BytesScanned) > athenaUnprunedRatio*float64(estimate) {
-		r.note("Athena scanned %s where the window's objects hold %s: the \"$path\" predicate did not prune objects, and the query paid for the whole days (see docs/fleet-scale.md for a table over a manifest of the objects)",
+		r.note("Athena scanned %s where the window's objects hold %s: the \"$path\" predicate did not prune objects, and the query paid for the whole days",
 			humanSize(b.BytesScanned), humanSize(estimate))
 	}
 	f := newBundleFile(dir, ReducedFile, "", "")
