@@ -120,3 +120,13 @@ func (b *Bundle) InputReports(name string) []*sources.InputReport {
 	}
 	return out
 }
+
+// HasFormat reports whether any input of b is of format f.
+func (b *Bundle) HasFormat(f string) bool {
+	for _, in := range b.Inputs {
+		if in.Format == f {
+			return true
+		}
+	}
+	return false
+}

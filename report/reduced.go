@@ -68,6 +68,12 @@ func readBundles(names []string, o sources.Options, cs *correlate.Collectors, re
 			res.Warnings = append(res.Warnings, w)
 			continue
 		}
+		for _, in := range res.Inputs {
+			if in.Kinds[sources.KindRequestLog].Records > 0 && b.HasFormat(string(in.Format)) {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: read beside raw %s logs (%s): if it was reduced from the same logs, their requests count twice", name, in.Format, in.Name))
+				break
+			}
+		}
 		b.Feed(cs.New())
 		res.Inputs = append(res.Inputs, b.InputReports(name)...)
 		notes = append(notes, b.Describe(name))

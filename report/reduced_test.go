@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -180,5 +181,22 @@ func TestReducedBundleRejected(t *testing.T) {
 				t.Errorf("verdict %q on an unread bundle", rep.Summary.Verdict)
 			}
 		})
+	}
+}
+
+// TestReducedBundleBesideRawLogsWarns requires a bundle read beside raw
+// logs of its format to warn that they may count twice.
+func TestReducedBundleBesideRawLogsWarns(t *testing.T) {
+	requests, _, _, _ := splitRequestLogs(t, fixture("eks-alb-no-gate"))
+	b, err := reduced.Reduce(context.Background(), requests, sources.Options{})
+	must(t, err)
+	f := filepath.Join(t.TempDir(), "x"+reduced.Suffix)
+	must(t, b.WriteFile(f))
+	rep := analyze(t, f, fixture("eks-alb-no-gate"))
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "count twice") }) {
+		t.Errorf("no warning of double counting: %q", rep.Warnings)
+	}
+	if rep := analyze(t, f, fixture("eks-alb-no-gate")+"/events.json"); slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "count twice") }) {
+		t.Errorf("a warning of double counting beside events alone: %q", rep.Warnings)
 	}
 }
