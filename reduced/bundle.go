@@ -303,12 +303,12 @@ func (b *Bundle) Describe(name string) string {
 	if b.QueryID != "" {
 		s += " (query " + b.QueryID + ")"
 	}
-	return s + fmt.Sprintf(": %s scanned, $%.4f; evidence names the object and the record's reference, as no line number exists", HumanBytes(b.BytesScanned), b.CostUSD)
+	return s + fmt.Sprintf(": %s scanned, $%.4f; evidence names the object and the record's reference, as no line number exists", humanBytes(b.BytesScanned), b.CostUSD)
 }
 
-// HumanBytes renders n bytes in decimal units (kB, MB, GB, TB), as the
+// humanBytes renders n bytes in decimal units (kB, MB, GB, TB), as the
 // engines bill them.
-func HumanBytes(n int64) string {
+func humanBytes(n int64) string {
 	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
 	f := float64(n)
 	i := 0
