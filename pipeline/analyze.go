@@ -42,12 +42,20 @@ type Options struct {
 // read saw of the records it left out.
 func Analyze(ctx context.Context, paths []string, opts Options) (*report.Report, error) {
 	collectors := correlate.NewCollectors()
-	res, err := sources.Read(ctx, paths, opts.Read, func(*sources.InputReport) sources.Handler {
-		return collectors.New()
-	})
-	if err != nil && !errors.As(err, new(*sources.NothingReadError)) {
+	bundles, raw, err := reducedBundles(paths)
+	if err != nil {
 		return nil, err
 	}
+	res := &sources.Result{}
+	if len(raw) > 0 || len(bundles) == 0 {
+		res, err = sources.Read(ctx, raw, opts.Read, func(*sources.InputReport) sources.Handler {
+			return collectors.New()
+		})
+		if err != nil && !errors.As(err, new(*sources.NothingReadError)) {
+			return nil, err
+		}
+	}
+	notes := readBundles(bundles, opts.Read, collectors, res)
 	win := readWindow(opts.Read, res)
 	if win != nil && win.Empty {
 		win.DataFirst, win.DataLast = dataRange(res)
@@ -59,6 +67,7 @@ func Analyze(ctx context.Context, paths []string, opts Options) (*report.Report,
 	a := correlate.Analyze(collectors.Merge(), correlate.Options{KubeVersion: kube})
 	rep := newReport(res, a, classify.Classify(a), win)
 	rep.Warnings = append(append(bundleWarnings(paths), kubeWarnings...), rep.Warnings...)
+	rep.Notes = append(notes, rep.Notes...)
 	for _, p := range paths {
 		if why := incompleteBundle(p); why != "" {
 			cannotJudgeFirst(rep, why)

@@ -217,6 +217,9 @@ func expand(paths []string) (files, warnings []string, err error) {
 			return nil, w.warnings, err
 		}
 		if !st.IsDir() {
+			if IsReducedBundle(p) {
+				continue
+			}
 			if w.first(p, st) {
 				w.files = append(w.files, p)
 			}
@@ -230,6 +233,14 @@ func expand(paths []string) (files, warnings []string, err error) {
 	}
 	return w.files, w.warnings, nil
 }
+
+// ReducedSuffix ends the name of a reduced request-stream bundle (see
+// package reduced): Read leaves such files, given or found in a folder,
+// to the reader of bundles.
+const ReducedSuffix = ".reduced.json"
+
+// IsReducedBundle reports whether the file name is a reduced bundle's.
+func IsReducedBundle(name string) bool { return strings.HasSuffix(name, ReducedSuffix) }
 
 // slowJSON, set by tests, reads every JSON input through jsonSplitter, to
 // compare the layouts cut by lines with it.
@@ -282,7 +293,7 @@ func (w *walker) dir(path string, st fs.FileInfo, parents []fs.FileInfo) {
 		// ReadDir returns the entries it read before the error.
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") || IsReducedBundle(e.Name()) {
 			continue
 		}
 		child := filepath.Join(path, e.Name())

@@ -63,8 +63,15 @@ type Origin struct {
 	Line int
 }
 
-// String renders the origin as file:line.
-func (o Origin) String() string { return fmt.Sprintf("%s:%d", o.File, o.Line) }
+// String renders the origin as file:line, or the file alone for a record
+// with no line (one a query engine reduced, named by its object and its
+// reference within it).
+func (o Origin) String() string {
+	if o.Line == 0 {
+		return o.File
+	}
+	return fmt.Sprintf("%s:%d", o.File, o.Line)
+}
 
 // Generator says who produced the status code the client saw.
 type Generator uint8

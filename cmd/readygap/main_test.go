@@ -39,7 +39,7 @@ func TestPrintErrorKeepsCaseAndEscapesControls(t *testing.T) {
 func TestUsageErrorsExitTwo(t *testing.T) {
 	for _, tt := range []struct{ args, want string }{
 		{"analyse x", `unknown command "analyse"; did you mean "analyze"?`},
-		{"bogus", `unknown command "bogus"; the commands are analyze, check, completion, explain, mcp, render, triage, version`},
+		{"bogus", `unknown command "bogus"; the commands are analyze, check, completion, explain, mcp, reduce, render, triage, version`},
 		{"analyze", "analyze needs at least one PATH"},
 		{"analyze --bogus x", "unknown flag: --bogus"},
 		{"analyze -o yaml x", "must be one of text, json, markdown, html"},

@@ -40,6 +40,7 @@ during a rollout: ` + causeList() + `.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(newAnalyzeCmd(nil))
 	root.AddCommand(newTriageCmd(nil))
+	root.AddCommand(newReduceCmd(nil))
 	root.AddCommand(newCheckCmd(nil))
 	root.AddCommand(newExplainCmd(nil))
 	root.AddCommand(newRenderCmd(nil))

@@ -57,6 +57,9 @@ type triageOptions struct {
 
 	Timeouts live.Timeouts
 
+	// Engine holds --engine and its flags (triage_engine.go).
+	Engine engineOptions
+
 	Since, Until, Around string
 	Save                 string
 	DryRun, Quiet        bool
@@ -172,6 +175,7 @@ data are never saved.`,
 	}
 	f := cmd.Flags()
 	addKubeVersionFlag(f, &opts.KubeVersion)
+	addEngineFlags(f, &opts.Engine)
 	f.StringVar(&opts.Project, "project", "", "Google Cloud project whose Cloud Logging is read")
 	f.StringVar(&opts.URLMap, "url-map", "", "only request logs of this URL map (load balancer)")
 	f.StringVar(&opts.BackendService, "backend-service", "", "only request logs of this backend service")
@@ -262,8 +266,13 @@ func (o *triageOptions) liveSources(ctx context.Context) (map[string]liveSource,
 			errs = append(errs, err)
 		} else if o.ALBLogs != "" {
 			bucket, prefix, _ := live.ParseS3URL(o.ALBLogs)
-			srcs[live.SourceS3ALB] = &live.ALBLogs{Client: live.NewS3Client(cfg), Bucket: bucket, Prefix: prefix,
+			logs := &live.ALBLogs{Client: live.NewS3Client(cfg), Bucket: bucket, Prefix: prefix,
 				Account: o.Account, Region: o.Region, Workers: o.Workers, Timeouts: o.Timeouts}
+			if o.Engine.Engine == engineAthena {
+				srcs[live.SourceAthenaALB] = o.athenaSource(cfg, logs)
+			} else {
+				srcs[live.SourceS3ALB] = logs
+			}
 		}
 		if err == nil && len(o.LogGroups) > 0 {
 			srcs[live.SourceCloudWatch] = &live.CloudWatchLogs{Client: live.NewCloudWatchClient(cfg),
@@ -338,6 +347,12 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 	}
 	if err := o.checkTimeouts(); err != nil {
 		return err
+	}
+	if err := o.Engine.check(o.ALBLogs); err != nil {
+		return err
+	}
+	if o.Engine.PrintDDL {
+		return o.printDDL(cmd.Context())
 	}
 	if err := checkLogFormats(o.EnvoyFormat, o.NginxFormat); err != nil {
 		return err
@@ -497,7 +512,7 @@ func bundleDir(save string) (dir string, cleanup func(), err error) {
 }
 
 // sourceOrder is the order in which the sources are run and shown.
-var sourceOrder = []string{live.SourceGCPLogging, live.SourceS3ALB, live.SourceCloudWatch, live.SourceKubernetes, live.SourceProxyLogs}
+var sourceOrder = []string{live.SourceGCPLogging, live.SourceS3ALB, live.SourceAthenaALB, live.SourceCloudWatch, live.SourceKubernetes, live.SourceProxyLogs}
 
 // sortedKeys returns the names of the sources in a stable order.
 func sortedKeys(m map[string]liveSource) []string {

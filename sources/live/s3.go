@@ -192,6 +192,11 @@ func (a *ALBLogs) regionPrefixes(r *run) []string {
 // prefixes one level down, recording the listing as an item. It reports
 // false when the listing failed or was not made.
 func (a *ALBLogs) list(r *run, prefix, delimiter string) ([]string, bool) {
+	return a.listSizes(r, prefix, delimiter, nil)
+}
+
+// listSizes is list, recording in sizes, when not nil, each key's size.
+func (a *ALBLogs) listSizes(r *run, prefix, delimiter string, sizes map[string]int64) ([]string, bool) {
 	name := "s3://" + a.Bucket + "/" + prefix
 	r.mu.Lock()
 	r.rep.Queries = append(r.rep.Queries, name)
@@ -220,6 +225,9 @@ func (a *ALBLogs) list(r *run, prefix, delimiter string) ([]string, bool) {
 		}
 		for _, o := range page.Contents {
 			out = append(out, aws.ToString(o.Key))
+			if sizes != nil {
+				sizes[aws.ToString(o.Key)] = aws.ToInt64(o.Size)
+			}
 		}
 		for _, cp := range page.CommonPrefixes {
 			out = append(out, aws.ToString(cp.Prefix))
