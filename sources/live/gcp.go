@@ -335,6 +335,10 @@ func gcpError(project, endpoint string, err error) *FetchError {
 	if gcpDialFailed(err) {
 		return fetchErrorf(SourceGCPLogging, err, "cannot connect to %s: %s", endpoint, gcpDialCause(st.Message())).stopping()
 	}
+	if code, ok := gcpRedirected(st.Message()); ok {
+		return fetchErrorf(SourceGCPLogging, err, "%s redirected the call elsewhere (HTTP %s; gRPC does not say where): not followed, since the call carries credentials for %s only",
+			endpoint, code, endpoint).stopping()
+	}
 	switch st.Code() {
 	case codes.PermissionDenied:
 		return fetchErrorf(SourceGCPLogging, err, "permission denied: the credentials need logging.logEntries.list on projects/%s (roles/logging.viewer)", project).stopping()
@@ -350,6 +354,19 @@ func gcpError(project, endpoint string, err error) *FetchError {
 		return fetchErrorf(SourceGCPLogging, err, "ListLogEntries failed after %d attempts: %s: %s", gcpMaxAttempts, st.Code(), st.Message())
 	}
 	return fetchErrorf(SourceGCPLogging, err, "ListLogEntries failed: %s: %s", st.Code(), st.Message())
+}
+
+// gcpRedirected reports whether grpc-go's message says the server
+// answered with an HTTP redirect, which gRPC never follows, and its code
+// ("302 (Found)").
+func gcpRedirected(msg string) (string, bool) {
+	const prefix = "unexpected HTTP status code received from server: "
+	_, rest, ok := strings.Cut(msg, prefix)
+	if !ok || len(rest) < 3 || rest[0] != '3' {
+		return "", false
+	}
+	code, _, _ := strings.Cut(rest, ";")
+	return code, true
 }
 
 // gcpDialCause shortens grpc-go's dial error message to its cause.

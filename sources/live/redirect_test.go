@@ -352,8 +352,9 @@ func TestGCPLoggingRedirectNotFollowed(t *testing.T) {
 			t.Cleanup(api.Close)
 			dir := t.TempDir()
 			rep, err := (&GCPLogging{Project: "p", Endpoint: api.Listener.Addr().String(), Timeouts: faultTimeouts}).Fetch(context.Background(), midnightWindow, dir, nil)
-			if err == nil || !strings.Contains(err.Error(), "302") {
-				t.Fatalf("error = %v, want the call failed on the 302", err)
+			want := "gcp-logging: " + api.Listener.Addr().String() + " redirected the call elsewhere (HTTP 302 (Found); gRPC does not say where): not followed, since the call carries credentials for " + api.Listener.Addr().String() + " only"
+			if err == nil || err.Error() != want {
+				t.Fatalf("error\n%v\nwant\n%s", err, want)
 			}
 			if calls.Load() == 0 {
 				t.Fatal("the endpoint was never called")
