@@ -188,6 +188,8 @@ func TestCollectorKeepsPodStatusWithoutConditions(t *testing.T) {
 		Containers: []sources.ContainerStatus{{Name: "web", Ready: true, StartedAt: at}}}
 	c := NewCollector()
 	c.Config(&sources.Config{Kind: "Pod", Namespace: "shop", Name: "web-7d9f-abcde", Pod: st})
+	// An event of its namespace: a pod nothing mentions is set aside.
+	c.Lifecycle(&sources.Lifecycle{Kind: sources.Killing, Namespace: "shop", Pod: "web-7d9f-abcde", Time: at, From: -1, Format: sources.FormatK8sEvents})
 	kept := Merge(c).Configs[0].Pod
 	if kept.Conditions != nil || kept.Containers != nil {
 		t.Errorf("kept conditions %v and containers %v", kept.Conditions, kept.Containers)

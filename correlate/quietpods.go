@@ -25,8 +25,9 @@ import (
 // (events, controller logs, workloads, Services, EndpointSlices; a
 // Namespace object alone does not count), by a record naming one of its
 // pods without a namespace, and by traffic to, or any record of, the IP
-// of one of its pods. When nothing mentions any namespace, no pod is set
-// aside: there is nothing to tell them apart by.
+// of one of its pods. Pods read alone (a List and nothing else) are all set
+// aside: no record the analysis could judge mentions them, and a million
+// of them made whole would cost gigabytes to say that it cannot judge.
 
 // quietPod is a pod and the records its status gave, held compactly (see
 // above): quietPods.expand makes its Config and records again.
@@ -357,8 +358,7 @@ type quietPlan struct {
 }
 
 // planQuiet decides which quiet pods to make whole: those of the
-// namespaces something mentions, or all of them when nothing mentions any
-// namespace.
+// namespaces something mentions.
 func planQuiet(cs []*Collector, traffic map[netip.Addr]*Traffic) *quietPlan {
 	plan := &quietPlan{whole: make([][]bool, len(cs))}
 	held := false
@@ -377,7 +377,6 @@ func planQuiet(cs []*Collector, traffic map[netip.Addr]*Traffic) *quietPlan {
 			}
 		})
 	}
-	all := len(kept) == 0 && len(m.namespaces) == 0
 	aside := map[string]bool{}
 	for k, c := range cs {
 		if c.quiet.nPods == 0 {
@@ -386,7 +385,7 @@ func planQuiet(cs []*Collector, traffic map[netip.Addr]*Traffic) *quietPlan {
 		plan.whole[k] = make([]bool, c.quiet.nPods)
 		c.quiet.each(func(i int, p *quietPod) {
 			ns := c.quiet.strs[p.ns]
-			if all || kept[ns] {
+			if kept[ns] {
 				plan.whole[k][i] = true
 				plan.pods++
 				plan.events += int(p.n)

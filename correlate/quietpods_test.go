@@ -3,11 +3,14 @@ package correlate
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,7 +128,20 @@ func TestQuietPodsGiveBackWhatWasRead(t *testing.T) {
 	if err := podlist.Write(&list, podlist.Options{Pods: 300, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
-	d, wc, wl := readBoth(t, []string{"-"}, list.Bytes())
+	if d, _, _ := readBoth(t, []string{"-"}, list.Bytes()); d.SetAside.Pods != 300 || len(d.Configs) != 0 {
+		t.Fatalf("the List alone: %+v set aside, %d configs kept; want all set aside", d.SetAside, len(d.Configs))
+	}
+	// Beside an event in each of its namespaces, every pod is made whole.
+	events := filepath.Join(t.TempDir(), "events.json")
+	var items []string
+	for i := range 40 {
+		ns := fmt.Sprintf("%s%d", podlist.Namespace, i)
+		items = append(items, fmt.Sprintf(`{"metadata":{"name":"e%d","namespace":%q},"involvedObject":{"kind":"Deployment","namespace":%q,"name":"web"},"reason":"ScalingReplicaSet","message":"Scaled up replica set web-1 to 1","type":"Normal","firstTimestamp":"2026-03-10T12:00:00Z","lastTimestamp":"2026-03-10T12:00:00Z","count":1}`, i, ns, ns))
+	}
+	if err := os.WriteFile(events, []byte(`{"apiVersion":"v1","kind":"EventList","items":[`+strings.Join(items, ",")+`]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, wc, wl := readBoth(t, []string{"-", events}, list.Bytes())
 	if d.SetAside.Pods != 0 || len(wc) != 300 {
 		t.Fatalf("%+v set aside, %d configs", d.SetAside, len(wc))
 	}
@@ -295,14 +311,14 @@ func TestQuietPodsSetAside(t *testing.T) {
 		}
 	}
 
-	// Nothing but pods and a Namespace object: nothing tells the pods
-	// apart, and none is set aside.
+	// Nothing but pods and a Namespace object: nothing the analysis could
+	// judge mentions them, and all are set aside.
 	c = NewCollector()
 	line = 0
 	pod("quiet", "quiet-1", "10.0.5.1")
 	pod("other", "other-1", "10.0.6.1")
 	c.Config(&sources.Config{Kind: "Namespace", Name: "quiet", Format: sources.FormatK8sObjects, Origin: sources.Origin{File: "ns.json", Line: 1}})
-	if d := Merge(c); d.SetAside.Pods != 0 || len(d.Configs) != 3 || len(d.Lifecycle) != 2 {
+	if d := Merge(c); d.SetAside.Pods != 2 || len(d.Configs) != 1 || len(d.Lifecycle) != 0 {
 		t.Errorf("with nothing mentioning a namespace, %+v set aside, %d configs and %d records kept", d.SetAside, len(d.Configs), len(d.Lifecycle))
 	}
 }
