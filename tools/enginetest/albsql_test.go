@@ -414,7 +414,7 @@ func TestALBQueryRequestStart(t *testing.T) {
 		t.Fatalf("the local reduction read %+v; want %d records", want.Inputs, len(lines))
 	}
 	start := time.Date(2026, 3, 10, 11, 59, 59, 999900000, time.UTC)
-	if want.Inputs[0].First != start || want.Seconds[0].Sec != start.Unix() || len(want.Cells) == 0 || want.Cells[0].First != start.UnixNano() {
+	if !want.Inputs[0].First.Equal(start) || want.Seconds[0].Sec != start.Unix() || len(want.Cells) == 0 || want.Cells[0].First != start.UnixNano() {
 		t.Errorf("the first response is not timed at its creation time %v: %+v, %+v", start, want.Seconds[0], want.Cells)
 	}
 	durations := map[int64]int{}
