@@ -427,6 +427,13 @@ func groupLoggedAfter(r *sources.Request) time.Duration {
 	return 0
 }
 
+// GroupTimes returns what grouping reads of r's duration and of how long
+// after its start its line was written (groupDuration, groupLoggedAfter):
+// a reduced stream keys its failure groups by them, as Collector does.
+func GroupTimes(r *sources.Request) (duration, loggedAfter time.Duration) {
+	return groupDuration(r), groupLoggedAfter(r)
+}
+
 // groupSeed seeds the hashes of groups: one seed for the process, so that
 // the hashes of every Collector agree when they are merged.
 var groupSeed = maphash.MakeSeed()

@@ -113,8 +113,9 @@ func (c *Collector) AddServedCell(x ReducedCell) {
 // one key, with its earliest and latest records.
 type ReducedGroup struct {
 	// Key holds what the group's records share: status, generator, kind,
-	// backend, load balancer, detail, family, platform and format. Its
-	// Time, Origin, Method and Path are ignored.
+	// backend, load balancer, detail, family, platform and format, and
+	// their duration and logged-after as far as grouping reads them (see
+	// GroupTimes). Its Time, Origin, Method and Path are ignored.
 	Key sources.Request
 	// N counts the records; Earliest and Latest are the group's first and
 	// last, by time and then origin (the same record when N is 1).
@@ -136,7 +137,8 @@ func (c *Collector) AddFailureGroup(g ReducedGroup) {
 		return
 	}
 	r := g.Key
-	r.Attempts, r.AttemptOnly, r.AttemptCount, r.Duration, r.OrderOnly = nil, false, 0, 0, false
+	r.Attempts, r.AttemptOnly, r.AttemptCount, r.OrderOnly = nil, false, 0, false
+	r.Duration, r.LoggedAfter = GroupTimes(&r)
 	set := func(x ReducedRecord) {
 		r.Time, r.Origin, r.Method, r.Path = x.Time, x.Origin, x.Method, x.Path
 	}

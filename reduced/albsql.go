@@ -93,11 +93,12 @@ func albFieldsRE(n int, capture []int, rest bool) string {
 
 // albHead and albTail split a line that matches albLineRE: the fields read
 // of the first nine and what follows them, then those read of the next
-// sixteen (10 to 25).
+// sixteen (10 to 25): target_status, request, trace_id,
+// request_creation_time and error_reason.
 var (
 	albHeadFields = []int{1, 2, 3, 5, 6, 7, 8, 9}
 	albHeadRE     = albFieldsRE(9, albHeadFields, true)
-	albTailFields = []int{1, 4, 9, 16} // fields 10, 13, 18 and 25
+	albTailFields = []int{1, 4, 9, 13, 16} // fields 10, 13, 18, 22 and 25
 	albTailRE     = albFieldsRE(16, albTailFields, false)
 )
 
@@ -107,6 +108,50 @@ const albTimeRE = `^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9
 // albTargetRE matches target:port, IPv4 or bracketed IPv6, capturing the
 // address and the port.
 const albTargetRE = `^(?:([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})|\[([0-9A-Fa-f:.]+)\]):([0-9]{1,5})$`
+
+// albMaxRequestSpanNs is the Go adapter's albMaxRequestSpan, 4000 s (the
+// longest connection idle timeout an ALB takes), in nanoseconds: a
+// request_creation_time more than that before the time field is not the
+// request's start.
+const albMaxRequestSpanNs = 4000 * int64(time.Second)
+
+// albTimeParts are the columns albTimeColumns names after the time
+// field's parts, each behind a prefix.
+var albTimeParts = []string{"y", "mo", "d", "h", "mi", "s"}
+
+// albTimeColumns returns the select list that takes the time in column x
+// apart as albParseTime reads it: <p>ok (it matches albTimeRE), the
+// parts <p>y ... <p>s and <p>frac, the fraction's nine digits.
+func albTimeColumns(x, p string) []string {
+	out := []string{fmt.Sprintf("regexp_like(%s, %s) AS %sok", x, sqlString(albTimeRE), p)}
+	for i, part := range albTimeParts {
+		out = append(out, fmt.Sprintf("TRY_CAST(nullif(regexp_extract(%s, %s, %d), '') AS bigint) AS %s%s", x, sqlString(albTimeRE), i+1, p, part))
+	}
+	return append(out, fmt.Sprintf("rpad(substr(coalesce(nullif(regexp_extract(%s, %s, 7), ''), '.'), 2, 9), 9, '0') AS %sfrac", x, sqlString(albTimeRE), p))
+}
+
+// albTimeValid is the condition that the parts of albTimeColumns(_, p)
+// are a time albParseTime takes: a real day of the civil calendar, from
+// 1970 on.
+func albTimeValid(p string) string {
+	r := strings.NewReplacer("$", p)
+	return r.Replace("$ok AND $mo BETWEEN 1 AND 12 AND $d >= 1 AND $d <= CASE WHEN $mo = 2 THEN CASE WHEN $y % 4 = 0 AND ($y % 100 <> 0 OR $y % 400 = 0) THEN 29 ELSE 28 END\n" +
+		"        WHEN $mo IN (4, 6, 9, 11) THEN 30 ELSE 31 END\n" +
+		"      AND $h < 24 AND $mi < 60 AND $s < 60 AND $y >= 1970")
+}
+
+// albUnixSeconds is the Unix second of the parts of albTimeColumns(_, p),
+// by days_from_civil; ey is the column of the year counted from March
+// (<p>y less one in January and February).
+func albUnixSeconds(p, ey string) string {
+	r := strings.NewReplacer("$", p)
+	era := idiv(ey, "400")
+	yoe := ey + " - " + era + " * 400"
+	return fmt.Sprintf("(%s * 146097 + (%s) * 365 + %s - %s\n      + %s + %s - 1 - 719468) * 86400 + %s",
+		era, yoe, idiv(yoe, "4"), idiv(yoe, "100"),
+		idiv(r.Replace("153 * ($mo + CASE WHEN $mo > 2 THEN -3 ELSE 9 END) + 2"), "5"), p+"d",
+		r.Replace("$h * 3600 + $mi * 60 + $s"))
+}
 
 // sqlString quotes s as an SQL string literal.
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
@@ -173,7 +218,7 @@ func (q ALBQuery) SQL() string {
 	for _, name := range head {
 		p("    %s AS %s,", unquote(name+"_q"), name)
 	}
-	tail := []string{"target_status", "request", "trace", "error_reason"}
+	tail := []string{"target_status", "request", "trace", "created", "error_reason"}
 	for i, name := range tail {
 		sep := ","
 		if i == len(tail)-1 {
@@ -184,14 +229,13 @@ func (q ALBQuery) SQL() string {
 	}
 	p("  FROM f0")
 	p("),")
-	// The parts of the time and of the target, checked as the adapter does.
+	// The parts of the time field (t_), of request_creation_time (c_) and
+	// of the target, checked as the adapter does.
 	p("g AS (")
 	p("  SELECT *,")
-	p("    regexp_like(tm, %s) AS tm_ok,", sqlString(albTimeRE))
-	for i, part := range []string{"y", "mo", "d", "h", "mi", "s"} {
-		p("    TRY_CAST(nullif(regexp_extract(tm, %s, %d), '') AS bigint) AS %s,", sqlString(albTimeRE), i+1, part)
+	for _, c := range append(albTimeColumns("tm", "t_"), albTimeColumns("created", "c_")...) {
+		p("    %s,", c)
 	}
-	p("    rpad(substr(coalesce(nullif(regexp_extract(tm, %s, 7), ''), '.'), 2, 9), 9, '0') AS frac,", sqlString(albTimeRE))
 	p("    regexp_like(target, %s) AS target_ok,", sqlString(albTargetRE))
 	p("    coalesce(nullif(regexp_extract(target, %[1]s, 1), ''), lower(nullif(regexp_extract(target, %[1]s, 2), ''))) AS ip,", sqlString(albTargetRE))
 	p("    TRY_CAST(nullif(regexp_extract(target, %s, 3), '') AS bigint) AS port,", sqlString(albTargetRE))
@@ -202,27 +246,27 @@ func (q ALBQuery) SQL() string {
 	// Days since 1970 by the civil calendar (days_from_civil), and the checks.
 	p("h AS (")
 	p("  SELECT *,")
-	p("    coalesce(split AND typ IN ('http', 'https', 'h2', 'grpcs', 'ws', 'wss') AND tm_ok AND status_ok AND tstatus_ok")
-	p("      AND mo BETWEEN 1 AND 12 AND d >= 1 AND d <= CASE WHEN mo = 2 THEN CASE WHEN y %% 4 = 0 AND (y %% 100 <> 0 OR y %% 400 = 0) THEN 29 ELSE 28 END")
-	p("        WHEN mo IN (4, 6, 9, 11) THEN 30 ELSE 31 END")
-	p("      AND h < 24 AND mi < 60 AND s < 60 AND y >= 1970")
+	p("    coalesce(split AND typ IN ('http', 'https', 'h2', 'grpcs', 'ws', 'wss') AND status_ok AND tstatus_ok")
+	p("      AND %s", albTimeValid("t_"))
 	p("      AND (target = '-' OR target_ok AND port <= 65535 AND (ip LIKE '%%:%%' OR")
 	p("        TRY_CAST(split_part(ip, '.', 1) AS bigint) <= 255 AND TRY_CAST(split_part(ip, '.', 2) AS bigint) <= 255 AND")
 	p("        TRY_CAST(split_part(ip, '.', 3) AS bigint) <= 255 AND TRY_CAST(split_part(ip, '.', 4) AS bigint) <= 255)), false) AS parsed,")
-	p("    y - CASE WHEN mo <= 2 THEN 1 ELSE 0 END AS ey")
+	p("    coalesce(%s, false) AS c_parsed,", albTimeValid("c_"))
+	p("    t_y - CASE WHEN t_mo <= 2 THEN 1 ELSE 0 END AS t_ey,")
+	p("    c_y - CASE WHEN c_mo <= 2 THEN 1 ELSE 0 END AS c_ey")
 	p("  FROM g")
 	p("),")
 	p("t AS (")
 	p("  SELECT *,")
-	p("    CASE WHEN parsed THEN (%s * 146097 + (ey - %s * 400) * 365 + %s - %s",
-		idiv("ey", "400"), idiv("ey", "400"), idiv("ey - "+idiv("ey", "400")+" * 400", "4"), idiv("ey - "+idiv("ey", "400")+" * 400", "100"))
-	p("      + %s + d - 1 - 719468) * 86400 + h * 3600 + mi * 60 + s END AS sec", idiv("153 * (mo + CASE WHEN mo > 2 THEN -3 ELSE 9 END) + 2", "5"))
+	p("    CASE WHEN parsed THEN %s END AS t_sec,", albUnixSeconds("t_", "t_ey"))
+	p("    CASE WHEN parsed AND c_parsed THEN %s END AS c_sec", albUnixSeconds("c_", "c_ey"))
 	p("  FROM h")
 	p("),")
 	// The outcome, as albClassify and albLBFailure say.
 	p("o AS (")
 	p("  SELECT *,")
-	p("    sec * 1000000000 + TRY_CAST(frac AS bigint) AS ns,")
+	p("    t_sec * 1000000000 + TRY_CAST(t_frac AS bigint) AS t_ns,")
+	p("    c_sec * 1000000000 + TRY_CAST(c_frac AS bigint) AS c_ns,")
 	p("    CASE WHEN target = '-' THEN NULL WHEN ip LIKE '%%:%%' THEN '[' || ip || ']:' || TRY_CAST(port AS varchar)")
 	p("      ELSE TRY_CAST(TRY_CAST(split_part(ip, '.', 1) AS bigint) AS varchar) || '.' || TRY_CAST(TRY_CAST(split_part(ip, '.', 2) AS bigint) AS varchar) || '.' ||")
 	p("        TRY_CAST(TRY_CAST(split_part(ip, '.', 3) AS bigint) AS varchar) || '.' || TRY_CAST(TRY_CAST(split_part(ip, '.', 4) AS bigint) AS varchar) || ':' || TRY_CAST(port AS varchar) END AS backend,")
@@ -238,6 +282,20 @@ func (q ALBQuery) SQL() string {
 	p("      ELSE 'other' END AS kind")
 	p("  FROM t")
 	p("),")
+	// The request's start, as albStartTime says: request_creation_time,
+	// unless it is not a time, is after the time field or more than
+	// albMaxRequestSpan before it; its duration, the difference.
+	p("v AS (")
+	p("  SELECT *, coalesce(c_ns <= t_ns AND t_ns - c_ns <= %d, false) AS started", albMaxRequestSpanNs)
+	p("  FROM o")
+	p("),")
+	p("w AS (")
+	p("  SELECT *,")
+	p("    CASE WHEN started THEN c_ns ELSE t_ns END AS ns,")
+	p("    CASE WHEN started THEN c_sec ELSE t_sec END AS sec,")
+	p("    CASE WHEN started THEN t_ns - c_ns ELSE 0 END AS dur")
+	p("  FROM v")
+	p("),")
 	// What is kept: parsed, in the window.
 	p("k AS (")
 	p("  SELECT *,")
@@ -245,7 +303,7 @@ func (q ALBQuery) SQL() string {
 	p("    CASE WHEN strpos(request, ' ') = 0 THEN CASE WHEN request = '-' THEN '' ELSE request END")
 	p("      ELSE substr(request, 1, strpos(request, ' ') - 1) END AS method0,")
 	p("    CASE WHEN strpos(request, ' ') = 0 THEN '' ELSE substr(request, strpos(request, ' ') + 1) END AS uri0")
-	p("  FROM o")
+	p("  FROM w")
 	p("),")
 	p("u AS (")
 	p("  SELECT *,")
@@ -269,11 +327,17 @@ func (q ALBQuery) SQL() string {
 	p("    CASE WHEN keep AND kind NOT IN ('ok', 'app_error') THEN kind END AS g_kind,")
 	p("    CASE WHEN keep AND kind NOT IN ('ok', 'app_error') THEN coalesce(backend, '') END AS g_backend,")
 	p("    CASE WHEN keep AND kind NOT IN ('ok', 'app_error') THEN elb END AS g_lb,")
-	p("    CASE WHEN keep AND kind NOT IN ('ok', 'app_error') THEN CASE WHEN error_reason = '-' THEN '' ELSE error_reason END END AS g_detail")
+	p("    CASE WHEN keep AND kind NOT IN ('ok', 'app_error') THEN CASE WHEN error_reason = '-' THEN '' ELSE error_reason END END AS g_detail,")
+	// What grouping reads of the duration (correlate.GroupTimes): that of
+	// a failure at a backend that closed the connection or failed
+	// otherwise. The line is written when the response ends, so it is
+	// logged its duration after its start.
+	p("    CASE WHEN keep AND kind NOT IN ('ok', 'app_error') THEN CASE WHEN target <> '-' AND kind IN ('closed', 'other') THEN dur ELSE 0 END END AS g_duration,")
+	p("    CASE WHEN keep AND kind NOT IN ('ok', 'app_error') THEN CASE WHEN target <> '-' AND kind IN ('closed', 'other') THEN dur ELSE 0 END END AS g_logged_after")
 	p("  FROM u")
 	p(")")
 	p("SELECT grouping(object, s_lb, c_ip, g_status) AS gset,")
-	p("  object, s_sec, s_lb, c_ip, c_cell, g_sec, g_status, g_generator, g_kind, g_backend, g_lb, g_detail,")
+	p("  object, s_sec, s_lb, c_ip, c_cell, g_sec, g_status, g_generator, g_kind, g_backend, g_lb, g_detail, g_duration, g_logged_after,")
 	p("  CAST(count(*) AS bigint) AS n,")
 	p("  CAST(count_if(NOT parsed AND NOT blank) AS bigint) AS skipped,")
 	p("  CAST(count_if(parsed AND NOT keep) AS bigint) AS filtered,")
@@ -288,6 +352,6 @@ func (q ALBQuery) SQL() string {
 	p("  min_by(object, ord) AS e_object, min_by(trace, ord) AS e_trace, min_by(method, ord) AS e_method, min_by(path, ord) AS e_path,")
 	p("  max_by(object, ord) AS l_object, max_by(trace, ord) AS l_trace, max_by(method, ord) AS l_method, max_by(path, ord) AS l_path")
 	p("FROM r")
-	p("GROUP BY GROUPING SETS ((object), (s_sec, s_lb), (c_ip, c_cell), (g_sec, g_status, g_generator, g_kind, g_backend, g_lb, g_detail))")
+	p("GROUP BY GROUPING SETS ((object), (s_sec, s_lb), (c_ip, c_cell), (g_sec, g_status, g_generator, g_kind, g_backend, g_lb, g_detail, g_duration, g_logged_after))")
 	return b.String()
 }

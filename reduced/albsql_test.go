@@ -36,12 +36,12 @@ func TestALBQueryText(t *testing.T) {
 // refused: a column missing, a row of no grouping set, a short row, a
 // number that does not read.
 func TestALBRowsBundleRefuses(t *testing.T) {
-	cols := strings.Fields("gset object s_sec s_lb c_ip c_cell g_sec g_status g_generator g_kind g_backend g_lb g_detail n skipped filtered records ok no_backend refused unreachable closed timeout other served first_ns last_ns e_object e_trace e_method e_path l_object l_trace l_method l_path")
+	cols := strings.Fields("gset object s_sec s_lb c_ip c_cell g_sec g_status g_generator g_kind g_backend g_lb g_detail g_duration g_logged_after n skipped filtered records ok no_backend refused unreachable closed timeout other served first_ns last_ns e_object e_trace e_method e_path l_object l_trace l_method l_path")
 	row := func(gset string) []*string {
 		r := make([]*string, len(cols))
 		r[0] = &gset
 		zero, obj := "0", "s3://b/k"
-		for i := 13; i < 24; i++ {
+		for i := 15; i < 26; i++ {
 			r[i] = &zero
 		}
 		r[1] = &obj
@@ -56,7 +56,7 @@ func TestALBRowsBundleRefuses(t *testing.T) {
 		"missing column": {Columns: cols[1:], Values: nil},
 		"no set":         {Columns: cols, Values: [][]*string{row("3")}},
 		"short row":      {Columns: cols, Values: [][]*string{row("7")[:10]}},
-		"bad number":     {Columns: cols, Values: [][]*string{func() []*string { r := row("7"); r[16] = &bad; return r }()}},
+		"bad number":     {Columns: cols, Values: [][]*string{func() []*string { r := row("7"); r[18] = &bad; return r }()}},
 	}
 	for name, rows := range cases {
 		if _, err := ALBRowsBundle(rows); err == nil {

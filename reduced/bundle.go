@@ -150,6 +150,14 @@ type Group struct {
 	Family   string `json:"family,omitempty"`
 	Platform string `json:"platform,omitempty"`
 	Format   string `json:"format"`
+	// Duration and LoggedAfter are the records' duration and how long
+	// after their start their lines were written, in nanoseconds, where
+	// the analysis reads them (correlate.GroupTimes: a failure at a
+	// backend that closed the connection or failed otherwise); zero, and
+	// left out, elsewhere. Added within v1: a bundle without them reads
+	// as before.
+	Duration    int64 `json:"duration_ns,omitempty"`
+	LoggedAfter int64 `json:"logged_after_ns,omitempty"`
 	// N counts the failures; Earliest and Latest are the first and last
 	// by time, then object, then line.
 	N        int    `json:"n"`

@@ -30,8 +30,9 @@ var generators = map[string]sources.Generator{
 
 // Check reports the first row that cannot be true of any request log: a
 // count below zero, more successes and failures than requests, a cell's
-// or group's times outside its second or cell, an unknown kind, an
-// address that does not parse. A bundle that fails it is not read.
+// or group's times outside its second or cell, a negative duration,
+// an unknown kind, an address that does not parse. A bundle that fails it
+// is not read.
 func (b *Bundle) Check() error {
 	for i, s := range b.Seconds {
 		sum := s.OK + s.NoBackend + s.Refused + s.Unreachable + s.Closed + s.Timeout + s.Other
@@ -52,6 +53,9 @@ func (b *Bundle) Check() error {
 	for i, g := range b.Groups {
 		if _, ok := kinds[g.Kind]; !ok {
 			return fmt.Errorf("groups[%d]: kind %q is not a failure the load balancer generated", i, g.Kind)
+		}
+		if g.Duration < 0 || g.LoggedAfter < 0 {
+			return fmt.Errorf("groups[%d]: a negative duration or logged-after", i)
 		}
 		if _, ok := generators[g.Generator]; !ok {
 			return fmt.Errorf("groups[%d]: generator %q", i, g.Generator)
@@ -96,7 +100,8 @@ func (b *Bundle) Feed(c *correlate.Collector) {
 	}
 	for _, g := range b.Groups {
 		key := sources.Request{Status: g.Status, Generator: generators[g.Generator], Failure: kinds[g.Kind], LB: g.LB, Detail: g.Detail,
-			Family: sources.Family(g.Family), Platform: sources.Platform(g.Platform), Format: sources.Format(g.Format)}
+			Family: sources.Family(g.Family), Platform: sources.Platform(g.Platform), Format: sources.Format(g.Format),
+			Duration: time.Duration(g.Duration), LoggedAfter: time.Duration(g.LoggedAfter)}
 		if g.Backend != "" {
 			key.Backend = netip.MustParseAddrPort(g.Backend)
 		}

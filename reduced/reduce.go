@@ -10,7 +10,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -59,6 +61,9 @@ type groupKey struct {
 	family    sources.Family
 	platform  sources.Platform
 	format    sources.Format
+	// duration and loggedAfter are what grouping reads of them
+	// (correlate.GroupTimes).
+	duration, loggedAfter time.Duration
 }
 
 func newReducer() *reducer {
@@ -145,14 +150,15 @@ func failedCount(s *Second, k sources.FailureKind) *int {
 
 // group adds failure r, at second sec and nanosecond ns, to its group.
 func (x *reducer) group(r *sources.Request, sec, ns int64) {
-	k := groupKey{sec, r.Status, r.Generator, r.Failure, r.Backend, r.LB, r.Detail, r.Family, r.Platform, r.Format}
+	d, after := correlate.GroupTimes(r)
+	k := groupKey{sec, r.Status, r.Generator, r.Failure, r.Backend, r.LB, r.Detail, r.Family, r.Platform, r.Format, d, after}
 	rec := Record{Time: ns, Object: r.Origin.File, Line: r.Origin.Line, Method: r.Method, Path: r.Path}
 	g := x.groups[k]
 	if g == nil {
 		rec.Object, rec.Method, rec.Path = strings.Clone(rec.Object), strings.Clone(rec.Method), strings.Clone(rec.Path)
 		k.lb, k.detail = strings.Clone(k.lb), strings.Clone(k.detail)
 		g = &Group{Sec: sec, Status: r.Status, Generator: r.Generator.String(), Kind: r.Failure.String(), LB: k.lb,
-			Detail: k.detail, Family: string(r.Family), Platform: string(r.Platform), Format: string(r.Format), Earliest: rec, Latest: rec}
+			Detail: k.detail, Family: string(r.Family), Platform: string(r.Platform), Format: string(r.Format), Duration: int64(d), LoggedAfter: int64(after), Earliest: rec, Latest: rec}
 		if r.Backend.IsValid() {
 			g.Backend = r.Backend.String()
 		}
@@ -342,6 +348,6 @@ func (b *Bundle) Sort() {
 		return cmp.Or(cmp.Compare(x.Sec, y.Sec), cmp.Compare(x.Status, y.Status), strings.Compare(x.Generator, y.Generator),
 			strings.Compare(x.Kind, y.Kind), strings.Compare(x.Backend, y.Backend), strings.Compare(x.LB, y.LB),
 			strings.Compare(x.Detail, y.Detail), strings.Compare(x.Family, y.Family), strings.Compare(x.Platform, y.Platform),
-			strings.Compare(x.Format, y.Format))
+			strings.Compare(x.Format, y.Format), cmp.Compare(x.Duration, y.Duration), cmp.Compare(x.LoggedAfter, y.LoggedAfter))
 	})
 }

@@ -34,7 +34,7 @@ func ALBRowsBundle(rows Rows) (*Bundle, error) {
 		col[c] = i
 	}
 	for _, need := range []string{"gset", "object", "s_sec", "s_lb", "c_ip", "c_cell", "g_sec", "g_status", "g_generator", "g_kind",
-		"g_backend", "g_lb", "g_detail", "n", "skipped", "filtered", "records", "ok", "no_backend", "refused", "unreachable", "closed",
+		"g_backend", "g_lb", "g_detail", "g_duration", "g_logged_after", "n", "skipped", "filtered", "records", "ok", "no_backend", "refused", "unreachable", "closed",
 		"timeout", "other", "served", "first_ns", "last_ns", "e_object", "e_trace", "e_method", "e_path", "l_object", "l_trace", "l_method", "l_path"} {
 		if _, ok := col[need]; !ok {
 			return nil, fmt.Errorf("the result has no column %q", need)
@@ -63,7 +63,8 @@ func ALBRowsBundle(rows Rows) (*Bundle, error) {
 			b.Cells = append(b.Cells, Cell{IP: r.str("c_ip"), Cell: r.int64("c_cell"), N: r.int("n"), First: r.int64("first_ns"), Last: r.int64("last_ns")})
 		case gset == gsetGroup && !r.null("g_sec"):
 			g := Group{Sec: r.int64("g_sec"), Status: r.int("g_status"), Generator: r.str("g_generator"), Kind: r.str("g_kind"),
-				Backend: r.str("g_backend"), LB: r.str("g_lb"), Detail: r.str("g_detail"), Format: albFormat, N: r.int("n"),
+				Backend: r.str("g_backend"), LB: r.str("g_lb"), Detail: r.str("g_detail"), Format: albFormat,
+				Duration: r.int64("g_duration"), LoggedAfter: r.int64("g_logged_after"), N: r.int("n"),
 				Earliest: Record{Time: r.int64("first_ns"), Object: r.str("e_object"), Ref: traceRef(r.str("e_trace")), Method: r.str("e_method"), Path: r.str("e_path")},
 				Latest:   Record{Time: r.int64("last_ns"), Object: r.str("l_object"), Ref: traceRef(r.str("l_trace")), Method: r.str("l_method"), Path: r.str("l_path")}}
 			b.Groups = append(b.Groups, g)

@@ -9,6 +9,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -353,4 +354,87 @@ func diff(want, got string) string {
 	b, _ := json.Marshal(len(out))
 	_ = b
 	return strings.Join(out, "\n")
+}
+
+// TestALBQueryRequestStart requires the query to time requests as the Go
+// adapter does (sources.albStartTime): at request_creation_time, to the
+// nanosecond, unless it is `-`, not a time, after the time field or more
+// than 4000 s before it; and to key the failure groups whose duration the
+// analysis reads (a closed connection or other failure at a backend) by
+// that duration and logged-after, as correlate.GroupTimes does.
+func TestALBQueryRequestStart(t *testing.T) {
+	const tmpl = `http %s app/k8s-demo/0123456789abcdef 192.0.2.7:40000 %s %s %d %s 0 0 "GET http://demo.example:80/p%d HTTP/1.1" "curl/8" - - arn:aws:elasticloadbalancing:us-east-1:111122223333:targetgroup/demo/0123456789abcdef "Root=1-00000000-%024d" "-" "-" 0 %s "forward" "-" "-" "%s" "%s" "-" "-"`
+	type line struct {
+		logged, created, target, times string
+		status                         int
+		targetStatus                   string
+	}
+	const closed, refused, ok = "0.001 -1 -1", "-1 -1 -1", "0.001 0.001 0.000"
+	lines := []line{
+		// A response whose start is in the second and cell before its line's.
+		{"2026-03-10T12:00:00.000500Z", "2026-03-10T11:59:59.999900Z", "10.0.1.5:8080", ok, 200, "200"},
+		// Closed connections: 2 ms and 3 ms long (two groups), then every
+		// creation time that leaves the time field.
+		{"2026-03-10T12:00:10.002000Z", "2026-03-10T12:00:10.000000Z", "10.0.1.5:8080", closed, 502, "-"},
+		{"2026-03-10T12:00:10.503000Z", "2026-03-10T12:00:10.500000Z", "10.0.1.5:8080", closed, 502, "-"},
+		{"2026-03-10T12:00:11.000000Z", "-", "10.0.1.5:8080", closed, 502, "-"},
+		{"2026-03-10T12:00:12.000000Z", "2026-03-10T12:00:12.000001Z", "10.0.1.5:8080", closed, 502, "-"},
+		{"2026-03-10T13:06:40.000000Z", "2026-03-10T12:00:00.000000Z", "10.0.1.5:8080", closed, 502, "-"},
+		{"2026-03-10T13:06:40.000001Z", "2026-03-10T12:00:00.000000Z", "10.0.1.5:8080", closed, 502, "-"},
+		{"2026-03-10T12:00:13.000000Z", "2026-02-30T12:00:12.000000Z", "10.0.1.5:8080", closed, 502, "-"},
+		{"2026-03-10T12:00:14.000000Z", "2026-03-10 12:00:13Z", "10.0.1.5:8080", closed, 502, "-"},
+		{"2026-03-10T12:00:15.500000Z", "2026-03-10T12:00:15.123456789Z", "10.0.1.5:8080", closed, 502, "-"},
+		// A failure of another kind at a backend: its duration is read.
+		{"2026-03-10T12:00:16.004000Z", "2026-03-10T12:00:16.000000Z", "10.0.1.5:8080", closed, 500, "-"},
+		// Failures whose duration is not read: a refused connect, a
+		// timeout, no backend.
+		{"2026-03-10T12:00:17.001000Z", "2026-03-10T12:00:17.000000Z", "10.0.1.6:8080", refused, 502, "-"},
+		{"2026-03-10T12:01:20.000000Z", "2026-03-10T12:00:20.000000Z", "10.0.1.6:8080", "0.000 -1 -1", 504, "-"},
+		{"2026-03-10T12:00:21.000300Z", "2026-03-10T12:00:21.000000Z", "-", "-1 -1 -1", 503, "-"},
+	}
+	dir := filepath.Join(t.TempDir(), "AWSLogs", "111122223333", "elasticloadbalancing", "us-east-1", "2026", "03", "10")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "111122223333_elasticloadbalancing_us-east-1_app.k8s-demo.0123456789abcdef_20260310T1310Z_10.0.0.1_start.log")
+	var text strings.Builder
+	for i, l := range lines {
+		text.WriteString(fmt.Sprintf(tmpl, l.logged, l.target, l.times, l.status, l.targetStatus, i, i, l.created, l.target, l.targetStatus) + "\n")
+	}
+	if err := os.WriteFile(name, []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := reduced.Reduce(context.Background(), []string{name}, sources.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The Go reduction is the reference; check that it says what the test
+	// is about, so that agreeing on something else proves nothing.
+	if len(want.Inputs) != 1 || want.Inputs[0].Records != len(lines) || want.Inputs[0].Skipped != 0 {
+		t.Fatalf("the local reduction read %+v; want %d records", want.Inputs, len(lines))
+	}
+	start := time.Date(2026, 3, 10, 11, 59, 59, 999900000, time.UTC)
+	if !want.Inputs[0].First.Equal(start) || want.Seconds[0].Sec != start.Unix() || len(want.Cells) == 0 || want.Cells[0].First != start.UnixNano() {
+		t.Errorf("the first response is not timed at its creation time %v: %+v, %+v", start, want.Seconds[0], want.Cells)
+	}
+	durations := map[int64]int{}
+	for _, g := range want.Groups {
+		durations[g.Duration]++
+		if g.Duration != g.LoggedAfter {
+			t.Errorf("group %+v: duration %d, logged after %d; an ALB line is written when the response ends", g, g.Duration, g.LoggedAfter)
+		}
+	}
+	for d, n := range map[int64]int{int64(2 * time.Millisecond): 1, int64(3 * time.Millisecond): 1, int64(4 * time.Millisecond): 1,
+		int64(4000 * time.Second): 1, int64(376543211): 1} {
+		if durations[d] != n {
+			t.Errorf("%d failure groups of duration %d ns; want %d (groups by duration: %v)", durations[d], d, n, durations)
+		}
+	}
+	got, err := reduced.ALBRowsBundle(runQuery(t, openDuck(t, []string{name}), reduced.ALBQuery{Table: albTable}.SQL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, g := bundleText(t, want), bundleText(t, got); w != g {
+		t.Errorf("the query's reduction differs from readygap's:\n%s", diff(w, g))
+	}
 }
