@@ -131,8 +131,8 @@ var replicaSetOwners = []string{"Deployment", correlate.KindArgoRollout}
 // StatefulSet that owns the failing pods (by their ownerReferences, or
 // their names NAME-ORDINAL), else the one Deployment object read, else the
 // one whose pods failed. A workload not read keeps the kind its records
-// give (a Rollout's events), else a Deployment's, and its name from the
-// records, else a placeholder.
+// give (a Rollout's events, a pod's StatefulSet owner), else a
+// Deployment's, and its name from the records, else a placeholder.
 func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef) workload {
 	ns, name, kind := "", "", ""
 	if r != nil {
@@ -150,8 +150,13 @@ func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef
 		}
 	}
 	if name == "" {
-		if c := statefulSetOfPods(a, refs); c != nil {
+		c, owner := statefulSetOfPods(a, refs)
+		switch {
+		case c != nil:
 			return knownWorkload(a, c)
+		case owner.Name != "":
+			// A pod read names its StatefulSet, which was not read.
+			return workload{Namespace: owner.Namespace, Name: owner.Name, Kind: "StatefulSet", Kube: a.Opts.KubeVersion}
 		}
 	}
 	for _, k := range replicaSetOwners {
@@ -182,33 +187,35 @@ func knownWorkload(a *correlate.Analysis, c *sources.Config) workload {
 // statefulSetOfPods returns the StatefulSet read that owns the failing
 // pods: the owner a pod object read names, else the one whose name and an
 // ordinal make a pod's name (the StatefulSet controller names its pods
-// NAME-ORDINAL); nil when none does.
-func statefulSetOfPods(a *correlate.Analysis, refs []BackendRef) *sources.Config {
-	sets := a.ConfigsOf("StatefulSet")
-	if len(sets) == 0 {
-		return nil
-	}
+// NAME-ORDINAL); nil when none does. owner is the StatefulSet a pod read
+// names as its owner, whether or not that StatefulSet was read (zero
+// when no pod read names one).
+func statefulSetOfPods(a *correlate.Analysis, refs []BackendRef) (c *sources.Config, owner workload) {
 	owners := map[string]string{}
-	for _, c := range a.ConfigsOf("Pod") {
-		if c.Pod != nil && c.Pod.StatefulSet != "" {
-			owners[c.Namespace+"/"+c.Name] = c.Pod.StatefulSet
+	for _, p := range a.ConfigsOf("Pod") {
+		if p.Pod != nil && p.Pod.StatefulSet != "" {
+			owners[p.Namespace+"/"+p.Name] = p.Pod.StatefulSet
 		}
 	}
+	sets := a.ConfigsOf("StatefulSet")
 	for _, ref := range refs {
 		if ref.Of == nil || ref.Of.Pod == "" {
 			continue
 		}
-		owner := owners[ref.Of.Namespace+"/"+ref.Of.Pod]
-		if owner == "" {
-			owner = statefulSetName(ref.Of.Pod)
+		name := owners[ref.Of.Namespace+"/"+ref.Of.Pod]
+		if name != "" && owner.Name == "" {
+			owner = workload{Namespace: ref.Of.Namespace, Name: name}
+		}
+		if name == "" {
+			name = statefulSetName(ref.Of.Pod)
 		}
 		for _, c := range sets {
-			if c.Name == owner && (ref.Of.Namespace == "" || c.Namespace == ref.Of.Namespace) {
-				return c
+			if c.Name == name && (ref.Of.Namespace == "" || c.Namespace == ref.Of.Namespace) {
+				return c, owner
 			}
 		}
 	}
-	return nil
+	return nil, owner
 }
 
 // statefulSetName is the StatefulSet a pod's name NAME-ORDINAL makes; ""

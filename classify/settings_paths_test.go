@@ -118,6 +118,11 @@ func TestFindWorkloadOfStatefulSetPods(t *testing.T) {
 	if wl := findWorkload(a, nil, byOwner); wl.Kind != "StatefulSet" || wl.Name != "db-api" {
 		t.Errorf("pod owned by db-api: workload %s %s, want StatefulSet db-api", wl.Kind, wl.Name)
 	}
+	// A StatefulSet not read, which a pod read names as its owner.
+	alone := &correlate.Analysis{Dataset: &correlate.Dataset{Configs: []*sources.Config{{Kind: "Deployment", Namespace: "shop", Name: "other"}, owned}}}
+	if wl := findWorkload(alone, nil, byOwner); wl.Known || wl.Kind != "StatefulSet" || wl.Name != "db-api" || deploymentPatch(wl, nil)["kind"] != "StatefulSet" {
+		t.Errorf("pod owned by db-api, not read: workload %s %s (known %v), want StatefulSet db-api", wl.Kind, wl.Name, wl.Known)
+	}
 	// A Deployment's pod (a ReplicaSet's 5-character suffix) is not taken
 	// for a StatefulSet's.
 	if got := statefulSetName("db-api-7f9c4"); got != "" {
