@@ -51,8 +51,8 @@ func envoyRetryFix(objs *Objects, product sources.Platform, wl workload) (Fix, b
 // noRouteRead says that no object of kind read routes to the workload, so
 // that the fix names a placeholder.
 func noRouteRead(kind string, wl workload) string {
-	return fmt.Sprintf("No %s read sends traffic to Deployment %s/%s: put the name of the one that does in place of %s. ",
-		kind, wl.Namespace, wl.Name, placeholderName(kind))
+	return fmt.Sprintf("No %s read sends traffic to %s: put the name of the one that does in place of %s. ",
+		kind, workloadName(wl), placeholderName(kind))
 }
 
 // alsoRoutes names the other routing objects that need the same change;

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -26,10 +27,25 @@ func objectPatch(apiVersion, kind, namespace, name string, metadata, spec map[st
 	return p
 }
 
-// deploymentPatch is a strategic-merge patch of the workload's spec, of
-// its own kind (a Deployment unless the workload read says otherwise).
+// deploymentPatch is a patch of the workload's spec, of its own kind (a
+// Deployment unless the workload read says otherwise): a strategic merge
+// patch of a Deployment or StatefulSet, a JSON merge patch of an Argo
+// Rollout, whose spec.template is a Deployment's.
 func deploymentPatch(wl workload, spec map[string]any) Patch {
-	return objectPatch("apps/v1", orDefault(wl.Kind, "Deployment"), wl.Namespace, wl.Name, nil, spec)
+	kind := orDefault(wl.Kind, "Deployment")
+	return objectPatch(workloadAPIVersion(kind), kind, wl.Namespace, wl.Name, nil, spec)
+}
+
+// argoRolloutAPIVersion is the apiVersion of an Argo Rollout
+// (argoproj.io/v1alpha1, its CRD's only served version).
+const argoRolloutAPIVersion = "argoproj.io/v1alpha1"
+
+// workloadAPIVersion is the apiVersion of a workload kind.
+func workloadAPIVersion(kind string) string {
+	if kind == correlate.KindArgoRollout {
+		return argoRolloutAPIVersion
+	}
+	return "apps/v1"
 }
 
 // workloadName names the workload for a reader: "Deployment shop/web".
@@ -214,15 +230,34 @@ func finishFixes(fixes []Fix) {
 		if f.Patch == nil {
 			continue
 		}
-		if hasPlaceholder(f.Patch) {
+		if hasPlaceholder(f.Patch) || mergedContainers(f.Patch) {
 			f.Template = true
 		}
 		f.Why = strings.TrimSpace(f.Why) + " " + applyNote(*f)
 	}
 }
 
+// mergedContainers reports whether a custom resource's patch names the
+// containers of its pod template (an Argo Rollout's): a JSON merge patch
+// would replace the whole list with the entries it names, which carry only
+// the changed fields, so it is shown as a template.
+func mergedContainers(p Patch) bool {
+	if p.Builtin() {
+		return false
+	}
+	spec, _ := p["spec"].(map[string]any)
+	tmpl, _ := spec["template"].(map[string]any)
+	pod, _ := tmpl["spec"].(map[string]any)
+	_, ok := pod["containers"]
+	return ok
+}
+
 // applyNote says how a fix's patch is applied.
 func applyNote(f Fix) string {
+	if f.Template && f.Patch != nil && mergedContainers(f.Patch) && !hasPlaceholder(f.Patch) {
+		kind, _ := f.Patch["kind"].(string)
+		return fmt.Sprintf("Template, not ready to apply: a %s is a custom resource, which takes a JSON merge patch, and that would replace its whole containers list with this one partial entry; write the change into the container in the %s's manifest by hand (or with kubectl patch --type json at /spec/template/spec/containers/<index>).", kind, kind)
+	}
 	if f.Template {
 		return "Template, not ready to apply: write the change into the manifest by hand, filling in each <placeholder>."
 	}

@@ -21,6 +21,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
@@ -194,6 +196,9 @@ func patchProblems(fix Fix, raw map[string]map[string]any) []string {
 		var m map[string]any
 		if err := json.Unmarshal(merged, &m); err != nil {
 			return append(problems, "merged: "+err.Error())
+		}
+		if kind == correlate.KindArgoRollout {
+			problems = append(problems, rolloutProblems(patchJSON, merged, orig["spec"] != nil)...)
 		}
 		return append(problems, customProblems(kind, orig, m)...)
 	}
@@ -457,6 +462,79 @@ func customProblems(kind string, orig, merged map[string]any) []string {
 	return problems
 }
 
+// argoRolloutSpec is the part of an Argo Rollout's spec that fixes write,
+// with the fields and types argo-rollouts documents (RolloutSpec in
+// pkg/apis/rollouts/v1alpha1/types.go): the pod template is a
+// Deployment's, minReadySeconds and progressDeadlineSeconds (default 600)
+// as a Deployment's; under spec.strategy, canary and blueGreen with the
+// fields the rollout_* fixes set. A Rollout has no spec.strategy.type nor
+// rollingUpdate, so a patch that sets one fails to decode.
+type argoRolloutSpec struct {
+	Replicas                *int32                 `json:"replicas,omitempty"`
+	MinReadySeconds         int32                  `json:"minReadySeconds,omitempty"`
+	ProgressDeadlineSeconds *int32                 `json:"progressDeadlineSeconds,omitempty"`
+	Template                corev1.PodTemplateSpec `json:"template"`
+	Strategy                struct {
+		Canary *struct {
+			MaxSurge                   *intstr.IntOrString `json:"maxSurge,omitempty"`
+			MaxUnavailable             *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+			ScaleDownDelaySeconds      *int32              `json:"scaleDownDelaySeconds,omitempty"`
+			AbortScaleDownDelaySeconds *int32              `json:"abortScaleDownDelaySeconds,omitempty"`
+			DynamicStableScale         *bool               `json:"dynamicStableScale,omitempty"`
+			PingPong                   *struct {
+				PingService string `json:"pingService"`
+				PongService string `json:"pongService"`
+			} `json:"pingPong,omitempty"`
+			TrafficRouting map[string]json.RawMessage   `json:"trafficRouting,omitempty"`
+			Steps          []map[string]json.RawMessage `json:"steps,omitempty"`
+		} `json:"canary,omitempty"`
+		BlueGreen *struct {
+			ScaleDownDelaySeconds      *int32 `json:"scaleDownDelaySeconds,omitempty"`
+			AbortScaleDownDelaySeconds *int32 `json:"abortScaleDownDelaySeconds,omitempty"`
+		} `json:"blueGreen,omitempty"`
+	} `json:"strategy"`
+}
+
+// argoRolloutPatch is an Argo Rollout patch as fixes write it.
+type argoRolloutPatch struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Metadata   metav1.ObjectMeta `json:"metadata"`
+	Spec       argoRolloutSpec   `json:"spec"`
+}
+
+// rolloutProblems checks an Argo Rollout patch: it decodes strictly into
+// the fields a Rollout has (argoRolloutPatch), names the Rollout's
+// apiVersion, and the Rollout after it keeps minReadySeconds below
+// progressDeadlineSeconds and a valid pod template (podSpecProblems, its
+// containers known when the Rollout was read).
+func rolloutProblems(patchJSON, merged []byte, read bool) []string {
+	var problems []string
+	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	var p argoRolloutPatch
+	if err := strictDecode(patchJSON, &p); err != nil {
+		fail("the patch does not decode into a Rollout: %v", err)
+	}
+	if p.APIVersion != argoRolloutAPIVersion {
+		fail("apiVersion %q, not %s", p.APIVersion, argoRolloutAPIVersion)
+	}
+	var r argoRolloutPatch
+	if err := json.Unmarshal(merged, &r); err != nil {
+		return append(problems, "the result does not decode into a Rollout: "+err.Error())
+	}
+	deadline := int32(defaultProgressDeadline)
+	if r.Spec.ProgressDeadlineSeconds != nil {
+		deadline = *r.Spec.ProgressDeadlineSeconds
+	}
+	if r.Spec.MinReadySeconds >= deadline {
+		fail("minReadySeconds %d is not below progressDeadlineSeconds %d", r.Spec.MinReadySeconds, deadline)
+	}
+	if c := r.Spec.Strategy.Canary; c != nil && c.MaxSurge != nil && c.MaxUnavailable != nil && c.MaxSurge.String() == "0" && c.MaxUnavailable.String() == "0" {
+		fail("canary maxSurge and maxUnavailable both 0")
+	}
+	return append(problems, podSpecProblems(&r.Spec.Template.Spec, read)...)
+}
+
 // asList returns v as a list; nil when it is not one.
 func asList(v any) []any {
 	l, _ := v.([]any)
@@ -484,24 +562,40 @@ func listsKept(path string, orig, merged any) []string {
 }
 
 // variantFixes returns every fix readygap proposes for the objects of a
-// variant: the static checks', and the retry, drain and scale-in fixes of
-// an incident on each of its workloads.
+// variant: the static checks', and the retry, drain, scale-in,
+// termination, probe and registration-lag fixes of an incident on each of
+// its workloads — the targets check judges, and the Argo Rollouts, whose
+// incidents analyze patches on the Rollout.
 func variantFixes(t testing.TB, objs *Objects) []Fix {
 	var fixes []Fix
 	for _, r := range Check(objs) {
 		fixes = append(fixes, r.Fixes...)
 	}
+	var wls []workload
 	for _, tg := range objs.targetsOf() {
+		wls = append(wls, tg.wl)
+	}
+	for _, c := range objs.ConfigsOf(correlate.KindArgoRollout) {
+		wl := workloadOf(c).withServing(objs.ConfigsOf("Service")).withAutoscaler(objs.ConfigsOf("HorizontalPodAutoscaler"))
+		wl.Kube = objs.KubeVersion
+		wls = append(wls, wl)
+	}
+	for _, wl := range wls {
 		var extra []Fix
 		for _, p := range []sources.Platform{sources.PlatformIstio, sources.PlatformContour, sources.PlatformEnvoyGateway} {
-			if f, ok := envoyRetryFix(objs, p, tg.wl); ok {
+			if f, ok := envoyRetryFix(objs, p, wl); ok {
 				extra = append(extra, f)
 			}
 		}
-		extra = append(extra, triggerFixes(nil, tg.wl, correlate.Trigger{Kind: correlate.TriggerNodeDrain, Node: "ip-10-0-1-5"}, 12*time.Second, sources.FamilyALB)...)
-		extra = append(extra, triggerFixes(nil, tg.wl, correlate.Trigger{Kind: correlate.TriggerScaleIn}, 12*time.Second, sources.FamilyALB)...)
-		extra = append(extra, terminationFixes(objs, tg.wl, tg.wl.Template, 12*time.Second, 0, 30, sources.FamilyEnvoy, sources.PlatformIstio)...)
-		extra = append(extra, wrongProbePortFixes(tg.wl, nil, "", 0, "", 20*time.Second)...)
+		extra = append(extra, triggerFixes(nil, wl, correlate.Trigger{Kind: correlate.TriggerNodeDrain, Node: "ip-10-0-1-5"}, 12*time.Second, sources.FamilyALB)...)
+		extra = append(extra, triggerFixes(nil, wl, correlate.Trigger{Kind: correlate.TriggerScaleIn}, 12*time.Second, sources.FamilyALB)...)
+		extra = append(extra, terminationFixes(objs, wl, wl.Template, 12*time.Second, 0, 30, sources.FamilyEnvoy, sources.PlatformIstio)...)
+		extra = append(extra, wrongProbePortFixes(wl, nil, "", 0, "", 20*time.Second)...)
+		hc := workloadHealthCheck(objs, wl, sources.FamilyALB)
+		plan := planMinReady(sources.FamilyALB, hc, wl)
+		extra = append(extra, minReadyFix(plan.Basis, hc, plan.MinReady, wl, 40*time.Second))
+		extra = append(extra, zoneSpreadFix(wl, []string{"us-east-1a", "us-east-1b", "us-east-1c"}, 0)...)
+		extra = append(extra, rolloutStrategyFix(wl)...)
 		finishFixes(extra)
 		fixes = append(fixes, extra...)
 	}

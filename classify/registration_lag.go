@@ -9,6 +9,7 @@ import (
 	"github.com/readygap/readygap/correlate"
 	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // registrationLag explains failures in which the load balancer had no
@@ -319,7 +320,7 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, family sou
 		// The outage was the new pod's start: the strategy is the fix, and
 		// minReadySeconds only for a health check the load balancer runs
 		// on new endpoints once old and new overlap.
-		fixes = append(fixes, rolloutStrategyFix(wl))
+		fixes = append(fixes, rolloutStrategyFix(wl)...)
 		if fix, ok := p.gateFix(wl); ok {
 			fixes = append(fixes, fix)
 		}
@@ -351,7 +352,7 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, family sou
 		fixes = append(fixes, zoneSpreadFix(wl, zonesSeen(a), 0)...)
 	}
 	if wl.MaxUnavailable != "0" {
-		fixes = append(fixes, rolloutStrategyFix(wl))
+		fixes = append(fixes, rolloutStrategyFix(wl)...)
 	}
 	if fix, ok := p.emptyServiceFix(objectsOf(a), w.StatusCounts); ok {
 		fixes = append(fixes, fix)
@@ -451,7 +452,7 @@ func zoneSpreadFix(wl workload, zones []string, assumed int) []Fix {
 		"template": map[string]any{"spec": map[string]any{"topologySpreadConstraints": []any{map[string]any{
 			"maxSkew": 1, "topologyKey": sources.LabelZone, "whenUnsatisfiable": "DoNotSchedule",
 			"labelSelector":  map[string]any{"matchLabels": selectorOf(wl)},
-			"matchLabelKeys": []any{"pod-template-hash"},
+			"matchLabelKeys": []any{revisionLabel(wl)},
 		}}}},
 	}
 	why := fmt.Sprintf("The gate opens without a health check for the first pod in a zone (kubernetes/ingress-gce#1718). With replicas ≥ zones (%s) and topology spread, a rollout never moves the only pod to a new zone.", seen)
@@ -475,6 +476,21 @@ func zoneSpreadFix(wl workload, zones []string, assumed int) []Fix {
 		})
 	}
 	return fixes
+}
+
+// revisionLabel is the label the workload's controller puts on the pods
+// of one revision, which a topology spread's matchLabelKeys names so that
+// old and new pods are spread apart: pod-template-hash on a Deployment's
+// pods, controller-revision-hash on a StatefulSet's, and
+// rollouts-pod-template-hash on an Argo Rollout's.
+func revisionLabel(wl workload) string {
+	switch wl.Kind {
+	case "StatefulSet":
+		return appsv1.StatefulSetRevisionLabel
+	case correlate.KindArgoRollout:
+		return sources.RolloutLabelPodTemplateHash
+	}
+	return appsv1.DefaultDeploymentUniqueLabelKey
 }
 
 // selectorOf returns the labels that select the workload's pods, for a
@@ -503,15 +519,33 @@ func maxUnavailableSource(wl workload) string {
 	return readAt(wl.Origin)
 }
 
-// rolloutStrategyFix keeps the old pods until the new ones are available.
-func rolloutStrategyFix(wl workload) Fix {
-	return Fix{
+// rolloutStrategyFix keeps the old pods until the new ones are available:
+// a Deployment's rollingUpdate, or an Argo canary Rollout's own maxSurge
+// and maxUnavailable (spec.strategy.canary). None for a StatefulSet, which
+// has no surge and replaces one pod at a time, nor for a blue-green
+// Rollout (which keeps the old pods until it switches) or a Rollout not
+// read.
+func rolloutStrategyFix(wl workload) []Fix {
+	switch {
+	case wl.Kind == "StatefulSet":
+		return nil
+	case wl.Kind == correlate.KindArgoRollout && wl.Strategy == "canary":
+		return []Fix{{
+			Title: "Never take an old pod away before its replacement is available",
+			Why: fmt.Sprintf("maxUnavailable is %q (%s); with 0 the canary Rollout removes an old pod only after a new one counts as available.",
+				orDefault(wl.MaxUnavailable, defaultMaxUnavailable), maxUnavailableSource(wl)),
+			Patch: deploymentPatch(wl, map[string]any{"strategy": map[string]any{"canary": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}),
+		}}
+	case wl.Kind == correlate.KindArgoRollout:
+		return nil
+	}
+	return []Fix{{
 		Title: "Never take an old pod away before its replacement is available",
 		Why: fmt.Sprintf("maxUnavailable is %q (%s); with 0 the Deployment removes an old pod only after a new one counts as available.%s",
 			orDefault(wl.MaxUnavailable, defaultMaxUnavailable), maxUnavailableSource(wl), strategyNote(wl)),
 		Patch: deploymentPatch(wl, map[string]any{"strategy": map[string]any{"type": "RollingUpdate",
 			"rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}),
-	}
+	}}
 }
 
 // albGateMissing reports whether the pods lack an ALB target-health readiness
@@ -788,7 +822,7 @@ func maxUnavailableRisk(t *target) *Risk {
 	r.Title = fmt.Sprintf("a rollout of %s may leave no pod serving", objectName(t.Config))
 	r.Reason = fmt.Sprintf("%s runs %s and %s, so a rollout may take every pod away before a replacement is available: %s has no endpoint, and the load balancer no healthy backend.",
 		objectName(t.Config), words.Plural(t.Replicas, "replica"), why, objectName(t.Services[0]))
-	r.Fixes = []Fix{rolloutStrategyFix(t.wl)}
+	r.Fixes = rolloutStrategyFix(t.wl)
 	return r
 }
 

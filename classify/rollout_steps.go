@@ -147,7 +147,7 @@ func rolloutPatch(r *correlate.Rollout, strategy string, fields map[string]any) 
 	if name == "" {
 		name = placeholderName("Rollout")
 	}
-	return objectPatch("argoproj.io/v1alpha1", "Rollout", r.Namespace, name, nil,
+	return objectPatch(argoRolloutAPIVersion, correlate.KindArgoRollout, r.Namespace, name, nil,
 		map[string]any{"strategy": map[string]any{strategy: fields}})
 }
 

@@ -35,8 +35,9 @@ const (
 	progressMargin = 60
 )
 
-// progressDeadline is the workload's progressDeadlineSeconds, and where it
-// comes from.
+// progressDeadline is the workload's progressDeadlineSeconds (a
+// Deployment's or an Argo Rollout's, both defaulting to 600 s), and where
+// it comes from.
 func (wl workload) progressDeadline() (int, string) {
 	switch {
 	case wl.ProgressDeadline != nil:
@@ -60,6 +61,10 @@ func (wl workload) minReadySource() string {
 // progressDeadlineSeconds raised above it; the note says so ("" when not).
 func withMinReady(wl workload, spec map[string]any, minReady int) (map[string]any, string) {
 	spec["minReadySeconds"] = minReady
+	if wl.Kind == "StatefulSet" {
+		// A StatefulSet has no progressDeadlineSeconds to stay below.
+		return spec, ""
+	}
 	deadline, from := wl.progressDeadline()
 	if minReady < deadline {
 		return spec, ""
@@ -116,13 +121,25 @@ type workload struct {
 // keep it visible so that a reader fills it in.
 func placeholderName(kind string) string { return "<" + strings.ToLower(kind) + ">" }
 
-// findWorkload finds the Deployment behind a finding: its rollout's
-// workload, else the one Deployment object read, else the one whose pods
-// failed.
+// replicaSetOwners are the kinds that own the ReplicaSets a rollout's
+// pods belong to, in the order a workload's name is looked up among the
+// objects read; a StatefulSet owns its pods itself (statefulSetOfPods).
+var replicaSetOwners = []string{"Deployment", correlate.KindArgoRollout}
+
+// findWorkload finds the workload behind a finding: its rollout's
+// workload (a Deployment, or the Argo Rollout correlate names), else the
+// StatefulSet that owns the failing pods (by their ownerReferences, or
+// their names NAME-ORDINAL), else the one Deployment object read, else the
+// one whose pods failed. A workload not read keeps the kind its records
+// give (a Rollout's events, a pod's StatefulSet owner), else a
+// Deployment's, and its name from the records, else a placeholder.
 func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef) workload {
-	ns, name := "", ""
+	ns, name, kind := "", "", ""
 	if r != nil {
 		ns, name = r.Namespace, r.Workload
+		if r.Kind == correlate.KindArgoRollout {
+			kind = r.Kind
+		}
 	}
 	if name == "" {
 		for _, ref := range refs {
@@ -132,18 +149,88 @@ func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef
 			}
 		}
 	}
-	deployments := a.ConfigsOf("Deployment")
-	for _, c := range deployments {
-		if (c.Name == name && (ns == "" || c.Namespace == ns)) || (name == "" && len(deployments) == 1) {
-			wl := workloadOf(c).withServing(a.ConfigsOf("Service")).withAutoscaler(a.ConfigsOf("HorizontalPodAutoscaler"))
-			wl.Kube = a.Opts.KubeVersion
-			return wl
+	if name == "" {
+		c, owner := statefulSetOfPods(a, refs)
+		switch {
+		case c != nil:
+			return knownWorkload(a, c)
+		case owner.Name != "":
+			// A pod read names its StatefulSet, which was not read.
+			return workload{Namespace: owner.Namespace, Name: owner.Name, Kind: "StatefulSet", Kube: a.Opts.KubeVersion}
+		}
+	}
+	for _, k := range replicaSetOwners {
+		if kind != "" && k != kind {
+			continue
+		}
+		objs := a.ConfigsOf(k)
+		for _, c := range objs {
+			if (c.Name == name && (ns == "" || c.Namespace == ns)) || (name == "" && k == "Deployment" && len(objs) == 1) {
+				return knownWorkload(a, c)
+			}
 		}
 	}
 	if name == "" {
-		name = placeholderName("Deployment")
+		name = placeholderName(orDefault(kind, "Deployment"))
 	}
-	return workload{Namespace: ns, Name: name, Kube: a.Opts.KubeVersion}
+	return workload{Namespace: ns, Name: name, Kind: kind, Kube: a.Opts.KubeVersion}
+}
+
+// knownWorkload is what the workload object c read says, with its serving
+// container, autoscaler and the cluster's version.
+func knownWorkload(a *correlate.Analysis, c *sources.Config) workload {
+	wl := workloadOf(c).withServing(a.ConfigsOf("Service")).withAutoscaler(a.ConfigsOf("HorizontalPodAutoscaler"))
+	wl.Kube = a.Opts.KubeVersion
+	return wl
+}
+
+// statefulSetOfPods returns the StatefulSet read that owns the failing
+// pods: the owner a pod object read names, else the one whose name and an
+// ordinal make a pod's name (the StatefulSet controller names its pods
+// NAME-ORDINAL); nil when none does. owner is the StatefulSet a pod read
+// names as its owner, whether or not that StatefulSet was read (zero
+// when no pod read names one).
+func statefulSetOfPods(a *correlate.Analysis, refs []BackendRef) (c *sources.Config, owner workload) {
+	owners := map[string]string{}
+	for _, p := range a.ConfigsOf("Pod") {
+		if p.Pod != nil && p.Pod.StatefulSet != "" {
+			owners[p.Namespace+"/"+p.Name] = p.Pod.StatefulSet
+		}
+	}
+	sets := a.ConfigsOf("StatefulSet")
+	for _, ref := range refs {
+		if ref.Of == nil || ref.Of.Pod == "" {
+			continue
+		}
+		name := owners[ref.Of.Namespace+"/"+ref.Of.Pod]
+		if name != "" && owner.Name == "" {
+			owner = workload{Namespace: ref.Of.Namespace, Name: name}
+		}
+		if name == "" {
+			name = statefulSetName(ref.Of.Pod)
+		}
+		for _, c := range sets {
+			if c.Name == name && (ref.Of.Namespace == "" || c.Namespace == ref.Of.Namespace) {
+				return c, owner
+			}
+		}
+	}
+	return nil, owner
+}
+
+// statefulSetName is the StatefulSet a pod's name NAME-ORDINAL makes; ""
+// when the name does not end in a dash and an ordinal.
+func statefulSetName(pod string) string {
+	i := strings.LastIndexByte(pod, '-')
+	if i <= 0 || i == len(pod)-1 {
+		return ""
+	}
+	for _, ch := range pod[i+1:] {
+		if ch < '0' || ch > '9' {
+			return ""
+		}
+	}
+	return pod[:i]
 }
 
 // workloadOf is what a Deployment object says about its rollouts.

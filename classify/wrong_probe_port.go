@@ -344,6 +344,16 @@ func settleFix(wl workload, listen time.Duration) Fix {
 			Patch: deploymentPatch(wl, map[string]any{"minReadySeconds": settle}),
 		}
 	}
+	if wl.Kind == correlate.KindArgoRollout {
+		// A Rollout's steps, not a rollingUpdate, pace it: minReadySeconds
+		// holds each new pod back as a Deployment's does.
+		spec, deadline := withMinReady(wl, map[string]any{}, settle)
+		return Fix{
+			Title: "Let each new pod settle before it counts as available",
+			Why:   fmt.Sprintf("With minReadySeconds %d the Rollout counts a new pod available only after it has been Ready that long, so its steps and scale-down wait for it.%s", settle, deadline),
+			Patch: deploymentPatch(wl, spec),
+		}
+	}
 	spec, deadline := withMinReady(wl, map[string]any{"strategy": map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}, settle)
 	return Fix{
 		Title: "Roll out one pod at a time and let each settle",

@@ -299,6 +299,8 @@ type PodStatus struct {
 	Phase string
 	// ReplicaSet is the owner ReplicaSet; PodTemplateHash its pod-template-hash label.
 	ReplicaSet, PodTemplateHash string
+	// StatefulSet is the owner StatefulSet; "" for a pod of any other owner.
+	StatefulSet string
 	// Started is status.startTime; zero when absent.
 	Started time.Time
 	// Deleted is metadata.deletionTimestamp: the time the kubelet may kill the

@@ -510,6 +510,7 @@ func podStatusFacts(p *corev1.Pod) *PodStatus {
 		Node:            p.Spec.NodeName,
 		Phase:           string(p.Status.Phase),
 		ReplicaSet:      ownerName(p.OwnerReferences, "ReplicaSet"),
+		StatefulSet:     ownerName(p.OwnerReferences, "StatefulSet"),
 		PodTemplateHash: p.Labels[appsv1.DefaultDeploymentUniqueLabelKey],
 	}
 	st.IP, _ = lex.ParseAddr([]byte(p.Status.PodIP))

@@ -9,7 +9,7 @@
 //	err 31s nginx refused backend=10.0.2.7:8080          (a proxy error-log line)
 //	event 28s killing pod=web-old-abcde [ns=] [ip=] [reason=] [status=] [gate=] [health=] [group=] [count=] [from=] [zone=] [object=] [previous=]
 //	    [proxy=] [source=] [format=istiod]
-//	pod web-new-abcde ip=10.0.2.7 [ns=] [rs=] [created=5s] [deleted=60s] [probe=tcpSocket:9090] [port=http:8080] [keepalive=gunicorn:2]
+//	pod web-new-abcde ip=10.0.2.7 [ns=] [rs=] [sts=] [created=5s] [deleted=60s] [probe=tcpSocket:9090] [port=http:8080] [keepalive=gunicorn:2]
 //	backendconfig web-hc [interval=5] [healthy=1] [samplerate=0.1]
 //	rollout web [ns=] strategy=blueGreen|canary [active=] [preview=] [stable=] [canary=] [router=alb] [scaledown=30] [abortscaledown=30] [pingpong=yes] [dynamic=yes]
 //	expect incidents 1
@@ -292,7 +292,7 @@ func (s *File) event(words []string) error {
 func (s *File) pod(words []string) error {
 	kv := KeyValues(words[1:])
 	c := sources.Config{Kind: "Pod", Name: words[0], Namespace: kv["ns"], Format: sources.FormatK8sObjects,
-		Pod: &sources.PodStatus{ReplicaSet: kv["rs"]}, PodSpec: &sources.PodSpec{TerminationGracePeriodSec: 30}}
+		Pod: &sources.PodStatus{ReplicaSet: kv["rs"], StatefulSet: kv["sts"]}, PodSpec: &sources.PodSpec{TerminationGracePeriodSec: 30}}
 	var err error
 	if v := kv["ip"]; v != "" {
 		if c.Pod.IP, err = netip.ParseAddr(v); err != nil {
