@@ -81,3 +81,24 @@ func TestRequestCloneOwnsItsStrings(t *testing.T) {
 		t.Fatalf("clone changed with its source: %+v", c)
 	}
 }
+
+// requestOfLine reads one line with a and returns the request it gave;
+// nil, after checking it gave none, when none is true. A line must never
+// be skipped.
+func requestOfLine(t *testing.T, a lineAdapter, name, line string, none bool) *Request {
+	t.Helper()
+	c, rep := runLines(t, a, name, line)
+	if rep.Skipped != 0 {
+		t.Fatalf("skipped %v", rep.SkipSamples())
+	}
+	if none {
+		if len(c.requests) != 0 {
+			t.Errorf("%d requests, want none", len(c.requests))
+		}
+		return nil
+	}
+	if len(c.requests) != 1 {
+		t.Fatalf("%d requests", len(c.requests))
+	}
+	return c.requests[0]
+}

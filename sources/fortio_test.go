@@ -24,20 +24,10 @@ func TestFortioParse(t *testing.T) {
 			if !(fortio{}).Match([]byte(tt.line)) {
 				t.Errorf("Match = false")
 			}
-			c, rep := runLines(t, fortio{}, "fortio.log", tt.line)
-			if rep.Skipped != 0 {
-				t.Fatalf("skipped %v", rep.SkipSamples())
-			}
-			if tt.none {
-				if len(c.requests) != 0 {
-					t.Errorf("%d requests, want none", len(c.requests))
-				}
+			r := requestOfLine(t, fortio{}, "fortio.log", tt.line, tt.none)
+			if r == nil {
 				return
 			}
-			if len(c.requests) != 1 {
-				t.Fatalf("%d requests", len(c.requests))
-			}
-			r := c.requests[0]
 			if r.Status != tt.status || r.Detail != tt.detail || !r.ClientSide || r.Time.IsZero() || r.OrderOnly {
 				t.Errorf("got %d %q client %v time %v", r.Status, r.Detail, r.ClientSide, r.Time)
 			}

@@ -29,20 +29,10 @@ func TestSiegeParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, rep := runLines(t, siege{}, "siege.log", tt.line)
-			if rep.Skipped != 0 {
-				t.Fatalf("skipped: %v", rep.SkipSamples())
-			}
-			if tt.noRecords {
-				if len(c.requests) != 0 {
-					t.Errorf("%d requests, want none", len(c.requests))
-				}
+			r := requestOfLine(t, siege{}, "siege.log", tt.line, tt.noRecords)
+			if r == nil {
 				return
 			}
-			if len(c.requests) != 1 {
-				t.Fatalf("%d requests", len(c.requests))
-			}
-			r := c.requests[0]
 			if r.Status != tt.status || r.Method != tt.method || r.Path != tt.path || r.Detail != tt.detail || !r.ClientSide {
 				t.Errorf("got %d %q %q %q client %v", r.Status, r.Method, r.Path, r.Detail, r.ClientSide)
 			}

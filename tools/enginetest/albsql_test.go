@@ -65,6 +65,26 @@ var standIns = []string{
 // a line, split at "\n", gzip read through.
 func openDuck(t *testing.T, files []string) *sql.DB {
 	t.Helper()
+	return newDuck(t, func(add func(line, day, path string) error) error {
+		for _, f := range files {
+			day := ""
+			if m := albDay.FindStringSubmatch(filepath.ToSlash(f)); m != nil {
+				day = m[1]
+			}
+			for _, line := range readLines(t, f) {
+				if err := add(line, day, f); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// newDuck returns a DuckDB database with the stand-ins and the table of
+// raw lines, filled by fill through add: one row per call.
+func newDuck(t *testing.T, fill func(add func(line, day, path string) error) error) *sql.DB {
+	t.Helper()
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)
@@ -86,16 +106,8 @@ func openDuck(t *testing.T, files []string) *sql.DB {
 		if err != nil {
 			return err
 		}
-		for _, f := range files {
-			day := ""
-			if m := albDay.FindStringSubmatch(filepath.ToSlash(f)); m != nil {
-				day = m[1]
-			}
-			for _, line := range readLines(t, f) {
-				if err := a.AppendRow(line, day, f); err != nil {
-					return err
-				}
-			}
+		if err := fill(func(line, day, path string) error { return a.AppendRow(line, day, path) }); err != nil {
+			return err
 		}
 		return a.Close()
 	})

@@ -3,8 +3,6 @@ package enginetest
 import (
 	"bytes"
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"os"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/duckdb/duckdb-go/v2"
 	"github.com/readygap/readygap/reduced"
 	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/live"
@@ -59,27 +56,7 @@ func serveALBFixture(t *testing.T, name string) *albFixture {
 	}
 	parts := strings.Split(keys[0], "/") // AWSLogs/<account>/elasticloadbalancing/<region>/...
 	f.account, f.region = parts[1], parts[3]
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	for _, stmt := range append([]string{`CREATE SCHEMA readygap`, `CREATE TABLE ` + albTable + ` (line VARCHAR, day VARCHAR, "$path" VARCHAR)`}, standIns...) {
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	err = conn.Raw(func(dc any) error {
-		app, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "readygap", "alb_lines")
-		if err != nil {
-			return err
-		}
+	db := newDuck(t, func(add func(line, day, path string) error) error {
 		for _, k := range keys {
 			body, err := os.ReadFile(filepath.Join(albDir, k))
 			if err != nil {
@@ -88,16 +65,13 @@ func serveALBFixture(t *testing.T, name string) *albFixture {
 			f.s3.Put(t, albBucket, k, body)
 			day := albDay.FindStringSubmatch("/" + k)[1]
 			for _, line := range readLines(t, filepath.Join(albDir, k)) {
-				if err := app.AppendRow(line, day, "s3://"+albBucket+"/"+k); err != nil {
+				if err := add(line, day, "s3://"+albBucket+"/"+k); err != nil {
 					return err
 				}
 			}
 		}
-		return app.Close()
+		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	f.athena = newAthenaFake(t, db)
 	f.athena.PageSize = 200 // several pages on every fixture
 	b, err := reduced.Reduce(context.Background(), albObjects(t, f.dir), sources.Options{})
