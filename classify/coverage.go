@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -53,7 +54,7 @@ func Coverage(objs *Objects) []*NotJudged {
 			for _, r := range c.HTTPRoute.Rules {
 				for _, b := range r.Backends {
 					if b.Kind == "" || b.Kind == "Service" {
-						names = append(names, orDefault(b.Namespace, c.Namespace)+"/"+b.Name)
+						names = append(names, cmp.Or(b.Namespace, c.Namespace)+"/"+b.Name)
 					}
 				}
 			}
@@ -108,7 +109,7 @@ func targetCoverage(t *target, x *objectIndex) *NotJudged {
 		switch {
 		case f.Via.HTTPRoute != nil:
 			for _, p := range f.Via.HTTPRoute.Parents {
-				key := orDefault(p.Namespace, f.Via.Namespace) + "/" + p.Name
+				key := cmp.Or(p.Namespace, f.Via.Namespace) + "/" + p.Name
 				if (p.Kind == "" || p.Kind == "Gateway") && len(x.gateways[key]) == 0 {
 					missing = appendNew(missing, "Gateway "+key+" (a parent of "+objectName(f.Via)+")")
 				}

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -143,7 +144,7 @@ const (
 // targets: its route, a Gateway, or something else (its Service).
 func policyRank(c *sources.Config, f front) int {
 	for _, t := range c.BackendTrafficPolicy.Targets {
-		if t.Kind == "HTTPRoute" && f.Via != nil && orDefault(t.Namespace, c.Namespace) == f.Via.Namespace && t.Name == f.Via.Name {
+		if t.Kind == "HTTPRoute" && f.Via != nil && cmp.Or(t.Namespace, c.Namespace) == f.Via.Namespace && t.Name == f.Via.Name {
 			return targetsRoute
 		}
 	}

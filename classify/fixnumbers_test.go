@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -162,7 +163,7 @@ func TestFixNumbersCatchMismatches(t *testing.T) {
 	for _, app := range []sources.KeepAlive{{Server: "node"}, {}} {
 		for _, fix := range keepaliveFixes(&Objects{}, wl, sources.FamilyALB, Timeout{Seconds: 60}, &app) {
 			for _, p := range fixNumberProblems(t, fix) {
-				t.Errorf("%s app: %s", orDefault(app.Server, "unknown"), p)
+				t.Errorf("%s app: %s", cmp.Or(app.Server, "unknown"), p)
 			}
 		}
 	}

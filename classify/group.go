@@ -242,7 +242,7 @@ func noteBody(kind noteKind, ws []*correlate.Window) string {
 		return fmt.Sprintf("%s without a backend (%s) between %s and %s came while the same load balancer's backends answered the requests around them: "+
 			"not a lack of healthy backends, but requests it would not route (a listener rule or target group without targets, a capacity or WAF limit); "+
 			"no rollout is needed to explain them. %s",
-			words.Plural(count, "answer"), orString(statusList(statuses), sources.FailureNoBackend.String()), correlate.Clock(first.SignalStart), correlate.Clock(last.SignalEnd),
+			words.Plural(count, "answer"), cmp.Or(statusList(statuses), sources.FailureNoBackend.String()), correlate.Clock(first.SignalStart), correlate.Clock(last.SignalEnd),
 			noteExamples(ws))
 	}
 	if len(ws) == 1 {
@@ -250,7 +250,7 @@ func noteBody(kind noteKind, ws []*correlate.Window) string {
 		switch kind {
 		case noteFewSignals:
 			return fmt.Sprintf("%s of the load balancer's own at %s (%s) fit no pattern; too few to be an incident.",
-				words.Plural(w.Count, "failure"), correlate.Clock(w.SignalStart), orString(statusList(w.StatusCounts), w.Signals[0].Kind.String()))
+				words.Plural(w.Count, "failure"), correlate.Clock(w.SignalStart), cmp.Or(statusList(w.StatusCounts), w.Signals[0].Kind.String()))
 		case noteHiddenOnly:
 			return fmt.Sprintf("%s between %s and %s failed on a first attempt and succeeded on a retry, in no known pattern; no client saw an error.",
 				words.Plural(w.Hidden, "request"), correlate.Clock(w.SignalStart), correlate.Clock(w.SignalEnd))
@@ -262,7 +262,7 @@ func noteBody(kind noteKind, ws []*correlate.Window) string {
 	switch kind {
 	case noteFewSignals:
 		return fmt.Sprintf("%s of the load balancer's own (%s) in %s fit no pattern; each too few to be an incident. %s",
-			words.Plural(count, "failure"), orString(statusList(statuses), first.Signals[0].Kind.String()), runs, noteExamples(ws))
+			words.Plural(count, "failure"), cmp.Or(statusList(statuses), first.Signals[0].Kind.String()), runs, noteExamples(ws))
 	case noteHiddenOnly:
 		return fmt.Sprintf("%s in %s failed on a first attempt and succeeded on a retry, in no known pattern; no client saw an error. %s",
 			words.Plural(hidden, "request"), runs, noteExamples(ws))
@@ -332,13 +332,6 @@ func mostCounted[K cmp.Ordered](counts map[K]int) K {
 		}
 	}
 	return best
-}
-
-func orString(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
 }
 
 // consistentNote says, for a note on failures below the threshold, what

@@ -92,7 +92,7 @@ func newObjectIndex(configs []*sources.Config) *objectIndex {
 			if c.HTTPRoute != nil {
 				for _, rule := range c.HTTPRoute.Rules {
 					for _, b := range rule.Backends {
-						addOnce(x.routes, orDefault(b.Namespace, c.Namespace)+"/"+b.Name, c)
+						addOnce(x.routes, cmp.Or(b.Namespace, c.Namespace)+"/"+b.Name, c)
 					}
 				}
 			}
@@ -117,7 +117,7 @@ func newObjectIndex(configs []*sources.Config) *objectIndex {
 			if c.IngressRoute != nil {
 				for _, r := range c.IngressRoute.Routes {
 					for _, s := range r.Services {
-						addOnce(x.ingressRoutes, orDefault(s.Namespace, c.Namespace)+"/"+s.Name, c)
+						addOnce(x.ingressRoutes, cmp.Or(s.Namespace, c.Namespace)+"/"+s.Name, c)
 					}
 				}
 			}
@@ -132,7 +132,7 @@ func newObjectIndex(configs []*sources.Config) *objectIndex {
 		case "BackendTrafficPolicy":
 			if c.BackendTrafficPolicy != nil {
 				for _, t := range c.BackendTrafficPolicy.Targets {
-					addOnce(x.policies, t.Kind+"/"+orDefault(t.Namespace, c.Namespace)+"/"+t.Name, c)
+					addOnce(x.policies, t.Kind+"/"+cmp.Or(t.Namespace, c.Namespace)+"/"+t.Name, c)
 				}
 			}
 		default:

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -121,10 +122,10 @@ func (keepaliveTimeout) Explain(a *correlate.Analysis, claimed []*correlate.Sign
 	f.Timeouts = []Timeout{lb}
 	corroborated := 0
 	if app != nil {
-		f.Timeouts = append(f.Timeouts, Timeout{What: "the app's keep-alive (" + orDefault(app.Server, "server") + ")", Seconds: app.Seconds, Source: appSource(app)})
+		f.Timeouts = append(f.Timeouts, Timeout{What: "the app's keep-alive (" + cmp.Or(app.Server, "server") + ")", Seconds: app.Seconds, Source: appSource(app)})
 		if app.Seconds < lb.Seconds {
 			corroborated += 2
-			f.Evidence = append(f.Evidence, factEvidence("%s keeps idle connections %g s, the load balancer reuses them for up to %g s (%s)", orDefault(app.Server, "the app"), app.Seconds, lb.Seconds, lb.Source))
+			f.Evidence = append(f.Evidence, factEvidence("%s keeps idle connections %g s, the load balancer reuses them for up to %g s (%s)", cmp.Or(app.Server, "the app"), app.Seconds, lb.Seconds, lb.Source))
 		}
 	}
 	if len(f.Backends) > 1 {
@@ -286,7 +287,7 @@ func keepaliveSummary(w *correlate.Window, r *Rate, lb Timeout, app *sources.Kee
 		words.Plural(w.Failed, "failed request"), statusList(w.StatusCounts), r.Hours, r.PerHour, r.Share*100, words.Plural(r.Backends, "backend"))
 	if app != nil && app.Seconds < lb.Seconds {
 		return head + fmt.Sprintf(": the load balancer reuses idle connections for up to %g s (%s), but %s closes them after %g s (%s), so now and then a request goes out on a connection the app is closing.",
-			lb.Seconds, lb.Source, orDefault(app.Server, "the app"), app.Seconds, appSource(app))
+			lb.Seconds, lb.Source, cmp.Or(app.Server, "the app"), app.Seconds, appSource(app))
 	}
 	return head + fmt.Sprintf(": the load balancer reuses idle connections for up to %g s (%s); an app that closes them sooner races it. The app's keep-alive timeout is not in the objects read.", lb.Seconds, lb.Source)
 }
@@ -426,7 +427,7 @@ func (keepaliveTimeout) Check(objs *Objects) []*Risk {
 			r.Via = f.Via
 			r.Title = fmt.Sprintf("%s closes idle connections after %g s, %s reuses them for %g s", objectName(t.Config), app.Seconds, p.titleNoun(), lb.Seconds)
 			r.Reason = fmt.Sprintf("Container %s: %s closes idle keep-alive connections after %g s (%s), but %s (%s, through %s) keeps idle connections to the pods for up to %g s and reuses them: now and then a request goes out on a connection the app is closing, and the load balancer answers 502 itself.",
-				container, orDefault(app.Server, "the app"), app.Seconds, appSource(app), lb.What, lb.Source, objectName(f.Via), lb.Seconds)
+				container, cmp.Or(app.Server, "the app"), app.Seconds, appSource(app), lb.What, lb.Source, objectName(f.Via), lb.Seconds)
 			r.Fixes = keepaliveFixes(f.Objects, t.wl, f.Family, lb, app)
 			out = append(out, r)
 		}

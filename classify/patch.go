@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -32,7 +33,7 @@ func objectPatch(apiVersion, kind, namespace, name string, metadata, spec map[st
 // patch of a Deployment or StatefulSet, a JSON merge patch of an Argo
 // Rollout, whose spec.template is a Deployment's.
 func deploymentPatch(wl workload, spec map[string]any) Patch {
-	kind := orDefault(wl.Kind, "Deployment")
+	kind := cmp.Or(wl.Kind, "Deployment")
 	return objectPatch(workloadAPIVersion(kind), kind, wl.Namespace, wl.Name, nil, spec)
 }
 
@@ -51,9 +52,9 @@ func workloadAPIVersion(kind string) string {
 // workloadName names the workload for a reader: "Deployment shop/web".
 func workloadName(wl workload) string {
 	if wl.Namespace == "" {
-		return orDefault(wl.Kind, "Deployment") + " " + wl.Name
+		return cmp.Or(wl.Kind, "Deployment") + " " + wl.Name
 	}
-	return fmt.Sprintf("%s %s/%s", orDefault(wl.Kind, "Deployment"), wl.Namespace, wl.Name)
+	return fmt.Sprintf("%s %s/%s", cmp.Or(wl.Kind, "Deployment"), wl.Namespace, wl.Name)
 }
 
 // containerPatch patches one container of the workload's pod template
@@ -98,7 +99,7 @@ func trafficContainer(services []*sources.Config, wl workload) (name, why string
 		}
 		for _, p := range svc.Service.Ports {
 			if c := containerServing(wl.Template, p); c != "" {
-				return c, fmt.Sprintf("container %s serves port %s of %s (%s)", c, orDefault(p.TargetPort, fmt.Sprint(p.Port)), objectName(svc), readAt(svc.Origin))
+				return c, fmt.Sprintf("container %s serves port %s of %s (%s)", c, cmp.Or(p.TargetPort, fmt.Sprint(p.Port)), objectName(svc), readAt(svc.Origin))
 			}
 		}
 	}
@@ -125,10 +126,10 @@ func trafficContainer(services []*sources.Config, wl workload) (name, why string
 // declaring the target port's number, or its name (regular containers
 // first, then sidecars); "" when none does.
 func containerServing(spec *sources.PodSpec, p sources.ServicePort) string {
-	proto := orDefault(p.Protocol, "TCP")
+	proto := cmp.Or(p.Protocol, "TCP")
 	for _, c := range spec.Containers {
 		for _, cp := range c.Ports {
-			if orDefault(cp.Protocol, "TCP") != proto {
+			if cmp.Or(cp.Protocol, "TCP") != proto {
 				continue
 			}
 			if (p.TargetPortNumber != 0 && cp.Number == p.TargetPortNumber) || (p.TargetPortNumber == 0 && p.TargetPort != "" && cp.Name == p.TargetPort) {
@@ -167,7 +168,7 @@ const assumedDefault = "assumed default: not in the inputs"
 // trafficContainer); a placeholder, which makes the fix a template, when
 // no object read says which container serves.
 func mainContainer(wl workload) string {
-	return orDefault(wl.Serving, placeholderName("serving container"))
+	return cmp.Or(wl.Serving, placeholderName("serving container"))
 }
 
 // servingNote says which container a container patch changes and how it

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/readygap/readygap/sources"
@@ -28,7 +29,7 @@ func (genericPlatform) ownFronts(svc *sources.Config, x *objectIndex, out []fron
 		}
 		for _, rule := range route.HTTPRoute.Rules {
 			for _, b := range rule.Backends {
-				if (b.Kind != "" && b.Kind != "Service") || b.Name != svc.Name || orDefault(b.Namespace, route.Namespace) != svc.Namespace {
+				if (b.Kind != "" && b.Kind != "Service") || b.Name != svc.Name || cmp.Or(b.Namespace, route.Namespace) != svc.Namespace {
 					continue
 				}
 				out = appendFront(out, routeFront(route, svc, servicePort(svc.Service, "", b.Port), x))

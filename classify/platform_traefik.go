@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"time"
@@ -65,7 +66,7 @@ func (p traefikPlatform) ownFronts(svc *sources.Config, x *objectIndex, out []fr
 	for _, ir := range x.ingressRoutes[svc.Namespace+"/"+svc.Name] {
 		for _, r := range ir.IngressRoute.Routes {
 			for _, b := range r.Services {
-				if (b.Kind != "" && b.Kind != "Service") || b.Name != svc.Name || orDefault(b.Namespace, ir.Namespace) != svc.Namespace {
+				if (b.Kind != "" && b.Kind != "Service") || b.Name != svc.Name || cmp.Or(b.Namespace, ir.Namespace) != svc.Namespace {
 					continue
 				}
 				objs := append([]*sources.Config{svc, ir}, traefikObjects(x)...)
@@ -208,7 +209,7 @@ func (traefikPlatform) refusalFix(objs *Objects, _ sources.Platform, wl workload
 			return Fix{}, false
 		}
 	}
-	ns := orDefault(wl.Namespace, placeholderName("namespace"))
+	ns := cmp.Or(wl.Namespace, placeholderName("namespace"))
 	return Fix{
 		Title: "Let Traefik retry refused connections on another pod",
 		Why: fmt.Sprintf("Traefik retries only when a retry middleware is on the route: name this one in the IngressRoute's middlewares, or in the Ingress's traefik.ingress.kubernetes.io/router.middlewares annotation (%s-retry@kubernetescrd). "+

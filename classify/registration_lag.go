@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -366,7 +367,7 @@ func albGateFix(namespace string) Fix {
 	return Fix{
 		Title: "Let the AWS Load Balancer Controller gate pod readiness on target health",
 		Why:   "With the readiness gate a new pod becomes Ready only when its ALB target is healthy, so the rollout cannot remove the old pods first. It needs target-type ip and applies to pods created after the label is set.",
-		Patch: objectPatch("v1", "Namespace", "", orDefault(namespace, placeholderName("namespace")), map[string]any{"labels": map[string]any{sources.LabelALBReadinessGateInject: "enabled"}}, nil),
+		Patch: objectPatch("v1", "Namespace", "", cmp.Or(namespace, placeholderName("namespace")), map[string]any{"labels": map[string]any{sources.LabelALBReadinessGateInject: "enabled"}}, nil),
 	}
 }
 
@@ -444,7 +445,7 @@ func minReadyFix(basis, hc healthCheck, minReady int, wl workload, lasted time.D
 // its template: two fixes.
 func zoneSpreadFix(wl workload, zones []string, assumed int) []Fix {
 	replicas := max(len(zones), minSpreadReplicas)
-	seen := orDefault(strings.Join(zones, ", "), "several") + " seen"
+	seen := cmp.Or(strings.Join(zones, ", "), "several") + " seen"
 	if len(zones) == 0 && assumed > 0 {
 		seen = fmt.Sprintf("%d assumed", assumed)
 	}
@@ -533,7 +534,7 @@ func rolloutStrategyFix(wl workload) []Fix {
 		return []Fix{{
 			Title: "Never take an old pod away before its replacement is available",
 			Why: fmt.Sprintf("maxUnavailable is %q (%s); with 0 the canary Rollout removes an old pod only after a new one counts as available.",
-				orDefault(wl.MaxUnavailable, defaultMaxUnavailable), maxUnavailableSource(wl)),
+				cmp.Or(wl.MaxUnavailable, defaultMaxUnavailable), maxUnavailableSource(wl)),
 			Patch: deploymentPatch(wl, map[string]any{"strategy": map[string]any{"canary": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}),
 		}}
 	case wl.Kind == correlate.KindArgoRollout:
@@ -542,7 +543,7 @@ func rolloutStrategyFix(wl workload) []Fix {
 	return []Fix{{
 		Title: "Never take an old pod away before its replacement is available",
 		Why: fmt.Sprintf("maxUnavailable is %q (%s); with 0 the Deployment removes an old pod only after a new one counts as available.%s",
-			orDefault(wl.MaxUnavailable, defaultMaxUnavailable), maxUnavailableSource(wl), strategyNote(wl)),
+			cmp.Or(wl.MaxUnavailable, defaultMaxUnavailable), maxUnavailableSource(wl), strategyNote(wl)),
 		Patch: deploymentPatch(wl, map[string]any{"strategy": map[string]any{"type": "RollingUpdate",
 			"rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}}),
 	}}
@@ -833,7 +834,7 @@ func rolloutFloor(replicas int, strategy, maxSurge, maxUnavailable string) (floo
 	if strategy == "Recreate" {
 		return 0, "strategy Recreate (every old pod stops before a new one starts)"
 	}
-	surgeText, unavailText := orDefault(maxSurge, defaultMaxUnavailable), orDefault(maxUnavailable, defaultMaxUnavailable)
+	surgeText, unavailText := cmp.Or(maxSurge, defaultMaxUnavailable), cmp.Or(maxUnavailable, defaultMaxUnavailable)
 	_, unavail := correlate.RolloutBudget(replicas, maxSurge, maxUnavailable)
 	return replicas - unavail, fmt.Sprintf("maxUnavailable %s (%d of %d) with maxSurge %s", unavailText, unavail, replicas, surgeText)
 }

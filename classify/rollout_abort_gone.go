@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"github.com/readygap/readygap/internal/words"
 	"time"
@@ -115,7 +116,7 @@ func explainAbortGone(a *correlate.Analysis, g *stepGroup) *Finding {
 	back := w.End.Sub(ab.Time)
 	family := platformOf(w)
 	f.Summary = fmt.Sprintf("%s was aborted at %s and its traffic went back to stable pods that were gone: %s had no healthy target for %s (%s; %s failed with %s).",
-		r.WorkloadRef(), correlate.Clock(ab.Time), family.noun(""), seconds(back), span(w), words.Plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"))
+		r.WorkloadRef(), correlate.Clock(ab.Time), family.noun(""), seconds(back), span(w), words.Plural(w.Failed, "request"), cmp.Or(statusList(w.StatusCounts), "no client-visible error"))
 	f.Remediation = abortFixes(r, obj, back, dynamic)
 	return f
 }

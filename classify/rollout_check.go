@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -176,7 +177,7 @@ func checkScaleDownDelay(objs *Objects) []*Risk {
 			if ro.TrafficRouting == "" {
 				continue // plain canary: Argo scales by replicas, no delay applies
 			}
-			svc = orDefault(ro.RootService, ro.StableService)
+			svc = cmp.Or(ro.RootService, ro.StableService)
 		}
 		f, ok := albFrontOf(objs, c.Namespace, svc)
 		if !ok {
@@ -215,9 +216,9 @@ func checkCanaryWithoutPingPong(objs *Objects) []*Risk {
 		r := rolloutRisk(rolloutWeightNoTargetCause, checkCanaryALBPingPong, SeverityWarning, c)
 		r.Title = fmt.Sprintf("the last step of %s moves the weight to a target group re-registering its pods", objectName(c))
 		r.Reason = fmt.Sprintf("%s routes its canary through an ALB without pingPong: at the end it switches Service %s to the new pods and sets the weight back to it at once, while its target group deregisters the old pods and health-checks the new ones (argo-rollouts#4433).",
-			objectName(c), orDefault(ro.StableService, "<stable Service>"))
+			objectName(c), cmp.Or(ro.StableService, "<stable Service>"))
 		d := time.Duration(albDefaultInterval*albDefaultHealthy) * time.Second
-		if f, ok := albFrontOf(objs, c.Namespace, orDefault(ro.RootService, ro.StableService)); ok {
+		if f, ok := albFrontOf(objs, c.Namespace, cmp.Or(ro.RootService, ro.StableService)); ok {
 			d, _ = f.healthTime()
 		}
 		r.Fixes = weightFixes(rolloutOf(c), ro.StableService, &sources.Lifecycle{}, variantWeightBackToStable, d, albPlatform{})

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"github.com/readygap/readygap/internal/words"
 	"time"
@@ -101,7 +102,7 @@ func explainScaleDownRace(a *correlate.Analysis, g *stepGroup) *Finding {
 	family := platformOf(w)
 	f.Summary = fmt.Sprintf("%s scaled %s down %s after %s, but %s kept sending its pods requests until %s after it (%s; %s failed with %s on %s).",
 		r.WorkloadRef(), sd.Group, seconds(sd.Time.Sub(base)), switchText(sw), family.noun(""), seconds(reach), span(w),
-		words.Plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), words.Plural(len(f.Backends), "pod IP"))
+		words.Plural(w.Failed, "request"), cmp.Or(statusList(w.StatusCounts), "no client-visible error"), words.Plural(len(f.Backends), "pod IP"))
 	need := ceilSeconds(reach + stepMargin)
 	strategy := rolloutStrategy(obj, r)
 	f.Remediation = []Fix{{

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"github.com/readygap/readygap/internal/words"
 	"time"
@@ -88,7 +89,7 @@ func explainSwitchLag(a *correlate.Analysis, g *stepGroup) *Finding {
 	obj := rolloutObject(a, r)
 	if obj != nil && obj.Rollout.Strategy == "blueGreen" {
 		corroborated++
-		f.Evidence = append(f.Evidence, factEvidence("%s is a blue-green Rollout: its active Service %s moves all traffic at once (read at %s)", r.WorkloadRef(), orDefault(obj.Rollout.ActiveService, sw.Group), obj.Origin))
+		f.Evidence = append(f.Evidence, factEvidence("%s is a blue-green Rollout: its active Service %s moves all traffic at once (read at %s)", r.WorkloadRef(), cmp.Or(obj.Rollout.ActiveService, sw.Group), obj.Origin))
 	}
 	f.grade(1, corroborated, registrationClearFit)
 	var olds []*correlate.Backend
@@ -99,7 +100,7 @@ func explainSwitchLag(a *correlate.Analysis, g *stepGroup) *Finding {
 	lag := w.End.Sub(sw.Time)
 	family := platformOf(w)
 	f.Summary = fmt.Sprintf("For %s after %s switched Service %s to the new pods (%s), %s had no healthy target: %s failed with %s. The switch moved traffic to pods the load balancer had not yet registered and health-checked.",
-		seconds(w.End.Sub(w.Start)), r.WorkloadRef(), sw.Group, span(w), family.noun(""), words.Plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"))
+		seconds(w.End.Sub(w.Start)), r.WorkloadRef(), sw.Group, span(w), family.noun(""), words.Plural(w.Failed, "request"), cmp.Or(statusList(w.StatusCounts), "no client-visible error"))
 	f.Remediation = switchLagFixes(r, obj, sw, lag, true, family)
 	return f
 }

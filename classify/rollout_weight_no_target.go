@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"github.com/readygap/readygap/internal/words"
 	"time"
@@ -105,7 +106,7 @@ func explainWeightNoTarget(a *correlate.Analysis, g *stepGroup) *Finding {
 	family := platformOf(w)
 	total := w.Failed + servedIn(a, w)
 	f.Summary = fmt.Sprintf("%s set the canary weight to %d%% at %s and %s had no healthy target for that share for %s (%s): %s of %s in the window failed with %s.",
-		r.WorkloadRef(), tw.Count, correlate.Clock(tw.Time), family.noun(""), seconds(lag), span(w), words.Plural(w.Failed, "request"), fmt.Sprint(total), orDefault(statusList(w.StatusCounts), "no client-visible error"))
+		r.WorkloadRef(), tw.Count, correlate.Clock(tw.Time), family.noun(""), seconds(lag), span(w), words.Plural(w.Failed, "request"), fmt.Sprint(total), cmp.Or(statusList(w.StatusCounts), "no client-visible error"))
 	stable := ""
 	if sw != nil {
 		stable = sw.Group
@@ -144,7 +145,7 @@ func weightFixes(r *correlate.Rollout, stable string, tw *sources.Lifecycle, var
 			Title: "Use ping-pong Services so the weight never moves to a target group re-registering its pods",
 			Why: fmt.Sprintf("Without pingPong the last step switches the stable Service to the new pods and moves the weight back to it at once, while its target group has no healthy target (%s; argo-rollouts#4433). With pingPong the Services swap roles instead: the weight goes to the target group already serving the new pods.",
 				seconds(lag)),
-			Patch:    rolloutPatch(r, "canary", map[string]any{"pingPong": map[string]any{"pingService": orDefault(stable, placeholderName("ping Service")), "pongService": placeholderName("pong Service")}}),
+			Patch:    rolloutPatch(r, "canary", map[string]any{"pingPong": map[string]any{"pingService": cmp.Or(stable, placeholderName("ping Service")), "pongService": placeholderName("pong Service")}}),
 			Template: true,
 		})
 	} else {

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -171,7 +172,7 @@ func findWorkload(a *correlate.Analysis, r *correlate.Rollout, refs []BackendRef
 		}
 	}
 	if name == "" {
-		name = placeholderName(orDefault(kind, "Deployment"))
+		name = placeholderName(cmp.Or(kind, "Deployment"))
 	}
 	return workload{Namespace: ns, Name: name, Kind: kind, Kube: a.Opts.KubeVersion}
 }
@@ -260,7 +261,7 @@ func (wl workload) withServing(services []*sources.Config) workload {
 // among objs that scales it.
 func (wl workload) withAutoscaler(objs []*sources.Config) workload {
 	for _, c := range objs {
-		if a := c.Autoscaler; a != nil && c.Namespace == wl.Namespace && a.TargetName == wl.Name && a.TargetKind == orDefault(wl.Kind, "Deployment") {
+		if a := c.Autoscaler; a != nil && c.Namespace == wl.Namespace && a.TargetName == wl.Name && a.TargetKind == cmp.Or(wl.Kind, "Deployment") {
 			wl.Autoscaler = c
 			return wl
 		}
@@ -591,12 +592,4 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// orDefault returns s, or def when s is empty.
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -206,7 +207,7 @@ func routeFront(route, svc *sources.Config, port *sources.ServicePort, x *object
 		if p.Kind != "" && p.Kind != "Gateway" {
 			continue
 		}
-		ns := orDefault(p.Namespace, route.Namespace)
+		ns := cmp.Or(p.Namespace, route.Namespace)
 		gateways = append(gateways, ns+"/"+p.Name)
 		for _, g := range x.gateways[ns+"/"+p.Name] {
 			objs = append(objs, g)
@@ -236,7 +237,7 @@ func routeFront(route, svc *sources.Config, port *sources.ServicePort, x *object
 // route: it targets the route, one of its Gateways, or the Service.
 func policyTargets(pol, route, svc *sources.Config, gateways []string) bool {
 	for _, t := range pol.BackendTrafficPolicy.Targets {
-		ns := orDefault(t.Namespace, pol.Namespace)
+		ns := cmp.Or(t.Namespace, pol.Namespace)
 		switch t.Kind {
 		case "HTTPRoute":
 			if ns == route.Namespace && t.Name == route.Name {

@@ -171,7 +171,7 @@ func explainTerminationRace(a *correlate.Analysis, g incidentGroup) *Finding {
 	family := familyOf(w)
 	platform := envoyPlatformOf(a, w)
 	f.Summary = fmt.Sprintf("%s stopped accepting connections as they began terminating, but %s kept sending them requests for up to %s (%s; %s failed with %s on %s).",
-		terminatedBy(g.Trigger), proxyNoun(family, platform), seconds(lag), span(w), words.Plural(w.Failed, "request"), orDefault(statusList(w.StatusCounts), "no client-visible error"), words.Plural(len(f.Backends), "pod IP"))
+		terminatedBy(g.Trigger), proxyNoun(family, platform), seconds(lag), span(w), words.Plural(w.Failed, "request"), cmp.Or(statusList(w.StatusCounts), "no client-visible error"), words.Plural(len(f.Backends), "pod IP"))
 	f.Remediation = terminationFixes(objectsOf(a), wl, spec, lag, preStop, grace, family, platform)
 	f.Remediation = append(f.Remediation, triggerFixes(a, wl, g.Trigger, lag, family)...)
 	return f
@@ -191,7 +191,7 @@ func terminatedBy(t correlate.Trigger) string {
 	case correlate.TriggerRollout:
 		return "Old pods replaced by the rollout"
 	case correlate.TriggerNodeDrain:
-		return fmt.Sprintf("Pods evicted from node %s as it was drained", orDefault(t.Node, "(unnamed)"))
+		return fmt.Sprintf("Pods evicted from node %s as it was drained", cmp.Or(t.Node, "(unnamed)"))
 	case correlate.TriggerScaleIn:
 		return "Pods removed by a scale-in"
 	}
@@ -227,7 +227,7 @@ func triggerFixes(a *correlate.Analysis, wl workload, t correlate.Trigger, lag t
 				Title: "Take the node out of the load balancer before draining it",
 				Why: fmt.Sprintf("With the label %s the cloud controllers remove the node's backends first; the load balancer kept sending for %s after the pods began terminating. Karpenter sets it on shutdown; for kubectl drain and the cluster-autoscaler, label the node (or use a termination handler that does).",
 					labelExcludeFromLB, seconds(lag)),
-				Patch: objectPatch("v1", "Node", "", orDefault(t.Node, placeholderName("Node")), map[string]any{"labels": map[string]any{labelExcludeFromLB: "true"}}, nil),
+				Patch: objectPatch("v1", "Node", "", cmp.Or(t.Node, placeholderName("Node")), map[string]any{"labels": map[string]any{labelExcludeFromLB: "true"}}, nil),
 			},
 		}
 		if !platformFor(family).excludesNodes() {

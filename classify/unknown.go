@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -33,7 +34,7 @@ func unknownFinding(a *correlate.Analysis, w *correlate.Window) *Finding {
 	f := &Finding{Cause: unknownCause.ID, Confidence: Low, Window: w, Backends: backendRefs(a, w), Rollout: a.RolloutAt(w.Start)}
 	f.Evidence = failureEvidence(w, nil)
 	f.Summary = fmt.Sprintf("The load balancer generated %s (%s) over %s (%s), mostly %q, in a pattern that fits none of the known mechanisms. %s",
-		words.Plural(w.Failed, "failed request"), orDefault(statusList(w.StatusCounts), "none client-visible"), seconds(w.Duration()), span(w), top.String(), leaning(a, w, top))
+		words.Plural(w.Failed, "failed request"), cmp.Or(statusList(w.StatusCounts), "none client-visible"), seconds(w.Duration()), span(w), top.String(), leaning(a, w, top))
 	return f
 }
 

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -252,7 +253,7 @@ func probeHandler(probe *sources.Probe, port any, servingPort int, replaced *sou
 	var out map[string]any
 	switch {
 	case probe != nil && probe.Handler == "httpGet":
-		out = map[string]any{"httpGet": map[string]any{"path": orDefault(probe.Path, "/"), "port": port}}
+		out = map[string]any{"httpGet": map[string]any{"path": cmp.Or(probe.Path, "/"), "port": port}}
 	case probe != nil && probe.Handler == "grpc":
 		var n any = servingPort
 		if servingPort == 0 {
@@ -295,7 +296,7 @@ func templateProbe(wl workload, container string, pick func(*sources.Container) 
 
 // probeFix points the readiness probe at the serving port.
 func probeFix(wl workload, probe *sources.Probe, container string, servingPort int, servingName string) Fix {
-	container = orDefault(container, mainContainer(wl))
+	container = cmp.Or(container, mainContainer(wl))
 	port := servingPortRef(servingPort, servingName)
 	readiness := probeHandler(probe, port, servingPort, cmpOr(templateProbe(wl, container, func(c *sources.Container) *sources.Probe { return c.Readiness }), probe))
 	readiness["periodSeconds"], readiness["failureThreshold"] = readinessPeriod, readinessFailures
@@ -314,7 +315,7 @@ func probeFix(wl workload, probe *sources.Probe, container string, servingPort i
 // start of listen plus startupMargin, in whole periods. Its Why says what
 // the probe does; the caller says where listen came from.
 func startupFix(wl workload, probe *sources.Probe, container string, servingPort int, servingName string, listen time.Duration) Fix {
-	container = orDefault(container, mainContainer(wl))
+	container = cmp.Or(container, mainContainer(wl))
 	// The startupProbe gives up after period × failureThreshold: cover the
 	// slowest start plus a margin, in whole periods.
 	failures := (ceilSeconds(listen+startupMargin) + startupPeriod - 1) / startupPeriod

@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"cmp"
 	"net/netip"
 	"slices"
 	"strings"
@@ -224,7 +225,7 @@ func newBackendSet(d *Dataset) *backendSet {
 		if c.Workload.Template != nil {
 			s.templates[c.Namespace+"/"+c.Name] = c.Workload.Template
 		}
-		if owner := orString(c.Workload.Deployment, c.Workload.Rollout); owner != "" {
+		if owner := cmp.Or(c.Workload.Deployment, c.Workload.Rollout); owner != "" {
 			s.deployments[c.Namespace+"/"+c.Name] = owner
 			if c.Workload.Template != nil {
 				s.templates[c.Namespace+"/"+owner] = c.Workload.Template

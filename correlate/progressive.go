@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -167,5 +168,5 @@ func (r *Rollout) WorkloadRef() string {
 	if r.Kind == KindFlaggerCanary {
 		return KindFlaggerCanary + "/" + strings.TrimSuffix(r.Workload, flaggerPrimarySuffix)
 	}
-	return orString(r.Kind, "Deployment") + "/" + r.Workload
+	return cmp.Or(r.Kind, "Deployment") + "/" + r.Workload
 }

@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"time"
@@ -18,8 +19,8 @@ const DefaultRollingUpdate = "25%"
 // maxUnavailable, both DefaultRollingUpdate when unset, and maxUnavailable
 // 1 when both come to 0 (ResolveFenceposts in Kubernetes' deployment util).
 func RolloutBudget(replicas int, maxSurge, maxUnavailable string) (surge, unavailable int) {
-	surge = scaledCount(orString(maxSurge, DefaultRollingUpdate), replicas, true)
-	unavailable = scaledCount(orString(maxUnavailable, DefaultRollingUpdate), replicas, false)
+	surge = scaledCount(cmp.Or(maxSurge, DefaultRollingUpdate), replicas, true)
+	unavailable = scaledCount(cmp.Or(maxUnavailable, DefaultRollingUpdate), replicas, false)
 	if surge == 0 && unavailable == 0 {
 		unavailable = 1
 	}

@@ -235,7 +235,7 @@ func replicaSets(d *Dataset, backends []*Backend) []*ReplicaSet {
 	}
 	for _, c := range d.Configs {
 		if c.Kind == "ReplicaSet" && c.Workload != nil {
-			rs := get(c.Namespace, c.Name, orString(c.Workload.Deployment, orString(c.Workload.Rollout, workloadOf(c.Name))))
+			rs := get(c.Namespace, c.Name, cmp.Or(c.Workload.Deployment, cmp.Or(c.Workload.Rollout, workloadOf(c.Name))))
 			rs.Revision = c.Workload.Revision
 			if c.Workload.Rollout != "" {
 				rs.Kind = KindArgoRollout
@@ -252,7 +252,7 @@ func replicaSets(d *Dataset, backends []*Backend) []*ReplicaSet {
 		if !byArgo {
 			owner = strings.TrimPrefix(l.Object, "Deployment/")
 		}
-		rs := get(l.Namespace, l.Group, orString(owner, workloadOf(l.Group)))
+		rs := get(l.Namespace, l.Group, cmp.Or(owner, workloadOf(l.Group)))
 		if byArgo {
 			rs.Kind = KindArgoRollout
 		}
@@ -370,11 +370,4 @@ func firstTime(ts ...time.Time) time.Time {
 		}
 	}
 	return first
-}
-
-func orString(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
 }

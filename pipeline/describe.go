@@ -8,7 +8,6 @@ import (
 
 	"github.com/readygap/readygap/classify"
 	"github.com/readygap/readygap/correlate"
-	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -31,7 +30,7 @@ func describeEvent(l *sources.Lifecycle) string {
 	case sources.NEGAttach, sources.NEGDetach:
 		return fmt.Sprintf("NEG %s %d endpoint(s) in %s", map[bool]string{true: "attach", false: "detach"}[l.Kind == sources.NEGAttach], l.Count, l.Zone)
 	case sources.ReadinessGate:
-		return fmt.Sprintf("readiness gate %s (%s)", words.Or(l.Status, "not ready"), words.Or(l.Reason, l.Group))
+		return fmt.Sprintf("readiness gate %s (%s)", cmp.Or(l.Status, "not ready"), cmp.Or(l.Reason, l.Group))
 	case sources.ProbeFailed:
 		return fmt.Sprintf("%s probe failed", l.Reason)
 	case sources.HealthCheck:
@@ -44,9 +43,9 @@ func describeEvent(l *sources.Lifecycle) string {
 	case sources.NoEndpoints:
 		return "proxy: Service has no active endpoint"
 	case sources.NodeDraining:
-		return fmt.Sprintf("node %s drained (%s: %s)", l.Node, words.Or(l.Source, "?"), l.Reason)
+		return fmt.Sprintf("node %s drained (%s: %s)", l.Node, cmp.Or(l.Source, "?"), l.Reason)
 	case sources.PodEvicted:
-		return fmt.Sprintf("evicted by %s (%s)", words.Or(l.Source, "?"), l.Reason)
+		return fmt.Sprintf("evicted by %s (%s)", cmp.Or(l.Source, "?"), l.Reason)
 	case sources.Rescaled:
 		return fmt.Sprintf("autoscaler set %d replicas", l.Count)
 	case sources.EventsLost:
@@ -72,9 +71,9 @@ func describeEvent(l *sources.Lifecycle) string {
 		if l.Object != "" {
 			what += " of " + l.Object
 		}
-		return what + " (" + words.Or(l.Source, "control plane") + ": " + l.Reason + ")"
+		return what + " (" + cmp.Or(l.Source, "control plane") + ": " + l.Reason + ")"
 	}
-	return words.Or(l.Reason, l.Kind.String())
+	return cmp.Or(l.Reason, l.Kind.String())
 }
 
 // describeStep words a progressive-delivery controller's record: a

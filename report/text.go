@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -50,10 +51,10 @@ func textWidthOf(w io.Writer) int {
 
 // causeName is the incident's cause for a reader: the name the report
 // carries, its id in a report that carries none.
-func causeName(in Incident) string { return Sanitize(words.Or(in.CauseName, in.Cause)) }
+func causeName(in Incident) string { return Sanitize(cmp.Or(in.CauseName, in.Cause)) }
 
 // variantName is the incident's variant for a reader, as causeName.
-func variantName(in Incident) string { return Sanitize(words.Or(in.VariantName, in.Variant)) }
+func variantName(in Incident) string { return Sanitize(cmp.Or(in.VariantName, in.Variant)) }
 
 // renderText writes the report for a person at a terminal, laid out for
 // its width. Colours are dropped when w is not a terminal or NO_COLOR is
@@ -314,7 +315,7 @@ func groupByRollout(rep *Report) []rolloutGroup {
 // one found in the traffic alone says so.
 func rolloutTitle(ro Rollout) string {
 	if ro.Workload == "" {
-		return "Rollout found in the " + words.Or(ro.How, "records") + ", " + rolloutSteps(ro)
+		return "Rollout found in the " + cmp.Or(ro.How, "records") + ", " + rolloutSteps(ro)
 	}
 	return "Rollout of " + rolloutWorkload(ro) + ", " + rolloutSteps(ro)
 }

@@ -53,14 +53,6 @@ func Capitalized(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
-// Or returns s, or alt when s is empty.
-func Or(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
-}
-
 // SameDay reports whether a and b fall on one UTC day.
 func SameDay(a, b time.Time) bool {
 	return a.UTC().Format(time.DateOnly) == b.UTC().Format(time.DateOnly)
