@@ -57,6 +57,9 @@ type ALBQuery struct {
 	Objects []string
 	// Since and Until bound the requests kept; zero leaves a side open.
 	Since, Until time.Time
+	// Layout is how Table holds the lines; the zero value is readygap's
+	// table of raw lines.
+	Layout ALBTable
 }
 
 // albFieldRE matches one field of an access-log line as the Go adapter
@@ -182,7 +185,7 @@ func idiv(a, b string) string { return fmt.Sprintf("CAST(floor((%s) / (%s)) AS b
 // strpos, substr, lpad, rpad, count_if, min_by, max_by, GROUPING SETS.
 func (q ALBQuery) SQL() string {
 	var where []string
-	if len(q.Days) > 0 {
+	if len(q.Days) > 0 && !q.Layout.NoDays {
 		where = append(where, "day IN ("+sqlList(q.Days)+")")
 	}
 	if len(q.Objects) > 0 {
@@ -198,37 +201,11 @@ func (q ALBQuery) SQL() string {
 	}
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	p("WITH lines AS (")
-	p(`  SELECT "$path" AS object, regexp_replace(line, '[ \t\r]+$', '') AS l`)
-	p("  FROM %s", q.Table)
-	p("  WHERE %s", strings.Join(where, "\n    AND "))
-	p("),")
-	p("f0 AS (")
-	p("  SELECT object, l, regexp_like(l, %s) AS split,", sqlString(albLineRE))
-	head := []string{"typ", "tm", "elb", "target", "rpt", "tpt", "rspt", "elb_status"}
-	for i, name := range head {
-		p("    regexp_extract(l, %s, %d) AS %s_q,", sqlString(albHeadRE), i+1, name)
+	if q.Layout.Documented {
+		documentedFields(p, q.Table, where, q.Layout)
+	} else {
+		rawFields(p, q.Table, where)
 	}
-	p("    regexp_extract(l, %s, %d) AS tail", sqlString(albHeadRE), len(head)+1)
-	p("  FROM lines")
-	p("),")
-	p("f AS (")
-	// Lines ALB writes that are no request: blank ones, the test object's.
-	p("  SELECT object, l, split, l = '' OR starts_with(l, 'Enable AccessLog for ELB: ') AS blank,")
-	for _, name := range head {
-		p("    %s AS %s,", unquote(name+"_q"), name)
-	}
-	tail := []string{"target_status", "request", "trace", "created", "error_reason"}
-	for i, name := range tail {
-		sep := ","
-		if i == len(tail)-1 {
-			sep = ""
-		}
-		x := fmt.Sprintf("regexp_extract(tail, %s, %d)", sqlString(albTailRE), i+1)
-		p("    %s AS %s%s", unquote(x), name, sep)
-	}
-	p("  FROM f0")
-	p("),")
 	// The parts of the time field (t_), of request_creation_time (c_) and
 	// of the target, checked as the adapter does.
 	p("g AS (")
@@ -354,4 +331,41 @@ func (q ALBQuery) SQL() string {
 	p("FROM r")
 	p("GROUP BY GROUPING SETS ((object), (s_sec, s_lb), (c_ip, c_cell), (g_sec, g_status, g_generator, g_kind, g_backend, g_lb, g_detail, g_duration, g_logged_after))")
 	return b.String()
+}
+
+// rawFields writes the query's first steps over readygap's table of raw
+// lines: each line split into the fields the rest of the query reads, as
+// the Go adapter splits it.
+func rawFields(p func(string, ...any), table string, where []string) {
+	p("WITH lines AS (")
+	p(`  SELECT "$path" AS object, regexp_replace(line, '[ \t\r]+$', '') AS l`)
+	p("  FROM %s", table)
+	p("  WHERE %s", strings.Join(where, "\n    AND "))
+	p("),")
+	p("f0 AS (")
+	p("  SELECT object, l, regexp_like(l, %s) AS split,", sqlString(albLineRE))
+	head := []string{"typ", "tm", "elb", "target", "rpt", "tpt", "rspt", "elb_status"}
+	for i, name := range head {
+		p("    regexp_extract(l, %s, %d) AS %s_q,", sqlString(albHeadRE), i+1, name)
+	}
+	p("    regexp_extract(l, %s, %d) AS tail", sqlString(albHeadRE), len(head)+1)
+	p("  FROM lines")
+	p("),")
+	p("f AS (")
+	// Lines ALB writes that are no request: blank ones, the test object's.
+	p("  SELECT object, l, split, l = '' OR starts_with(l, 'Enable AccessLog for ELB: ') AS blank,")
+	for _, name := range head {
+		p("    %s AS %s,", unquote(name+"_q"), name)
+	}
+	tail := []string{"target_status", "request", "trace", "created", "error_reason"}
+	for i, name := range tail {
+		sep := ","
+		if i == len(tail)-1 {
+			sep = ""
+		}
+		x := fmt.Sprintf("regexp_extract(tail, %s, %d)", sqlString(albTailRE), i+1)
+		p("    %s AS %s%s", unquote(x), name, sep)
+	}
+	p("  FROM f0")
+	p("),")
 }

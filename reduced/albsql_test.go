@@ -64,3 +64,29 @@ func TestALBRowsBundleRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestALBTableOf requires the layout to be told from the catalog's columns:
+// readygap's table of raw lines (with its day partition), AWS's documented
+// table with or without lambda_error_reason and the day partition, and a
+// refusal naming what another table lacks.
+func TestALBTableOf(t *testing.T) {
+	doc := append([]string{"client_ip", "received_bytes"}, ALBDocumentedColumns...)
+	if l, err := ALBTableOf([]string{"line"}, []string{"day"}); err != nil || l.Documented {
+		t.Errorf("the table of raw lines: %+v, %v", l, err)
+	}
+	if _, err := ALBTableOf([]string{"line"}, nil); err == nil {
+		t.Error("a table of raw lines without its day partition is accepted")
+	}
+	l, err := ALBTableOf(append(doc, "LAMBDA_ERROR_REASON"), []string{"Day"})
+	if err != nil || !l.Documented || l.NoDays || !strings.Contains(ALBQuery{Table: "t", Layout: l}.SQL(), "lambda_error_reason AS error_reason") {
+		t.Errorf("the documented table: %+v, %v", l, err)
+	}
+	l, err = ALBTableOf(doc, nil)
+	q := ALBQuery{Table: "t", Layout: l, Days: []string{"2025/11/08"}}.SQL()
+	if err != nil || !l.NoDays || strings.Contains(q, "day IN") || !strings.Contains(q, "'-' AS error_reason") {
+		t.Errorf("the older documented table without partitions: %+v, %v", l, err)
+	}
+	if _, err := ALBTableOf(doc[:len(doc)-1], []string{"day"}); err == nil || !strings.Contains(err.Error(), "request_creation_time") {
+		t.Errorf("a table lacking request_creation_time: %v", err)
+	}
+}

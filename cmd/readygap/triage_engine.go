@@ -40,7 +40,7 @@ const defaultAthenaTable = "readygap.alb_lines"
 // addEngineFlags wires the engine flags.
 func addEngineFlags(f *pflag.FlagSet, o *engineOptions) {
 	f.StringVar(&o.Engine, "engine", engineLocal, "where the ALB request logs are reduced: local (download the objects and read them) or athena (one query over --athena-table; see docs/fleet-scale.md)")
-	f.StringVar(&o.Table, "athena-table", defaultAthenaTable, "the Athena table of raw ALB log lines (database.table), as --athena-ddl prints it")
+	f.StringVar(&o.Table, "athena-table", defaultAthenaTable, "the Athena table (database.table) of raw ALB log lines, as --athena-ddl prints it, or AWS's documented ALB access-log table")
 	f.StringVar(&o.WorkGroup, "athena-workgroup", "", "the Athena workgroup (default: primary)")
 	f.StringVar(&o.Output, "athena-output", "", "s3:// location for Athena's query results (default: the workgroup's)")
 	f.StringVar(&o.MaxScan, "max-scan", "50G", "most an engine query may scan, by the size of the listed objects (a size: 50G, 1T); above it the query is not sent")

@@ -149,8 +149,6 @@ func (a *AthenaALB) Fetch(ctx context.Context, w Window, dir string, progress Pr
 		limit = DefaultMaxScan
 	}
 	a.logf("%s: %d objects, %s to scan (about $%.4f)", SourceAthenaALB, len(objects), humanSize(estimate), AthenaCost(estimate))
-	q := reduced.ALBQuery{Table: a.Table, Days: albDays(w), Objects: objects, Since: w.Since, Until: w.Until}
-	sql := q.SQL()
 	r.mu.Lock()
 	r.rep.Queries = append(r.rep.Queries, "athena: "+a.Table+" over "+fmt.Sprint(len(objects))+" objects")
 	r.mu.Unlock()
@@ -162,6 +160,15 @@ func (a *AthenaALB) Fetch(ctx context.Context, w Window, dir string, progress Pr
 		r.update(i, func(it *bundle.Item) { it.Reason = fe.Msg })
 		return r.finish()
 	}
+	layout, err := a.layout(r)
+	if err != nil {
+		fe := fetchErrorf(SourceAthenaALB, err, "%s: %v", a.Table, err).stopping()
+		r.stop(fe)
+		r.update(i, func(it *bundle.Item) { it.Reason = fe.Msg })
+		return r.finish()
+	}
+	q := reduced.ALBQuery{Table: a.Table, Days: albDays(w), Objects: objects, Since: w.Since, Until: w.Until, Layout: layout}
+	sql := q.SQL()
 	b, err := a.query(r, sql)
 	if err != nil {
 		why := r.fail(err, func(err error) *FetchError {
@@ -179,6 +186,9 @@ func (a *AthenaALB) Fetch(ctx context.Context, w Window, dir string, progress Pr
 		b.Window = &reduced.Window{Since: w.Since.UTC(), Until: w.Until.UTC()}
 	}
 	b.CostUSD = AthenaCost(b.BytesScanned)
+	if layout.Documented {
+		noteUnmatched(r, a.Table, b)
+	}
 	if float64(b.BytesScanned) > athenaUnprunedRatio*float64(estimate) {
 		r.note("Athena scanned %s where the window's objects hold %s: the \"$path\" predicate did not prune objects, and the query paid for the whole days",
 			humanSize(b.BytesScanned), humanSize(estimate))
@@ -201,6 +211,58 @@ func (a *AthenaALB) Fetch(ctx context.Context, w Window, dir string, progress Pr
 	})
 	r.saved(len(b.Seconds)+len(b.Cells)+len(b.Groups), f.n)
 	return r.finish()
+}
+
+// athenaCatalog is the data catalog Athena's tables are in unless one is
+// named: the account's Glue Data Catalog.
+const athenaCatalog = "AwsDataCatalog"
+
+// layout reads the table's columns from the catalog and tells readygap's
+// table of raw lines from AWS's documented one. When the catalog cannot be
+// read (athena:GetTableMetadata and glue:GetTable are not granted), the
+// table is taken for readygap's, and a note says so.
+func (a *AthenaALB) layout(r *run) (reduced.ALBTable, error) {
+	db, table, _ := strings.Cut(strings.Trim(a.Table, `"`), `"."`)
+	out, err := a.Client.GetTableMetadata(r.ctx, &athena.GetTableMetadataInput{
+		CatalogName: aws.String(athenaCatalog), DatabaseName: aws.String(db), TableName: aws.String(table)})
+	if err != nil || out.TableMetadata == nil {
+		why := "no metadata"
+		if err != nil {
+			why = awsError(SourceAthenaALB, "athena:GetTableMetadata", a.Table, err).Msg
+		}
+		r.note("the columns of %s could not be read (%s): the query takes it for readygap's table of raw lines", a.Table, why)
+		return reduced.ALBTable{}, nil
+	}
+	names := func(cs []types.Column) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, aws.ToString(c.Name))
+		}
+		return out
+	}
+	layout, err := reduced.ALBTableOf(names(out.TableMetadata.Columns), names(out.TableMetadata.PartitionKeys))
+	if err == nil && layout.Documented {
+		a.logf("%s: %s is AWS's documented ALB table: lines its regex does not match count as skipped", SourceAthenaALB, a.Table)
+		if layout.NoDays {
+			r.note("%s has no day partition: the query restricts the objects by \"$path\" alone", a.Table)
+		}
+	}
+	return layout, err
+}
+
+// noteUnmatched says how many rows of AWS's documented table were lines
+// its regex did not match: RegexSerDe gives such a line as a row of
+// NULLs, which the query counts as skipped.
+func noteUnmatched(r *run, table string, b *reduced.Bundle) {
+	var skipped, rows int
+	for _, in := range b.Inputs {
+		skipped += in.Skipped
+		rows += in.Skipped + in.Records + in.Filtered
+	}
+	if skipped > 0 {
+		r.note("%d of the %d rows of %s are lines its regex did not match, counted as skipped: ALB appends fields over time, and the regex of AWS's documented table must end in a catch-all such as ( .*)? to keep matching its lines",
+			skipped, rows, table)
+	}
 }
 
 // impactAthena is what a failed query takes from the analysis.

@@ -206,39 +206,20 @@ func TestTriageAthenaSameVerdict(t *testing.T) {
 		t.Run(e.Name(), func(t *testing.T) {
 			f := serveALBFixture(t, e.Name())
 			env := f.env(t)
-			save := filepath.Join(t.TempDir(), "bundle")
-			cmd := exec.Command(readygap(t), "triage", "--engine", "athena", "--alb-logs", "s3://"+albBucket,
-				"--account", f.account, "--region", f.region, "--athena-table", "readygap.alb_lines",
-				"--since", f.since.Format(time.RFC3339), "--until", f.until.Format(time.RFC3339), "--save", save, "-o", "json")
-			cmd.Env = env
-			var errOut bytes.Buffer
-			cmd.Stderr = &errOut
-			if err := cmd.Run(); err != nil {
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() == 1 || ee.ExitCode() == 2 {
-					man, _ := os.ReadFile(filepath.Join(save, ".bundle.json"))
-					t.Fatalf("triage: %v\n%s\n%s", err, errOut.String(), man)
-				}
-			}
+			save, stderr := f.triage(t, env, "readygap.alb_lines")
+			errOut := bytes.NewBufferString(stderr)
 			if !strings.Contains(errOut.String(), "athena-alb: query ") {
 				t.Errorf("no progress of the query on stderr:\n%s", errOut.String())
 			}
 			calls := f.athena.Calls()
-			if !slices.Contains(calls, "GetQueryResults") || slices.Index(calls, "StartQueryExecution") != 0 {
+			if !slices.Contains(calls, "GetQueryResults") || slices.Index(calls, "GetTableMetadata") != 0 || slices.Index(calls, "StartQueryExecution") != 1 {
 				t.Errorf("Athena calls %v", calls)
 			}
 			if gets := f.s3.Gets(albBucket); len(gets) != 0 {
 				t.Errorf("triage --engine athena downloaded %d objects", len(gets))
 			}
-			others := []string{save}
-			top, _ := os.ReadDir(f.dir)
-			for _, x := range top {
-				if x.Name() != "alb" {
-					others = append(others, filepath.Join(f.dir, x.Name()))
-				}
-			}
 			want := analyzeVerdict(t, env, f.dir)
-			got := analyzeVerdict(t, env, others...)
+			got := analyzeVerdict(t, env, f.withBundle(save)...)
 			if want != got {
 				t.Errorf("triage --engine athena gives another verdict:\n%s", diff(want, got))
 			}
@@ -247,4 +228,79 @@ func TestTriageAthenaSameVerdict(t *testing.T) {
 	if n < 20 {
 		t.Fatalf("%d ALB fixtures; the catalog holds more", n)
 	}
+}
+
+// triage runs `readygap triage --engine athena` over the fixture's window
+// with table, saving the bundle; it returns the bundle's folder and the
+// run's stderr.
+func (f *albFixture) triage(t *testing.T, env []string, table string) (string, string) {
+	t.Helper()
+	save := filepath.Join(t.TempDir(), "bundle")
+	cmd := exec.Command(readygap(t), "triage", "--engine", "athena", "--alb-logs", "s3://"+albBucket,
+		"--account", f.account, "--region", f.region, "--athena-table", table,
+		"--since", f.since.Format(time.RFC3339), "--until", f.until.Format(time.RFC3339), "--save", save, "-o", "json")
+	cmd.Env = env
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() == 1 || ee.ExitCode() == 2 {
+			man, _ := os.ReadFile(filepath.Join(save, ".bundle.json"))
+			t.Fatalf("triage: %v\n%s\n%s", err, errOut.String(), man)
+		}
+	}
+	return save, errOut.String()
+}
+
+// withBundle lists the saved bundle and the fixture's inputs but its ALB
+// logs: what analyze reads after a triage that pushed the logs down.
+func (f *albFixture) withBundle(save string) []string {
+	others := []string{save}
+	top, _ := os.ReadDir(f.dir)
+	for _, x := range top {
+		if x.Name() != "alb" {
+			others = append(others, filepath.Join(f.dir, x.Name()))
+		}
+	}
+	return others
+}
+
+// TestTriageAthenaDocumentedTable drives triage over AWS's documented ALB
+// table instead of readygap's table of raw lines: with the guide's regex
+// and a trailing catch-all, the verdict is analyze's on the raw files;
+// with the regex as published, which no longer matches the lines ALB
+// writes, every row is counted as skipped, a note says why, and the
+// verdict is that the requests could not be judged.
+func TestTriageAthenaDocumentedTable(t *testing.T) {
+	for _, name := range []string{"eks-alb-no-gate", "eks-alb-keepalive-gunicorn"} {
+		t.Run(name, func(t *testing.T) {
+			f := serveALBFixture(t, name)
+			addDocumentedTable(t, f.athena.db, true, false)
+			env := f.env(t)
+			save, stderr := f.triage(t, env, "readygap.alb_logs")
+			if !strings.Contains(stderr, "documented ALB table") {
+				t.Errorf("no word of the documented table on stderr:\n%s", stderr)
+			}
+			if want, got := analyzeVerdict(t, env, f.dir), analyzeVerdict(t, env, f.withBundle(save)...); want != got {
+				t.Errorf("triage over the documented table gives another verdict:\n%s", diff(want, got))
+			}
+		})
+	}
+	t.Run("published regex", func(t *testing.T) {
+		f := serveALBFixture(t, "eks-alb-no-gate")
+		addDocumentedTable(t, f.athena.db, false, false)
+		env := f.env(t)
+		save, _ := f.triage(t, env, "readygap.alb_logs")
+		man, err := os.ReadFile(filepath.Join(save, ".bundle.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(man), "did not match") {
+			t.Errorf("the bundle does not say the table's regex matched no line:\n%s", man)
+		}
+		got := analyzeVerdict(t, env, f.withBundle(save)...)
+		if !strings.Contains(got, `"verdict": "cannot_judge"`) && !strings.Contains(got, `"verdict": "cannot judge"`) {
+			t.Errorf("a table of NULL rows gives a verdict:\n%s", got)
+		}
+	})
 }

@@ -94,6 +94,9 @@ func (a *athenaFake) serve(w http.ResponseWriter, r *http.Request) {
 		QueryExecutionId string
 		NextToken        string
 		MaxResults       int
+		CatalogName      string
+		DatabaseName     string
+		TableName        string
 	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 		a.fail(w, "InvalidRequestException", err.Error())
@@ -103,6 +106,10 @@ func (a *athenaFake) serve(w http.ResponseWriter, r *http.Request) {
 	defer a.mu.Unlock()
 	a.calls = append(a.calls, op)
 	q := a.queries[in.QueryExecutionId]
+	if op == "GetTableMetadata" {
+		a.tableMetadata(w, in.CatalogName, in.DatabaseName, in.TableName)
+		return
+	}
 	if op != "StartQueryExecution" && q == nil {
 		a.fail(w, "InvalidRequestException", "QueryExecution "+in.QueryExecutionId+" was not found")
 		return
@@ -187,6 +194,43 @@ func (a *athenaFake) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		a.fail(w, "UnknownOperationException", op)
 	}
+}
+
+// tableMetadata answers GetTableMetadata from DuckDB's catalog as Glue
+// lists a table: its "day" column as the partition key, the "$path"
+// pseudo-column not at all.
+func (a *athenaFake) tableMetadata(w http.ResponseWriter, catalog, db, table string) {
+	if catalog != "AwsDataCatalog" {
+		a.fail(w, "MetadataException", "Catalog "+catalog+" was not found")
+		return
+	}
+	rows, err := a.db.Query(`SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position`, db, table)
+	if err != nil {
+		a.fail(w, "InternalServerException", err.Error())
+		return
+	}
+	defer rows.Close()
+	cols, parts := []map[string]string{}, []map[string]string{}
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			a.fail(w, "InternalServerException", err.Error())
+			return
+		}
+		switch name {
+		case "$path":
+		case "day":
+			parts = append(parts, map[string]string{"Name": name, "Type": "string"})
+		default:
+			cols = append(cols, map[string]string{"Name": name, "Type": strings.ToLower(typ)})
+		}
+	}
+	if len(cols) == 0 {
+		a.fail(w, "MetadataException", "Table "+table+" not found in database "+db)
+		return
+	}
+	json.NewEncoder(w).Encode(map[string]any{"TableMetadata": map[string]any{"Name": table, "Columns": cols,
+		"PartitionKeys": parts, "TableType": "EXTERNAL_TABLE"}})
 }
 
 // strs turns names into values.
