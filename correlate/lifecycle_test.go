@@ -2,6 +2,9 @@ package correlate
 
 import (
 	"net/netip"
+	"time"
+
+	"github.com/readygap/readygap/sources"
 	"testing"
 )
 
@@ -85,5 +88,47 @@ func TestStageNames(t *testing.T) {
 		if s.String() != name {
 			t.Errorf("Stage(%d) = %q, want %q", s, s.String(), name)
 		}
+	}
+}
+
+// TestStateAtReadsTheLifecycle pins that attribution and the lanes read one
+// lifecycle: a failure at a pod from its terminating stage on is at a
+// terminating pod, and a deregistration alone, which the lanes draw as
+// terminating, does not make a pod that went on serving terminating for
+// the attribution (a failed readiness probe deregisters it too).
+func TestStateAtReadsTheLifecycle(t *testing.T) {
+	c := NewCollector()
+	for _, ip := range []string{"10.0.0.1", "10.0.0.2"} {
+		for s := 0.0; s <= 100; s += 0.5 {
+			c.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend,
+				Backend: netip.AddrPortFrom(netip.MustParseAddr(ip), 8080), Format: sources.FormatALBAccess})
+		}
+	}
+	ev := func(s float64, kind sources.LifecycleKind, pod, ip string) {
+		c.Lifecycle(&sources.Lifecycle{Time: at(s), Kind: kind, Namespace: "shop", Pod: pod, IP: netip.MustParseAddr(ip), Format: sources.FormatK8sEvents, From: -1})
+	}
+	ev(60, sources.Killing, "web-a", "10.0.0.1")
+	ev(30, sources.TargetDeregistered, "web-b", "10.0.0.2")
+	a := Analyze(Merge(c), Options{})
+
+	killed := a.Backend("shop/web-a")
+	spans := killed.Lifecycle().Spans(at(100))
+	term := spans[len(spans)-1]
+	if term.Stage != StageTerminating || term.How != "" {
+		t.Fatalf("web-a's last stage: %+v, want terminating from its Killing record", term)
+	}
+	if _, st := a.StateAt(netip.MustParseAddr("10.0.0.1"), term.From); st != StateTerminating {
+		t.Errorf("at the start of web-a's terminating stage the attribution reads %s", st)
+	}
+	if _, st := a.StateAt(netip.MustParseAddr("10.0.0.1"), term.From.Add(-a.termSkew()-time.Second)); st != StateServing {
+		t.Errorf("before web-a's terminating stage (and the clocks' skew) the attribution reads %s", st)
+	}
+
+	flapped := a.Backend("shop/web-b")
+	if r := flapped.Lifecycle().Reached[StageTerminating]; r.How != HowDeregistered || !r.Time.Equal(at(30)) {
+		t.Fatalf("web-b's terminating stage: %+v, want from its deregistration at 30 s", r)
+	}
+	if _, st := a.StateAt(netip.MustParseAddr("10.0.0.2"), at(70)); st != StateServing {
+		t.Errorf("web-b, deregistered only, serving at 70 s: the attribution reads %s", st)
 	}
 }
