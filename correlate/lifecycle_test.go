@@ -132,3 +132,35 @@ func TestStateAtReadsTheLifecycle(t *testing.T) {
 		t.Errorf("web-b, deregistered only, serving at 70 s: the attribution reads %s", st)
 	}
 }
+
+// TestLifecycleGone pins when a backend was gone and how that was found:
+// its deletion; a terminating pod's last request, deregistration or
+// termination, the latest; a bare IP's last response; never for a pod
+// nothing says left.
+func TestLifecycleGone(t *testing.T) {
+	mk := func(pod string, ms map[Milestone]float64, lastServed, lastSent float64) *Backend {
+		b := &Backend{Namespace: "shop", Pod: pod, LastServed: at(lastServed), LastSent: at(lastSent)}
+		if pod == "" {
+			b.IPs = []netip.Addr{netip.MustParseAddr("10.0.0.9")}
+		}
+		for m, s := range ms {
+			b.Moments[m] = &Moment{Time: at(s)}
+		}
+		return b
+	}
+	for _, tt := range []struct {
+		name string
+		b    *Backend
+		want Reach
+	}{
+		{"deleted", mk("web-a", map[Milestone]float64{Terminating: 50, Deleted: 70}, 52, 80), Reach{Time: at(70)}},
+		{"sent requests after its termination", mk("web-b", map[Milestone]float64{Terminating: 50, LBDetached: 55}, 52, 58), Reach{at(58), HowLastRequest}},
+		{"deregistered after its last request", mk("web-c", map[Milestone]float64{Terminating: 50, LBDetached: 55}, 52, 52), Reach{at(55), HowLastRequest}},
+		{"a bare IP", mk("", nil, 40, 45), Reach{at(40), HowLastServed}},
+		{"a pod nothing says left", mk("web-d", map[Milestone]float64{Created: 10}, 40, 45), Reach{}},
+	} {
+		if got := tt.b.Lifecycle().Gone; !got.Time.Equal(tt.want.Time) || got.How != tt.want.How {
+			t.Errorf("%s: gone %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
