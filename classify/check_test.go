@@ -588,3 +588,14 @@ func TestStaticChecksRegistry(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectKey: static-check risks are told apart by their workload's
+// kind, namespace and name; a risk without a workload has an empty key.
+func TestObjectKey(t *testing.T) {
+	if got := objectKey(nil); got != "" {
+		t.Errorf("no object: %q", got)
+	}
+	if got := objectKey(&sources.Config{Kind: "Deployment", Namespace: "shop", Name: "web"}); got != "Deployment/shop/web" {
+		t.Errorf("a Deployment: %q", got)
+	}
+}

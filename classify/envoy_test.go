@@ -133,3 +133,127 @@ func TestIstioDefaultDrain(t *testing.T) {
 		t.Errorf("a 3 s sleep: fix %v %q, want one saying the sidecar stops 5 s after SIGTERM", ok, fix.Why)
 	}
 }
+
+// TestMostCounted: the key counted most wins, the least key among ties,
+// whatever the map's order.
+func TestMostCounted(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		if got := mostCounted(map[string]int{"istio": 2, "contour": 2, "kgateway": 1}); got != "contour" {
+			t.Fatalf("a tie went to %q", got)
+		}
+	}
+	if got := mostCounted(map[string]int{"a": 1, "b": 2}); got != "b" {
+		t.Errorf("most counted %q", got)
+	}
+	if got := mostCounted(map[string]int{}); got != "" {
+		t.Errorf("nothing counted gave %q", got)
+	}
+}
+
+// TestEnvoyPlatformOfObjects names the Envoy-based product from the kinds
+// of objects read.
+func TestEnvoyPlatformOfObjects(t *testing.T) {
+	obj := func(kinds ...string) *Objects {
+		var cs []*sources.Config
+		for _, k := range kinds {
+			cs = append(cs, &sources.Config{Kind: k, Name: strings.ToLower(k)})
+		}
+		return NewObjects(cs)
+	}
+	for _, tc := range []struct {
+		kinds []string
+		want  sources.Platform
+	}{
+		{[]string{"HTTPRoute", "BackendTrafficPolicy"}, sources.PlatformEnvoyGateway},
+		{[]string{"VirtualService"}, sources.PlatformIstio},
+		{[]string{"DestinationRule"}, sources.PlatformIstio},
+		{[]string{"HTTPProxy"}, sources.PlatformContour},
+		{[]string{"HTTPRoute"}, ""},
+	} {
+		if got := envoyPlatformOfObjects(obj(tc.kinds...)); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.kinds, got, tc.want)
+		}
+	}
+	two := NewObjects([]*sources.Config{{Kind: "HTTPRoute", Namespace: "shop", Name: "web"}, {Kind: "HTTPRoute", Namespace: "shop", Name: "api"}})
+	if c := firstConfig(two, "HTTPRoute"); c == nil || c.Name != "api" {
+		t.Errorf("first HTTPRoute %+v, want shop/api", c)
+	}
+}
+
+// TestEnvoyGatewayHealthCheckDefaults pins Envoy Gateway's 3 s check
+// interval and Envoy's 50 % panic threshold: a policy below it leaves no
+// healthy upstream until the first check, one at it does not.
+func TestEnvoyGatewayHealthCheckDefaults(t *testing.T) {
+	policy := func(panic *int) *Objects {
+		jitter := 5 * time.Second
+		return NewObjects([]*sources.Config{{Kind: "BackendTrafficPolicy", Namespace: "shop", Name: "web-btp",
+			BackendTrafficPolicy: &sources.BackendTrafficPolicy{ActiveHealthCheck: &sources.ActiveHealthCheck{InitialJitter: &jitter}, PanicThreshold: panic}}})
+	}
+	hc := envoyHealthCheckOf(envoyPolicyOf(policy(nil)))
+	if hc.Kind != "BackendTrafficPolicy" || hc.IntervalSec != 3 || hc.HealthyThreshold != 1 || hc.JitterSec != 5 {
+		t.Errorf("health check %+v", hc)
+	}
+	for _, tc := range []struct {
+		panic int
+		says  bool
+	}{{49, true}, {50, false}} {
+		fix, ok := envoyJitterFix(envoyHealthCheckOf(envoyPolicyOf(policy(ptr(tc.panic)))))
+		if !ok || strings.Contains(fix.Why, "no healthy upstream") != tc.says {
+			t.Errorf("panicThreshold %d: fix %v %q", tc.panic, ok, fix.Why)
+		}
+	}
+}
+
+// TestEnvoyPlatformOf: the product the failed requests' records name,
+// else the one the objects configure.
+func TestEnvoyPlatformOf(t *testing.T) {
+	a := &correlate.Analysis{Dataset: &correlate.Dataset{Configs: []*sources.Config{{Kind: "VirtualService", Namespace: "shop", Name: "web"}}}}
+	unnamed := &correlate.Window{Signals: []*correlate.Signal{signalOf(t, failed(time.Time{}))}}
+	if got := envoyPlatformOf(a, unnamed); got != sources.PlatformIstio {
+		t.Errorf("records without a product: %q, want the objects' %q", got, sources.PlatformIstio)
+	}
+	contour := failed(time.Time{})
+	contour.Platform = sources.PlatformContour
+	named := &correlate.Window{Signals: []*correlate.Signal{signalOf(t, contour)}}
+	if got := envoyPlatformOf(a, named); got != sources.PlatformContour {
+		t.Errorf("records naming Contour: %q", got)
+	}
+}
+
+// TestEnvoyPolicyPrecedence pins which BackendTrafficPolicy applies to a
+// route among policies of the same rank, in either order read: the oldest;
+// and that one targeting a Gateway wins over an older one targeting the
+// Service.
+func TestEnvoyPolicyPrecedence(t *testing.T) {
+	route := &sources.Config{Kind: "HTTPRoute", Namespace: "shop", Name: "web-route"}
+	policy := func(name, created, kind, target string) *sources.Config {
+		at, err := time.Parse(time.RFC3339, created)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &sources.Config{Kind: "BackendTrafficPolicy", Namespace: "shop", Name: name, Created: at,
+			BackendTrafficPolicy: &sources.BackendTrafficPolicy{Targets: []sources.ObjectRef{{Kind: kind, Name: target}}}}
+	}
+	older := policy("zz-older", "2026-03-01T10:00:00Z", "Gateway", "eg")
+	newer := policy("aa-newer", "2026-03-02T10:00:00Z", "Gateway", "eg")
+	service := policy("aa-service", "2026-02-01T10:00:00Z", "Service", "web")
+	for _, c := range []struct {
+		name     string
+		policies []*sources.Config
+		want     *sources.Config
+	}{
+		{"the older read first", []*sources.Config{older, newer}, older},
+		{"the older read last", []*sources.Config{newer, older}, older},
+		{"the Gateway's over the older Service's", []*sources.Config{service, newer}, newer},
+		{"the Gateway's over the older Service's, read first", []*sources.Config{newer, service}, newer},
+	} {
+		got := envoyPolicyFor(front{Via: route, Objects: NewObjects(c.policies)})
+		if got != c.want {
+			name := "none"
+			if got != nil {
+				name = got.Name
+			}
+			t.Errorf("%s: %s applies, want %s", c.name, name, c.want.Name)
+		}
+	}
+}

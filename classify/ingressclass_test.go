@@ -3,6 +3,7 @@ package classify
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -327,4 +328,47 @@ func TestALBDrainFix(t *testing.T) {
 	// Objects that do not link the workload: every Ingress of the ALB.
 	got = onePatch("unlinked", fixes(albIngress("web", attrs(stickyDelay30))))
 	wantText(t, "unlinked", got, "name: web\n", "stickiness.enabled=true,deregistration_delay.timeout_seconds=43")
+}
+
+// TestALBIngressesToTheWorkload checks which Ingresses' ALBs keep-alive
+// compares the app with: each ALB Ingress routing to the workload once,
+// not another controller's; and, for a workload no object routes to,
+// every ALB Ingress read.
+func TestALBIngressesToTheWorkload(t *testing.T) {
+	objs := objectsOfYAML(t, append(twoWorkloads(),
+		deployment("lonely", "replicas: 2", webContainer("http", "")), service("lonely", ""),
+		ingressTo("web-a", "alb", "web", ""), ingressTo("web-nginx", "nginx", "web", ""),
+		ingressTo("other-ing", "alb", "other", ""), ingressTo("web-b", "alb", "web", ""))...)
+	for _, c := range []struct {
+		workload string
+		want     []string
+	}{
+		{"web", []string{"shop/web-a", "shop/web-b"}},
+		{"other", []string{"shop/other-ing"}},
+		{"lonely", []string{"shop/web-a", "shop/other-ing", "shop/web-b"}},
+	} {
+		if got := configNames(ingressesTo(objs, workloadNamed(t, objs, c.workload), sources.FamilyALB)); !slices.Equal(got, c.want) {
+			t.Errorf("%s: ALB Ingresses %v, want %v", c.workload, got, c.want)
+		}
+	}
+}
+
+// ingressTo is an Ingress in shop of the given class routing to the
+// Service's http port, with the given annotations (none when "").
+func ingressTo(name, class, svc, annotations string) string {
+	meta := "metadata:\n  name: " + name + "\n  namespace: shop\n"
+	if annotations != "" {
+		meta += "  annotations:\n" + indent(annotations, "    ") + "\n"
+	}
+	return "apiVersion: networking.k8s.io/v1\nkind: Ingress\n" + meta +
+		"spec:\n  ingressClassName: " + class + "\n  defaultBackend:\n    service:\n      name: " + svc + "\n      port:\n        name: http"
+}
+
+// configNames lists the objects' namespaces and names.
+func configNames(cs []*sources.Config) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Namespace+"/"+c.Name)
+	}
+	return out
 }

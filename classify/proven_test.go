@@ -391,15 +391,16 @@ func applyFix(s *sim.Scenario, p Patch) ([]string, error) {
 			set("ReadinessGate", sim.GateALB)
 		case "BackendTrafficPolicy:spec.healthCheck.active.initialJitter":
 			d, err := time.ParseDuration(fmt.Sprint(v))
-			if err != nil || s.Envoy == nil || s.Envoy.ActiveHC == nil {
+			envoy, _ := s.Settings.(*sim.Envoy)
+			if err != nil || envoy == nil || envoy.ActiveHC == nil {
 				errs = append(errs, fmt.Sprintf("%s: %v on a scenario without an active health check (%v)", path, v, err))
 				continue
 			}
-			hc := *s.Envoy.ActiveHC
+			hc := *envoy.ActiveHC
 			hc.InitialJitter = d
-			env := *s.Envoy
+			env := *envoy
 			env.ActiveHC = &hc
-			s.Envoy = &env
+			s.Settings = &env
 			set("Envoy.ActiveHC.InitialJitter", d)
 		default:
 			if _, ok := notSimulated[key]; !ok {

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +133,21 @@ func TestFindingCountUsesItsWorkloadsRate(t *testing.T) {
 	finish(a, u)
 	if u.SampleRate != 0 || u.Estimated() != 100 || !strings.Contains(strings.Join(u.Notes, " "), "different rates") {
 		t.Errorf("no workload: rate %g, %d failed requests, notes %q; want the logged 100 and a note", u.SampleRate, u.Estimated(), u.Notes)
+	}
+}
+
+// TestStatedSampleRatesOrder checks that BackendConfigs are listed by
+// namespace, then name, whatever order they were read in.
+func TestStatedSampleRatesOrder(t *testing.T) {
+	rate := 0.5
+	bc := func(ns, name string) *sources.Config {
+		return &sources.Config{Kind: "BackendConfig", Namespace: ns, Name: name, HealthCheck: &sources.LBHealthCheck{LogSampleRate: &rate}}
+	}
+	var got []string
+	for _, s := range statedSampleRates(NewObjects([]*sources.Config{bc("b", "a"), bc("a", "z"), bc("a", "b")})) {
+		got = append(got, s.Object.Namespace+"/"+s.Object.Name)
+	}
+	if want := []string{"a/b", "a/z", "b/a"}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
 	}
 }

@@ -327,9 +327,10 @@ func (a *Analysis) RolloutAt(t time.Time) *Rollout {
 
 // StateAt says which backend held ip at t and what it was doing: starting
 // (it had not served yet in its current life), serving, terminating, or
-// gone. The pod's lifecycle decides where records say it began
-// terminating (from that record less termSkew: what the clocks may still
-// differ by); the load balancer's traffic decides the rest: on its IP
+// gone. The pod's lifecycle (Backend.Lifecycle, which the report's lanes
+// draw) decides where a record of its own says it began terminating (from
+// that record less termSkew: what the clocks may still differ by); the
+// load balancer's traffic decides the rest: on its IP
 // during its lease, a backend that had not served before t is starting, one
 // that served before and after (or began terminating only after t) is
 // serving, one that served before and never after is gone (its Killing
@@ -353,9 +354,13 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 	}
 	terminatesLater := false // a record shows the pod began terminating after t
 	// A bare IP one of several pods held, which all began terminating
-	// together (see shareAlike), began terminating with them.
+	// together (see shareAlike), began terminating with them. The pod's
+	// lifecycle says when (its terminating stage), where a record of its
+	// own termination does: a deregistration alone (HowDeregistered) may
+	// be a failed readiness probe the pod recovered from.
 	if b != nil && (b.Pod != "" || len(b.Alike) > 0) {
-		if term := b.At(Terminating); !term.IsZero() {
+		if r := b.reached(StageTerminating); !r.Time.IsZero() && r.How == "" {
+			term := r.Time
 			if !t.Before(term.Add(-a.termSkew())) {
 				if t.Sub(term) > b.gracePeriod() {
 					return b, StateGone

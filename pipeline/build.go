@@ -58,15 +58,7 @@ func newReport(res *sources.Result, a *correlate.Analysis, cl *classify.Result, 
 	rep.Summary.Coverage = newCoverage(res)
 	judge(rep, res, a.Rollouts)
 	setAsideCaveat(rep, a.SetAside)
-	lanes, omitted := newLanes(a, rep.Incidents)
-	for _, l := range lanes {
-		l.States = []report.LaneState{}
-		if x.OK {
-			l.States = laneStates(l, x.First, x.Last)
-		}
-		rep.Lanes = append(rep.Lanes, l)
-	}
-	rep.LanesOmitted = omitted
+	rep.Lanes, rep.LanesOmitted = newLanes(a, rep.Incidents, x)
 	rep.Series = newSeries(a, x, rep.Incidents)
 	return rep
 }

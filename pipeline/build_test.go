@@ -152,57 +152,52 @@ func TestStepFor(t *testing.T) {
 	}
 }
 
-// TestLaneStates pins how milestones and traffic become states.
+// TestLaneStates pins how a backend's lifecycle (correlate.Lifecycle, where
+// the stages themselves are tested) is drawn on the axis: clamped to it, a
+// stage begun before it marked so, one after it left out, each stage named
+// as the contract does.
 func TestLaneStates(t *testing.T) {
 	at := func(s int) time.Time { return day0.Add(time.Duration(s) * time.Second) }
-	first, last := at(0), at(100)
+	x := dataAxis{correlate.Axis{First: at(0), Last: at(100), OK: true}}
 	type st struct {
 		state    string
 		from, to int
 		inferred string
 	}
+	pod := func(ms map[correlate.Milestone]int) *correlate.Backend {
+		b := &correlate.Backend{Namespace: "shop", Pod: "web-a-1"}
+		for m, s := range ms {
+			b.Moments[m] = &correlate.Moment{Time: at(s)}
+		}
+		return b
+	}
+	healthyLate := pod(map[correlate.Milestone]int{correlate.Created: 10})
+	healthyLate.FirstServed, healthyLate.LastServed = at(40), at(99)
 	for _, tt := range []struct {
 		name string
-		lane report.Lane
+		b    *correlate.Backend
 		want []st
 	}{
-		{"a new pod through every state", report.Lane{Name: "web-a-1", IP: "10.0.0.1", Milestones: map[string]time.Time{"created": at(10), "ready": at(20), "lb_healthy": at(35), "terminating": at(80), "deleted": at(90)}},
+		{"every state, named as the contract does", pod(map[correlate.Milestone]int{correlate.Created: 10, correlate.Ready: 20, correlate.LBHealthy: 35, correlate.Terminating: 80, correlate.Deleted: 90}),
 			[]st{{report.StateStarting, 10, 20, ""}, {report.StateReady, 20, 35, ""}, {report.StateLBHealthy, 35, 80, ""}, {report.StateTerminating, 80, 90, ""}}},
-		{"Ready not recorded: healthy from its first request", report.Lane{Name: "web-a-2", IP: "10.0.0.2", Milestones: map[string]time.Time{"created": at(10)}, FirstServed: at(40), LastServed: at(99)},
+		{"how a state was found is kept", healthyLate,
 			[]st{{report.StateStarting, 10, 40, ""}, {report.StateLBHealthy, 40, 100, "first served"}}},
-		{"healthy for the LB before Ready (a readiness gate)", report.Lane{Name: "web-a-3", IP: "10.0.0.3", Milestones: map[string]time.Time{"created": at(10), "lb_healthy": at(25), "ready": at(30)}},
-			[]st{{report.StateStarting, 10, 25, ""}, {report.StateLBHealthy, 25, 100, ""}}},
-		{"a bare IP: healthy while it served", report.Lane{Name: "10.0.0.9", IP: "10.0.0.9", FirstServed: at(0), LastServed: at(50)},
-			[]st{{report.StateLBHealthy, 0, 50, "first served"}}},
-		{"deregistered, never seen deleted", report.Lane{Name: "10.0.0.8", IP: "10.0.0.8", Milestones: map[string]time.Time{"lb_detached": at(60)}, FirstServed: at(0), LastServed: at(62)},
-			[]st{{report.StateLBHealthy, 0, 60, "first served"}, {report.StateTerminating, 60, 62, "deregistered from the load balancer"}}},
-		{"terminating, sent requests after its last response and its deregistration", report.Lane{Name: "web-a-4", IP: "10.0.0.4",
-			Milestones: map[string]time.Time{"terminating": at(50), "lb_detached": at(52)}, FirstServed: at(0), LastServed: at(51), LastSent: at(58)},
-			[]st{{report.StateLBHealthy, 0, 50, "first served"}, {report.StateTerminating, 50, 58, ""}}},
-		{"terminating, its last request before its deregistration", report.Lane{Name: "web-a-5", IP: "10.0.0.5",
-			Milestones: map[string]time.Time{"terminating": at(50), "lb_detached": at(52)}, FirstServed: at(0), LastServed: at(51), LastSent: at(51)},
-			[]st{{report.StateLBHealthy, 0, 50, "first served"}, {report.StateTerminating, 50, 52, ""}}},
-		{"a bare IP refused requests after its last response: nothing says it was terminating", report.Lane{Name: "10.0.0.6", IP: "10.0.0.6", FirstServed: at(0), LastServed: at(50), LastSent: at(55)},
-			[]st{{report.StateLBHealthy, 0, 50, "first served"}}},
-		{"terminating of unknown end", report.Lane{Name: "web-b-1", Milestones: map[string]time.Time{"terminating": at(70)}},
-			[]st{{report.StateTerminating, 70, 70, ""}}},
-		{"created before the data", report.Lane{Name: "web-b-2", IP: "10.0.0.7", Milestones: map[string]time.Time{"created": at(-50), "ready": at(-40)}},
+		{"created before the data", pod(map[correlate.Milestone]int{correlate.Created: -50, correlate.Ready: -40}),
 			[]st{{report.StateReady, 0, 100, "before the data began"}}},
+		{"gone before the data", pod(map[correlate.Milestone]int{correlate.Created: -50, correlate.Deleted: -10}), nil},
+		{"created after the data", pod(map[correlate.Milestone]int{correlate.Created: 150}), nil},
+		{"past the data's end", pod(map[correlate.Milestone]int{correlate.Created: 90, correlate.Ready: 95, correlate.Deleted: 300}),
+			[]st{{report.StateStarting, 90, 95, ""}, {report.StateReady, 95, 100, ""}}},
 	} {
-		got := laneStates(tt.lane, first, last)
-		var gotS []st
-		for _, s := range got {
-			gotS = append(gotS, st{s.State, int(s.From.Sub(day0) / time.Second), int(s.To.Sub(day0) / time.Second), s.Inferred})
-		}
-		if len(gotS) != len(tt.want) {
-			t.Errorf("%s: %+v, want %+v", tt.name, gotS, tt.want)
-			continue
-		}
-		for i := range gotS {
-			if gotS[i] != tt.want[i] {
-				t.Errorf("%s: %+v, want %+v", tt.name, gotS, tt.want)
-				break
+		var got []st
+		for _, s := range laneStates(tt.b, x) {
+			if s.From.Location() != time.UTC || s.To.Location() != time.UTC {
+				t.Errorf("%s: %v–%v not in UTC", tt.name, s.From, s.To)
 			}
+			got = append(got, st{s.State, int(s.From.Sub(day0) / time.Second), int(s.To.Sub(day0) / time.Second), s.Inferred})
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
 }

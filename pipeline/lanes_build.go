@@ -27,7 +27,7 @@ type laneCandidate struct {
 // (see boundLanes); omitted says how many were left out. The lanes are
 // built only for the backends kept, so a cluster of thousands of pods
 // costs a candidate each, not a lane.
-func newLanes(a *correlate.Analysis, incidents []report.Incident) (lanes []report.Lane, omitted int) {
+func newLanes(a *correlate.Analysis, incidents []report.Incident, x dataAxis) (lanes []report.Lane, omitted int) {
 	named := map[string]bool{}
 	for _, in := range incidents {
 		for _, b := range in.Backends {
@@ -68,7 +68,10 @@ func newLanes(a *correlate.Analysis, incidents []report.Incident) (lanes []repor
 	})
 	kept, omitted := boundLanes(cands)
 	for _, c := range kept {
-		lanes = append(lanes, newLane(a, c.b))
+		lanes = append(lanes, newLane(a, c.b, x))
+	}
+	if lanes == nil {
+		lanes = []report.Lane{}
 	}
 	return lanes, omitted
 }
@@ -123,9 +126,13 @@ func hasMarker(b *correlate.Backend) bool {
 }
 
 // newLane builds the lane of one backend: its milestones, its traffic, its
-// events as markers, and the pods it was one of.
-func newLane(a *correlate.Analysis, b *correlate.Backend) report.Lane {
-	l := report.Lane{Name: b.Name(), ReplicaSet: b.ReplicaSet, Zone: b.Zone, Role: b.Role.String(), Milestones: map[string]time.Time{}, Markers: []report.Marker{}}
+// events as markers, the pods it was one of, and its states on the axis x
+// (none when there is no axis).
+func newLane(a *correlate.Analysis, b *correlate.Backend, x dataAxis) report.Lane {
+	l := report.Lane{Name: b.Name(), ReplicaSet: b.ReplicaSet, Zone: b.Zone, Role: b.Role.String(), Milestones: map[string]time.Time{}, Markers: []report.Marker{}, States: []report.LaneState{}}
+	if x.OK {
+		l.States = laneStates(b, x)
+	}
 	if len(b.IPs) > 0 {
 		l.IP = b.IPs[0].String()
 	}
