@@ -29,6 +29,9 @@ type Options struct {
 	// KubeVersion is the cluster's Kubernetes version as given
 	// (--kube-version); zero to take the one the inputs record, if any.
 	KubeVersion sources.KubeVersion
+	// Early, when set, has read some inputs while they were fetched
+	// (NewEarly); the analysis takes what it read.
+	Early *Early
 }
 
 // Analyze reads every input named in paths (files, directories, "-" for
@@ -42,12 +45,16 @@ type Options struct {
 // read saw of the records it left out.
 func Analyze(ctx context.Context, paths []string, opts Options) (*report.Report, error) {
 	collectors := correlate.NewCollectors()
+	if opts.Early != nil {
+		collectors, opts.Read.Early = opts.Early.collectors, opts.Early.read
+		defer opts.Early.read.Close()
+	}
 	bundles, raw, err := reducedBundles(paths)
 	if err != nil {
 		return nil, err
 	}
 	res := &sources.Result{}
-	if len(raw) > 0 || len(bundles) == 0 {
+	if len(raw) > 0 || len(bundles) == 0 || opts.Early != nil {
 		res, err = sources.Read(ctx, raw, opts.Read, func(*sources.InputReport) sources.Handler {
 			return collectors.New()
 		})

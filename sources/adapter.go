@@ -41,6 +41,9 @@ type Options struct {
 	// ReadAt is the time of reading, which order-only table ages count
 	// back from and order-only requests on from; zero means time.Now().
 	ReadAt time.Time
+	// Early, when set, has read some of the inputs already (see Early):
+	// Read takes their reports, and reads with Early's options.
+	Early *Early
 
 	// envoy is EnvoyFormat compiled by prepare; nil without one.
 	envoy *envoyCustom

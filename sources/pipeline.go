@@ -95,6 +95,11 @@ func (errNotText) Unwrap() error { return errUnknownFormat{} }
 // is a warning, not an error; Read fails only when a path cannot be found or
 // when no input at all is in a known format.
 func Read(ctx context.Context, paths []string, opts Options, newHandler func(*InputReport) Handler) (*Result, error) {
+	early := opts.Early
+	if early != nil {
+		early.Close()
+		opts = early.opts
+	}
 	if err := opts.prepare(); err != nil {
 		return nil, err
 	}
@@ -117,6 +122,20 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 	errs := make([]error, len(files))
 	dedup := newDedupSet()
 	specs := newSpecTable()
+	if early != nil {
+		dedup, specs = early.dedup, early.specs
+		for i, f := range files {
+			if r, ok := early.take(f); ok {
+				reports[i], errs[i] = r.rep, r.err
+			}
+		}
+		// What Early read that paths do not name reached the Handlers all
+		// the same: it is listed after the rest, never lost.
+		for _, f := range early.rest() {
+			r, _ := early.take(f)
+			files, reports, errs = append(files, f), append(reports, r.rep), append(errs, r.err)
+		}
+	}
 	handlers := &handlerPool{new: newHandler}
 	jobs := make(chan int)
 	// A worker's panic is carried to this goroutine by Wait; the worker
@@ -126,6 +145,9 @@ func Read(ctx context.Context, paths []string, opts Options, newHandler func(*In
 		g.Go(func() {
 			defer drain(jobs)
 			for i := range jobs {
+				if reports[i] != nil || errs[i] != nil {
+					continue // read early
+				}
 				reports[i], errs[i] = readInput(ctx, files[i], &opts, dedup, specs, handlers, len(files)-i > workers)
 			}
 		})

@@ -390,6 +390,17 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 	if err := bundle.WriteManifest(dir, man); err != nil {
 		return err
 	}
+	// The ALB objects are read as they arrive: parsing overlaps the
+	// download instead of following it.
+	popts := pipeline.Options{Read: sources.Options{EnvoyFormat: o.EnvoyFormat, NginxFormat: o.NginxFormat}, KubeVersion: o.KubeVersion.v}
+	if logs, ok := srcs[live.SourceS3ALB].(*live.ALBLogs); ok {
+		early, err := pipeline.NewEarly(ctx, popts)
+		if err != nil {
+			return err
+		}
+		defer early.Close()
+		logs.Done, popts.Early = early.Add, early
+	}
 	prog := newProgressLine(o.ErrOut, o.Terminal, o.Quiet)
 	reps := make([]bundle.FetchReport, len(names))
 	fetchErrs := make([]error, len(names))
@@ -429,7 +440,7 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 		}
 		return fmt.Errorf("no data in %s from any source", w)
 	}
-	rep, err := pipeline.Analyze(ctx, []string{dir}, pipeline.Options{Read: sources.Options{EnvoyFormat: o.EnvoyFormat, NginxFormat: o.NginxFormat}, KubeVersion: o.KubeVersion.v})
+	rep, err := pipeline.Analyze(ctx, []string{dir}, popts)
 	if err != nil {
 		return err
 	}

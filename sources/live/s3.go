@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -47,6 +48,10 @@ type ALBLogs struct {
 	// Timeouts gives the source's budget; the per-call timeouts are the
 	// client's (WithAWSTimeouts).
 	Timeouts Timeouts
+	// Done, when set, is called with the path of each object the moment
+	// it is completely written, from the downloading goroutine: triage
+	// starts reading it while the other objects download.
+	Done func(path string)
 }
 
 // ParseS3URL splits s3://bucket/prefix into its bucket and prefix (without
@@ -315,6 +320,9 @@ func (a *ALBLogs) get(r *run, i int, key, dir string) {
 			it.Status, it.File, it.Records, it.Bytes, it.Impact = bundle.ItemComplete, f.rel, 1, n, ""
 		})
 		r.saved(1, n)
+		if a.Done != nil {
+			a.Done(filepath.Join(dir, filepath.FromSlash(f.rel)))
+		}
 		return
 	}
 	if f.err != nil { // the disk, not the network: every other object would fail too

@@ -31,6 +31,7 @@ import (
 	"cloud.google.com/go/logging/apiv2/loggingpb"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"golang.org/x/time/rate"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -65,6 +66,39 @@ type S3 struct {
 	// Faults maps an object key (or a listing's prefix) to the fault its
 	// requests get instead of the real answer.
 	Faults map[string]*Fault
+	// Bandwidth, when set before the first request, bounds the bytes a
+	// second the server sends over all its connections, as the link a
+	// laptop reaches S3 by does; 0 leaves loopback's speed.
+	Bandwidth int64
+	limit     *rate.Limiter
+	limitOnce sync.Once
+}
+
+// throttleChunk is the most one write of a throttled answer sends at once.
+const throttleChunk = 64 << 10
+
+// throttled sends what it is given at the server's Bandwidth.
+type throttled struct {
+	http.ResponseWriter
+	s   *S3
+	ctx context.Context
+}
+
+func (t throttled) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		c := min(len(p), throttleChunk)
+		if err := t.s.limit.WaitN(t.ctx, c); err != nil {
+			return n, err
+		}
+		w, err := t.ResponseWriter.Write(p[:c])
+		n += w
+		if err != nil {
+			return n, err
+		}
+		p = p[c:]
+	}
+	return n, nil
 }
 
 // NewS3 starts an S3 server holding bucket; it stops when t ends.
@@ -83,6 +117,10 @@ func NewS3(t testing.TB, bucket string) *S3 {
 		}
 		if f := s.Faults[key]; f != nil && f.serve(w, r, h) {
 			return
+		}
+		if s.Bandwidth > 0 {
+			s.limitOnce.Do(func() { s.limit = rate.NewLimiter(rate.Limit(s.Bandwidth), throttleChunk) })
+			w = throttled{ResponseWriter: w, s: s, ctx: r.Context()}
 		}
 		h.ServeHTTP(w, r)
 	}))
