@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -30,8 +31,10 @@ type bigQueryFake struct {
 	Schemas map[string][]reduced.Field
 	// PageSize rows a result page.
 	PageSize int
-	// Bytes is what a dry run and a job say they process and bill.
-	Bytes int64
+	// Bytes is what a dry run and a job say they process and bill;
+	// DryRunBytes, when set, what the dry run says instead (an estimate
+	// the job then exceeds).
+	Bytes, DryRunBytes int64
 	// Fault, when set, changes how jobs go (faultFails, faultStalls,
 	// faultTruncated: the last page is left out).
 	Fault string
@@ -124,7 +127,7 @@ func (f *bigQueryFake) serve(w http.ResponseWriter, r *http.Request) {
 			bqError(w, 400, "invalidQuery", err.Error())
 			return
 		}
-		bqWrite(w, map[string]any{"kind": "bigquery#queryResponse", "jobComplete": true, "totalBytesProcessed": strconv.FormatInt(f.Bytes, 10)})
+		bqWrite(w, map[string]any{"kind": "bigquery#queryResponse", "jobComplete": true, "totalBytesProcessed": strconv.FormatInt(cmp.Or(f.DryRunBytes, f.Bytes), 10)})
 	case r.Method == "POST" && len(parts) == 3 && parts[2] == "jobs":
 		f.call("jobs.insert")
 		var job struct {
