@@ -90,6 +90,7 @@ func newTriageCmd(runF func(*triageOptions) error) *cobra.Command {
 print the verdict of analyze. Each source runs when its flags are given:
 
   Cloud Logging    --project [--url-map] [--backend-service] [--cluster]
+  BigQuery         --engine bigquery --bq-table (repeatable) [--bq-project]
   S3 ALB logs      --alb-logs s3://bucket/prefix [--account] [--region]
   CloudWatch Logs  --log-group (repeatable) [--filter-pattern]
   Kubernetes       a kubeconfig (--kubeconfig, KUBECONFIG or ~/.kube/config)

@@ -50,7 +50,7 @@ func addEngineFlags(f *pflag.FlagSet, o *engineOptions) {
 	f.StringArrayVar(&o.BQTables, "bq-table", nil, "with --engine bigquery, a table of Google Cloud load balancer logs (repeatable): project.dataset._AllLogs (Log Analytics), a log view, or a sink's table (project.dataset.requests, or project.dataset.requests_* when date-sharded)")
 	f.StringVar(&o.BQProject, "bq-project", "", "the project BigQuery runs and bills the query in (default: --project)")
 	f.StringVar(&o.BQLocation, "bq-location", "", "the location of --bq-table's dataset (US, EU, a region; default: BigQuery finds it)")
-	f.StringVar(&o.BQEndpoint, "bigquery-endpoint", "", "BigQuery API host:port (plain HTTP without credentials on localhost)")
+	f.StringVar(&o.BQEndpoint, "bigquery-endpoint", "", "the BigQuery API host:port (plain HTTP without credentials on localhost)")
 	f.StringVar(&o.Table, "athena-table", defaultAthenaTable, "the Athena table of raw ALB log lines (database.table), as --athena-ddl prints it")
 	f.StringVar(&o.WorkGroup, "athena-workgroup", "", "the Athena workgroup (default: primary)")
 	f.StringVar(&o.Output, "athena-output", "", "s3:// location for Athena's query results (default: the workgroup's)")
