@@ -183,11 +183,31 @@ const (
 	gcpIPv4  = gcpOctet + `[.]` + gcpOctet + `[.]` + gcpOctet + `[.]` + gcpOctet
 	// gcpPort is a port as lex.Port reads it: no leading zero, at most 65535.
 	gcpPort = `(0|[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])`
-	// gcpIPv6 is the shape of an IPv6 address: hex digits, colons, dots,
-	// at least one colon. The rows' addresses are parsed again in Go
-	// (GCPRowsBundle), which writes them as netip does.
-	gcpIPv6 = `[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*`
 )
+
+// gcpIPv6 is an IPv6 address as netip.ParseAddr reads it (no zone): eight
+// groups of one to four hex digits, or fewer around one "::", the last two
+// groups possibly written as an IPv4 address. The rows' addresses are
+// parsed again in Go (GCPRowsBundle), which writes them as netip does.
+var gcpIPv6 = func() string {
+	const h = `[0-9A-Fa-f]{1,4}`
+	alts := []string{fmt.Sprintf(`(?:%s:){7}%s`, h, h), fmt.Sprintf(`(?:%s:){6}`, h) + gcpIPv4}
+	for k := 0; k <= 7; k++ { // k groups before "::"
+		left := ""
+		if k > 0 {
+			left = fmt.Sprintf(`%s(?::%s){%d}`, h, h, k-1)
+		}
+		right := ""
+		if m := 7 - k; m > 0 {
+			right = fmt.Sprintf(`(?:%s(?::%s){0,%d})?`, h, h, m-1)
+		}
+		alts = append(alts, left+"::"+right)
+		if m := 5 - k; m >= 0 {
+			alts = append(alts, left+"::"+fmt.Sprintf(`(?:%s:){0,%d}`, h, m)+gcpIPv4)
+		}
+	}
+	return "(?:" + strings.Join(alts, "|") + ")"
+}()
 
 // gcpParamRE matches the start of a Proxy-Status member up to the value of
 // its first parameter named name, as gcpProxyStatusParam walks it: each
