@@ -386,10 +386,7 @@ func gcpBundleText(t *testing.T, b *reduced.Bundle) string {
 	return buf.String()
 }
 
-// gcpLocal is readygap's own reduction of files, with the skips and
-// duplicates of the entries that are no load balancer request (events,
-// health checks: the query reads none) left out, so that it counts what
-// the query can.
+// gcpLocal is readygap's own reduction of files (readygap reduce).
 func gcpLocal(t *testing.T, files []string, opts sources.Options) *reduced.Bundle {
 	t.Helper()
 	want, err := reduced.Reduce(context.Background(), files, opts)
