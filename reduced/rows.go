@@ -29,13 +29,21 @@ type Rows struct {
 // Query and the rest are the caller's to set). A row of no grouping set,
 // or whose numbers do not read, is an error: the result is not the query's.
 func ALBRowsBundle(rows Rows) (*Bundle, error) {
+	return rowsBundle(rows, albFormat, "trace", traceRef)
+}
+
+// rowsBundle reads the rows of a reduction query of records of format,
+// whose earliest and latest records are named by the columns e_<refCol>
+// and l_<refCol>, turned into a Record's Ref by ref. A "duplicates"
+// column, when the result has one, counts an input's entries repeated.
+func rowsBundle(rows Rows, format, refCol string, ref func(string) string) (*Bundle, error) {
 	col := map[string]int{}
 	for i, c := range rows.Columns {
 		col[c] = i
 	}
 	for _, need := range []string{"gset", "object", "s_sec", "s_lb", "c_ip", "c_cell", "g_sec", "g_status", "g_generator", "g_kind",
-		"g_backend", "g_lb", "g_detail", "g_duration", "g_logged_after", "n", "skipped", "filtered", "records", "ok", "no_backend", "refused", "unreachable", "closed",
-		"timeout", "other", "served", "first_ns", "last_ns", "e_object", "e_trace", "e_method", "e_path", "l_object", "l_trace", "l_method", "l_path"} {
+		"g_backend", "g_lb", "g_detail", "n", "skipped", "records", "ok", "no_backend", "refused", "unreachable", "closed",
+		"timeout", "other", "served", "first_ns", "last_ns", "e_object", "e_" + refCol, "e_method", "e_path", "l_object", "l_" + refCol, "l_method", "l_path"} {
 		if _, ok := col[need]; !ok {
 			return nil, fmt.Errorf("the result has no column %q", need)
 		}
@@ -49,13 +57,14 @@ func ALBRowsBundle(rows Rows) (*Bundle, error) {
 		gset := r.int("gset")
 		switch {
 		case gset == gsetObject:
-			in := Input{Name: r.str("object"), Format: albFormat, Records: r.int("records"), Skipped: r.int("skipped"), Filtered: r.int("filtered")}
+			in := Input{Name: r.str("object"), Format: format, Records: r.int("records"), Skipped: r.int("skipped"), Filtered: r.optInt("filtered"),
+				Duplicates: r.optInt("duplicates")}
 			if !r.null("first_ns") {
 				in.First, in.Last = fromNanos(r.int64("first_ns")), fromNanos(r.int64("last_ns"))
 			}
 			b.Inputs = append(b.Inputs, in)
 		case gset == gsetSecond && !r.null("s_sec"):
-			s := Second{Sec: r.int64("s_sec"), LB: r.str("s_lb"), Format: albFormat, Total: r.int("records"), OK: r.int("ok"),
+			s := Second{Sec: r.int64("s_sec"), LB: r.str("s_lb"), Format: format, Total: r.int("records"), OK: r.int("ok"),
 				NoBackend: r.int("no_backend"), Refused: r.int("refused"), Unreachable: r.int("unreachable"), Closed: r.int("closed"),
 				Timeout: r.int("timeout"), Other: r.int("other"), Served: r.int("served")}
 			b.Seconds = append(b.Seconds, s)
@@ -63,10 +72,10 @@ func ALBRowsBundle(rows Rows) (*Bundle, error) {
 			b.Cells = append(b.Cells, Cell{IP: r.str("c_ip"), Cell: r.int64("c_cell"), N: r.int("n"), First: r.int64("first_ns"), Last: r.int64("last_ns")})
 		case gset == gsetGroup && !r.null("g_sec"):
 			g := Group{Sec: r.int64("g_sec"), Status: r.int("g_status"), Generator: r.str("g_generator"), Kind: r.str("g_kind"),
-				Backend: r.str("g_backend"), LB: r.str("g_lb"), Detail: r.str("g_detail"), Format: albFormat,
-				Duration: r.int64("g_duration"), LoggedAfter: r.int64("g_logged_after"), N: r.int("n"),
-				Earliest: Record{Time: r.int64("first_ns"), Object: r.str("e_object"), Ref: traceRef(r.str("e_trace")), Method: r.str("e_method"), Path: r.str("e_path")},
-				Latest:   Record{Time: r.int64("last_ns"), Object: r.str("l_object"), Ref: traceRef(r.str("l_trace")), Method: r.str("l_method"), Path: r.str("l_path")}}
+				Backend: r.str("g_backend"), LB: r.str("g_lb"), Detail: r.str("g_detail"), Format: format,
+				Duration: r.optInt64("g_duration"), LoggedAfter: r.optInt64("g_logged_after"), N: r.int("n"),
+				Earliest: Record{Time: r.int64("first_ns"), Object: r.str("e_object"), Ref: ref(r.str("e_" + refCol)), Method: r.str("e_method"), Path: r.str("e_path")},
+				Latest:   Record{Time: r.int64("last_ns"), Object: r.str("l_object"), Ref: ref(r.str("l_" + refCol)), Method: r.str("l_method"), Path: r.str("l_path")}}
 			b.Groups = append(b.Groups, g)
 		case gset == gsetSecond || gset == gsetCell || gset == gsetGroup:
 			// The rows of no second, cell or group: lines not kept,
@@ -122,3 +131,13 @@ func (r *albRow) int64(c string) int64 {
 }
 
 func (r *albRow) int(c string) int { return int(r.int64(c)) }
+
+// optInt64 reads column c, 0 when the result has no such column.
+func (r *albRow) optInt64(c string) int64 {
+	if _, ok := r.col[c]; !ok {
+		return 0
+	}
+	return r.int64(c)
+}
+
+func (r *albRow) optInt(c string) int { return int(r.optInt64(c)) }

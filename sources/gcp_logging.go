@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -107,13 +108,51 @@ func gcpClassifyEntry(logName, resourceType []byte, hasHTTPRequest bool) gcpEntr
 			return gcpEventEntry
 		}
 	case hasHTTPRequest:
-		switch string(resourceType) {
-		case "http_load_balancer", "http_external_regional_lb_rule", "internal_http_lb_rule":
+		if slices.Contains(GCPRequestResourceTypes, string(resourceType)) {
 			return gcpRequestEntry
 		}
 	}
 	return gcpOtherEntry
 }
+
+// GCPRequestResourceTypes are the resource types of Application Load
+// Balancer request logs: global and classic, regional external, internal
+// (reference §8.2). An entry of one of them with an httpRequest is a
+// request, unless its log is one of GCPNotRequestLogSuffixes.
+var GCPRequestResourceTypes = []string{"http_load_balancer", "http_external_regional_lb_rule", "internal_http_lb_rule"}
+
+// GCPNotRequestLogSuffixes end the log names that gcpClassifyEntry reads as
+// something else before it looks at the resource type: health-check logs
+// and Cloud Service Mesh access logs.
+var GCPNotRequestLogSuffixes = []string{gcpHealthCheckLogSuffix, gcpMeshServerLogSuffix, gcpMeshClientLogSuffix}
+
+// GCPDetailOutcome is what the adapter makes of one statusDetails (or
+// proxyStatus) value it knows: who produced the response and the failure
+// it counts as with a 5xx. A FailureAppError value counts as no failure
+// below 500.
+type GCPDetailOutcome struct {
+	Detail    string
+	Generator Generator
+	Failure   FailureKind
+}
+
+// GCPDetailOutcomes lists the values gcpOutcome tells apart, from
+// gcpDetails: the BigQuery query (package reduced) classifies from the
+// same list. Values it does not list follow GCPClientDetailPrefix or
+// count as the load balancer's other failure with a 5xx.
+func GCPDetailOutcomes() []GCPDetailOutcome {
+	var out []GCPDetailOutcome
+	for _, r := range gcpDetails {
+		for _, d := range r.details {
+			out = append(out, GCPDetailOutcome{Detail: d, Generator: r.gen, Failure: r.kind})
+		}
+	}
+	return out
+}
+
+// GCPClientDetailPrefix starts the statusDetails values of requests the
+// client gave up: the load balancer wrote the status, no failure counts.
+const GCPClientDetailPrefix = "client_"
 
 // gcpState is the per-call working memory: fastjson parsers are not safe
 // for concurrent use and adapters are shared by inputs read in parallel, so
@@ -453,7 +492,7 @@ func gcpOutcome(detail string, status int, hasDetail, hasBackend bool) (Generato
 		}
 		return row.gen, row.kind
 	}
-	if strings.HasPrefix(detail, "client_") {
+	if strings.HasPrefix(detail, GCPClientDetailPrefix) {
 		// The client gave up (disconnected, timed out, bad certificate): the
 		// LB wrote the status (often 0 or 408), but no backend failed and no
 		// rollout is to blame, so it is not a failure readygap counts.
@@ -741,3 +780,7 @@ func (in *gcpInterner) get(b []byte) string {
 	}
 	return s
 }
+
+// GCPLBLabels returns the resource labels that name the load balancer of
+// a request, in the order the adapter tries them (gcpLBLabels).
+func GCPLBLabels() []string { return gcpLBLabels[:] }

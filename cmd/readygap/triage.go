@@ -90,6 +90,7 @@ func newTriageCmd(runF func(*triageOptions) error) *cobra.Command {
 print the verdict of analyze. Each source runs when its flags are given:
 
   Cloud Logging    --project [--url-map] [--backend-service] [--cluster]
+  BigQuery         --engine bigquery --bq-table (repeatable) [--bq-project]
   S3 ALB logs      --alb-logs s3://bucket/prefix [--account] [--region]
   CloudWatch Logs  --log-group (repeatable) [--filter-pattern]
   Kubernetes       a kubeconfig (--kubeconfig, KUBECONFIG or ~/.kube/config)
@@ -256,9 +257,13 @@ func (o *triageOptions) liveSources(ctx context.Context) (map[string]liveSource,
 	}
 	if o.Project != "" {
 		srcs[live.SourceGCPLogging] = &live.GCPLogging{Project: o.Project, URLMap: o.URLMap, BackendService: o.BackendService,
-			Cluster: o.Cluster, Namespace: o.Namespace, Endpoint: o.LoggingEndpoint, Timeouts: o.Timeouts}
+			Cluster: o.Cluster, Namespace: o.Namespace, Endpoint: o.LoggingEndpoint, Timeouts: o.Timeouts,
+			NoRequests: o.Engine.Engine == engineBigQuery}
 	} else {
 		skip(live.SourceGCPLogging, "no --project")
+	}
+	if o.Engine.Engine == engineBigQuery {
+		srcs[live.SourceBigQueryGCP] = o.bigQuerySource()
 	}
 	if o.ALBLogs != "" || len(o.LogGroups) > 0 {
 		cfg, err := o.awsConfig(ctx)
@@ -350,6 +355,9 @@ func triageRun(cmd *cobra.Command, o *triageOptions) error {
 	}
 	if err := o.Engine.check(o.ALBLogs); err != nil {
 		return err
+	}
+	if o.Engine.Engine == engineBigQuery && o.Project == "" && o.Engine.BQProject == "" {
+		return usageError(errors.New("--engine bigquery needs --bq-project or --project: the project BigQuery runs the query in"))
 	}
 	if o.Engine.PrintDDL {
 		return o.printDDL(cmd.Context())
@@ -523,7 +531,7 @@ func bundleDir(save string) (dir string, cleanup func(), err error) {
 }
 
 // sourceOrder is the order in which the sources are run and shown.
-var sourceOrder = []string{live.SourceGCPLogging, live.SourceS3ALB, live.SourceAthenaALB, live.SourceCloudWatch, live.SourceKubernetes, live.SourceProxyLogs}
+var sourceOrder = []string{live.SourceGCPLogging, live.SourceBigQueryGCP, live.SourceS3ALB, live.SourceAthenaALB, live.SourceCloudWatch, live.SourceKubernetes, live.SourceProxyLogs}
 
 // sortedKeys returns the names of the sources in a stable order.
 func sortedKeys(m map[string]liveSource) []string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,8 +16,9 @@ import (
 
 // The engines `triage --engine` can push the request stream down to.
 const (
-	engineLocal  = "local"
-	engineAthena = "athena"
+	engineLocal    = "local"
+	engineAthena   = "athena"
+	engineBigQuery = "bigquery"
 )
 
 // engineOptions are the flags of `triage --engine`.
@@ -32,6 +34,11 @@ type engineOptions struct {
 	// PrintDDL prints the table's DDL for --alb-logs and exits;
 	// CreateTable runs it in Athena first.
 	PrintDDL, CreateTable bool
+	// BQTables are --bq-table (project.dataset.table, repeatable);
+	// BQProject, BQLocation and BQEndpoint the job's project, location and
+	// the API's host:port.
+	BQTables                          []string
+	BQProject, BQLocation, BQEndpoint string
 }
 
 // defaultAthenaTable is the table --athena-table names by default.
@@ -39,7 +46,11 @@ const defaultAthenaTable = "readygap.alb_lines"
 
 // addEngineFlags wires the engine flags.
 func addEngineFlags(f *pflag.FlagSet, o *engineOptions) {
-	f.StringVar(&o.Engine, "engine", engineLocal, "where the ALB request logs are reduced: local (download the objects and read them) or athena (one query over --athena-table; see docs/fleet-scale.md)")
+	f.StringVar(&o.Engine, "engine", engineLocal, "where the load balancer's request logs are reduced: local (download and read them), athena (ALB: one query over --athena-table) or bigquery (Google Cloud: one query over --bq-table); see docs/fleet-scale.md")
+	f.StringArrayVar(&o.BQTables, "bq-table", nil, "with --engine bigquery, a table of Google Cloud load balancer logs (repeatable): project.dataset._AllLogs (Log Analytics), a log view, or a sink's table (project.dataset.requests, or project.dataset.requests_* when date-sharded)")
+	f.StringVar(&o.BQProject, "bq-project", "", "the project BigQuery runs and bills the query in (default: --project)")
+	f.StringVar(&o.BQLocation, "bq-location", "", "the location of --bq-table's dataset (US, EU, a region; default: BigQuery finds it)")
+	f.StringVar(&o.BQEndpoint, "bigquery-endpoint", "", "the BigQuery API host:port (plain HTTP without credentials on localhost)")
 	f.StringVar(&o.Table, "athena-table", defaultAthenaTable, "the Athena table (database.table) of raw ALB log lines, as --athena-ddl prints it, or AWS's documented ALB access-log table")
 	f.StringVar(&o.WorkGroup, "athena-workgroup", "", "the Athena workgroup (default: primary)")
 	f.StringVar(&o.Output, "athena-output", "", "s3:// location for Athena's query results (default: the workgroup's)")
@@ -51,9 +62,21 @@ func addEngineFlags(f *pflag.FlagSet, o *engineOptions) {
 // check validates the engine flags.
 func (o *engineOptions) check(albLogs string) error {
 	switch o.Engine {
-	case engineLocal, engineAthena:
+	case engineLocal, engineAthena, engineBigQuery:
 	default:
-		return usageError(fmt.Errorf("--engine %q: use local or athena", o.Engine))
+		return usageError(fmt.Errorf("--engine %q: use local, athena or bigquery", o.Engine))
+	}
+	if o.Engine == engineBigQuery {
+		if len(o.BQTables) == 0 {
+			return usageError(errors.New("--engine bigquery needs --bq-table: the Log Analytics view or sink table of the load balancer's logs"))
+		}
+		for _, t := range o.BQTables {
+			if _, _, _, err := reduced.SplitTable(t); err != nil {
+				return usageError(fmt.Errorf("--bq-table %q: %w", t, err))
+			}
+		}
+	} else if len(o.BQTables) > 0 {
+		return usageError(errors.New("--bq-table goes with --engine bigquery"))
 	}
 	q, err := resource.ParseQuantity(o.MaxScan)
 	if err != nil || q.Sign() <= 0 {
@@ -117,4 +140,14 @@ func (o *triageOptions) printDDL(ctx context.Context) error {
 	}
 	a := o.athenaSource(cfg, nil)
 	return a.Exec(ctx, ddl)
+}
+
+// bigQuerySource is the BigQuery source of the load balancer's requests.
+func (o *triageOptions) bigQuerySource() *live.BigQueryGCP {
+	b := &live.BigQueryGCP{Project: cmp.Or(o.Engine.BQProject, o.Project), Tables: o.Engine.BQTables, Location: o.Engine.BQLocation,
+		Endpoint: o.Engine.BQEndpoint, MaxScan: o.Engine.maxScan, Timeouts: o.Timeouts}
+	if !o.Quiet {
+		b.Log = func(format string, args ...any) { fmt.Fprintf(o.ErrOut, format+"\n", args...) }
+	}
+	return b
 }

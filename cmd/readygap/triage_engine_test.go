@@ -43,10 +43,33 @@ func TestTriageEngineUsage(t *testing.T) {
 		{[]string{"--engine", "athena", "--alb-logs", "s3://b", "--athena-table", `a.b"; drop`}, "--athena-table"},
 		{[]string{"--alb-logs", "s3://b", "--athena-ddl"}, "needs --account and --region"},
 		{[]string{"--alb-logs", "s3://b", "--athena-create-table"}, "goes with --athena-ddl"},
+		{[]string{"--engine", "bigquery", "--project", "p"}, "needs --bq-table"},
+		{[]string{"--engine", "bigquery", "--bq-table", "p.d.t"}, "needs --bq-project or --project"},
+		{[]string{"--engine", "bigquery", "--project", "p", "--bq-table", "d.t"}, "--bq-table"},
+		{[]string{"--engine", "bigquery", "--project", "p", "--bq-table", "p.d.t`; drop"}, "--bq-table"},
+		{[]string{"--project", "p", "--bq-table", "p.d.t"}, "goes with --engine bigquery"},
 	} {
 		_, errOut, code := runCLI(t, "", append([]string{"triage"}, tc.args...)...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %q; want a usage error saying %q", tc.args, code, errOut, tc.want)
 		}
+	}
+}
+
+// TestTriageBigQueryDryRun requires --dry-run with --engine bigquery to
+// plan the BigQuery job over the tables given, in the project given, and
+// Cloud Logging to leave the request logs to it.
+func TestTriageBigQueryDryRun(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	out, errOut, code := runCLI(t, "", "triage", "--engine", "bigquery", "--project", "shop-prod", "--bq-project", "billing-prj",
+		"--bq-table", "shop-prod.lb_logs._AllLogs", "--since", "2026-03-25T00:00:00Z", "--until", "2026-03-25T01:00:00Z", "--dry-run")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "bigquery-gcp-lb: bigquery: tables.get of shop-prod.lb_logs._AllLogs, a dry run, then one query in project billing-prj") {
+		t.Errorf("no BigQuery plan:\n%s", out)
+	}
+	if strings.Contains(out, "http_load_balancer") || !strings.Contains(out, `log_id("events")`) {
+		t.Errorf("Cloud Logging still asks for the request logs, or no longer for the events:\n%s", out)
 	}
 }

@@ -52,6 +52,9 @@ type GCPLogging struct {
 	URLMap, BackendService string
 	// Cluster and Namespace narrow the Kubernetes events.
 	Cluster, Namespace string
+	// NoRequests leaves the request logs out (another source, such as
+	// BigQueryGCP, reduces them where they are kept).
+	NoRequests bool
 	// Endpoint overrides the API's host:port; on localhost it is plaintext
 	// gRPC without credentials (a test server or an emulator).
 	Endpoint string
@@ -77,6 +80,10 @@ func (g *GCPLogging) Filter(w Window) string {
 	}
 	if g.Namespace != "" {
 		ev = append(ev, "jsonPayload.involvedObject.namespace="+gcpQuote(g.Namespace))
+	}
+	if g.NoRequests {
+		return fmt.Sprintf("timestamp>=%q AND timestamp<%q AND ((%s) OR log_id(\"compute.googleapis.com/healthchecks\"))",
+			w.Since.UTC().Format(time.RFC3339Nano), w.Until.UTC().Format(time.RFC3339Nano), strings.Join(ev, " AND "))
 	}
 	return fmt.Sprintf("timestamp>=%q AND timestamp<%q AND ((%s) OR (%s) OR log_id(\"compute.googleapis.com/healthchecks\"))",
 		w.Since.UTC().Format(time.RFC3339Nano), w.Until.UTC().Format(time.RFC3339Nano),
