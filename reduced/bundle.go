@@ -21,6 +21,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -311,21 +312,5 @@ func (b *Bundle) Describe(name string) string {
 	if b.QueryID != "" {
 		s += " (query " + b.QueryID + ")"
 	}
-	return s + fmt.Sprintf(": %s scanned, $%.4f; evidence names the object and the record's reference, as no line number exists", humanBytes(b.BytesScanned), b.CostUSD)
-}
-
-// humanBytes renders n bytes in decimal units (kB, MB, GB, TB), as the
-// engines bill them.
-func humanBytes(n int64) string {
-	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
-	f := float64(n)
-	i := 0
-	for f >= 1000 && i < len(units)-1 {
-		f /= 1000
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%d B", n)
-	}
-	return fmt.Sprintf("%.1f %s", f, units[i])
+	return s + fmt.Sprintf(": %s scanned, $%.4f; evidence names the object and the record's reference, as no line number exists", words.Bytes(b.BytesScanned), b.CostUSD)
 }

@@ -12,6 +12,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/readygap/readygap/internal/safego"
 	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/pipeline"
@@ -19,9 +23,6 @@ import (
 	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/bundle"
 	"github.com/readygap/readygap/sources/live"
-	"github.com/spf13/cobra"
-	"golang.org/x/term"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // aroundSpan is how far --around reaches on either side of its time.
@@ -584,7 +585,7 @@ func (p *progressLine) update(source string, s live.ProgressState) {
 	var parts []string
 	for _, name := range sourceOrder {
 		if t, ok := p.states[name]; ok {
-			part := fmt.Sprintf("%s %d (%s)", name, t.Records, humanBytes(t.Bytes))
+			part := fmt.Sprintf("%s %d (%s)", name, t.Records, words.Bytes(t.Bytes))
 			if t.Retrying != "" {
 				part += " " + t.Retrying
 			}
@@ -615,7 +616,7 @@ func (p *progressLine) done(source string, rep bundle.FetchReport, err error) {
 	case live.SourceProxyLogs:
 		unit = "line"
 	}
-	line := fmt.Sprintf("%s: %s, %s in %s", source, words.Plural(rep.Records, unit), humanBytes(rep.Bytes), words.Plural(len(rep.Files), "file"))
+	line := fmt.Sprintf("%s: %s, %s in %s", source, words.Plural(rep.Records, unit), words.Bytes(rep.Bytes), words.Plural(len(rep.Files), "file"))
 	if missing, of := incompleteItems(rep); missing > 0 {
 		line += fmt.Sprintf(" (%d of %d %s incomplete)", missing, of, itemNoun(rep))
 	}
@@ -660,17 +661,4 @@ func (p *progressLine) finish() {
 	if !p.quiet && p.terminal {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
-}
-
-// humanBytes renders a byte count in KB, MB or GB.
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

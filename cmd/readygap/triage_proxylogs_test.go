@@ -274,7 +274,7 @@ func TestTriageProxyLogsFlags(t *testing.T) {
 		"proxy-logs: kubectl logs -n istio-system deploy/istio-ingressgateway --all-pods --all-containers --timestamps --since-time=2024-05-01T23:40:00Z\n",
 		"proxy-logs: kubectl logs -n shop deploy/web --all-pods -c istio-proxy --timestamps --since-time=2024-05-01T23:40:00Z\n",
 		"proxy-logs: kubectl get events -n istio-system -o json\n",
-		"proxy-logs: (with --previous too for containers that restarted in the window; lines from 2024-05-02T00:10:00Z on dropped; at most 64.0 MB a pod)\n",
+		"proxy-logs: (with --previous too for containers that restarted in the window; lines from 2024-05-02T00:10:00Z on dropped; at most 64.0 MiB a pod)\n",
 	} {
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q: exit %d\n%s\n%s", want, code, out, errOut)

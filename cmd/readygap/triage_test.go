@@ -852,7 +852,7 @@ func TestProgressLineShowsRetries(t *testing.T) {
 	b.Reset()
 	p = newProgressLine(&b, true, false)
 	p.update(live.SourceS3ALB, live.ProgressState{Records: 1, Bytes: 2048, Retrying: "retrying 3 objects (SlowDown)"})
-	if want := "\r\x1b[Kfetching: s3-alb 1 (2.0 KB) retrying 3 objects (SlowDown)"; b.String() != want {
+	if want := "\r\x1b[Kfetching: s3-alb 1 (2.0 KiB) retrying 3 objects (SlowDown)"; b.String() != want {
 		t.Fatalf("on a terminal: %q, want %q", b.String(), want)
 	}
 	b.Reset()

@@ -91,3 +91,19 @@ func MaxTime(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// Bytes renders a size for people in binary units, labelled as such:
+// "512 B", "2.0 KiB", "16.0 MiB", "1.5 GiB", "3.2 TiB".
+func Bytes(n int64) string {
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB"}
+	if n < 1<<10 {
+		return fmt.Sprintf("%d B", n)
+	}
+	f := float64(n) / (1 << 10)
+	i := 0
+	for f >= 1<<10 && i < len(units)-1 {
+		f /= 1 << 10
+		i++
+	}
+	return fmt.Sprintf("%.1f %s", f, units[i])
+}

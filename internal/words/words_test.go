@@ -28,3 +28,15 @@ func TestSomePods(t *testing.T) {
 		}
 	}
 }
+
+// TestBytes pins each unit's threshold on both sides.
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1<<20 - 1: "1024.0 KiB", 1 << 20: "1.0 MiB",
+		16 << 20: "16.0 MiB", 3 << 29: "1.5 GiB", 1 << 40: "1.0 TiB", 1 << 60: "1024.0 PiB",
+	} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

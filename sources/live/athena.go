@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/athena"
 	"github.com/aws/aws-sdk-go-v2/service/athena/types"
+
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/reduced"
 	"github.com/readygap/readygap/sources/bundle"
 )
@@ -106,7 +108,7 @@ type ScanLimitError struct {
 // Error implements error.
 func (e *ScanLimitError) Error() string {
 	return fmt.Sprintf("the window's %d ALB log objects hold %s, above --max-scan %s (about $%.2f at Athena's $5/TB): narrow --since/--until or raise --max-scan",
-		e.Objects, humanSize(e.Estimate), humanSize(e.Limit), AthenaCost(e.Estimate))
+		e.Objects, words.Bytes(e.Estimate), words.Bytes(e.Limit), AthenaCost(e.Estimate))
 }
 
 // Plan returns the listings and the query Fetch makes for w.
@@ -148,7 +150,7 @@ func (a *AthenaALB) Fetch(ctx context.Context, w Window, dir string, progress Pr
 	if limit <= 0 {
 		limit = DefaultMaxScan
 	}
-	a.logf("%s: %d objects, %s to scan (about $%.4f)", SourceAthenaALB, len(objects), humanSize(estimate), AthenaCost(estimate))
+	a.logf("%s: %d objects, %s to scan (about $%.4f)", SourceAthenaALB, len(objects), words.Bytes(estimate), AthenaCost(estimate))
 	r.mu.Lock()
 	r.rep.Queries = append(r.rep.Queries, "athena: "+a.Table+" over "+fmt.Sprint(len(objects))+" objects")
 	r.mu.Unlock()
@@ -191,7 +193,7 @@ func (a *AthenaALB) Fetch(ctx context.Context, w Window, dir string, progress Pr
 	}
 	if float64(b.BytesScanned) > athenaUnprunedRatio*float64(estimate) {
 		r.note("Athena scanned %s where the window's objects hold %s: the \"$path\" predicate did not prune objects, and the query paid for the whole days",
-			humanSize(b.BytesScanned), humanSize(estimate))
+			words.Bytes(b.BytesScanned), words.Bytes(estimate))
 	}
 	f := newBundleFile(dir, ReducedFile, "", "")
 	werr := b.Write(f)
@@ -205,7 +207,7 @@ func (a *AthenaALB) Fetch(ctx context.Context, w Window, dir string, progress Pr
 		return r.finish()
 	}
 	a.logf("%s: query %s scanned %s ($%.4f): %d seconds, %d cells, %d failure groups", SourceAthenaALB, b.QueryID,
-		humanSize(b.BytesScanned), b.CostUSD, len(b.Seconds), len(b.Cells), len(b.Groups))
+		words.Bytes(b.BytesScanned), b.CostUSD, len(b.Seconds), len(b.Cells), len(b.Groups))
 	r.update(i, func(it *bundle.Item) {
 		it.Status, it.File, it.Records, it.Bytes, it.Impact = bundle.ItemComplete, f.rel, len(b.Seconds)+len(b.Cells)+len(b.Groups), f.n, ""
 	})
@@ -374,7 +376,7 @@ func (a *AthenaALB) wait(r *run, id string) (*types.QueryExecution, error) {
 			return nil, fetchErrorf(SourceAthenaALB, nil, "query %s %s: %s", id, strings.ToLower(string(qe.Status.State)), msg)
 		}
 		if st := qe.Statistics; st != nil {
-			a.logf("%s: query %s %s, %s scanned", SourceAthenaALB, id, strings.ToLower(string(qe.Status.State)), humanSize(aws.ToInt64(st.DataScannedInBytes)))
+			a.logf("%s: query %s %s, %s scanned", SourceAthenaALB, id, strings.ToLower(string(qe.Status.State)), words.Bytes(aws.ToInt64(st.DataScannedInBytes)))
 		}
 	}
 }

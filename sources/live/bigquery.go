@@ -11,12 +11,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/readygap/readygap/reduced"
-	"github.com/readygap/readygap/sources/bundle"
 	bigquery "google.golang.org/api/bigquery/v2"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/option"
 	htransport "google.golang.org/api/transport/http"
+
+	"github.com/readygap/readygap/internal/words"
+	"github.com/readygap/readygap/reduced"
+	"github.com/readygap/readygap/sources/bundle"
 )
 
 // SourceBigQueryGCP names the BigQuery source of Google Cloud load
@@ -135,7 +137,7 @@ type BigQueryScanError struct {
 // Error implements error.
 func (e *BigQueryScanError) Error() string {
 	return fmt.Sprintf("the dry run says the query would process %s, above --max-scan %s (about $%.2f at BigQuery's on-demand list price): narrow --since/--until or raise --max-scan",
-		humanSize(e.Bytes), humanSize(e.Limit), BigQueryCost(e.Bytes, e.Tables))
+		words.Bytes(e.Bytes), words.Bytes(e.Limit), BigQueryCost(e.Bytes, e.Tables))
 }
 
 // Fetch runs the reduction for w and writes the bundle into dir.
@@ -178,7 +180,7 @@ func (b *BigQueryGCP) Fetch(ctx context.Context, w Window, dir string, progress 
 	if err != nil {
 		return failed(err, "jobs.query (dry run)")
 	}
-	b.logf("%s: the dry run says %s to process (about $%.4f)", SourceBigQueryGCP, humanSize(dry.TotalBytesProcessed), BigQueryCost(dry.TotalBytesProcessed, len(b.Tables)))
+	b.logf("%s: the dry run says %s to process (about $%.4f)", SourceBigQueryGCP, words.Bytes(dry.TotalBytesProcessed), BigQueryCost(dry.TotalBytesProcessed, len(b.Tables)))
 	if dry.TotalBytesProcessed > limit {
 		se := &BigQueryScanError{Bytes: dry.TotalBytesProcessed, Limit: limit, Tables: len(b.Tables)}
 		fe := fetchErrorf(SourceBigQueryGCP, se, "%s", se.Error()).stopping()
@@ -204,7 +206,7 @@ func (b *BigQueryGCP) Fetch(ctx context.Context, w Window, dir string, progress 
 		return failed(fetchErrorf(SourceBigQueryGCP, werr, "writing %s: %v", BigQueryReducedFile, werr).stopping(), "")
 	}
 	b.logf("%s: job %s billed %s ($%.4f): %d seconds, %d cells, %d failure groups", SourceBigQueryGCP, res.QueryID,
-		humanSize(res.BytesScanned), res.CostUSD, len(res.Seconds), len(res.Cells), len(res.Groups))
+		words.Bytes(res.BytesScanned), res.CostUSD, len(res.Seconds), len(res.Cells), len(res.Groups))
 	n := len(res.Seconds) + len(res.Cells) + len(res.Groups)
 	r.update(i, func(it *bundle.Item) {
 		it.Status, it.File, it.Records, it.Bytes, it.Impact = bundle.ItemComplete, f.rel, n, f.n, ""

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/readygap/readygap/internal/words"
 )
 
 // Timeouts bound every network call a live source makes. A zero field
@@ -79,7 +81,7 @@ type TimeoutError struct {
 // Error implements error.
 func (e *TimeoutError) Error() string {
 	if e.Stalled {
-		return fmt.Sprintf("the answer from %s stalled: no data for %s after %s", e.Endpoint, humanDuration(e.After), humanSize(e.Bytes))
+		return fmt.Sprintf("the answer from %s stalled: no data for %s after %s", e.Endpoint, humanDuration(e.After), words.Bytes(e.Bytes))
 	}
 	return fmt.Sprintf("no answer from %s in %s", e.Endpoint, humanDuration(e.After))
 }
@@ -318,15 +320,4 @@ func humanDuration(d time.Duration) string {
 		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
 	return d.Round(time.Second).String()
-}
-
-// humanSize renders a byte count in B, KB or MB.
-func humanSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/readygap/readygap/internal/words"
 )
 
 // What the Kubernetes source reads from an API server is bounded whatever
@@ -50,7 +52,7 @@ type ItemTooLargeError struct {
 
 // Error implements error.
 func (e *ItemTooLargeError) Error() string {
-	return fmt.Sprintf("%s sent an object larger than %s, more than the API server stores (etcd's limit is 1.5 MiB): not read", e.Endpoint, humanSize(e.Limit))
+	return fmt.Sprintf("%s sent an object larger than %s, more than the API server stores (etcd's limit is 1.5 MiB): not read", e.Endpoint, words.Bytes(e.Limit))
 }
 
 // AnswerTooLargeError says that an answer read whole was larger than the
@@ -64,7 +66,7 @@ type AnswerTooLargeError struct {
 
 // Error implements error.
 func (e *AnswerTooLargeError) Error() string {
-	return fmt.Sprintf("the answer from %s was larger than %s: not read", e.Endpoint, humanSize(e.Limit))
+	return fmt.Sprintf("the answer from %s was larger than %s: not read", e.Endpoint, words.Bytes(e.Limit))
 }
 
 // streamedKey marks a request whose caller reads the body as a stream and

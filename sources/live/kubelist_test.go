@@ -199,7 +199,7 @@ func TestKubernetesHugeItemBoundedMemory(t *testing.T) {
 		t.Errorf("the heap grew by %.1f MB, want at most %d MB", float64(grew)/(1<<20), kubeMemoryBound>>20)
 	}
 	pods := rep.Items[2]
-	if err == nil || !strings.Contains(err.Error(), "sent an object larger than 3.0 MB") || pods.Status != bundle.ItemFailed || rep.Items[3].Status != bundle.ItemComplete {
+	if err == nil || !strings.Contains(err.Error(), "sent an object larger than 3.0 MiB") || pods.Status != bundle.ItemFailed || rep.Items[3].Status != bundle.ItemComplete {
 		t.Fatalf("error %v\n%+v", err, rep.Items)
 	}
 }
@@ -320,7 +320,7 @@ func TestKubeAnswerLimit(t *testing.T) {
 		t.Errorf("the heap grew by %.1f MB, want at most %d MB", float64(grew)/(1<<20), kubeMemoryBound>>20)
 	}
 	ns := rep.Items[1]
-	if ns.Status != bundle.ItemFailed || !strings.Contains(ns.Reason, "was larger than 16.0 MB: not read") || rep.Items[2].Status != bundle.ItemComplete {
+	if ns.Status != bundle.ItemFailed || !strings.Contains(ns.Reason, "was larger than 16.0 MiB: not read") || rep.Items[2].Status != bundle.ItemComplete {
 		t.Fatalf("%+v", rep.Items[:3])
 	}
 	// Error bodies are cut, not failed: what was read of the Status shows.

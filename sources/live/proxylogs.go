@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
 	"github.com/readygap/readygap/internal/safego"
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources/bundle"
 
 	corev1 "k8s.io/api/core/v1"
@@ -153,7 +155,7 @@ func (p *ProxyLogs) Plan(w Window) []string {
 	}
 	if len(p.Targets) > 0 {
 		out = append(out, fmt.Sprintf("(with --previous too for containers that restarted in the window; lines from %s on dropped; at most %s a pod)",
-			w.Until.UTC().Format(time.RFC3339), humanSize(p.limit())))
+			w.Until.UTC().Format(time.RFC3339), words.Bytes(p.limit())))
 	}
 	return out
 }
@@ -633,7 +635,7 @@ func (p *ProxyLogs) readPod(r *run, rc rest.Interface, codec runtime.ParameterCo
 		if remaining <= 0 {
 			r.update(l.item, func(it *bundle.Item) {
 				it.Optional = true
-				it.Reason = fmt.Sprintf("the limit of %s a pod (--proxy-logs-limit) was used up by its other logs", humanSize(p.limit()))
+				it.Reason = fmt.Sprintf("the limit of %s a pod (--proxy-logs-limit) was used up by its other logs", words.Bytes(p.limit()))
 			})
 			continue
 		}
@@ -692,7 +694,7 @@ func (p *ProxyLogs) readLog(r *run, rc rest.Interface, codec runtime.ParameterCo
 		}
 	case c.limited:
 		status, optional = bundle.ItemPartial, true
-		why = fmt.Sprintf("cut at the limit of %s a pod (--proxy-logs-limit)", humanSize(p.limit()))
+		why = fmt.Sprintf("cut at the limit of %s a pod (--proxy-logs-limit)", words.Bytes(p.limit()))
 		if !c.lastSaved.IsZero() {
 			why += ": the lines after " + c.lastSaved.UTC().Format(time.RFC3339Nano) + " were not read"
 		}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/bundle"
 	"github.com/readygap/readygap/sources/live/livetest"
@@ -356,7 +357,7 @@ func TestProxyLogsPlan(t *testing.T) {
 		"kubectl logs -n shop web-1 --all-containers --timestamps --since-time=2024-05-01T23:40:00Z",
 		"kubectl get events -n istio-system -o json",
 		"kubectl get events -n edge -o json",
-		"(with --previous too for containers that restarted in the window; lines from 2024-05-02T00:10:00Z on dropped; at most 256.0 MB a pod)",
+		"(with --previous too for containers that restarted in the window; lines from 2024-05-02T00:10:00Z on dropped; at most 256.0 MiB a pod)",
 	}
 	if got := p.Plan(midnightWindow); !slices.Equal(got, want) {
 		t.Fatalf("plan\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -435,7 +436,7 @@ func TestProxyLogsFaults(t *testing.T) {
 		start := time.Now()
 		rep, err := nginxProxy(t, srv).Fetch(context.Background(), midnightWindow, dir, nil)
 		took := time.Since(start)
-		want := "proxy-logs: cut short: the answer from " + srv.URL + fmt.Sprintf(" stalled: no data for 500 ms after %s", humanSize(keep+10))
+		want := "proxy-logs: cut short: the answer from " + srv.URL + fmt.Sprintf(" stalled: no data for 500 ms after %s", words.Bytes(keep+10))
 		if err == nil || err.Error() != want {
 			t.Fatalf("error\n%v\nwant\n%s", err, want)
 		}
@@ -589,7 +590,7 @@ func TestProxyLogsLimit(t *testing.T) {
 				}
 				return
 			}
-			want := fmt.Sprintf("(cut at the limit of %s a pod (--proxy-logs-limit): the lines after 2024-05-02T00:08:00Z were not read)", humanSize(p.LimitBytes))
+			want := fmt.Sprintf("(cut at the limit of %s a pod (--proxy-logs-limit): the lines after 2024-05-02T00:08:00Z were not read)", words.Bytes(p.LimitBytes))
 			if len(ws) != 1 || !it.Optional || !strings.Contains(ws[0], want) {
 				t.Fatalf("item %+v warnings %q, want %s", it, ws, want)
 			}

@@ -13,7 +13,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
 	"github.com/readygap/readygap/internal/safego"
+	"github.com/readygap/readygap/internal/words"
 	"github.com/readygap/readygap/sources"
 	"github.com/readygap/readygap/sources/bundle"
 )
@@ -336,7 +338,7 @@ func (a *ALBLogs) get(r *run, i int, key, dir string) {
 		if fe := transportError(SourceS3ALB, err); fe != nil {
 			return fe
 		}
-		return fetchErrorf(SourceS3ALB, err, "download broke off after %s: %v", humanSize(n), err)
+		return fetchErrorf(SourceS3ALB, err, "download broke off after %s: %v", words.Bytes(n), err)
 	})
 	if n == 0 {
 		r.update(i, func(it *bundle.Item) { it.Status, it.Reason = bundle.ItemFailed, why })
