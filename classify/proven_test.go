@@ -279,6 +279,10 @@ func applyFix(s *sim.Scenario, p Patch) ([]string, error) {
 	set := func(name string, v any) { applied = append(applied, fmt.Sprintf("%s=%v", name, v)) }
 	// args: gunicorn's and uvicorn's keep-alive flag and its value.
 	args := map[int]string{}
+	if s.Argo != nil {
+		a := *s.Argo // the catalog's own stays as it was
+		s.Argo = &a
+	}
 	for _, path := range paths {
 		v := flat[path]
 		g := generic(path)
@@ -370,6 +374,67 @@ func applyFix(s *sim.Scenario, p Patch) ([]string, error) {
 			s.KeepAlive = &ka
 			s.KeepAlive.AppTimeout = time.Duration(n) * time.Millisecond
 			set("KeepAlive.AppTimeout", s.KeepAlive.AppTimeout)
+		case "Rollout:spec.strategy.blueGreen.scaleDownDelaySeconds", "Rollout:spec.strategy.canary.scaleDownDelaySeconds":
+			if s.Argo == nil || nerr != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v on a scenario without a Rollout (%v)", path, v, nerr))
+				continue
+			}
+			s.Argo.ScaleDownDelaySeconds = &n
+			set("Argo.ScaleDownDelaySeconds", n)
+		case "Rollout:spec.strategy.blueGreen":
+			// Replaced by the canary the other fields describe.
+			if s.Argo == nil || v != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v", path, v))
+				continue
+			}
+			s.Argo.BlueGreen, s.Argo.PreviewService = false, ""
+			set("Argo.BlueGreen", false)
+		case "Rollout:spec.strategy.canary.pingPong.pingService":
+			s.Argo.PingService = fmt.Sprint(v)
+			set("Argo.PingService", v)
+		case "Rollout:spec.strategy.canary.pingPong.pongService":
+			s.Argo.PongService = fmt.Sprint(v)
+			set("Argo.PongService", v)
+		case "Rollout:spec.strategy.canary.steps.N.setCanaryScale.weight", "Rollout:spec.strategy.canary.steps.N.setWeight",
+			"Rollout:spec.strategy.canary.steps.N.pause.duration":
+			i, _ := strconv.Atoi(strings.Split(strings.TrimPrefix(path, "spec.strategy.canary.steps."), ".")[0])
+			if s.Argo == nil {
+				errs = append(errs, fmt.Sprintf("%s: a step on a scenario without a Rollout", path))
+				continue
+			}
+			for len(s.Argo.Steps) <= i {
+				s.Argo.Steps = append(s.Argo.Steps, sim.ArgoStep{})
+			}
+			st := &s.Argo.Steps[i]
+			switch {
+			case strings.HasSuffix(g, "pause.duration"):
+				d, err := time.ParseDuration(fmt.Sprint(v))
+				if err != nil {
+					errs = append(errs, fmt.Sprintf("%s: %v", path, err))
+					continue
+				}
+				st.Pause = d
+			case nerr != nil:
+				errs = append(errs, fmt.Sprintf("%s: %v", path, nerr))
+				continue
+			case strings.HasSuffix(g, "setWeight"):
+				st.SetWeight = n
+			default:
+				st.SetCanaryScale = n
+			}
+			set(fmt.Sprintf("Argo.Steps[%d]", i), v)
+		case "Rollout:spec.strategy.canary.trafficRouting.alb.rootService":
+			// The Service the scenario's Ingress forwards to: its action
+			// annotation holds the weights.
+			if fmt.Sprint(v) != s.Service {
+				errs = append(errs, fmt.Sprintf("%s: %v, the scenario's Ingress forwards to %s", path, v, s.Service))
+			}
+		case "Rollout:spec.strategy.canary.trafficRouting.alb.ingress", "Rollout:spec.strategy.canary.trafficRouting.alb.servicePort":
+			// The scenario's one Ingress and Service port: a placeholder
+			// to fill in names them.
+			if !strings.HasPrefix(fmt.Sprint(v), "<") {
+				errs = append(errs, fmt.Sprintf("%s: %v is not the placeholder of the scenario's one Ingress", path, v))
+			}
 		case "BackendConfig:spec.healthCheck.checkIntervalSec":
 			numeric("HealthCheck.IntervalSeconds", &s.HealthCheck.IntervalSeconds)
 		case "BackendConfig:spec.healthCheck.healthyThreshold":

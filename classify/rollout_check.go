@@ -177,6 +177,11 @@ func checkScaleDownDelay(objs *Objects) []*Risk {
 			if ro.TrafficRouting == "" {
 				continue // plain canary: Argo scales by replicas, no delay applies
 			}
+			if ro.PingPong {
+				// The weight left the old pods' Service before the
+				// promotion: they serve nothing when they go.
+				continue
+			}
 			svc = cmp.Or(ro.RootService, ro.StableService)
 		}
 		f, ok := albFrontOf(objs, c.Namespace, svc)
