@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,7 +71,18 @@ var notSimulated = map[string]string{
 	// The model's health check passes on the first probe answered.
 	"BackendConfig:spec.healthCheck.timeoutSec":         "probe timeout",
 	"BackendConfig:spec.healthCheck.unhealthyThreshold": "removal of failing endpoints",
+	// --aws-verify-target-group holds the next step and the old
+	// ReplicaSet's scale-down until the ALB has the targets; it comes with
+	// the ping-pong Services, which the model runs and which alone leave
+	// the weight on registered targets.
+	argoControllerKind + ":spec.template.spec.containers.N.name":   "controller flag beside ping-pong",
+	argoControllerKind + ":spec.template.spec.containers.N.args.N": "controller flag beside ping-pong",
 }
+
+// argoControllerKind is how applyFix names a patch of the Argo Rollouts
+// controller's own Deployment: a flag of the controller, not a change of
+// the scenario's workload.
+const argoControllerKind = "ArgoRolloutsController"
 
 func TestFixesProven(t *testing.T) {
 	ran := 0
@@ -267,6 +279,9 @@ func patchInt(v any) (int, error) {
 // unproven.
 func applyFix(s *sim.Scenario, p Patch) ([]string, error) {
 	kind, _ := p["kind"].(string)
+	if meta, ok := p["metadata"].(map[string]any); ok && kind == "Deployment" && meta["name"] == argoControllerName {
+		kind = argoControllerKind
+	}
 	flat := map[string]any{}
 	leaves("", p, flat)
 	paths := make([]string, 0, len(flat))
@@ -389,12 +404,23 @@ func applyFix(s *sim.Scenario, p Patch) ([]string, error) {
 			}
 			s.Argo.BlueGreen, s.Argo.PreviewService = false, ""
 			set("Argo.BlueGreen", false)
-		case "Rollout:spec.strategy.canary.pingPong.pingService":
-			s.Argo.PingService = fmt.Sprint(v)
-			set("Argo.PingService", v)
-		case "Rollout:spec.strategy.canary.pingPong.pongService":
-			s.Argo.PongService = fmt.Sprint(v)
-			set("Argo.PongService", v)
+		case "Rollout:spec.strategy.canary.pingPong.pingService", "Rollout:spec.strategy.canary.pingPong.pongService":
+			if s.Argo == nil {
+				errs = append(errs, fmt.Sprintf("%s: ping-pong on a scenario without a Rollout", path))
+				continue
+			}
+			// A placeholder to fill in with a Service of the user's: the
+			// scenario's second one, its canary Service.
+			name := fmt.Sprint(v)
+			if strings.HasPrefix(name, "<") {
+				name = cmp.Or(s.Argo.CanaryService, s.Argo.PreviewService)
+			}
+			if strings.HasSuffix(g, "pingService") {
+				s.Argo.PingService = name
+			} else {
+				s.Argo.PongService = name
+			}
+			set("Argo."+g[strings.LastIndex(g, ".")+1:], name)
 		case "Rollout:spec.strategy.canary.steps.N.setCanaryScale.weight", "Rollout:spec.strategy.canary.steps.N.setWeight",
 			"Rollout:spec.strategy.canary.steps.N.pause.duration":
 			i, _ := strconv.Atoi(strings.Split(strings.TrimPrefix(path, "spec.strategy.canary.steps."), ".")[0])
