@@ -59,6 +59,12 @@ type truthIncident struct {
 		Role string `json:"role"`
 	} `json:"backends"`
 	Pods []truthIncidentPod `json:"pods"`
+	// Step is the Argo Rollout step a rollout mechanism's failures
+	// followed: its lifecycle kind and time.
+	Step *struct {
+		Kind string    `json:"kind"`
+		Time time.Time `json:"time"`
+	} `json:"step"`
 	// EndHidden is the true end when the logs show only visible failures
 	// (see visibleOnly); zero otherwise.
 	EndHidden time.Time `json:"-"`
@@ -307,6 +313,7 @@ func checkVerdicts(t testing.TB, dir string) []string {
 			fail("a finding needs a summary, evidence and a fix")
 		}
 		problems = append(problems, checkRollout(f, w, a.HasKubernetes())...)
+		problems = append(problems, checkStep(f, w)...)
 		problems = append(problems, checkPods(a, f, w, tr)...)
 		problems = append(problems, checkFix(t, f, w, tr.Platform, a.HasKubernetes() && !anyAlike(tr, f))...)
 		problems = append(problems, checkFixNumbers(t, f)...)
@@ -386,6 +393,22 @@ func checkRollout(f *Finding, w truthIncident, withKubernetes bool) []string {
 		slices.Sort(old)
 		return []string{fmt.Sprintf("%s: rollout of %q from %v to %q, want %s from %v to %s", f.Cause, r.Workload, r.OldNames(), newName,
 			w.Episode.Workload, slices.Compact(old), w.Episode.NewReplicaSet)}
+	}
+	return nil
+}
+
+// checkStep checks the step of a progressive rollout a finding names
+// against the truth's: its kind, and its time within the window's slack
+// (events are stamped to the second).
+func checkStep(f *Finding, w truthIncident) []string {
+	if w.Step == nil {
+		return nil
+	}
+	if f.Step == nil {
+		return []string{fmt.Sprintf("%s: no step named, want %s at %s", f.Cause, w.Step.Kind, w.Step.Time.Format(time.TimeOnly))}
+	}
+	if d := f.Step.Time.Sub(w.Step.Time); f.Step.Kind.String() != w.Step.Kind || d < -windowSlack || d > windowSlack {
+		return []string{fmt.Sprintf("%s: step %s at %s, want %s at %s ±2 s", f.Cause, f.Step.Kind, f.Step.Time.Format(time.TimeOnly), w.Step.Kind, w.Step.Time.Format(time.TimeOnly))}
 	}
 	return nil
 }

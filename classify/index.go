@@ -72,7 +72,7 @@ func newObjectIndex(configs []*sources.Config) *objectIndex {
 			for k, v := range c.Labels {
 				addOnce(x.podsByLabel, labelKey(c.Namespace, k, v), c)
 			}
-		case "Deployment", "StatefulSet":
+		case "Deployment", "StatefulSet", "Rollout":
 			if c.Workload != nil {
 				for k, v := range c.Workload.TemplateLabels {
 					addOnce(x.deploymentsByLabel, labelKey(c.Namespace, k, v), c)

@@ -52,14 +52,37 @@ func TestIndexLinksAsAScan(t *testing.T) {
 	for _, set := range [][]string{paths, {gen, tricky}} {
 		objs := objectsOfPaths(t, set...)
 		targets := linkTargets(objs)
-		var deployments []*sources.Config
+		// The workloads a scan judges: Deployments (but one a Rollout's
+		// workloadRef names, whose template is the Rollout's), then
+		// Rollouts, with the labels of the template they run.
+		var deployments, rollouts []*sources.Config
+		templateOf := map[*sources.Config]*sources.Config{}
 		for _, c := range objs.All() {
-			if c.Kind == "Deployment" && c.Workload != nil && c.Workload.Template != nil {
-				deployments = append(deployments, c)
+			if c.Kind == "Rollout" && c.Workload != nil {
+				templateOf[c] = c
+				if ref := c.Rollout.WorkloadRef; ref != "" {
+					templateOf[c] = nil
+					for _, d := range objs.All() {
+						if "Deployment/"+d.Name == ref && d.Namespace == c.Namespace && d.Origin.File == c.Origin.File {
+							templateOf[c] = d
+						}
+					}
+				}
+				if tpl := templateOf[c]; tpl != nil && tpl.Workload.Template != nil {
+					rollouts = append(rollouts, c)
+				}
 			}
 		}
+		for _, c := range objs.All() {
+			referenced := slices.ContainsFunc(rollouts, func(r *sources.Config) bool { return templateOf[r] == c && r != c })
+			if c.Kind == "Deployment" && c.Workload != nil && c.Workload.Template != nil && !referenced {
+				deployments = append(deployments, c)
+				templateOf[c] = c
+			}
+		}
+		deployments = append(deployments, rollouts...)
 		if len(targets) != len(deployments) || len(targets) < 10 {
-			t.Fatalf("%d targets of %d Deployments", len(targets), len(deployments))
+			t.Fatalf("%d targets of %d Deployments and Rollouts", len(targets), len(deployments))
 		}
 		services := 0
 		for i, tg := range targets {
@@ -72,12 +95,12 @@ func TestIndexLinksAsAScan(t *testing.T) {
 					ns = c
 				case c.Kind == "Pod" && c.Namespace == d.Namespace && len(d.Workload.Selector) > 0 && subset(d.Workload.Selector, c.Labels):
 					pods = append(pods, c)
-				case c.Kind == "Service" && c.Namespace == d.Namespace && c.Service != nil && len(c.Service.Selector) > 0 && subset(c.Service.Selector, d.Workload.TemplateLabels):
+				case c.Kind == "Service" && c.Namespace == d.Namespace && c.Service != nil && len(c.Service.Selector) > 0 && subset(c.Service.Selector, templateOf[d].Workload.TemplateLabels):
 					svcs = append(svcs, c)
 				}
 			}
 			if tg.Config != d || tg.Namespace != ns || !slices.Equal(tg.Pods, pods) || !slices.Equal(tg.Services, svcs) {
-				t.Errorf("%s: namespace %v, %d pods, Services %v; a scan gives %v, %d pods, %v", objectName(d), tg.Namespace, len(tg.Pods), names(tg.Services), ns, len(pods), names(svcs))
+				t.Errorf("%s (%s, target %s): namespace %v, %d pods, Services %v; a scan gives %v, %d pods, %v", objectName(d), d.Origin, tg.Config.Origin, tg.Namespace, len(tg.Pods), names(tg.Services), ns, len(pods), names(svcs))
 			}
 			services += len(svcs)
 			var vias, want []string

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,7 +71,18 @@ var notSimulated = map[string]string{
 	// The model's health check passes on the first probe answered.
 	"BackendConfig:spec.healthCheck.timeoutSec":         "probe timeout",
 	"BackendConfig:spec.healthCheck.unhealthyThreshold": "removal of failing endpoints",
+	// --aws-verify-target-group holds the next step and the old
+	// ReplicaSet's scale-down until the ALB has the targets; it comes with
+	// the ping-pong Services, which the model runs and which alone leave
+	// the weight on registered targets.
+	argoControllerKind + ":spec.template.spec.containers.N.name":   "controller flag beside ping-pong",
+	argoControllerKind + ":spec.template.spec.containers.N.args.N": "controller flag beside ping-pong",
 }
+
+// argoControllerKind is how applyFix names a patch of the Argo Rollouts
+// controller's own Deployment: a flag of the controller, not a change of
+// the scenario's workload.
+const argoControllerKind = "ArgoRolloutsController"
 
 func TestFixesProven(t *testing.T) {
 	ran := 0
@@ -267,6 +279,9 @@ func patchInt(v any) (int, error) {
 // unproven.
 func applyFix(s *sim.Scenario, p Patch) ([]string, error) {
 	kind, _ := p["kind"].(string)
+	if meta, ok := p["metadata"].(map[string]any); ok && kind == "Deployment" && meta["name"] == argoControllerName {
+		kind = argoControllerKind
+	}
 	flat := map[string]any{}
 	leaves("", p, flat)
 	paths := make([]string, 0, len(flat))
@@ -279,6 +294,10 @@ func applyFix(s *sim.Scenario, p Patch) ([]string, error) {
 	set := func(name string, v any) { applied = append(applied, fmt.Sprintf("%s=%v", name, v)) }
 	// args: gunicorn's and uvicorn's keep-alive flag and its value.
 	args := map[int]string{}
+	if s.Argo != nil {
+		a := *s.Argo // the catalog's own stays as it was
+		s.Argo = &a
+	}
 	for _, path := range paths {
 		v := flat[path]
 		g := generic(path)
@@ -370,6 +389,78 @@ func applyFix(s *sim.Scenario, p Patch) ([]string, error) {
 			s.KeepAlive = &ka
 			s.KeepAlive.AppTimeout = time.Duration(n) * time.Millisecond
 			set("KeepAlive.AppTimeout", s.KeepAlive.AppTimeout)
+		case "Rollout:spec.strategy.blueGreen.scaleDownDelaySeconds", "Rollout:spec.strategy.canary.scaleDownDelaySeconds":
+			if s.Argo == nil || nerr != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v on a scenario without a Rollout (%v)", path, v, nerr))
+				continue
+			}
+			s.Argo.ScaleDownDelaySeconds = &n
+			set("Argo.ScaleDownDelaySeconds", n)
+		case "Rollout:spec.strategy.blueGreen":
+			// Replaced by the canary the other fields describe.
+			if s.Argo == nil || v != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v", path, v))
+				continue
+			}
+			s.Argo.BlueGreen, s.Argo.PreviewService = false, ""
+			set("Argo.BlueGreen", false)
+		case "Rollout:spec.strategy.canary.pingPong.pingService", "Rollout:spec.strategy.canary.pingPong.pongService":
+			if s.Argo == nil {
+				errs = append(errs, fmt.Sprintf("%s: ping-pong on a scenario without a Rollout", path))
+				continue
+			}
+			// A placeholder to fill in with a Service of the user's: the
+			// scenario's second one, its canary Service.
+			name := fmt.Sprint(v)
+			if strings.HasPrefix(name, "<") {
+				name = cmp.Or(s.Argo.CanaryService, s.Argo.PreviewService)
+			}
+			if strings.HasSuffix(g, "pingService") {
+				s.Argo.PingService = name
+			} else {
+				s.Argo.PongService = name
+			}
+			set("Argo."+g[strings.LastIndex(g, ".")+1:], name)
+		case "Rollout:spec.strategy.canary.steps.N.setCanaryScale.weight", "Rollout:spec.strategy.canary.steps.N.setWeight",
+			"Rollout:spec.strategy.canary.steps.N.pause.duration":
+			i, _ := strconv.Atoi(strings.Split(strings.TrimPrefix(path, "spec.strategy.canary.steps."), ".")[0])
+			if s.Argo == nil {
+				errs = append(errs, fmt.Sprintf("%s: a step on a scenario without a Rollout", path))
+				continue
+			}
+			for len(s.Argo.Steps) <= i {
+				s.Argo.Steps = append(s.Argo.Steps, sim.ArgoStep{})
+			}
+			st := &s.Argo.Steps[i]
+			switch {
+			case strings.HasSuffix(g, "pause.duration"):
+				d, err := time.ParseDuration(fmt.Sprint(v))
+				if err != nil {
+					errs = append(errs, fmt.Sprintf("%s: %v", path, err))
+					continue
+				}
+				st.Pause = d
+			case nerr != nil:
+				errs = append(errs, fmt.Sprintf("%s: %v", path, nerr))
+				continue
+			case strings.HasSuffix(g, "setWeight"):
+				st.SetWeight = n
+			default:
+				st.SetCanaryScale = n
+			}
+			set(fmt.Sprintf("Argo.Steps[%d]", i), v)
+		case "Rollout:spec.strategy.canary.trafficRouting.alb.rootService":
+			// The Service the scenario's Ingress forwards to: its action
+			// annotation holds the weights.
+			if fmt.Sprint(v) != s.Service {
+				errs = append(errs, fmt.Sprintf("%s: %v, the scenario's Ingress forwards to %s", path, v, s.Service))
+			}
+		case "Rollout:spec.strategy.canary.trafficRouting.alb.ingress", "Rollout:spec.strategy.canary.trafficRouting.alb.servicePort":
+			// The scenario's one Ingress and Service port: a placeholder
+			// to fill in names them.
+			if !strings.HasPrefix(fmt.Sprint(v), "<") {
+				errs = append(errs, fmt.Sprintf("%s: %v is not the placeholder of the scenario's one Ingress", path, v))
+			}
 		case "BackendConfig:spec.healthCheck.checkIntervalSec":
 			numeric("HealthCheck.IntervalSeconds", &s.HealthCheck.IntervalSeconds)
 		case "BackendConfig:spec.healthCheck.healthyThreshold":

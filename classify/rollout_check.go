@@ -26,7 +26,7 @@ var (
 	rolloutSwitchLagChecks = []StaticCheck{{checkBlueGreenALB, "blue-green switch behind an ALB",
 		"a blueGreen Rollout whose active Service an ALB sends traffic to by pod IP (target-type ip): each switch leaves the target group without a healthy target for its health check's interval × healthy threshold (argo-rollouts PR #4259)"}}
 	rolloutScaleDownRaceChecks = []StaticCheck{{checkRolloutScaleDown, "old pods scaled down before the ALB moved",
-		"scaleDownDelaySeconds (default 30) below the ALB health check's interval × healthy threshold + 10 s, for a Rollout whose Services an ALB sends traffic to by pod IP"}}
+		"scaleDownDelaySeconds (default 30) below the ALB health check's interval × healthy threshold + 10 s, for a Rollout whose Services an ALB sends traffic to by pod IP (not a pingPong canary: its old pods carry no weight when they go)"}}
 	rolloutWeightNoTargetChecks = []StaticCheck{{checkCanaryALBPingPong, "ALB canary without ping-pong",
 		"a canary Rollout with trafficRouting.alb and no pingPong: its last step switches the stable Service and moves the weight back to it at once (argo-rollouts#4433)"}}
 	rolloutAbortGoneChecks = []StaticCheck{{checkDynamicStable, "abort back to a scaled-down stable ReplicaSet",
@@ -34,12 +34,12 @@ var (
 )
 
 // rolloutNotApplied names the checks that do not judge an Argo Rollout:
-// those of a Deployment's rolling update, whose fixes patch a Deployment.
+// the rolling update's (maxSurge, minReadySeconds), which a Rollout's own
+// steps replace. Those of its pod template (probes, preStop, grace period,
+// keep-alive) judge its spec.template, or the template of the Deployment
+// its workloadRef names, as they judge a Deployment's.
 var rolloutNotApplied = map[string]string{
-	registrationLagCause.ID:  rolloutOwnSteps,
-	wrongProbePortCause.ID:   rolloutOwnSteps,
-	terminationRaceCause.ID:  rolloutOwnSteps,
-	keepaliveTimeoutCause.ID: rolloutOwnSteps,
+	registrationLagCause.ID: rolloutOwnSteps,
 }
 
 // rolloutCauses are the causes of a progressive-delivery controller's
@@ -176,6 +176,11 @@ func checkScaleDownDelay(objs *Objects) []*Risk {
 		if ro.Strategy == "canary" {
 			if ro.TrafficRouting == "" {
 				continue // plain canary: Argo scales by replicas, no delay applies
+			}
+			if ro.PingPong {
+				// The weight left the old pods' Service before the
+				// promotion: they serve nothing when they go.
+				continue
 			}
 			svc = cmp.Or(ro.RootService, ro.StableService)
 		}

@@ -50,19 +50,44 @@ func (rolloutScaleDownRace) Claims(a *correlate.Analysis, s *correlate.Signal) b
 // scaleDownOf returns the rollout and the scale-down a signal followed.
 func scaleDownOf(a *correlate.Analysis, s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
 	at := s.Last()
-	if at == nil || !at.Kind.LBGenerated() || at.Kind == sources.FailureNoBackend || at.Role != correlate.RoleOld || at.Of == nil {
+	if at == nil || !at.Kind.LBGenerated() || at.Kind == sources.FailureNoBackend || at.Of == nil {
 		return nil, nil
 	}
 	r := progressiveOf(a, s)
 	if r == nil {
 		return nil, nil
 	}
+	rs := ""
+	switch {
+	case at.Of.Pod != "" && at.Role == correlate.RoleOld:
+		rs = at.Of.ReplicaSet
+	case at.Of.Pod == "":
+		rs = alikeOldReplicaSet(r, at.Of)
+	}
+	if rs == "" {
+		return nil, nil
+	}
 	for _, l := range r.StepsBetween(at.Time.Add(-scaleDownRaceMax), at.Time.Add(stepEventSlack), sources.ScaledDown) {
-		if l.Group == at.Of.ReplicaSet && l.Count < max(l.From, 1) {
+		if l.Group == rs && l.Count < max(l.From, 1) {
 			return r, l
 		}
 	}
 	return nil, nil
+}
+
+// alikeOldReplicaSet is the old ReplicaSet of r that every pod a bare IP
+// may be belongs to ("" when they differ or one is not old): a scale-down
+// deletes a ReplicaSet's pods in one moment, so nothing tells their IPs
+// apart (correlate's Backend.Alike), but they are all its pods.
+func alikeOldReplicaSet(r *correlate.Rollout, b *correlate.Backend) string {
+	rs := ""
+	for _, p := range b.Alike {
+		if r.RoleOf(p) != correlate.RoleOld || rs != "" && p.ReplicaSet != rs {
+			return ""
+		}
+		rs = p.ReplicaSet
+	}
+	return rs
 }
 
 // Explain implements Rule: one finding per scale-down.
@@ -107,7 +132,7 @@ func explainScaleDownRace(a *correlate.Analysis, g *stepGroup) *Finding {
 	strategy := rolloutStrategy(obj, r)
 	f.Remediation = []Fix{{
 		Title: fmt.Sprintf("Keep the old ReplicaSet for %d s after the switch (scaleDownDelaySeconds)", need),
-		Why: fmt.Sprintf("The old pods were scaled down %s after %s (scaleDownDelaySeconds %s), but requests reached them until %s after it: %d s is that plus %s.",
+		Why: fmt.Sprintf("The old pods were scaled down %s after %s (%s), but requests reached them until %s after it: %d s is that plus %s.",
 			seconds(sd.Time.Sub(base)), switchText(sw), delayFrom, seconds(reach), need, seconds(stepMargin)),
 		Patch: rolloutPatch(r, strategy, map[string]any{"scaleDownDelaySeconds": need}),
 	}}

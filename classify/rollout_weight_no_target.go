@@ -135,7 +135,7 @@ func weightFixes(r *correlate.Rollout, stable string, tw *sources.Lifecycle, var
 		name := r.WorkloadRef()[len(correlate.KindFlaggerCanary)+1:]
 		return []Fix{{
 			Title: fmt.Sprintf("Advance the canary at most every %d s (analysis.interval)", pause),
-			Why:   fmt.Sprintf("Flagger moved the weight to pods the %s had no healthy target for during %s: an interval of %d s (that plus %s) lets the canary's pods pass before the next step.", family.noun(""), seconds(lag), pause, seconds(stepMargin)),
+			Why:   fmt.Sprintf("Flagger moved the weight to pods %s had no healthy target for during %s: an interval of %d s (that plus %s) lets the canary's pods pass before the next step.", family.noun(""), seconds(lag), pause, seconds(stepMargin)),
 			Patch: objectPatch("flagger.app/v1beta1", "Canary", r.Namespace, name, nil, map[string]any{"analysis": map[string]any{"interval": fmt.Sprintf("%ds", pause)}}),
 		}}
 	}
@@ -156,7 +156,7 @@ func weightFixes(r *correlate.Rollout, stable string, tw *sources.Lifecycle, var
 		}
 		fixes = append(fixes, Fix{
 			Title: fmt.Sprintf("Scale the canary up and pause %d s before setting its weight", pause),
-			Why: fmt.Sprintf("The weight moved to pods the %s had not passed yet: it had no healthy target for them for %s. setCanaryScale starts the pods first; the pause (that plus %s) lets them pass the health check before setWeight sends them traffic. Put these steps in place of the setWeight: %d step.",
+			Why: fmt.Sprintf("The weight moved to pods %s had not passed yet: it had no healthy target for them for %s. setCanaryScale starts the pods first; the pause (that plus %s) lets them pass the health check before setWeight sends them traffic. Put these steps in place of the setWeight: %d step.",
 				family.noun(""), seconds(lag), seconds(stepMargin), tw.Count),
 			Patch:    rolloutPatch(r, "canary", map[string]any{"steps": steps}),
 			Template: true,

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,26 +96,50 @@ func linkTargets(objs *Objects) []*target {
 	x := objs.indexOf()
 	var out []*target
 	of := map[*sources.Config]*target{}
+	refs := refTemplates(x)
 	for _, d := range judgedWorkloads(x) {
-		if d.Workload == nil || d.Workload.Template == nil {
+		wl := workloadOf(d)
+		if ref := refs[d]; ref != nil {
+			// The pod template is the referenced Deployment's, and so is
+			// every patch of it.
+			wl = workloadOf(ref)
+		}
+		if d.Workload == nil || wl.Template == nil {
 			continue
 		}
-		t := &target{Config: d, wl: workloadOf(d), Replicas: 1, Namespace: x.namespaces[d.Namespace]}
+		t := &target{Config: d, wl: wl, Replicas: 1, Namespace: x.namespaces[d.Namespace]}
 		t.wl.Kube = objs.KubeVersion
 		if d.Workload.Replicas != nil {
 			t.Replicas = *d.Workload.Replicas
 		}
-		if len(d.Workload.Selector) > 0 {
-			t.Pods = selected(x.podsByLabel, d.Namespace, d.Workload.Selector, func(p *sources.Config) map[string]string { return p.Labels })
+		sel := d.Workload.Selector
+		if len(sel) == 0 {
+			sel = wl.Selector
+		}
+		if len(sel) > 0 {
+			t.Pods = selected(x.podsByLabel, d.Namespace, sel, func(p *sources.Config) map[string]string { return p.Labels })
 		}
 		of[d] = t
+		if ref := refs[d]; ref != nil {
+			of[ref] = t
+		}
 		out = append(out, t)
 	}
 	for _, svc := range x.byKind["Service"] {
 		if svc.Service == nil || len(svc.Service.Selector) == 0 {
 			continue
 		}
-		for _, d := range selected(x.deploymentsByLabel, svc.Namespace, svc.Service.Selector, func(d *sources.Config) map[string]string { return d.Workload.TemplateLabels }) {
+		// Argo Rollouts adds its pod-template hash to the selectors of
+		// the Services it manages; the template has no such label.
+		sel := svc.Service.Selector
+		if _, ok := sel[sources.RolloutLabelPodTemplateHash]; ok {
+			sel = maps.Clone(sel)
+			delete(sel, sources.RolloutLabelPodTemplateHash)
+			if len(sel) == 0 {
+				continue
+			}
+		}
+		for _, d := range selected(x.deploymentsByLabel, svc.Namespace, sel, func(d *sources.Config) map[string]string { return d.Workload.TemplateLabels }) {
 			if t := of[d]; t != nil {
 				t.Services = append(t.Services, svc)
 			}
@@ -389,10 +414,43 @@ func (t *target) servedPorts() map[int]*sources.Config {
 	return out
 }
 
-// judgedWorkloads are the workloads check judges, Deployments then
-// StatefulSets, each kind in input order.
+// judgedWorkloads are the workloads check judges, Deployments,
+// StatefulSets then Argo Rollouts, each kind in input order. A Deployment
+// a Rollout's workloadRef names is judged as that Rollout's pod template
+// (refTemplates), not on its own: Argo Rollouts runs its pods.
 func judgedWorkloads(x *objectIndex) []*sources.Config {
-	return append(slices.Clone(x.byKind["Deployment"]), x.byKind["StatefulSet"]...)
+	refs := refTemplates(x)
+	var out []*sources.Config
+	for _, d := range x.byKind["Deployment"] {
+		if !slices.ContainsFunc(x.byKind["Rollout"], func(r *sources.Config) bool { return refs[r] == d }) {
+			out = append(out, d)
+		}
+	}
+	out = append(out, x.byKind["StatefulSet"]...)
+	return append(out, x.byKind["Rollout"]...)
+}
+
+// refTemplates maps each Rollout with a workloadRef and no template of
+// its own to the Deployment it names, in its namespace.
+func refTemplates(x *objectIndex) map[*sources.Config]*sources.Config {
+	out := map[*sources.Config]*sources.Config{}
+	for _, r := range x.byKind["Rollout"] {
+		if r.Rollout == nil || r.Rollout.WorkloadRef == "" || r.Workload != nil && r.Workload.Template != nil && len(r.Workload.Template.Containers) > 0 {
+			continue
+		}
+		kind, name, _ := strings.Cut(r.Rollout.WorkloadRef, "/")
+		for _, d := range x.byKind[kind] {
+			if kind != "Deployment" || d.Namespace != r.Namespace || d.Name != name || d.Workload == nil {
+				continue
+			}
+			// Of two objects of that name (two files of one folder), the
+			// one read with the Rollout.
+			if prev := out[r]; prev == nil || prev.Origin.File != r.Origin.File && d.Origin.File == r.Origin.File {
+				out[r] = d
+			}
+		}
+	}
+	return out
 }
 
 // notAppliedTo names, per workload kind, the causes whose static checks

@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"net/netip"
 	"slices"
@@ -667,6 +668,7 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 			}
 		}
 	}
+	switchedAway(d, m)
 	out := make([]*pending, 0, len(m))
 	for b, p := range m {
 		if p.start.IsZero() && p.stop.IsZero() {
@@ -679,6 +681,55 @@ func pendingPods(d *Dataset, s *backendSet, id *Identities) []*pending {
 	}
 	slices.SortFunc(out, func(x, y *pending) int { return strings.Compare(x.b.Key(), y.b.Key()) })
 	return out
+}
+
+// servedThrough reports whether one run of the IP's traffic spans from
+// before at to past at + lag without a pause.
+func servedThrough(t *Traffic, at time.Time, lag time.Duration) bool {
+	if t == nil {
+		return false
+	}
+	for _, run := range t.Runs {
+		if !run.From().After(at) && run.To().After(at.Add(lag)) {
+			return true
+		}
+	}
+	return false
+}
+
+// switchedAway stops, for the join, the pods a progressive rollout's
+// Service switch left: the load balancer stops sending to them when the
+// last Service that selected their pod-template hash is switched away
+// from it (a blue-green active Service, a canary's stable one), not when
+// they begin terminating, scaleDownDelaySeconds later. The latest switch
+// away from a hash is the one that takes their traffic: an earlier one is
+// a preview or canary Service that follows the new pods first.
+func switchedAway(d *Dataset, m map[*Backend]*pending) {
+	last := map[string]*sources.Lifecycle{} // namespace/hash → switch
+	for i := range d.Lifecycle {
+		l := &d.Lifecycle[i]
+		if l.Kind != sources.ServiceSwitched || l.Previous == "" {
+			continue
+		}
+		k := l.Namespace + "/" + l.Previous
+		if prev := last[k]; prev == nil || l.Time.After(prev.Time) {
+			last[k] = l
+		}
+	}
+	if len(last) == 0 {
+		return
+	}
+	for b, p := range m {
+		i := strings.LastIndexByte(b.ReplicaSet, '-')
+		if i < 0 {
+			continue
+		}
+		sw := last[b.Namespace+"/"+b.ReplicaSet[i+1:]]
+		if sw == nil || !p.stop.IsZero() && !sw.Time.Before(p.stop) || !p.start.IsZero() && sw.Time.Before(p.start) {
+			continue
+		}
+		p.stop, p.stopWhy, p.stopClue = sw.Time, fmt.Sprintf("left Service %s at %s", sw.Group, Clock(sw.Time)), clueTerminating
+	}
 }
 
 // vpcNode reports whether a node is named as EKS names its nodes
@@ -730,6 +781,12 @@ func pendingIPs(d *Dataset, id *Identities) []*pending {
 		case sources.TargetRegistering, sources.TargetRegistered:
 			marks[l.IP] = append(marks[l.IP], ipMark{at: l.Time, start: true, strong: true, clue: clueController, why: "registered with the load balancer at " + Clock(l.Time)})
 		case sources.TargetDeregistering, sources.TargetDeregistered:
+			if servedThrough(d.Traffic[l.IP], l.Time, controllerLag) {
+				// Still served well after: another target group of the
+				// load balancer holds the IP (a progressive rollout's
+				// second Service let it go), not this stop.
+				continue
+			}
 			marks[l.IP] = append(marks[l.IP], ipMark{at: l.Time, strong: true, late: controllerLag, clue: clueController, why: "deregistered from the load balancer at " + Clock(l.Time)})
 		}
 	}

@@ -369,3 +369,38 @@ func TestJoinsStayInTheNodesRange(t *testing.T) {
 		}
 	}
 }
+
+// TestPodLeftBySwitchJoinsItsIP: a blue-green Rollout's old pod, known
+// from its events alone, stops taking traffic when Argo Rollouts switches
+// the active Service away from its hash (SwitchService at 30 s), not when
+// it begins terminating scaleDownDelaySeconds later (60 s): the switch
+// stops it for the join, so its IP is its own. A deregistration by one
+// target group while the IP goes on serving (a canary Service's, at 6 s)
+// tells nothing of its stop. Without the switch, the IP stopped 30 s before
+// the pod began terminating: nothing ties them.
+func TestPodLeftBySwitchJoinsItsIP(t *testing.T) {
+	ip := netip.MustParseAddr("10.0.1.5")
+	run := func(switched bool) *Analysis {
+		c := NewCollector()
+		for s := 0.0; s < 31; s += 0.5 {
+			c.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend, Backend: netip.AddrPortFrom(ip, 8080), Format: sources.FormatALBAccess})
+		}
+		// The new pod's IP serves on, so the old one's stop is no edge
+		// of the logs.
+		for s := 0.0; s < 90; s += 0.5 {
+			c.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend, Backend: netip.AddrPortFrom(netip.MustParseAddr("10.0.2.7"), 8080), Format: sources.FormatALBAccess})
+		}
+		c.Lifecycle(&sources.Lifecycle{Time: at(6), Kind: sources.TargetDeregistering, IP: ip, Format: sources.FormatAWSLBC, From: -1})
+		if switched {
+			c.Lifecycle(&sources.Lifecycle{Time: at(30), Kind: sources.ServiceSwitched, Namespace: "shop", Group: "web-active", Previous: "56b5dc5bc", Status: "7fdb8fff6b", Object: "Rollout/web", Format: sources.FormatK8sEvents, From: -1})
+		}
+		c.Lifecycle(&sources.Lifecycle{Time: at(60), Kind: sources.Killing, Namespace: "shop", Pod: "web-56b5dc5bc-aaaaa", Format: sources.FormatK8sEvents, From: -1})
+		return Analyze(Merge(c), Options{})
+	}
+	if l := run(true).Identities.At(ip, at(20)); l == nil || l.Backend.Pod != "web-56b5dc5bc-aaaaa" {
+		t.Errorf("with the active switch at 30 s, the IP at 20 s is held by %v, want the old pod", l)
+	}
+	if l := run(false).Identities.At(ip, at(20)); l != nil && l.Backend.Pod == "web-56b5dc5bc-aaaaa" {
+		t.Errorf("without a switch, the IP is joined to %s", l.Backend.Pod)
+	}
+}

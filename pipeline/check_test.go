@@ -128,12 +128,13 @@ func TestCheckSeeds(t *testing.T) {
 			[]string{"15 s × 2 = 30 s", "below the 40 s", "no preStop hook", "about 10 s", "seconds: 15", "terminationGracePeriodSeconds: 45"}},
 		// Argo blue-green behind an ALB in IP mode, health check 15 s × 5 read
 		// from the Ingress: 75 s without a healthy target per switch; the
-		// old ReplicaSet needs 85 s, the default is 30 s.
-		{"argo-blue-green-alb", "", []string{"rollout_scale_down_race/scale-down-delay", "rollout_switch_lag/blue-green-behind-alb"},
-			[]string{"15 s × 5, read from Ingress shop/web", "about 75 s without a healthy target", "30 s, Argo Rollouts' default (assumed default", "scaleDownDelaySeconds: 85", "duration: 85s", "pingService: web-active", "pongService: web-preview"}},
+		// old ReplicaSet needs 85 s, the default is 30 s. Its pod template
+		// has no preStop, judged as a Deployment's would be.
+		{"argo-blue-green-alb", "", []string{"rollout_scale_down_race/scale-down-delay", "rollout_switch_lag/blue-green-behind-alb", "termination_race/prestop"},
+			[]string{"15 s × 5, read from Ingress shop/web", "about 75 s without a healthy target", "30 s, Argo Rollouts' default (assumed default", "scaleDownDelaySeconds: 85", "duration: 85s", "pingService: web-active", "pongService: web-preview", "kind: Rollout", "seconds: 15"}},
 		// Argo canary through an ALB, the controller's default 15 s × 2: no
-		// pingPong, scaleDownDelaySeconds 0, dynamicStableScale.
-		{"argo-canary-alb", "", []string{"rollout_abort_gone/dynamic-stable-scale", "rollout_scale_down_race/scale-down-delay", "rollout_weight_no_healthy_target/canary-alb-without-ping-pong"},
+		// pingPong, scaleDownDelaySeconds 0, dynamicStableScale, no preStop.
+		{"argo-canary-alb", "", []string{"rollout_abort_gone/dynamic-stable-scale", "rollout_scale_down_race/scale-down-delay", "rollout_weight_no_healthy_target/canary-alb-without-ping-pong", "termination_race/prestop"},
 			[]string{"scaleDownDelaySeconds 0 s, read at", "scaleDownDelaySeconds: 40", "dynamicStableScale: false", "pingService: web-stable", "argo-rollouts#4433"}},
 	} {
 		t.Run(c.seed, func(t *testing.T) {
@@ -192,7 +193,7 @@ func TestCheckInputs(t *testing.T) {
 		t.Errorf("workload at %s", f.Workload.Location())
 	}
 	dir := check(t, manifests(""))
-	if dir.Summary.Workloads != 18 || len(dir.Inputs) != 17 {
+	if dir.Summary.Workloads != 22 || len(dir.Inputs) != 19 {
 		t.Errorf("the folder: %d workloads from %d inputs", dir.Summary.Workloads, len(dir.Inputs))
 	}
 	list := check(t, manifests("live-dump/pay.json"))

@@ -132,8 +132,14 @@ func verdictOf(t testing.TB, rep *report.Report) string {
 	// A fix says where each setting was read (file:line): the file's
 	// folder and compression are how the test stored it, its line is the
 	// verdict's.
-	return readAtStored.ReplaceAllString(string(b), "read at ${1}${2}")
+	// A rollout step says where it was read the same way.
+	out := readAtStored.ReplaceAllString(string(b), "read at ${1}${2}")
+	return sourceStored.ReplaceAllString(out, `"source": "${1}${2}"`)
 }
+
+// sourceStored matches the file a rollout step names as its source, as
+// readAtStored does.
+var sourceStored = regexp.MustCompile(`"source": "(?:[^"]*/)?([^"/]*?)(?:\.gz)?(:\d+)"`)
 
 // readAtStored matches a file a fix names as read: its folder, its name
 // without a .gz suffix (kept), the suffix.

@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -59,6 +60,10 @@ type Rollout struct {
 	// StableRS and CurrentPodHash are status.stableRS and
 	// status.currentPodHash; ActiveSelector status.blueGreen.activeSelector.
 	StableRS, CurrentPodHash, ActiveSelector string
+	// WorkloadRef is spec.workloadRef as "Kind/name" ("Deployment/web"):
+	// the workload whose pod template the Rollout runs in place of its
+	// own spec.template; "" when unset.
+	WorkloadRef string
 }
 
 // RolloutStepSpec is one canary step: the kinds readygap words, the rest
@@ -107,6 +112,10 @@ type argoRollout struct {
 		Template                corev1.PodTemplateSpec  `json:"template"`
 		ProgressDeadlineSeconds *int32                  `json:"progressDeadlineSeconds"`
 		Strategy                argoRolloutStrategySpec `json:"strategy"`
+		WorkloadRef             *struct {
+			Kind string `json:"kind"`
+			Name string `json:"name"`
+		} `json:"workloadRef"`
 	} `json:"spec"`
 	Status struct {
 		StableRS       string `json:"stableRS"`
@@ -160,6 +169,9 @@ func decodeRollout(elem []byte, c *Config, out *Emitter) error {
 		w.ProgressDeadlineSec = &n
 	}
 	f := &Rollout{StableRS: r.Status.StableRS, CurrentPodHash: r.Status.CurrentPodHash, ActiveSelector: r.Status.BlueGreen.ActiveSelector}
+	if ref := r.Spec.WorkloadRef; ref != nil && ref.Name != "" {
+		f.WorkloadRef = cmp.Or(ref.Kind, "Deployment") + "/" + ref.Name
+	}
 	if bg := r.Spec.Strategy.BlueGreen; bg != nil {
 		f.Strategy = "blueGreen"
 		f.ActiveService, f.PreviewService = bg.ActiveService, bg.PreviewService

@@ -101,3 +101,29 @@ func TestArgoDuration(t *testing.T) {
 		}
 	}
 }
+
+// A Rollout that runs a Deployment's pod template
+// (docs/migrating.md, spec.workloadRef): no template of its own, the
+// Deployment named; without a kind the reference is to a Deployment.
+func TestK8sObjectsRolloutWorkloadRef(t *testing.T) {
+	cfg, _ := oneConfig(t, `{"apiVersion":"argoproj.io/v1alpha1","kind":"Rollout",
+	  "metadata":{"name":"web","namespace":"shop"},
+	  "spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},
+	    "workloadRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web-template"},
+	    "strategy":{"blueGreen":{"activeService":"web","previewService":"web-preview"}}}}`)
+	if cfg.Rollout == nil || cfg.Rollout.WorkloadRef != "Deployment/web-template" {
+		t.Fatalf("rollout = %+v", cfg.Rollout)
+	}
+	if tpl := cfg.Workload.Template; tpl != nil && len(tpl.Containers) != 0 {
+		t.Errorf("template = %+v, want none of its own", tpl)
+	}
+	cfg, _ = oneConfig(t, `{"apiVersion":"argoproj.io/v1alpha1","kind":"Rollout","metadata":{"name":"web"},
+	  "spec":{"workloadRef":{"name":"web-template"},"strategy":{"canary":{}}}}`)
+	if cfg.Rollout.WorkloadRef != "Deployment/web-template" {
+		t.Errorf("reference without a kind: %q", cfg.Rollout.WorkloadRef)
+	}
+	cfg, _ = oneConfig(t, `{"apiVersion":"argoproj.io/v1alpha1","kind":"Rollout","metadata":{"name":"web"},"spec":{"strategy":{"canary":{}}}}`)
+	if cfg.Rollout.WorkloadRef != "" {
+		t.Errorf("no reference: %q", cfg.Rollout.WorkloadRef)
+	}
+}
