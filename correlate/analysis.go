@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/readygap/readygap/sources"
@@ -37,6 +38,9 @@ type Analysis struct {
 	// stops holds how the traffic of each IP that ends in failures ends
 	// (see stopRun).
 	stops map[netip.Addr]stopRun
+	// servedGaps is built on first use (see gaps).
+	servedGaps *servedGaps
+	gapsOnce   sync.Once
 	// firstRequest and lastRequest bound the request logs, requests far
 	// from the rest left out (Axis).
 	firstRequest, lastRequest time.Time
