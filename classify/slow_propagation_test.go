@@ -18,7 +18,7 @@ import (
 // every pod's run whole, at the truth's count and window per pod (before,
 // the rollout started at the first old IP's last failure, and each pod's
 // first seconds of refusals were an incident of their own). The control
-// (…-fixed-lb-only, a 25 s preStop sleep) is silent.
+// (…-fixed-lb-only, a 35 s preStop sleep) is silent.
 func TestSlowPropagationKeepsEachPodRunWhole(t *testing.T) {
 	dir := filepath.Join("..", "fixtures", "envoy-gateway-slow-propagation-lb-only")
 	for _, p := range checkVerdicts(t, dir) {
