@@ -262,7 +262,7 @@ var notYetRead = map[string]string{}
 func checkVerdicts(t testing.TB, dir string) []string {
 	tr := readTruth(t, dir)
 	a, findings := analyzeDir(t, dir)
-	var problems []string
+	problems := noSplitRun(findings)
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	want := dropUnreported(append([]truthIncident(nil), tr.Incidents...), findings)
 	sort.SliceStable(want, func(i, j int) bool { return want[i].Start.Before(want[j].Start) })
@@ -346,6 +346,38 @@ func onePerRolloutAndCause(findings []*Finding) []string {
 			problems = append(problems, fmt.Sprintf("%s: two incidents of %s", f.Rollout.ID(), f.Cause))
 		}
 		seen[k] = true
+	}
+	return problems
+}
+
+// splitGap is the longest pause within one run of a pod's failures: the
+// pause that ends a burst in correlate (burstGap).
+const splitGap = 5 * time.Second
+
+// noSplitRun checks that no pod's run of failures is split between two
+// findings of one cause: the failures at one IP in two findings of a cause
+// are more than splitGap apart (issue 27: a rollout inferred from traffic
+// that started after the first failures left their start in a finding of
+// its own).
+func noSplitRun(findings []*Finding) []string {
+	var problems []string
+	for i, f := range findings {
+		for _, g := range findings[i+1:] {
+			if f.Cause != g.Cause {
+				continue
+			}
+			for _, x := range f.Backends {
+				for _, y := range g.Backends {
+					if x.IP != y.IP || x.Start.IsZero() || y.Start.IsZero() {
+						continue
+					}
+					if x.Start.Sub(y.End) <= splitGap && y.Start.Sub(x.End) <= splitGap {
+						problems = append(problems, fmt.Sprintf("%s: the failures at %s are split between two findings (%s–%s and %s–%s)", f.Cause, x.IP,
+							x.Start.Format(time.TimeOnly), x.End.Format(time.TimeOnly), y.Start.Format(time.TimeOnly), y.End.Format(time.TimeOnly)))
+					}
+				}
+			}
+		}
 	}
 	return problems
 }

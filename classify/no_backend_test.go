@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/readygap/readygap/correlate"
+	"github.com/readygap/readygap/fixtures/sim"
 	"github.com/readygap/readygap/sources"
 )
 
@@ -16,9 +18,11 @@ import (
 // target group sharing rps requests a second, and a share stray of them
 // answered 503 by the ALB without a target, at random. With an outage, the
 // ALB answers every request in [outageFrom, outageTo) without a target, as
-// when a rollout leaves it no healthy target. It returns the analysis and
-// how many requests the outage failed.
-func steadyALB(seed uint64, targets int, rps float64, stray float64, outageFrom, outageTo time.Duration) (*correlate.Analysis, time.Time, int) {
+// when a rollout leaves it no healthy target; with handover, the targets
+// after the outage are new ones (10.0.2.x instead of 10.0.1.x), as when
+// the rollout replaced them all. It returns the analysis and how many
+// requests the outage failed.
+func steadyALB(seed uint64, targets int, rps float64, stray float64, outageFrom, outageTo time.Duration, handover bool) (*correlate.Analysis, time.Time, int) {
 	const lb = "app/prod-alb/50dc6c495c0c9188"
 	rng := rand.New(rand.NewPCG(seed, 1))
 	base := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
@@ -37,7 +41,11 @@ func steadyALB(seed uint64, targets int, rps float64, stray float64, outageFrom,
 			}
 		} else {
 			r.Status, r.Generator, r.Failure = 200, sources.GeneratedByBackend, sources.FailureNone
-			r.Backend = netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 1, byte(10 + rng.IntN(targets))}), 8080)
+			group := byte(1)
+			if handover && at >= outageTo {
+				group = 2
+			}
+			r.Backend = netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, group, byte(10 + rng.IntN(targets))}), 8080)
 		}
 		c.Request(&r)
 	}
@@ -56,16 +64,18 @@ const (
 // TestNoBackendAmidServedResponses checks that answers without a target
 // scattered through an hour of steady traffic, the same ALB's targets
 // serving in those very seconds, make no registration lag (nor any
-// incident) and one compact note, on several seeds; and, as the control,
+// incident) and one compact note, on several seeds; and, as the controls,
 // that a real 20 s outage among them is still one registration lag with
-// its count and window, while the stray answers stay a note.
+// its count and window, while the stray answers stay a note, and so is a
+// gap of 1.2 s across two seconds that both hold served responses when it
+// is a handover from the old targets to new ones.
 func TestNoBackendAmidServedResponses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("an hour of traffic at 280 requests a second")
 	}
 	for _, seed := range []uint64{1, 2, 3} {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
-			a, _, _ := steadyALB(seed, steadyTargets, steadyRPS, steadyStray, 0, 0)
+			a, _, _ := steadyALB(seed, steadyTargets, steadyRPS, steadyStray, 0, 0, false)
 			res := Classify(a)
 			for _, f := range res.Findings {
 				t.Errorf("incident %s %s–%s, %d failed", f.Cause, correlate.Clock(f.Window.Start), correlate.Clock(f.Window.End), f.Window.Failed)
@@ -78,9 +88,36 @@ func TestNoBackendAmidServedResponses(t *testing.T) {
 			}
 		})
 	}
-	t.Run("control: a 20 s outage among them", func(t *testing.T) {
-		from, to := 30*time.Minute, 30*time.Minute+20*time.Second
-		a, base, outage := steadyALB(4, steadyTargets, steadyRPS, steadyStray, from, to)
+	for _, c := range []struct {
+		name     string
+		from, to time.Duration
+		handover bool
+	}{
+		{"control: a 20 s outage among them", 30 * time.Minute, 30*time.Minute + 20*time.Second, false},
+		// A handover's gap: 1.2 s from 0.5 s into one second to 0.7 s
+		// into the next, both of which hold served responses, the old
+		// targets' last before it, the new ones' first after.
+		{"control: a 1.2 s handover across two seconds", 30*time.Minute + 500*time.Millisecond, 30*time.Minute + 1700*time.Millisecond, true},
+	} {
+		t.Run(c.name, func(t *testing.T) { noBackendOutage(t, c.from, c.to, c.handover) })
+	}
+	// The same gap among targets that serve on both sides: their runs of
+	// served responses go on through it, and the seconds cannot tell it
+	// from answers among served ones (a note, as the strays).
+	t.Run("a 1.2 s gap among the same targets", func(t *testing.T) {
+		a, _, _ := steadyALB(4, steadyTargets, steadyRPS, steadyStray, 30*time.Minute+500*time.Millisecond, 30*time.Minute+1700*time.Millisecond, false)
+		if res := Classify(a); len(res.Findings) != 0 {
+			t.Errorf("%d incidents, want none", len(res.Findings))
+		}
+	})
+}
+
+// noBackendOutage checks that an outage from from to to among the stray
+// answers without a target of TestNoBackendAmidServedResponses is one
+// registration lag with its count and window, the strays a note.
+func noBackendOutage(t *testing.T, from, to time.Duration, handover bool) {
+	{
+		a, base, outage := steadyALB(4, steadyTargets, steadyRPS, steadyStray, from, to, handover)
 		res := Classify(a)
 		if len(res.Findings) != 1 {
 			t.Fatalf("%d incidents, want the outage's registration lag", len(res.Findings))
@@ -103,5 +140,36 @@ func TestNoBackendAmidServedResponses(t *testing.T) {
 		if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "not a lack of healthy backends") {
 			t.Errorf("notes %q, want one for the stray answers", res.Notes)
 		}
-	})
+	}
+}
+
+// TestHandoverGapOfAZoneMove checks the varied runs of the fixed zone move
+// in which the robustness test found a real registration lag of 5 to 8
+// requests set aside: the last old pod's response and the new pod's first
+// (its own warm-up 503 on the regional load balancer) a second or so
+// apart, the answers without a backend between them, and both seconds
+// holding served responses. Each must be the truth's registration lag,
+// with its count and window.
+func TestHandoverGapOfAZoneMove(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		seed uint64
+	}{{"gke-regional-warmup-503", 1041003}, {"gke-neg-zone-move-fixed", 1002003}, {"gke-neg-zone-move-clock-skew-fixed", 1015003}} {
+		t.Run(c.name, func(t *testing.T) {
+			s, ok := sim.Lookup(c.name)
+			if !ok {
+				t.Fatalf("no scenario %s", c.name)
+			}
+			dir := filepath.Join(t.TempDir(), c.name)
+			if err := sim.WriteDir(dir, sim.Simulate(sim.Vary(s, c.seed))); err != nil {
+				t.Fatal(err)
+			}
+			if tr := readTruth(t, dir); len(tr.Incidents) != 1 || tr.Incidents[0].Mechanism != registrationLagCause.ID {
+				t.Fatalf("truth %+v, want one registration lag", tr.Incidents)
+			}
+			for _, p := range checkVerdicts(t, dir) {
+				t.Error(p)
+			}
+		})
+	}
 }

@@ -100,7 +100,10 @@ func (registrationLag) Claims(a *correlate.Analysis, s *correlate.Signal) bool {
 // hold served ones. Failures like these come from a listener rule or target
 // group without targets, or a capacity or WAF limit. A second beyond the
 // request logs says nothing either way, nor does a signal of no group (as
-// ConsistentWith asks about a kind of failure in general).
+// ConsistentWith asks about a kind of failure in general). Answers without
+// a backend next to s with nothing served between (a gap of a second or so
+// spanning two seconds that both hold served responses) are a lack of
+// backends too.
 func servedAround(a *correlate.Analysis, s *correlate.Signal) bool {
 	if s.Group == nil {
 		return false
@@ -111,9 +114,18 @@ func servedAround(a *correlate.Analysis, s *correlate.Signal) bool {
 	}
 	sec := s.Time().Unix()
 	first, last := a.DataSpan()
-	return a.ServedThrough(lb, sec) &&
-		(sec-1 < first.Unix() || a.ServedThrough(lb, sec-1)) &&
-		(sec+1 > last.Unix() || a.ServedThrough(lb, sec+1))
+	if !a.ServedThrough(lb, sec) ||
+		!(sec-1 < first.Unix() || a.ServedThrough(lb, sec-1)) ||
+		!(sec+1 > last.Unix() || a.ServedThrough(lb, sec+1)) {
+		return false
+	}
+	// Stamped to the second, a handover's gap of a second or so between
+	// the last old pod's response and the first new one's holds served
+	// responses in both its seconds: below the second, the answers
+	// without a backend on one side of s with nothing served between them
+	// and s are that gap, not a trickle among served ones.
+	prev, next := a.NoBackendAround(lb, s.Time(), s.End())
+	return (prev.IsZero() || a.ServedBetween(prev, s.Time())) && (next.IsZero() || a.ServedBetween(s.End(), next))
 }
 
 // Explain implements Rule: one finding per rollout (or stretch of time).

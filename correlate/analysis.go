@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/readygap/readygap/sources"
@@ -34,6 +35,12 @@ type Analysis struct {
 
 	byKey        map[string]*Backend
 	failuresByIP map[netip.Addr][]*Failure
+	// stops holds how the traffic of each IP that ends in failures ends
+	// (see stopRun).
+	stops map[netip.Addr]stopRun
+	// servedGaps is built on first use (see gaps).
+	servedGaps *servedGaps
+	gapsOnce   sync.Once
 	// firstRequest and lastRequest bound the request logs, requests far
 	// from the rest left out (Axis).
 	firstRequest, lastRequest time.Time
@@ -113,7 +120,8 @@ func build(d *Dataset, o Options) *Analysis {
 	a.byKey = set.byKey
 	a.servedSpans()
 	a.linkAlike()
-	a.Rollouts = findRollouts(d, a.Backends, a.firstRequest, a.lastRequest)
+	a.stops = stopRuns(d, a.failuresByIP)
+	a.Rollouts = findRollouts(d, a.Backends, a.stops, a.firstRequest, a.lastRequest)
 	a.attachSteps()
 	inferReady(d, a.Rollouts)
 	a.shareAlike()

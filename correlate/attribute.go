@@ -401,6 +401,11 @@ func (a *Analysis) StateAt(ip netip.Addr, t time.Time) (*Backend, State) {
 		// Silent until the logs end for longer than the data's edge and
 		// than its own rate's ordinary pause.
 		return b, StateGone
+	case lease == nil && last.Equal(runs.Last()) && a.stops[ip].stopped():
+		// A bare IP that failed every request it was sent after its last
+		// response, until the logs end: it stopped answering, however
+		// soon after that the logs end.
+		return b, StateGone
 	case lease == nil && a.lastRequest.Sub(last) <= pause:
 		// A bare IP whose last response came sooner before the logs
 		// ended than its own rate's ordinary pause: they ended while it

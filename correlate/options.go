@@ -77,6 +77,19 @@ const (
 	// appear or disappear for the traffic alone to call it new or old: at
 	// the edges of the data, appearing is only the logs starting.
 	dataEdge = 30 * time.Second
+	// stopFailures is how many requests must fail at an IP after its last
+	// response, with none served since, for the traffic alone to call it
+	// stopped within dataEdge of the logs' end: a pod gone while the
+	// proxies still send to it fails every request it is sent, where an
+	// idle keep-alive race or a stray failure is one request among served
+	// ones.
+	stopFailures = 3
+	// stopChance bounds the chance that those failures are a run of the
+	// IP's ordinary ones (its share of failed requests, to the power of
+	// their number): one in a million, so that a 2 % trickle over 20,000
+	// targets (a run of three at one of them by chance in one analysis of
+	// six) ends none of them.
+	stopChance = 1e-6
 
 	// joinWindow bounds how far apart a pod's lifecycle step and a
 	// backend IP's traffic step may be to join them when no record names

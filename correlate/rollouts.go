@@ -3,6 +3,7 @@ package correlate
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"net/netip"
 	"slices"
 	"sort"
@@ -121,7 +122,7 @@ func (r *Rollout) OldNames() []string {
 // from this structure, so a lost or merged event cannot flip one. Backends
 // with no Kubernetes record are grouped by when they appeared and
 // disappeared in the load balancer's traffic.
-func findRollouts(d *Dataset, backends []*Backend, dataStart, dataEnd time.Time) []*Rollout {
+func findRollouts(d *Dataset, backends []*Backend, stops map[netip.Addr]stopRun, dataStart, dataEnd time.Time) []*Rollout {
 	sets := replicaSets(d, backends)
 	var out []*Rollout
 	byWorkload := map[string][]*ReplicaSet{}
@@ -168,7 +169,7 @@ func findRollouts(d *Dataset, backends []*Backend, dataStart, dataEnd time.Time)
 	if !d.HasKubernetes() {
 		// Kubernetes records explain every change they show; the traffic
 		// alone speaks only when there are none.
-		out = append(out, trafficRollouts(d, backends, dataStart, dataEnd)...)
+		out = append(out, trafficRollouts(d, backends, stops, dataStart, dataEnd)...)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
 	for i, r := range out {
@@ -298,47 +299,98 @@ func replicaSets(d *Dataset, backends []*Backend) []*ReplicaSet {
 // trafficRollouts finds rollouts in the load balancer's logs alone, for the
 // bare IPs no Kubernetes record names: IPs that began serving well after the
 // logs start are new, IPs that stopped well before they end are old, and
-// those within trafficRolloutGap of each other are one rollout.
-func trafficRollouts(d *Dataset, backends []*Backend, dataStart, dataEnd time.Time) []*Rollout {
+// those within trafficRolloutGap of each other are one rollout. An old IP
+// whose traffic ends in failures stopped at its last response, not at its
+// last failure: the rollout holds the whole of that run, however long the
+// proxies took to stop sending to it (issue 27: an Envoy gateway's slow
+// endpoint propagation started the rollout after the first failures and
+// split each pod's run in two), and such an IP is old even when its run
+// reaches the logs' end (see stopRun).
+func trafficRollouts(d *Dataset, backends []*Backend, stops map[netip.Addr]stopRun, dataStart, dataEnd time.Time) []*Rollout {
 	type step struct {
-		t   time.Time
-		b   *Backend
-		new bool
+		from, to time.Time
+		b        *Backend
+		new      bool
 	}
 	var steps []step
 	for _, b := range backends {
 		if b.Pod != "" || len(b.IPs) != 1 {
 			continue
 		}
-		first, last, ok := trafficSpan(d, b.IPs[0])
+		ip := b.IPs[0]
+		first, last, ok := trafficSpan(d, ip)
 		if !ok {
 			continue
 		}
+		stop := stops[ip]
 		var s step
 		switch {
 		case first.Sub(dataStart) > dataEdge:
-			s = step{first, b, true}
-		case dataEnd.Sub(last) > dataEdge:
-			s = step{last, b, false}
+			s = step{first, first, b, true}
+		case dataEnd.Sub(last) > dataEdge || stop.stopped():
+			s = step{last, last, b, false}
+			if stop.failed > 0 {
+				s.from = stop.served
+			}
 		default:
 			continue
 		}
 		steps = append(steps, s)
 	}
-	slices.SortFunc(steps, func(x, y step) int { return cmp.Or(x.t.Compare(y.t), strings.Compare(x.b.Key(), y.b.Key())) })
+	slices.SortFunc(steps, func(x, y step) int { return cmp.Or(x.from.Compare(y.from), strings.Compare(x.b.Key(), y.b.Key())) })
 	var out []*Rollout
 	var cur *Rollout
 	for _, s := range steps {
-		if cur == nil || s.t.Sub(cur.End) > trafficRolloutGap {
-			cur = &Rollout{New: &ReplicaSet{}, Start: s.t, End: s.t, How: FoundByTraffic}
+		if cur == nil || s.from.Sub(cur.End) > trafficRolloutGap {
+			cur = &Rollout{New: &ReplicaSet{}, Start: s.from, End: s.to, How: FoundByTraffic}
 			cur.Old = []*ReplicaSet{{}}
 			out = append(out, cur)
 		}
-		cur.End = s.t
+		cur.End = latest(cur.End, s.to)
 		if s.new {
 			cur.New.Pods = append(cur.New.Pods, s.b)
 		} else {
 			cur.Old[0].Pods = append(cur.Old[0].Pods, s.b)
+		}
+	}
+	return out
+}
+
+// stopRun is how an IP's traffic ends when it ends in failures: when it
+// last served, how many requests failed at it since, and the chance that
+// as many in a row fail by chance at the share of its requests that failed.
+type stopRun struct {
+	served time.Time
+	failed int
+	chance float64
+}
+
+// stopped reports whether the failures that end the IP's traffic say it
+// stopped answering for good: stopFailures or more of them, none served,
+// too many in a row for the IP's own share of failures (a trickle over a
+// fleet of thousands of targets ends a few of them in three failures by
+// chance).
+func (r stopRun) stopped() bool { return r.failed >= stopFailures && r.chance < stopChance }
+
+// stopRuns returns the stopRun of every IP whose traffic ends in failures
+// after it last served; fails are each IP's failure groups.
+func stopRuns(d *Dataset, fails map[netip.Addr][]*Failure) map[netip.Addr]stopRun {
+	out := map[netip.Addr]stopRun{}
+	for ip, t := range d.Traffic {
+		served := t.Runs.Last()
+		if served.IsZero() || !t.LastFailed.After(served) {
+			continue
+		}
+		r := stopRun{served: served}
+		for _, f := range fails[ip] {
+			if f.Time.After(served) {
+				r.failed += f.N
+			}
+		}
+		if r.failed > 0 {
+			share := float64(t.Failed) / float64(t.Served+t.Failed)
+			r.chance = math.Pow(share, float64(r.failed))
+			out[ip] = r
 		}
 	}
 	return out

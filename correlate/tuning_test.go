@@ -150,3 +150,63 @@ func TestSplitAtTheMergeGap(t *testing.T) {
 		t.Error("runs of nothing")
 	}
 }
+
+// TestStopRunEndsTheTrafficRollout: an old IP whose traffic ends in
+// failures opens the rollout the traffic shows at its last response, not
+// at its last failure; and within dataEdge of the logs' end it is old (and
+// gone) only when three or more requests failed at it since
+// (stopFailures) and so many in a row are less likely than one in a
+// million at its own share of failures (stopChance).
+func TestStopRunEndsTheTrafficRollout(t *testing.T) {
+	ip := func(s string) netip.AddrPort { return netip.AddrPortFrom(netip.MustParseAddr(s), 8080) }
+	// refused fails n requests half a second apart from s.
+	refused := func(c *Collector, addr string, s float64, n int) {
+		for i := range n {
+			c.Request(&sources.Request{Time: at(s + float64(i)/2), Status: 502, Generator: sources.GeneratedByLB, Failure: sources.FailureRefused,
+				Backend: ip(addr), Format: sources.FormatALBAccess})
+		}
+	}
+	// serve answers ten requests a second from from to to.
+	serve := func(c *Collector, addr string, from, to float64) {
+		for s := from; s <= to; s += 0.1 {
+			c.Request(&sources.Request{Time: at(s), Status: 200, Generator: sources.GeneratedByBackend, Backend: ip(addr), Format: sources.FormatALBAccess})
+		}
+	}
+	// Old at 100 s, failing until 130 s: the rollout starts at its last
+	// response.
+	c := NewCollector()
+	serve(c, "10.0.0.9", 0, 300)
+	serve(c, "10.0.0.1", 0, 100)
+	refused(c, "10.0.0.1", 100.5, 60)
+	a := Analyze(Merge(c), Options{})
+	if len(a.Rollouts) != 1 || a.Rollouts[0].Start.After(at(100)) || a.Rollouts[0].Start.Before(at(99.9)) || !a.Rollouts[0].End.Equal(at(130)) {
+		t.Errorf("rollouts %v, want one from 100 s to 130 s", a.Rollouts)
+	}
+	// At the logs' end: requests failed after a last response at 294 s
+	// (about 2,950 served), with some failed among the served before.
+	for _, tc := range []struct {
+		name           string
+		before, failed int
+		stopped        bool
+	}{
+		{"two failures", 0, 2, false},            // (2/2950)² is below stopChance: stopFailures decides
+		{"three failures", 0, 3, true},           // (3/2950)³
+		{"three at a 0.9 % share", 25, 3, true},  // (28/2980)³ = 8.3e-7
+		{"three at a 2.1 % share", 60, 3, false}, // (63/3010)³ = 9.2e-6
+	} {
+		c := NewCollector()
+		serve(c, "10.0.0.9", 0, 300)
+		serve(c, "10.0.0.1", 0, 294)
+		for i := range tc.before {
+			refused(c, "10.0.0.1", float64(i)*4+0.05, 1)
+		}
+		refused(c, "10.0.0.1", 295, tc.failed)
+		a := Analyze(Merge(c), Options{})
+		if got := len(a.Rollouts) == 1; got != tc.stopped {
+			t.Errorf("%s: rollouts %v", tc.name, a.Rollouts)
+		}
+		if _, st := a.StateAt(netip.MustParseAddr("10.0.0.1"), at(295.2)); (st == StateGone) != tc.stopped {
+			t.Errorf("%s: state %v at 295.2 s", tc.name, st)
+		}
+	}
+}

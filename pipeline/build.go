@@ -80,16 +80,17 @@ func newRollout(r *correlate.Rollout) report.Rollout {
 // clockReport says what the clock comparison found and how sure it is: the
 // offset applied, with how closely its pairs agree and the propagation lag
 // it exceeded, or that the pairs' median was within the proxies' lag and
-// nothing was moved.
+// nothing was moved (a clock with offset zero, its median and the lag).
 func clockReport(off correlate.ClockOffset) ([]report.Clock, []string) {
+	clock := report.Clock{Source: "kubernetes", OffsetSeconds: off.Offset.Seconds(), MedianSeconds: (off.Offset + off.Residual).Seconds(),
+		Pairs: off.Pairs, How: correlate.ClockPairs, SpreadSeconds: off.Spread.Seconds(), LagSeconds: off.Lag.Seconds()}
 	switch {
 	case off.Offset != 0:
-		return []report.Clock{{Source: "kubernetes", OffsetSeconds: off.Offset.Seconds(), Pairs: off.Pairs, How: correlate.ClockPairs,
-				SpreadSeconds: off.Spread.Seconds(), LagSeconds: off.Lag.Seconds()}},
+		return []report.Clock{clock},
 			[]string{fmt.Sprintf("the cluster's clock is %+.1f s off the load balancer's (from %d paired observations agreeing within %.1f s%s); Kubernetes times are shown corrected",
 				-off.Offset.Seconds(), off.Pairs, off.Spread.Seconds(), lagBeyond(off))}
 	case off.WithinLag():
-		return nil, []string{fmt.Sprintf("the load balancer saw pods stop %.1f s after the cluster recorded it (median of %d paired observations): within its proxies' propagation lag (up to %.1f s), so taken for that lag and not for a clock offset; no Kubernetes time was moved, and a clock offset of that size would go unnoticed",
+		return []report.Clock{clock}, []string{fmt.Sprintf("the load balancer saw pods stop %.1f s after the cluster recorded it (median of %d paired observations): within its proxies' propagation lag (up to %.1f s), so taken for that lag and not for a clock offset; no Kubernetes time was moved, and a clock offset of that size would go unnoticed",
 			off.Residual.Seconds(), off.Pairs, off.Lag.Seconds())}
 	}
 	return nil, nil
@@ -258,6 +259,9 @@ func caveats(rep *report.Report, x dataAxis) []string {
 		out = append(out, msg)
 	}
 	for _, c := range rep.Clocks {
+		if c.OffsetSeconds == 0 {
+			continue // taken for the proxies' lag: nothing was shifted (warnings say so)
+		}
 		out = append(out, fmt.Sprintf("%s times were shifted by %+.1f s to the load balancer's clock (%s, %s)",
 			c.Source, c.OffsetSeconds, words.Plural(c.Pairs, "paired observation"), c.How))
 	}

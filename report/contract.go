@@ -33,7 +33,9 @@ type Report struct {
 	// Window is the --since/--until window the inputs were read with; nil
 	// when none was given.
 	Window *Window `json:"window,omitempty"`
-	// Clocks lists the clock offsets found between sources and applied.
+	// Clocks lists the clock offsets found between sources and applied,
+	// and the comparisons whose median the proxies' propagation lag
+	// explained (offset zero, nothing moved).
 	Clocks []Clock `json:"clocks,omitempty"`
 	// Rollouts lists the rollouts found, which incidents refer to by id.
 	Rollouts  []Rollout  `json:"rollouts"`
@@ -156,13 +158,21 @@ type Change struct {
 	Incidents []string `json:"incidents"`
 }
 
-// Clock is an offset found between the load balancer's clock and another
-// source's, from paired observations, and applied to that source's times.
+// Clock is a comparison of the load balancer's clock with another
+// source's, from paired observations: an offset found and applied to that
+// source's times, or (OffsetSeconds zero) a lateness the load balancer's
+// propagation lag explains, which moved nothing.
 type Clock struct {
-	// Source names the records shifted (e.g. "kubernetes").
+	// Source names the records compared, and shifted when OffsetSeconds
+	// is not zero (e.g. "kubernetes").
 	Source string `json:"source"`
 	// OffsetSeconds was added to those records' times.
 	OffsetSeconds float64 `json:"offset_seconds"`
+	// MedianSeconds is how much later than those records the load
+	// balancer saw what they record (the pairs' median, before any shift):
+	// the offset when one was applied, the lateness the lag was taken for
+	// when none was.
+	MedianSeconds float64 `json:"median_seconds"`
 	// Pairs counts the observations the estimate rests on; How names them.
 	Pairs int    `json:"pairs"`
 	How   string `json:"how"`
