@@ -19,12 +19,11 @@ import (
 	"github.com/readygap/readygap/sources/live/livetest"
 )
 
-// benchS3 sizes BenchmarkTriageS3: READYGAP_BENCH_S3_MB megabytes of
-// gzip'd ALB objects (default 64; the figure in docs/speed.md is 1024),
-// served at READYGAP_BENCH_S3_MBPS megabytes a second over all
-// connections (default 100, a fast office link to S3; 0 for loopback's
-// speed).
-func benchS3(b *testing.B) (mb, mbps int) {
+// benchS3 sizes BenchmarkTriageS3: READYGAP_BENCH_S3_MB MiB of
+// gzip'd ALB objects (default 64; docs/speed.md gives 256 and 1024),
+// served at READYGAP_BENCH_S3_MBPS MiB a second over all connections
+// (default 100; 0 for loopback's own speed).
+func benchS3() (mb, mbps int) {
 	mb, mbps = 64, 100
 	if v, err := strconv.Atoi(os.Getenv("READYGAP_BENCH_S3_MB")); err == nil && v > 0 {
 		mb = v
@@ -45,7 +44,7 @@ func benchS3(b *testing.B) (mb, mbps int) {
 //
 //	READYGAP_BENCH_S3_MB=1024 go test -run '^$' -bench TriageS3 -benchtime 1x ./cmd/readygap
 func BenchmarkTriageS3(b *testing.B) {
-	mb, mbps := benchS3(b)
+	mb, mbps := benchS3()
 	s3 := livetest.NewS3(b, "alb-logs")
 	s3.Bandwidth = int64(mbps) << 20
 	start := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -115,7 +114,7 @@ func BenchmarkTriageS3(b *testing.B) {
 		analyzeDir(dir, pipeline.Options{Early: early})
 		overlapped += time.Since(t0)
 	}
-	b.ReportMetric(float64(stored)/(1<<20), "MB")
+	b.ReportMetric(float64(stored)/(1<<20), "MiB")
 	b.ReportMetric(download.Seconds()/float64(b.N), "download-s")
 	b.ReportMetric(sequential.Seconds()/download.Seconds(), "sequential/download")
 	b.ReportMetric(overlapped.Seconds()/download.Seconds(), "overlapped/download")
