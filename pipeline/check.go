@@ -21,9 +21,9 @@ func checkPrediction(p *classify.Prediction) *report.CheckPrediction {
 	if p == nil {
 		return nil
 	}
-	out := &report.CheckPrediction{Status: p.Status, Windows: []report.PredictedWindow{}, Summary: p.String(), Basis: p.Basis}
+	out := &report.CheckPrediction{Status: p.Status, Windows: []report.PredictedWindow{}, Per: p.Per, Summary: p.String(), Basis: p.Basis}
 	for _, w := range p.Windows {
-		out.Windows = append(out.Windows, report.PredictedWindow{Settings: w.Settings, Seconds: int(w.Window.Round(time.Second) / time.Second)})
+		out.Windows = append(out.Windows, report.PredictedWindow{Settings: w.Settings, Seconds: int(w.Window.Round(time.Second) / time.Second), Recurring: w.Recurring})
 	}
 	return out
 }
