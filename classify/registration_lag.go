@@ -234,7 +234,7 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 	wl := findWorkload(a, g.Rollout, f.Backends)
 	hc := workloadHealthCheck(objectsOf(a), wl, family) // the workload's own paths, not another's
 	f.Summary = registrationLagSummary(w, family, envoyPlatformOf(a, w), f.Variant, hc, wl, g.Rollout != nil || corroborated > 0)
-	f.Remediation = registrationLagFixes(a, w, family, f.Variant, hc, wl)
+	f.Remediation = registrationLagFixes(a, w, family, f.Variant, hc, wl, f.Backends)
 	return f
 }
 
@@ -313,8 +313,10 @@ func registrationLagSummary(w *correlate.Window, family sources.Family, product 
 }
 
 // registrationLagFixes computes the changes that keep old and new backends
-// overlapping until the load balancer can use the new one.
-func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, family sources.Family, variant string, hc healthCheck, wl workload) []Fix {
+// overlapping until the load balancer can use the new one; refs are the
+// incident's pods, whose Ready and first use by the load balancer size
+// minReadySeconds where they were measured.
+func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, family sources.Family, variant string, hc healthCheck, wl workload, refs []BackendRef) []Fix {
 	var fixes []Fix
 	p := platformFor(family)
 	if variant == variantGoneBeforeReady {
@@ -348,7 +350,13 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, family sou
 		// An outage longer than the health check explains: cover it.
 		minReady = max(minReady, ceilSeconds(w.Duration()+measuredMargin))
 	}
-	fixes = append(fixes, minReadyFix(plan.Basis, hc, minReady, wl, w.Duration()))
+	// What the load balancer took from a new pod's Ready to its use, where
+	// the records measure it, beats the formula when it is longer.
+	m, measured := measureReadyToServed(refs)
+	minReady, note := sizedFromMeasured(minReady, hc, plan.Basis, m, measured)
+	fix := minReadyFix(plan.Basis, hc, minReady, wl, w.Duration())
+	fix.Why += note
+	fixes = append(fixes, fix)
 	if variant == variantNEGWithoutHealthCheck {
 		fixes = append(fixes, zoneSpreadFix(wl, zonesSeen(a), 0)...)
 	}
