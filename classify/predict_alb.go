@@ -116,7 +116,8 @@ func predictALBNoGate(hc healthCheck, plan readyPlan, wl workload, replicas int,
 		})
 	}
 	p.Windows = append(p.Windows, PredictedWindow{Settings: "the readiness gate (a new pod is Ready once its target is healthy)"})
-	p.Basis = fmt.Sprintf("A new target passes ALB's checks about %s + %.2f × interval + (healthy threshold - 1) × interval after its pod is Ready (the controller's registration and the target's initial state, assumed); an old target gets requests until about %s after its pod begins terminating (deregistration, then ALB's routing lag, assumed); a rollout replaces its %s %d at a time (maxSurge %s, maxUnavailable %s), each Ready about %s after it is created (%s). Without a healthy target ALB answers 502 while old targets drain (deregistration_delay, 300 s by default), 503 after.",
+	p.Basis = fmt.Sprintf("Settings: the health check %s (%s), minReadySeconds %d (%s), %s (%s). A new target passes ALB's checks about %s + %.2f × interval + (healthy threshold - 1) × interval after its pod is Ready (the controller's registration and the target's initial state, assumed); an old target gets requests until about %s after its pod begins terminating (deregistration, then ALB's routing lag, assumed); a rollout replaces its %s %d at a time (maxSurge %s, maxUnavailable %s), each Ready about %s after it is created (%s). Without a healthy target ALB answers 502 while old targets drain (deregistration_delay, 300 s by default), 503 after.",
+		checkFormula(hc), hc.Source(), wl.MinReadySeconds, wl.minReadySource(), words.Plural(max(replicas, 1), "replica"), replicasSource(wl),
 		secondsText(albRegisterChain), albFirstCheckShare, secondsText(albDeregisterChain+albDataPlaneLag),
 		words.Plural(max(replicas, 1), "pod"), max(surge+unavailable, 1), rollingValue(wl.MaxSurge), rollingValue(wl.MaxUnavailable), secondsText(lead), leadWhy)
 	return p
@@ -130,6 +131,19 @@ func albRolloutRound(wl workload, replicas int) (surge, unavailable int) {
 		return 0, max(replicas, 1)
 	}
 	return correlate.RolloutBudget(max(replicas, 1), wl.MaxSurge, wl.MaxUnavailable)
+}
+
+// replicasSource says where the replicas a prediction counts come from:
+// the workload read (spec.replicas, or the API default of 1 when it sets
+// none), else assumed.
+func replicasSource(wl workload) string {
+	if !wl.Known {
+		return assumedDefault
+	}
+	if wl.Replicas == 0 {
+		return "the API default: the spec " + readAt(wl.Origin) + " does not set it"
+	}
+	return readAt(wl.Origin)
 }
 
 // rollingValue writes a rollingUpdate value, or the API's default.
@@ -152,7 +166,7 @@ func albStopWindow(preStop int, dataPlane time.Duration) time.Duration {
 
 // predictALBStop predicts the ALB termination race's window at each old
 // pod with the preStop sleep read and with the one the fix proposes.
-func predictALBStop(sleep, need int) *Prediction {
+func predictALBStop(sleep, need int, sleepWhy string) *Prediction {
 	now := fmt.Sprintf("a preStop sleep of %d s", sleep)
 	if sleep == 0 {
 		now = "no preStop sleep"
@@ -164,7 +178,7 @@ func predictALBStop(sleep, need int) *Prediction {
 			{Settings: now, Window: albStopWindow(sleep, albDataPlaneLag)},
 			{Settings: fmt.Sprintf("a preStop sleep of %d s", need), Window: albStopWindow(need, albDataPlaneLag)},
 		},
-		Basis: fmt.Sprintf("The AWS Load Balancer Controller deregisters a terminating pod's target about %s after it begins terminating and ALB keeps routing to it about %s more (both assumed: nothing is measured before a deploy; the fix is sized for %s); the app stops listening when the preStop sleep ends. Each old pod's share of the requests fails that long, one pod after another.",
-			secondsText(albDeregisterChain), secondsText(albDataPlaneLag), secondsText(albStopPropagation)),
+		Basis: fmt.Sprintf("Settings: the preStop sleep, %s. The AWS Load Balancer Controller deregisters a terminating pod's target about %s after it begins terminating and ALB keeps routing to it about %s more (both assumed: nothing is measured before a deploy; the fix is sized for %s); the app stops listening when the preStop sleep ends. Each old pod's share of the requests fails that long, one pod after another.",
+			sleepWhy, secondsText(albDeregisterChain), secondsText(albDataPlaneLag), secondsText(albStopPropagation)),
 	}
 }

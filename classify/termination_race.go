@@ -789,7 +789,7 @@ func terminationRisks(t *target, f front) []*Risk {
 		}
 		r.Fixes = append(r.Fixes, drainFixes(t, f, need, graceFor(grace, need))...)
 		if f.Family == sources.FamilyALB {
-			r.Prediction = predictALBStop(sleep, need)
+			r.Prediction = predictALBStop(sleep, need, preStopSource(t.wl.Template, t.wl, sleep))
 		}
 		out = append(out, r)
 	case grace-sleep <= kubeletMinShutdown:

@@ -246,6 +246,9 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 			Workload: objectRef(r.Workload, opts.Source), Object: objectRef(r.Object, opts.Source), Fixes: []report.Remediation{},
 			Prediction: checkPrediction(r.Prediction),
 		}
+		if p := f.Prediction; p != nil && opts.Source != "" {
+			p.Basis = readAtFile.ReplaceAllString(p.Basis, "read from "+opts.Source)
+		}
 		if r.Via != nil {
 			via := objectRef(r.Via, opts.Source)
 			f.Via = &via
