@@ -305,9 +305,10 @@ func copyFixture(t *testing.T, dir string, replace map[string][]byte) string {
 // a JSON array, a line is elsewhere.
 var evidenceLine = regexp.MustCompile(`evidence (\S+) line \d+:`)
 
-// readAtDir is the folder of a file a fix says a setting was read from:
-// each run writes the fixture to a folder of its own.
-var readAtDir = regexp.MustCompile(`read at [^ ,;)"]*/`)
+// readAtDir is the folder of a file a fix says a setting was read from,
+// or a record it was sized from: each run writes the fixture to a folder
+// of its own.
+var readAtDir = regexp.MustCompile(`(read|recorded) at [^ ,;)"]*/`)
 
 // verdictOf returns the whole verdict of dir, evidence lines left out, and
 // the records read from its inputs.
@@ -328,7 +329,7 @@ func verdictOf(t *testing.T, dir string) (string, int) {
 	a := correlate.Analyze(cs.Merge(), correlate.Options{})
 	first, _ := a.DataSpan()
 	v := evidenceLine.ReplaceAllString(dumpVerdict(first, Classify(a)), "evidence $1 line N:")
-	return readAtDir.ReplaceAllString(v, "read at "), records
+	return readAtDir.ReplaceAllString(v, "$1 at "), records
 }
 
 // podOf names the pod and container a fixture's proxy log came from.

@@ -96,6 +96,10 @@ type truthIncidentPod struct {
 
 type truthPod struct {
 	Name string `json:"name"`
+	// Ready is when the pod became Ready, LBFrom when the load balancer
+	// began routing new requests to it (nil: never).
+	Ready  *time.Time `json:"ready"`
+	LBFrom *time.Time `json:"lb_routing_from"`
 	// Role is old for a pod running before the run, new for one created in it.
 	Role    string     `json:"role"`
 	Deleted *time.Time `json:"deleted"`
@@ -315,7 +319,7 @@ func checkVerdicts(t testing.TB, dir string) []string {
 		problems = append(problems, checkRollout(f, w, a.HasKubernetes())...)
 		problems = append(problems, checkStep(f, w)...)
 		problems = append(problems, checkPods(a, f, w, tr)...)
-		problems = append(problems, checkFix(t, f, w, tr.Platform, a.HasKubernetes() && !anyAlike(tr, f))...)
+		problems = append(problems, checkFix(t, f, w, tr, a.HasKubernetes() && !anyAlike(tr, f))...)
 		problems = append(problems, checkFixNumbers(t, f)...)
 	}
 	problems = append(problems, checkJoins(a, tr)...)
@@ -646,7 +650,8 @@ func podKey(a *correlate.Analysis, name string) string {
 }
 
 // checkFix checks the numbers of a finding's fixes against the truth.
-func checkFix(t testing.TB, f *Finding, w truthIncident, platform string, withPods bool) []string {
+func checkFix(t testing.TB, f *Finding, w truthIncident, tr truth, withPods bool) []string {
+	platform := tr.Platform
 	var problems []string
 	check := func(what string, got, want float64) {
 		if math.Abs(got-want) > fixSlack {
@@ -694,6 +699,24 @@ func checkFix(t testing.TB, f *Finding, w truthIncident, platform string, withPo
 		if platform != "gke-neg" {
 			want = math.Max(want, math.Ceil(w.Fix.Gap+measuredMargin.Seconds()))
 		}
+		// Where the records measure a new pod's Ready and its first use,
+		// the time the load balancer took (less what a faster check
+		// saves) plus the margin, when longer. The records see Ready to
+		// the second the events are stamped and the first use at the
+		// first request after it: up to measuredLate later.
+		if took := truthReadyToRouted(tr, w); withPods && took > 0 {
+			saved := (float64(w.Fix.Interval) - interval) * float64(w.Fix.Healthy)
+			if measured := math.Ceil(math.Max(took-saved, 0) + measuredMargin.Seconds()); measured > want {
+				// A cluster clock off the load balancer's by more than
+				// the analysis corrected moves Ready by as much.
+				low := math.Max(measured-math.Abs(tr.ClockSkew), want)
+				got := patchNumber(t, f, "minReadySeconds", "spec.minReadySeconds")
+				if got < low-fixSlack || got > measured+fixSlack+measuredLate {
+					problems = append(problems, fmt.Sprintf("%s: minReadySeconds %g, want %g to %g (measured)", f.Cause, got, low, measured+measuredLate))
+				}
+				return problems
+			}
+		}
 		if w.Fix.Interval > 0 {
 			check("minReadySeconds", patchNumber(t, f, "minReadySeconds", "spec.minReadySeconds"), want)
 		}
@@ -723,6 +746,29 @@ func checkFix(t testing.TB, f *Finding, w truthIncident, platform string, withPo
 		}
 	}
 	return problems
+}
+
+// measuredLate is how much later than the truth the records may measure a
+// new pod's Ready to its first use: Ready known by an event stamped to the
+// second, the first use at the first request after the load balancer began
+// routing to the pod.
+const measuredLate = 2
+
+// truthReadyToRouted is the longest time, in seconds, from Ready to the
+// load balancer routing to it of the new pods of w's rollout; 0 when none
+// has both.
+func truthReadyToRouted(tr truth, w truthIncident) float64 {
+	if w.Episode == nil || w.Episode.NewReplicaSet == "" {
+		return 0
+	}
+	took := 0.0
+	for _, p := range tr.Pods {
+		if p.Role != "new" || !strings.HasPrefix(p.Name, w.Episode.NewReplicaSet+"-") || p.Ready == nil || p.LBFrom == nil {
+			continue
+		}
+		took = math.Max(took, p.LBFrom.Sub(*p.Ready).Seconds())
+	}
+	return took
 }
 
 // hasFix reports whether one of a finding's fixes has a title containing title.
@@ -816,7 +862,10 @@ func TestFixesUseObservedSettings(t *testing.T) {
 	for _, f := range vs[0].Remediation {
 		whys += f.Why + "\n" + patchText(t, f.Patch)
 	}
-	for _, want := range []string{"checkIntervalSec: 5", "minReadySeconds: 15", "every 30 s", "replicas: 3", "topology.kubernetes.io/zone",
+	// minReadySeconds: 5 s × 1 + 10 s is 15, but the incident measured
+	// 38 s from the new pod's Ready to its first response at 30 s × 1: less
+	// the 25 s the faster check saves, plus 5 s, 18.
+	for _, want := range []string{"checkIntervalSec: 5", "minReadySeconds: 18", "measured: at least 38 s", "every 30 s", "replicas: 3", "topology.kubernetes.io/zone",
 		"name: my-app", "name: my-app-hc"} {
 		if !strings.Contains(whys, want) {
 			t.Errorf("fixes lack %q:\n%s", want, whys)

@@ -429,8 +429,29 @@ func (keepaliveTimeout) Check(objs *Objects) []*Risk {
 			r.Reason = fmt.Sprintf("Container %s: %s closes idle keep-alive connections after %g s (%s), but %s (%s, through %s) keeps idle connections to the pods for up to %g s and reuses them: now and then a request goes out on a connection the app is closing, and the load balancer answers 502 itself.",
 				container, cmp.Or(app.Server, "the app"), app.Seconds, appSource(app), lb.What, lb.Source, objectName(f.Via), lb.Seconds)
 			r.Fixes = keepaliveFixes(f.Objects, t.wl, f.Family, lb, app)
+			r.Prediction = predictKeepalive(app, lb, p.titleNoun())
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// predictKeepalive says what the keep-alive risk costs: not a window but a
+// rate. Every connection the load balancer keeps idle past the app's
+// keep-alive is closed by the app, and a request sent on it within a round
+// trip of the close fails; how often that happens depends on how the
+// traffic spaces requests per load-balancer node and pod, which no object
+// says. With the app's keep-alive above the load balancer's idle timeout,
+// the load balancer closes idle connections first and none fails.
+func predictKeepalive(app *sources.KeepAlive, lb Timeout, noun string) *Prediction {
+	want := int(math.Ceil(lb.Seconds)) + keepaliveMargin
+	return &Prediction{
+		Status: 502,
+		Windows: []PredictedWindow{
+			{Settings: fmt.Sprintf("keep-alive %g s under %s's idle timeout of %g s", app.Seconds, noun, lb.Seconds), Recurring: true},
+			{Settings: fmt.Sprintf("keep-alive %d s", want)},
+		},
+		Basis: fmt.Sprintf("No window applies: the failures do not follow rollouts. Each time a connection sits idle between %g s (the app's keep-alive, %s) and %g s (%s), the app closes it while %s may still reuse it, and a request sent within a round trip of the close gets 502; how many an hour depends on how the traffic spaces requests per load-balancer node and pod, which no object says (analyze measures it from the request logs). With the app's keep-alive above the idle timeout, %s closes idle connections first.",
+			app.Seconds, appSource(app), lb.Seconds, lb.Source, noun, noun),
+	}
 }

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -19,8 +20,13 @@ type Prediction struct {
 	// Status is the status clients get (502 behind Google's load balancer).
 	Status int
 	// Windows are the expected failure windows: the first with the
-	// settings read, each next one with one more fix applied.
+	// settings read, each next one with a fix applied, as its Settings
+	// say.
 	Windows []PredictedWindow
+	// Per says what one window covers when it is not the whole rollout:
+	// "old pod" for a termination race, whose window recurs at each old
+	// pod with the share of requests sent to it; "" for the rollout.
+	Per string
 	// Basis says the model and where each of its numbers comes from.
 	Basis string
 }
@@ -31,6 +37,9 @@ type PredictedWindow struct {
 	Settings string
 	// Window is the expected time clients get errors; 0 for none.
 	Window time.Duration
+	// Recurring says the failures come at a rate, at any time, rather than
+	// in a window (Window is then 0): an idle keep-alive race.
+	Recurring bool
 }
 
 // The GKE zone-move model: a rollout starts the only new pod in a zone
@@ -118,14 +127,27 @@ func readyLead(probe *sources.Probe) (time.Duration, string) {
 	if probe == nil {
 		return max(podStartAssumed, negGateLead), fmt.Sprintf("no readiness probe read: the gate's %s", secondsText(negGateLead))
 	}
-	period := probe.PeriodSec
-	if period == 0 {
-		period = 10 // the API default
+	lead, why := podReadyLead(probe)
+	return max(lead, negGateLead), why
+}
+
+// podReadyLead is how long a new pod takes from its IP to Ready without a
+// readiness gate: the assumed start, then the readiness probe's first
+// check at initialDelaySeconds (assumed to fail) and the next one
+// periodSeconds later; the start alone without a probe.
+func podReadyLead(probe *sources.Probe) (time.Duration, string) {
+	if probe == nil {
+		return podStartAssumed, fmt.Sprintf("%s to start, assumed; no readiness probe read", secondsText(podStartAssumed))
 	}
+	period := cmp.Or(probe.PeriodSec, defaultProbePeriod)
 	lead := podStartAssumed + time.Duration(probe.InitialDelaySec+period)*time.Second
-	return max(lead, negGateLead), fmt.Sprintf("%s to start, assumed, then initialDelaySeconds %d and one periodSeconds %d of the readiness probe, read",
+	return lead, fmt.Sprintf("%s to start, assumed, then initialDelaySeconds %d and one periodSeconds %d of the readiness probe, read",
 		secondsText(podStartAssumed), probe.InitialDelaySec, period)
 }
+
+// defaultProbePeriod is a probe's periodSeconds when the spec sets none
+// (the API default).
+const defaultProbePeriod = 10
 
 // secondsText writes a duration as whole seconds, "18 s", or "18.5 s".
 func secondsText(d time.Duration) string {
@@ -137,13 +159,22 @@ func secondsText(d time.Duration) string {
 }
 
 // String says the prediction in one line: "≈ 37 s of 502s with health
-// check 30 s × 1, minReadySeconds 0; ≈ 13 s with ...; none with ...".
+// check 30 s × 1, minReadySeconds 0; ≈ 13 s with ...; none with ...";
+// "≈ 7 s of 502s per old pod with ..."; "502s at any time, at a rate
+// the traffic sets, with ...".
 func (p *Prediction) String() string {
 	parts := make([]string, len(p.Windows))
+	per := ""
+	if p.Per != "" {
+		per = " per " + p.Per
+	}
 	for i, w := range p.Windows {
 		amount := "none"
-		if w.Window > 0 {
-			amount = fmt.Sprintf("≈ %s of %ds", secondsText(w.Window), p.Status)
+		switch {
+		case w.Recurring:
+			amount = fmt.Sprintf("%ds at any time, at a rate the traffic sets (no window),", p.Status)
+		case w.Window > 0:
+			amount = fmt.Sprintf("≈ %s of %ds%s", secondsText(w.Window), p.Status, per)
 		}
 		parts[i] = fmt.Sprintf("%s with %s", amount, w.Settings)
 	}

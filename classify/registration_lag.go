@@ -246,7 +246,7 @@ func explainRegistrationLag(a *correlate.Analysis, g incidentGroup) *Finding {
 	wl := findWorkload(a, g.Rollout, f.Backends)
 	hc := workloadHealthCheck(objectsOf(a), wl, family) // the workload's own paths, not another's
 	f.Summary = registrationLagSummary(w, family, envoyPlatformOf(a, w), f.Variant, hc, wl, g.Rollout != nil || corroborated > 0)
-	f.Remediation = registrationLagFixes(a, w, family, f.Variant, hc, wl)
+	f.Remediation = registrationLagFixes(a, w, family, f.Variant, hc, wl, f.Backends)
 	return f
 }
 
@@ -325,8 +325,10 @@ func registrationLagSummary(w *correlate.Window, family sources.Family, product 
 }
 
 // registrationLagFixes computes the changes that keep old and new backends
-// overlapping until the load balancer can use the new one.
-func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, family sources.Family, variant string, hc healthCheck, wl workload) []Fix {
+// overlapping until the load balancer can use the new one; refs are the
+// incident's pods, whose Ready and first use by the load balancer size
+// minReadySeconds where they were measured.
+func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, family sources.Family, variant string, hc healthCheck, wl workload, refs []BackendRef) []Fix {
 	var fixes []Fix
 	p := platformFor(family)
 	if variant == variantGoneBeforeReady {
@@ -360,7 +362,13 @@ func registrationLagFixes(a *correlate.Analysis, w *correlate.Window, family sou
 		// An outage longer than the health check explains: cover it.
 		minReady = max(minReady, ceilSeconds(w.Duration()+measuredMargin))
 	}
-	fixes = append(fixes, minReadyFix(plan.Basis, hc, minReady, wl, w.Duration()))
+	// What the load balancer took from a new pod's Ready to its use, where
+	// the records measure it, beats the formula when it is longer.
+	m, measured := measureReadyToServed(refs)
+	minReady, note := sizedFromMeasured(minReady, hc, plan.Basis, m, measured)
+	fix := minReadyFix(plan.Basis, hc, minReady, wl, w.Duration())
+	fix.Why += note
+	fixes = append(fixes, fix)
 	if variant == variantNEGWithoutHealthCheck {
 		fixes = append(fixes, zoneSpreadFix(wl, zonesSeen(a), 0)...)
 	}
@@ -626,7 +634,7 @@ const (
 // registrationLagChecks describe the static checks of registrationLag.
 var registrationLagChecks = []StaticCheck{
 	{checkALBGate, "ALB targets without a readiness gate",
-		"target-type ip without the AWS Load Balancer Controller's readiness gate (Namespace label missing, or pods created without it), while minReadySeconds is below the target group's health-check interval × healthy threshold + 10 s"},
+		"target-type ip without the AWS Load Balancer Controller's readiness gate (Namespace label missing, or pods created without it), while minReadySeconds is below the target group's health-check interval × healthy threshold + 10 s (more where a first check as late as 1.5 intervals after registration needs it)"},
 	{checkNEGGate, "NEG endpoints without a readiness gate",
 		"a standalone NEG (GKE injects no readiness gate), or pods of a live cluster created without the NEG gate, while minReadySeconds is below the health check's interval × healthy threshold + 10 s"},
 	{checkNEGZoneMove, "fewer replicas than zones behind a NEG",
@@ -668,18 +676,29 @@ func registrationLagRisks(t *target, f front) []*Risk {
 	// check's time plus the margin.
 	var lead time.Duration
 	var probe *sources.Probe
-	if risk.Check == checkNEGZoneMove {
-		if c, _ := servingContainer(t.wl.Template, t.servedPorts()); c != nil {
-			probe = c.Readiness
-		}
+	if c, _ := servingContainer(t.wl.Template, t.servedPorts()); c != nil {
+		probe = c.Readiness
+	}
+	// ALB checks a new target first up to one and a half intervals after
+	// registering it: a slow check may need more too.
+	surge, unavailable := albRolloutRound(t.wl, t.Replicas)
+	switch risk.Check {
+	case checkNEGZoneMove:
 		lead, _ = readyLead(probe)
 		required = max(required, negZoneMoveMinReady(hc, lead))
+	case checkALBGate:
+		lead, _ = podReadyLead(probe)
+		required = max(required, albMinReady(hc, lead, t.Replicas, surge, unavailable))
 	}
 	if t.wl.MinReadySeconds >= required {
 		return nil // old pods outlast the health check
 	}
-	risk.Reason += fmt.Sprintf(" A new backend needs %s = %d s of health checks before the load balancer sends it requests, by %s; minReadySeconds is %d, below the %d s (that plus a %d s margin) that would keep the old pods serving meanwhile.",
-		checkFormula(hc), ceilSeconds(hc.Time()), hc.Source(), t.wl.MinReadySeconds, required, int(minReadyMargin.Seconds()))
+	margin := fmt.Sprintf("that plus a %d s margin", int(minReadyMargin.Seconds()))
+	if formula := minReadyFor(hc); required > formula && risk.Check == checkALBGate {
+		margin = fmt.Sprintf("that plus a %d s margin is %d s, raised for a first check that comes late", int(minReadyMargin.Seconds()), formula)
+	}
+	risk.Reason += fmt.Sprintf(" A new backend needs %s = %d s of health checks before the load balancer sends it requests, by %s; minReadySeconds is %d, below the %d s (%s) that would keep the old pods serving meanwhile.",
+		checkFormula(hc), ceilSeconds(hc.Time()), hc.Source(), t.wl.MinReadySeconds, required, margin)
 	plan := planMinReady(f.Family, hc, t.wl)
 	switch {
 	case risk.Check == checkALBGate && risk.Severity == SeverityWarning && t.Namespace != nil:
@@ -691,6 +710,18 @@ func registrationLagRisks(t *target, f front) []*Risk {
 	}
 	if plan.Faster != nil {
 		risk.Fixes = append(risk.Fixes, *plan.Faster)
+	}
+	if risk.Check == checkALBGate {
+		sized := plan.MinReady
+		plan.MinReady = max(plan.MinReady, albMinReady(plan.Basis, lead, t.Replicas, surge, unavailable))
+		fix := minReadyFix(plan.Basis, hc, plan.MinReady, t.wl, 0)
+		if plan.MinReady > sized {
+			fix.Why += fmt.Sprintf(" Raised from %d s to %d s: ALB checks a new target first one to one and a half intervals after registering it (assumed), so %d s would still leave up to %s of 502s.",
+				sized, plan.MinReady, sized, secondsText(albWindowAt(albLateCheckShare, plan.Basis, sized, lead, t.Replicas, surge, unavailable, albDataPlaneLag)))
+		}
+		risk.Fixes = append(risk.Fixes, fix)
+		risk.Prediction = predictALBNoGate(hc, plan, t.wl, t.Replicas, probe)
+		return []*Risk{risk}
 	}
 	if risk.Check != checkNEGZoneMove {
 		risk.Fixes = append(risk.Fixes, minReadyFix(plan.Basis, hc, plan.MinReady, t.wl, 0))

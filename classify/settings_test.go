@@ -122,7 +122,9 @@ func TestALBHealthCheckOfTheIncident(t *testing.T) {
 	for _, f := range vs[0].Remediation {
 		fixes += f.Title + "\n" + f.Why + "\n" + patchText(t, f.Patch)
 	}
-	wantText(t, "fixes", fixes, "15 s × 2 + 10 s", "Ingress api/api-admin annotations", "minReadySeconds: 40")
+	// 15 s × 2 + 10 s is 40; the incident measured 35 s from a new pod's
+	// Ready to its first response: 41 with the 5 s margin.
+	wantText(t, "fixes", fixes, "15 s × 2 + 10 s", "Ingress api/api-admin annotations", "minReadySeconds: 41", "measured: at least 35 s")
 	if strings.Contains(fixes, "billing") || strings.Contains(fixes, "30 s × 3") {
 		t.Errorf("the fixes use the other workload's health check:\n%s", fixes)
 	}

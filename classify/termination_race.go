@@ -788,6 +788,9 @@ func terminationRisks(t *target, f front) []*Risk {
 			r.Fixes = append(r.Fixes, graceFix(t.wl, need, grace, newGrace))
 		}
 		r.Fixes = append(r.Fixes, drainFixes(t, f, need, graceFor(grace, need))...)
+		if f.Family == sources.FamilyALB {
+			r.Prediction = predictALBStop(sleep, need, preStopSource(t.wl.Template, t.wl, sleep))
+		}
 		out = append(out, r)
 	case grace-sleep <= kubeletMinShutdown:
 		then := fmt.Sprintf("leaves the app %d s after SIGTERM, no more than the kubelet's own %d s minimum before SIGKILL", grace-sleep, kubeletMinShutdown)

@@ -21,9 +21,9 @@ func checkPrediction(p *classify.Prediction) *report.CheckPrediction {
 	if p == nil {
 		return nil
 	}
-	out := &report.CheckPrediction{Status: p.Status, Windows: []report.PredictedWindow{}, Summary: p.String(), Basis: p.Basis}
+	out := &report.CheckPrediction{Status: p.Status, Windows: []report.PredictedWindow{}, Per: p.Per, Summary: p.String(), Basis: p.Basis}
 	for _, w := range p.Windows {
-		out.Windows = append(out.Windows, report.PredictedWindow{Settings: w.Settings, Seconds: int(w.Window.Round(time.Second) / time.Second)})
+		out.Windows = append(out.Windows, report.PredictedWindow{Settings: w.Settings, Seconds: int(w.Window.Round(time.Second) / time.Second), Recurring: w.Recurring})
 	}
 	return out
 }
@@ -245,6 +245,9 @@ func newCheckReport(res *sources.Result, objs *classify.Objects, risks []*classi
 			Title: r.Title, Reason: r.Reason,
 			Workload: objectRef(r.Workload, opts.Source), Object: objectRef(r.Object, opts.Source), Fixes: []report.Remediation{},
 			Prediction: checkPrediction(r.Prediction),
+		}
+		if p := f.Prediction; p != nil && opts.Source != "" {
+			p.Basis = readAtFile.ReplaceAllString(p.Basis, "read from "+opts.Source)
 		}
 		if r.Via != nil {
 			via := objectRef(r.Via, opts.Source)

@@ -119,7 +119,7 @@ func TestCheckSeeds(t *testing.T) {
 			[]string{"1 replica in 3 zones", "30 s × 1 = 30 s", "minReadySeconds is 0, below the 40 s", "checkIntervalSec: 5", "minReadySeconds: 15", "replicas: 3"}},
 		// ALB in IP mode without the gate, 30 s × 5 health checks: 150 s without a healthy target.
 		{"eks-alb-no-gate", "registration_lag", []string{"registration_lag/alb-readiness-gate"},
-			[]string{"target-type ip", "Namespace dev lacks the label", "30 s × 5 = 150 s", "below the 160 s", "elbv2.k8s.aws/pod-readiness-gate-inject: enabled"}},
+			[]string{"target-type ip", "Namespace dev lacks the label", "30 s × 5 = 150 s", "below the 161 s (that plus a 10 s margin is 160 s", "elbv2.k8s.aws/pod-readiness-gate-inject: enabled"}},
 		// ingress-nginx, readiness tcpSocket on the admin port 9090, traffic on 8080, no startupProbe.
 		{"nginx-wrong-probe-port", "wrong_probe_port", []string{"wrong_probe_port/readiness-probe-port", "wrong_probe_port/startup-probe-missing"},
 			[]string{"readinessProbe tcpSocket on port 9090 (admin)", "to port 8080 (http)", "port: http", "failureThreshold: 30", "periodSeconds: 2"}},
@@ -510,6 +510,13 @@ func TestCheckPredictsSeedsTable(t *testing.T) {
 			t.Errorf("%s: %d s predicted, the seed saw %d s", w.Settings, w.Seconds, want[i])
 		}
 	}
+	predictedInEveryFormat(t, rep, f)
+}
+
+// predictedInEveryFormat requires f's prediction in the text and in the
+// SARIF result of f's rule (its message and its properties).
+func predictedInEveryFormat(t *testing.T, rep *report.CheckReport, f *report.CheckFinding) {
+	t.Helper()
 	text := renderCheck(t, report.CheckText, rep)
 	if !strings.Contains(text, "Predicted: "+f.Prediction.Summary[:20]) {
 		t.Errorf("text lacks the prediction:\n%s", text)
@@ -539,6 +546,51 @@ func TestCheckPredictsSeedsTable(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no SARIF result for %s", f.Rule)
+	}
+}
+
+// TestCheckPredictsALBRisks reads the ALB manifests and requires a
+// prediction for each risk the ALB models cover, in every format: the
+// missing readiness gate (a window now, none with minReadySeconds or the
+// gate), the missing preStop sleep (a window at each old pod, none with
+// the fix's sleep) and the short keep-alive (recurring, not a window;
+// none with the fix).
+func TestCheckPredictsALBRisks(t *testing.T) {
+	for _, c := range []struct {
+		manifest, rule, per string
+		recurring           bool
+		want                []int // seconds; -1: more than none
+	}{
+		{"eks-alb-no-gate/broken.yaml", "registration_lag/alb-readiness-gate", "", false, []int{153, 0, 0}},
+		{"eks-alb-no-gate/broken.yaml", "termination_race/prestop", "old pod", false, []int{7, 0}},
+		{"eks-alb-rollout-502/broken.yaml", "registration_lag/alb-readiness-gate", "", false, []int{-1, 0, 0}},
+		{"eks-alb-ingressclassparams/keepalive.yaml", "keepalive_timeout/keepalive", "", true, []int{0, 0}},
+	} {
+		t.Run(c.manifest+" "+c.rule, func(t *testing.T) {
+			rep := check(t, manifests(c.manifest))
+			var f *report.CheckFinding
+			for i := range rep.Findings {
+				if rep.Findings[i].Rule == c.rule {
+					f = &rep.Findings[i]
+				}
+			}
+			if f == nil || f.Prediction == nil {
+				t.Fatalf("no prediction for %s: %+v", c.rule, rep.Findings)
+			}
+			p := f.Prediction
+			if len(p.Windows) != len(c.want) || p.Per != c.per || p.Status != 502 {
+				t.Fatalf("prediction %+v, want %d windows per %q", p, len(c.want), c.per)
+			}
+			for i, w := range p.Windows {
+				if w.Recurring != (c.recurring && i == 0) {
+					t.Errorf("%s: recurring %v", w.Settings, w.Recurring)
+				}
+				if c.want[i] < 0 && w.Seconds == 0 || c.want[i] >= 0 && w.Seconds != c.want[i] {
+					t.Errorf("%s: %d s predicted, want %d", w.Settings, w.Seconds, c.want[i])
+				}
+			}
+			predictedInEveryFormat(t, rep, f)
+		})
 	}
 }
 

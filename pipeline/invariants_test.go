@@ -131,10 +131,13 @@ func verdictOf(t testing.TB, rep *report.Report) string {
 	must(t, err)
 	// A fix says where each setting was read (file:line): the file's
 	// folder and compression are how the test stored it, its line is the
-	// verdict's.
-	// A rollout step says where it was read the same way.
+	// verdict's. A rollout step says where it was read the same way. A
+	// measurement a fix is sized from names the record it rests on, whose
+	// line moves when the test reorders, splits or joins the records: the
+	// record's file stays.
 	out := readAtStored.ReplaceAllString(string(b), "read at ${1}${2}")
-	return sourceStored.ReplaceAllString(out, `"source": "${1}${2}"`)
+	out = sourceStored.ReplaceAllString(out, `"source": "${1}${2}"`)
+	return recordedAtStored.ReplaceAllString(out, "recorded at ${1}:LINE")
 }
 
 // sourceStored matches the file a rollout step names as its source, as
@@ -144,6 +147,10 @@ var sourceStored = regexp.MustCompile(`"source": "(?:[^"]*/)?([^"/]*?)(?:\.gz)?(
 // readAtStored matches a file a fix names as read: its folder, its name
 // without a .gz suffix (kept), the suffix.
 var readAtStored = regexp.MustCompile(`read at (?:[^ ,;)"]*/)?([^ ,;)"/]*?)(?:\.gz)?(:\d+)`)
+
+// recordedAtStored matches a record a fix's measurement names: its folder,
+// its file's name without a .gz suffix (kept), its line.
+var recordedAtStored = regexp.MustCompile(`recorded at (?:[^ ,;)"]*/)?([^ ,;)"/:]*?)(?:\.gz)?:\d+`)
 
 // sameVerdict analyzes dir and requires the verdict of the fixture name.
 func sameVerdict(t *testing.T, name, dir string) *report.Report {

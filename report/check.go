@@ -151,8 +151,12 @@ type CheckPrediction struct {
 	// Status is the status clients get.
 	Status int `json:"status"`
 	// Windows are the expected windows: the first with the settings read,
-	// each next one with one more fix applied.
+	// each next one with a fix applied, as its settings say.
 	Windows []PredictedWindow `json:"windows"`
+	// Per says what one window covers when it is not the whole rollout:
+	// "old pod" for a termination race (each old pod's share of the
+	// requests fails that long); omitted for the rollout.
+	Per string `json:"per,omitempty"`
 	// Summary says them in one line; Basis says the model and where each
 	// of its numbers comes from (read or assumed).
 	Summary string `json:"summary"`
@@ -164,6 +168,9 @@ type PredictedWindow struct {
 	// Settings names the settings; Seconds is the window, 0 for none.
 	Settings string `json:"settings"`
 	Seconds  int    `json:"seconds"`
+	// Recurring says the failures come at a rate, at any time, rather than
+	// in a window (Seconds is then 0): an idle keep-alive race.
+	Recurring bool `json:"recurring,omitempty"`
 }
 
 // ObjectRef names a Kubernetes object and where it was read.
