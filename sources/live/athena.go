@@ -47,16 +47,14 @@ func AthenaCost(n int64) float64 {
 // objects of the days.
 const athenaUnprunedRatio = 1.5
 
-// Athena polling: the first poll after athenaFirstPoll, each wait half as
-// long again up to athenaMaxPoll (GetQueryExecution is throttled per
+// athenaPoll is how a query is polled: the first look after 0.5 s, each
+// wait half as long again up to 5 s (GetQueryExecution is throttled per
 // account; a query of an hour of logs takes seconds to minutes).
-const (
-	athenaFirstPoll = 500 * time.Millisecond
-	athenaMaxPoll   = 5 * time.Second
-	// athenaStopTimeout bounds the StopQueryExecution sent when the fetch
-	// is cancelled: the caller's context is done by then.
-	athenaStopTimeout = 10 * time.Second
-)
+var athenaPoll = pollBackoff{First: 500 * time.Millisecond, Max: 5 * time.Second}
+
+// athenaStopTimeout bounds the StopQueryExecution sent when the fetch is
+// cancelled: the caller's context is done by then.
+const athenaStopTimeout = 10 * time.Second
 
 // AthenaALB reduces ALB access logs where they are: it lists the window's
 // objects in S3 (the estimate of the bytes to scan), runs one query over
@@ -344,41 +342,36 @@ func (a *AthenaALB) query(r *run, sql string) (*reduced.Bundle, error) {
 // wait polls the query until it ends. When the fetch is cancelled or its
 // budget runs out, it stops the query, so that it scans no more.
 func (a *AthenaALB) wait(r *run, id string) (*types.QueryExecution, error) {
-	delay := athenaFirstPoll
-	for {
-		select {
-		case <-r.ctx.Done():
-			a.stop(id)
-			return nil, fetchErrorf(SourceAthenaALB, context.Cause(r.ctx), "query %s stopped before it finished: %v", id, context.Cause(r.ctx))
-		case <-time.After(delay):
-		}
-		delay = min(delay*3/2, athenaMaxPoll)
+	var qe *types.QueryExecution
+	err := poll(r, athenaPoll, SourceAthenaALB, "query "+id, func() (bool, error) {
 		out, err := a.Client.GetQueryExecution(r.ctx, &athena.GetQueryExecutionInput{QueryExecutionId: aws.String(id)})
 		if err != nil {
-			if r.ctx.Err() != nil {
-				a.stop(id)
-			}
-			return nil, err
+			return false, err
 		}
-		qe := out.QueryExecution
+		qe = out.QueryExecution
 		if qe == nil || qe.Status == nil {
-			continue
+			return false, nil
 		}
 		switch qe.Status.State {
 		case types.QueryExecutionStateSucceeded:
-			return qe, nil
+			return true, nil
 		case types.QueryExecutionStateFailed, types.QueryExecutionStateCancelled:
 			why := aws.ToString(qe.Status.StateChangeReason)
 			if e := qe.Status.AthenaError; e != nil && why == "" {
 				why = aws.ToString(e.ErrorMessage)
 			}
 			msg, _ := Redact(why)
-			return nil, fetchErrorf(SourceAthenaALB, nil, "query %s %s: %s", id, strings.ToLower(string(qe.Status.State)), msg)
+			return false, fetchErrorf(SourceAthenaALB, nil, "query %s %s: %s", id, strings.ToLower(string(qe.Status.State)), msg)
 		}
 		if st := qe.Statistics; st != nil {
 			a.logf("%s: query %s %s, %s scanned", SourceAthenaALB, id, strings.ToLower(string(qe.Status.State)), words.Bytes(aws.ToInt64(st.DataScannedInBytes)))
 		}
+		return false, nil
+	}, func() { a.stop(id) })
+	if err != nil {
+		return nil, err
 	}
+	return qe, nil
 }
 
 // stop asks Athena to stop query id, with a deadline of its own.

@@ -47,12 +47,12 @@ func BigQueryCost(n int64, tables int) float64 {
 	return float64(billed) / (1 << 40) * bigQueryUSDPerTiB
 }
 
-// BigQuery polling: jobs.get first after bigQueryFirstPoll, each wait
-// half as long again up to bigQueryMaxPoll; a query of an hour of logs
-// takes seconds.
+// bigQueryPoll is how a job is polled: jobs.get first after 0.2 s, each
+// wait half as long again up to 5 s; a query of an hour of logs takes
+// seconds.
+var bigQueryPoll = pollBackoff{First: 200 * time.Millisecond, Max: 5 * time.Second}
+
 const (
-	bigQueryFirstPoll = 200 * time.Millisecond
-	bigQueryMaxPoll   = 5 * time.Second
 	// bigQueryCancelTimeout bounds the jobs.cancel sent when the fetch is
 	// cancelled: the caller's context is done by then.
 	bigQueryCancelTimeout = 10 * time.Second
@@ -311,31 +311,25 @@ func (b *BigQueryGCP) query(r *run, svc *bigquery.Service, sql string, limit int
 // wait polls the job until it is done. When the fetch is cancelled or its
 // budget runs out, it cancels the job, so that it bills no more.
 func (b *BigQueryGCP) wait(r *run, svc *bigquery.Service, ref *bigquery.JobReference) (*bigquery.Job, error) {
-	delay := bigQueryFirstPoll
-	for {
-		select {
-		case <-r.ctx.Done():
-			b.cancel(svc, ref)
-			return nil, fetchErrorf(SourceBigQueryGCP, context.Cause(r.ctx), "job %s stopped before it finished: %v", ref.JobId, context.Cause(r.ctx))
-		case <-time.After(delay):
-		}
-		delay = min(delay*3/2, bigQueryMaxPoll)
-		j, err := svc.Jobs.Get(b.Project, ref.JobId).Location(ref.Location).Context(r.ctx).Do()
-		if err != nil {
-			if r.ctx.Err() != nil {
-				b.cancel(svc, ref)
-			}
-			return nil, err
+	var j *bigquery.Job
+	err := poll(r, bigQueryPoll, SourceBigQueryGCP, "job "+ref.JobId, func() (bool, error) {
+		var err error
+		if j, err = svc.Jobs.Get(b.Project, ref.JobId).Location(ref.Location).Context(r.ctx).Do(); err != nil {
+			return false, err
 		}
 		if j.Status == nil || j.Status.State != "DONE" {
-			continue
+			return false, nil
 		}
 		if e := j.Status.ErrorResult; e != nil {
 			msg, _ := Redact(e.Message)
-			return nil, fetchErrorf(SourceBigQueryGCP, nil, "job %s failed: %s: %s", ref.JobId, e.Reason, msg)
+			return false, fetchErrorf(SourceBigQueryGCP, nil, "job %s failed: %s: %s", ref.JobId, e.Reason, msg)
 		}
-		return j, nil
+		return true, nil
+	}, func() { b.cancel(svc, ref) })
+	if err != nil {
+		return nil, err
 	}
+	return j, nil
 }
 
 // cancel asks BigQuery to cancel the job, with a deadline of its own.
