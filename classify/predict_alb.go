@@ -178,7 +178,7 @@ func predictALBStop(sleep, need int, sleepWhy string) *Prediction {
 			{Settings: now, Window: albStopWindow(sleep, albDataPlaneLag)},
 			{Settings: fmt.Sprintf("a preStop sleep of %d s", need), Window: albStopWindow(need, albDataPlaneLag)},
 		},
-		Basis: fmt.Sprintf("Settings: the preStop sleep, %s. The AWS Load Balancer Controller deregisters a terminating pod's target about %s after it begins terminating and ALB keeps routing to it about %s more (both assumed: nothing is measured before a deploy; the fix is sized for %s); the app stops listening when the preStop sleep ends. Each old pod's share of the requests fails that long, one pod after another.",
+		Basis: fmt.Sprintf("Settings: the preStop sleep, %s. The AWS Load Balancer Controller deregisters a terminating pod's target about %s after it begins terminating and ALB keeps routing to it about %s more (both assumed: nothing is measured before a deploy; the fix is sized for %s); the app stops listening when the preStop sleep ends. Each old pod's share of the requests fails that long once it begins terminating.",
 			sleepWhy, secondsText(albDeregisterChain), secondsText(albDataPlaneLag), secondsText(albStopPropagation)),
 	}
 }
