@@ -153,7 +153,7 @@ func noteKindOf(a *correlate.Analysis, w *correlate.Window) (noteKind, bool) {
 // from a load balancer whose backends served the requests around it (see
 // servedAround): never an incident of its own, however many.
 func noBackendServedAround(a *correlate.Analysis, s *correlate.Signal) bool {
-	return s.Kind == sources.FailureNoBackend && len(s.Attempts) == 0 && servedAround(a, s)
+	return noBackendAnswer(s) && servedAround(a, s)
 }
 
 // smallFinding reports whether a rule's finding has too few client-visible
@@ -386,4 +386,10 @@ func joinOr(names []string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// noBackendAnswer reports whether the load balancer answered the failure
+// itself without trying a backend.
+func noBackendAnswer(s *correlate.Signal) bool {
+	return s.Kind == sources.FailureNoBackend && len(s.Attempts) == 0
 }

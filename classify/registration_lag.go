@@ -88,7 +88,7 @@ func (registrationLag) Cause() Cause { return registrationLagCause }
 // backend, at a moment it had none: not one interleaved with answers its
 // backends sent (see servedAround).
 func (registrationLag) Claims(a *correlate.Analysis, s *correlate.Signal) bool {
-	return s.Kind == sources.FailureNoBackend && len(s.Attempts) == 0 && !servedAround(a, s)
+	return noBackendAnswer(s) && !servedAround(a, s)
 }
 
 // servedAround reports whether the load balancer (or proxy upstream) that

@@ -49,29 +49,17 @@ func (rolloutAbortGone) Claims(a *correlate.Analysis, s *correlate.Signal) bool 
 
 // abortOf returns the rollout and the abort a signal followed.
 func abortOf(a *correlate.Analysis, s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
-	noBackend := s.Kind == sources.FailureNoBackend && len(s.Attempts) == 0
 	last := s.Last()
 	gone := last != nil && last.Kind.LBGenerated() && last.State == correlate.StateGone
-	if !noBackend && !gone {
+	if !noBackendAnswer(s) && !gone {
 		return nil, nil
 	}
-	r := progressiveOf(a, s)
-	if r == nil {
-		return nil, nil
-	}
-	if ab := stepBefore(r, s.Time(), abortLagMax, sources.RolloutAborted); ab != nil {
-		return r, ab
-	}
-	return nil, nil
+	return progressiveStep(a, s, abortLagMax, sources.RolloutAborted)
 }
 
 // Explain implements Rule: one finding per abort.
 func (rolloutAbortGone) Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding {
-	var out []*Finding
-	for _, g := range groupByStep(claimed, func(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) { return abortOf(a, s) }) {
-		out = append(out, explainAbortGone(a, g))
-	}
-	return out
+	return explainBySteps(a, claimed, abortOf, explainAbortGone)
 }
 
 func explainAbortGone(a *correlate.Analysis, g *stepGroup) *Finding {

@@ -92,11 +92,7 @@ func alikeOldReplicaSet(r *correlate.Rollout, b *correlate.Backend) string {
 
 // Explain implements Rule: one finding per scale-down.
 func (rolloutScaleDownRace) Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding {
-	var out []*Finding
-	for _, g := range groupByStep(claimed, func(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) { return scaleDownOf(a, s) }) {
-		out = append(out, explainScaleDownRace(a, g))
-	}
-	return out
+	return explainBySteps(a, claimed, scaleDownOf, explainScaleDownRace)
 }
 
 func explainScaleDownRace(a *correlate.Analysis, g *stepGroup) *Finding {

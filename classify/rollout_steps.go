@@ -95,13 +95,18 @@ type stepGroup struct {
 	Signals []*correlate.Signal
 }
 
-// groupByStep splits claimed failures by the step stepOf gives each
-// (dropping those it gives none), in time order of their steps.
-func groupByStep(claimed []*correlate.Signal, stepOf func(*correlate.Signal) (*correlate.Rollout, *sources.Lifecycle)) []*stepGroup {
+// stepFinder gives the rollout and the step a failure followed; a nil
+// step when it followed none.
+type stepFinder func(*correlate.Analysis, *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle)
+
+// explainBySteps is a step rule's Explain: the claimed failures split by
+// the step stepOf gives each (dropping those it gives none), one finding
+// per step by explain, in time order of the steps.
+func explainBySteps(a *correlate.Analysis, claimed []*correlate.Signal, stepOf stepFinder, explain func(*correlate.Analysis, *stepGroup) *Finding) []*Finding {
 	by := map[*sources.Lifecycle]*stepGroup{}
-	var out []*stepGroup
+	var groups []*stepGroup
 	for _, s := range claimed {
-		r, l := stepOf(s)
+		r, l := stepOf(a, s)
 		if l == nil {
 			continue
 		}
@@ -109,12 +114,30 @@ func groupByStep(claimed []*correlate.Signal, stepOf func(*correlate.Signal) (*c
 		if g == nil {
 			g = &stepGroup{Rollout: r, Step: l}
 			by[l] = g
-			out = append(out, g)
+			groups = append(groups, g)
 		}
 		g.Signals = append(g.Signals, s)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Step.Time.Before(out[j].Step.Time) })
+	sort.SliceStable(groups, func(i, j int) bool { return groups[i].Step.Time.Before(groups[j].Step.Time) })
+	out := make([]*Finding, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, explain(a, g))
+	}
 	return out
+}
+
+// progressiveStep returns the progressive rollout a failure belongs to
+// and its latest step of kind from within before the failure; a nil step
+// when there is none.
+func progressiveStep(a *correlate.Analysis, s *correlate.Signal, within time.Duration, kind sources.LifecycleKind) (*correlate.Rollout, *sources.Lifecycle) {
+	r := progressiveOf(a, s)
+	if r == nil {
+		return nil, nil
+	}
+	if l := stepBefore(r, s.Time(), within, kind); l != nil {
+		return r, l
+	}
+	return nil, nil
 }
 
 // rolloutObject returns the Rollout object read for r; nil when none was.

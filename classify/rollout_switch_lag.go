@@ -52,14 +52,10 @@ func (rolloutSwitchLag) Claims(a *correlate.Analysis, s *correlate.Signal) bool 
 
 // switchOf returns the rollout and Service switch a signal followed.
 func switchOf(a *correlate.Analysis, s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
-	if s.Kind != sources.FailureNoBackend || len(s.Attempts) != 0 {
+	if !noBackendAnswer(s) {
 		return nil, nil
 	}
-	r := progressiveOf(a, s)
-	if r == nil {
-		return nil, nil
-	}
-	sw := stepBefore(r, s.Time(), switchLagMax, sources.ServiceSwitched)
+	r, sw := progressiveStep(a, s, switchLagMax, sources.ServiceSwitched)
 	if sw == nil || len(r.StepsBetween(sw.Time.Add(-stepEventSlack), s.Time().Add(stepEventSlack), sources.TrafficWeight)) > 0 {
 		return nil, nil
 	}
@@ -68,11 +64,7 @@ func switchOf(a *correlate.Analysis, s *correlate.Signal) (*correlate.Rollout, *
 
 // Explain implements Rule: one finding per switch.
 func (rolloutSwitchLag) Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding {
-	var out []*Finding
-	for _, g := range groupByStep(claimed, func(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) { return switchOf(a, s) }) {
-		out = append(out, explainSwitchLag(a, g))
-	}
-	return out
+	return explainBySteps(a, claimed, switchOf, explainSwitchLag)
 }
 
 func explainSwitchLag(a *correlate.Analysis, g *stepGroup) *Finding {

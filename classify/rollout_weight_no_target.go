@@ -57,26 +57,15 @@ func (rolloutWeightNoTarget) Claims(a *correlate.Analysis, s *correlate.Signal) 
 
 // weightOf returns the rollout and the weight change a signal followed.
 func weightOf(a *correlate.Analysis, s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) {
-	if s.Kind != sources.FailureNoBackend || len(s.Attempts) != 0 {
+	if !noBackendAnswer(s) {
 		return nil, nil
 	}
-	r := progressiveOf(a, s)
-	if r == nil {
-		return nil, nil
-	}
-	if tw := stepBefore(r, s.Time(), weightLagMax, sources.TrafficWeight); tw != nil {
-		return r, tw
-	}
-	return nil, nil
+	return progressiveStep(a, s, weightLagMax, sources.TrafficWeight)
 }
 
 // Explain implements Rule: one finding per weight change.
 func (rolloutWeightNoTarget) Explain(a *correlate.Analysis, claimed []*correlate.Signal) []*Finding {
-	var out []*Finding
-	for _, g := range groupByStep(claimed, func(s *correlate.Signal) (*correlate.Rollout, *sources.Lifecycle) { return weightOf(a, s) }) {
-		out = append(out, explainWeightNoTarget(a, g))
-	}
-	return out
+	return explainBySteps(a, claimed, weightOf, explainWeightNoTarget)
 }
 
 func explainWeightNoTarget(a *correlate.Analysis, g *stepGroup) *Finding {
