@@ -84,22 +84,9 @@ func TestAthenaFaults(t *testing.T) {
 			a := f.source(t)
 			a.MaxScan = tc.maxScan
 			a.Timeouts = live.Timeouts{Source: tc.budget}
-			ctx := context.Background()
-			if tc.cancel {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithCancel(ctx)
-				time.AfterFunc(2*time.Second, cancel)
-			}
+			ctx := faultContext(t, tc.cancel)
 			rep, err, b := fetchAthena(t, f, ctx, a)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %v; want one saying %q", err, tc.want)
-			}
-			if b != nil {
-				t.Error("a bundle was written from a query that did not succeed")
-			}
-			if rep.Complete {
-				t.Error("the report says complete")
-			}
+			checkFault(t, err, tc.want, b != nil, rep.Complete)
 			calls := f.athena.Calls()
 			if got := slices.Contains(calls, "StopQueryExecution"); got != tc.stopped {
 				t.Errorf("StopQueryExecution sent: %v; want %v (calls %v)", got, tc.stopped, calls)
@@ -108,5 +95,32 @@ func TestAthenaFaults(t *testing.T) {
 				t.Errorf("a query above --max-scan was sent: %v", calls)
 			}
 		})
+	}
+}
+
+// faultContext is a fault case's context: cancelled 2 s in when cancel
+// is set (the user's Ctrl-C while the query runs).
+func faultContext(t *testing.T, cancel bool) context.Context {
+	if !cancel {
+		return context.Background()
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	time.AfterFunc(2*time.Second, stop)
+	return ctx
+}
+
+// checkFault requires an engine's fault to be named in its error (want),
+// no bundle to have been written and the fetch not to say complete.
+func checkFault(t *testing.T, err error, want string, wrote, complete bool) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v; want one saying %q", err, want)
+	}
+	if wrote {
+		t.Error("a bundle was written from a query that did not succeed")
+	}
+	if complete {
+		t.Error("the report says complete")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -61,22 +60,9 @@ func TestBigQueryFaults(t *testing.T) {
 			b := f.source()
 			b.MaxScan = tc.maxScan
 			b.Timeouts = live.Timeouts{Source: tc.budget}
-			ctx := context.Background()
-			if tc.cancel {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithCancel(ctx)
-				time.AfterFunc(2*time.Second, cancel)
-			}
+			ctx := faultContext(t, tc.cancel)
 			complete, err, res := fetchBigQuery(t, f, ctx, b)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %v; want one saying %q", err, tc.want)
-			}
-			if res != nil {
-				t.Error("a bundle was written from a job that did not succeed")
-			}
-			if complete {
-				t.Error("the report says complete")
-			}
+			checkFault(t, err, tc.want, res != nil, complete)
 			calls := f.bq.Calls()
 			if got := slices.Contains(calls, "jobs.cancel"); got != tc.cancelled {
 				t.Errorf("jobs.cancel sent: %v; want %v (calls %v)", got, tc.cancelled, calls)
