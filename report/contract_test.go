@@ -49,18 +49,32 @@ var reContractRow = regexp.MustCompile("(?m)^\\| (`[^|]*`) \\|")
 // does not exist. A row names one or more fields in its first cell: a full
 // path, then more fields of the same parent as ".name".
 func TestREADMEDocumentsEveryField(t *testing.T) {
+	missing, extra := contractTableDiff(t, reflect.TypeOf(Report{}), "json.md", "## JSON output", "\n## ")
+	if len(missing) > 0 {
+		t.Errorf("docs/json.md's JSON table lacks %d fields:\n%s", len(missing), strings.Join(missing, "\n"))
+	}
+	if len(extra) > 0 {
+		t.Errorf("docs/json.md's JSON table documents fields the contract lacks:\n%s", strings.Join(extra, "\n"))
+	}
+}
+
+// contractTableDiff compares the fields of typ with the rows of the table
+// in docs/<doc> under heading (up to the next line starting with next):
+// the fields no row names, and the names no field has, sorted.
+func contractTableDiff(t *testing.T, typ reflect.Type, doc, heading, next string) (missing, extra []string) {
+	t.Helper()
 	want := map[string]bool{}
-	contractPaths(reflect.TypeOf(Report{}), "", want)
-	readme, err := os.ReadFile(filepath.Join("..", "docs", "json.md"))
+	contractPaths(typ, "", want)
+	text, err := os.ReadFile(filepath.Join("..", "docs", doc))
 	must(t, err)
-	s := string(readme)
-	i := strings.Index(s, "## JSON output")
+	s := string(text)
+	i := strings.Index(s, heading)
 	if i < 0 {
-		t.Fatal("docs/json.md has no JSON output section")
+		t.Fatalf("docs/%s has no %q section", doc, heading)
 	}
 	section := s[i:]
-	if j := strings.Index(section[3:], "\n## "); j >= 0 {
-		section = section[:j+3]
+	if j := strings.Index(section[len(heading):], next); j >= 0 {
+		section = section[:j+len(heading)]
 	}
 	documented := map[string]bool{}
 	for _, m := range reContractRow.FindAllStringSubmatch(section, -1) {
@@ -77,7 +91,6 @@ func TestREADMEDocumentsEveryField(t *testing.T) {
 			documented[strings.TrimSuffix(strings.TrimPrefix(p, "."), "[]")] = true // "incidents[]" is the list "incidents"
 		}
 	}
-	var missing, extra []string
 	for p := range want {
 		if !documented[p] {
 			missing = append(missing, p)
@@ -90,10 +103,5 @@ func TestREADMEDocumentsEveryField(t *testing.T) {
 	}
 	sort.Strings(missing)
 	sort.Strings(extra)
-	if len(missing) > 0 {
-		t.Errorf("docs/json.md's JSON table lacks %d fields:\n%s", len(missing), strings.Join(missing, "\n"))
-	}
-	if len(extra) > 0 {
-		t.Errorf("docs/json.md's JSON table documents fields the contract lacks:\n%s", strings.Join(extra, "\n"))
-	}
+	return missing, extra
 }
